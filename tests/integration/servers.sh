@@ -1,0 +1,306 @@
+# shellcheck shell=bash
+#
+# servers.sh - start real DNS servers (BIND named, Knot knotd) on free
+# loopback ports in temp dirs, for integration tests and benchmarks.
+#
+# Source it from bash:   . tests/integration/servers.sh
+#
+# Functions (each returns 0 on success, non-zero with a message on stderr):
+#
+#   dnsb_servers_init
+#       Create the run's scratch dir ($DNSB_SERVERS_TMP) and install a trap
+#       on EXIT/INT/TERM that stops every server started here (by PID) and
+#       removes the scratch dir. A caller with its own EXIT trap must call
+#       dnsb_servers_cleanup from it instead (set DNSB_SERVERS_NOTRAP=1
+#       before dnsb_servers_init to skip installing ours).
+#       Set DNSB_KEEP_TMP=1 to keep the scratch dir for post-mortems.
+#
+#   dnsb_free_port
+#       Print a port on 127.0.0.1 that has no TCP or UDP listener now.
+#       (Racy by nature: the start functions retry with a new port when the
+#       server cannot bind.)
+#
+#   dnsb_tsig_keygen FILE [NAME] [ALG]
+#       Write a BIND key file with tsig-keygen (NAME default "dnsbatch-key",
+#       ALG default hmac-sha256), mode 0600.
+#
+#   dnsb_keyfile_name FILE / dnsb_keyfile_alg FILE / dnsb_keyfile_secret FILE
+#       Print the key name, algorithm or base64 secret from a BIND key file.
+#       (Only for configuring servers: never pass the secret in argv.)
+#
+#   dnsb_start_named ZONE ZONEFILE KEYFILE
+#   dnsb_start_knotd ZONE ZONEFILE KEYFILE
+#       Copy ZONEFILE into a fresh dir, start the server for ZONE (primary,
+#       updates and AXFR allowed only with the key in KEYFILE) on a free
+#       port, and wait until it answers SOA for ZONE. On return these are set:
+#         DNSB_SERVER_PORT  the port (TCP and UDP, 127.0.0.1)
+#         DNSB_SERVER_PID   the server's PID
+#         DNSB_SERVER_DIR   its dir (config, zone, log: named.log / knotd.log)
+#       Both keep dynamic updates in memory/journal; read the zone with
+#       dnsb_axfr, not from the zone file.
+#
+#   dnsb_wait_dns PORT ZONE [SECONDS] [PID]
+#       Wait (default 10 s) until 127.0.0.1:PORT answers SOA for ZONE;
+#       fail early when PID is given and the process has died.
+#
+#   dnsb_stop_pid PID
+#       Stop one server: SIGTERM, wait up to 5 s, then SIGKILL. Forgets it.
+#
+#   dnsb_servers_cleanup
+#       Stop every server started here and remove the scratch dir.
+#
+#   dnsb_axfr PORT ZONE KEYFILE
+#       Print the zone's records by AXFR signed with the key, one per line,
+#       sorted, without SOA/NS and without the TSIG record:
+#       "owner TTL type rdata" (dig output without class).
+#
+#   dnsb_nsupdate PORT KEYFILE  (update script on stdin)
+#       Run nsupdate against 127.0.0.1:PORT signed with the key file
+#       (no "server" line needed in the script; "send" is).
+#
+# Everything runs as the current user, in $DNSB_SERVERS_TMP (under $TMPDIR).
+
+DNSB_SERVERS_TMP=${DNSB_SERVERS_TMP:-}
+DNSB_SERVERS_PIDS=()
+
+dnsb_servers_init() {
+	if [ -z "$DNSB_SERVERS_TMP" ]; then
+		DNSB_SERVERS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/dnsbatch-servers.XXXXXX") || return 1
+	fi
+	if [ -z "${DNSB_SERVERS_NOTRAP:-}" ]; then
+		trap 'dnsb_servers_cleanup' EXIT
+		trap 'dnsb_servers_cleanup; exit 130' INT
+		trap 'dnsb_servers_cleanup; exit 143' TERM
+	fi
+}
+
+dnsb_stop_pid() {
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	local kept=() p
+	for p in "${DNSB_SERVERS_PIDS[@]}"; do
+		[ "$p" = "$pid" ] || kept+=("$p")
+	done
+	DNSB_SERVERS_PIDS=("${kept[@]}")
+	return 0
+}
+
+dnsb_servers_cleanup() {
+	local p
+	for p in "${DNSB_SERVERS_PIDS[@]}"; do
+		dnsb_stop_pid "$p"
+	done
+	DNSB_SERVERS_PIDS=()
+	if [ -n "$DNSB_SERVERS_TMP" ] && [ -d "$DNSB_SERVERS_TMP" ]; then
+		if [ -n "${DNSB_KEEP_TMP:-}" ]; then
+			echo "# kept $DNSB_SERVERS_TMP" >&2
+		else
+			rm -rf "$DNSB_SERVERS_TMP"
+		fi
+	fi
+	return 0
+}
+
+# Is anything listening on 127.0.0.1:$1 (TCP or UDP)?
+dnsb_port_busy() {
+	local port=$1
+	if command -v ss >/dev/null 2>&1; then
+		ss -Hltun "sport = :$port" 2>/dev/null | grep -q . && return 0
+		return 1
+	fi
+	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+}
+
+dnsb_free_port() {
+	local i port
+	for ((i = 0; i < 200; i++)); do
+		# Stay below the Linux ephemeral range (32768+) so that outgoing
+		# connections do not take the port between pick and bind; avoid 5353.
+		port=$((20000 + (RANDOM % 12000)))
+		[ "$port" = 5353 ] && continue
+		dnsb_port_busy "$port" || { echo "$port"; return 0; }
+	done
+	echo "dnsb_free_port: no free port found" >&2
+	return 1
+}
+
+dnsb_tsig_keygen() {
+	local file=$1 name=${2:-dnsbatch-key} alg=${3:-hmac-sha256}
+	(umask 077 && tsig-keygen -a "$alg" "$name" >"$file") || {
+		echo "dnsb_tsig_keygen: tsig-keygen -a $alg $name failed" >&2
+		return 1
+	}
+}
+
+dnsb_keyfile_name() { sed -n 's/^[[:space:]]*key[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -n1; }
+dnsb_keyfile_alg() { sed -n 's/^[[:space:]]*algorithm[[:space:]]*\([^;[:space:]]*\).*/\1/p' "$1" | head -n1; }
+dnsb_keyfile_secret() { sed -n 's/^[[:space:]]*secret[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -n1; }
+
+dnsb_wait_dns() {
+	local port=$1 zone=$2 secs=${3:-10} pid=${4:-} i
+	for ((i = 0; i < secs * 20; i++)); do
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			return 2
+		fi
+		if dig +norec +tries=1 +time=1 -p "$port" @127.0.0.1 "$zone" SOA 2>/dev/null |
+			grep -q 'status: NOERROR'; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "dnsb_wait_dns: 127.0.0.1:$port did not answer for $zone within ${secs}s" >&2
+	return 1
+}
+
+# Common tail of the start functions: start "$@" in the background with its
+# output in $log, register the PID, wait for it. Return 2 when the process
+# died (e.g. the port was taken), so the caller can retry.
+dnsb_launch() {
+	local log=$1 port=$2 zone=$3
+	shift 3
+	"$@" >"$log" 2>&1 &
+	local pid=$!
+	DNSB_SERVERS_PIDS+=("$pid")
+	if dnsb_wait_dns "$port" "$zone" 10 "$pid"; then
+		DNSB_SERVER_PID=$pid
+		DNSB_SERVER_PORT=$port
+		return 0
+	fi
+	local rc=$?
+	dnsb_stop_pid "$pid"
+	return "$rc"
+}
+
+dnsb_newdir() {
+	[ -n "$DNSB_SERVERS_TMP" ] || dnsb_servers_init || return 1
+	mktemp -d "$DNSB_SERVERS_TMP/$1.XXXXXX"
+}
+
+dnsb_start_named() {
+	local zone=${1%.} zonefile=$2 keyfile=$3 dir port attempt rc keyname user=()
+	dir=$(dnsb_newdir named) || return 1
+	mkdir -p "$dir/data"
+	cp "$zonefile" "$dir/data/zone.db" || return 1
+	cp "$keyfile" "$dir/key.conf" || return 1
+	keyname=$(dnsb_keyfile_name "$keyfile")
+	[ "$(id -u)" = 0 ] && user=(-u root)
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		port=$(dnsb_free_port) || return 1
+		cat >"$dir/named.conf" <<EOF
+include "$dir/key.conf";
+options {
+	directory "$dir/data";
+	pid-file "$dir/data/named.pid";
+	session-keyfile "$dir/data/session.key";
+	listen-on port $port { 127.0.0.1; };
+	listen-on-v6 { none; };
+	recursion no;
+	allow-query { 127.0.0.1; };
+	dnssec-validation no;
+	notify no;
+};
+controls { };
+zone "$zone" {
+	type primary;
+	file "$dir/data/zone.db";
+	allow-update { key "$keyname"; };
+	allow-transfer { key "$keyname"; };
+};
+EOF
+		dnsb_launch "$dir/named.log" "$port" "$zone" named -g "${user[@]}" -c "$dir/named.conf"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			DNSB_SERVER_DIR=$dir
+			return 0
+		fi
+		# Retry on another port only when the process died (port taken).
+		[ "$rc" = 2 ] || break
+	done
+	echo "dnsb_start_named: named did not start; log $dir/named.log:" >&2
+	tail -n 20 "$dir/named.log" >&2
+	return 1
+}
+
+dnsb_start_knotd() {
+	local zone=${1%.} zonefile=$2 keyfile=$3 dir port attempt rc keyname alg secret
+	dir=$(dnsb_newdir knotd) || return 1
+	mkdir -p "$dir/run" "$dir/storage"
+	cp "$zonefile" "$dir/storage/zone.db" || return 1
+	keyname=$(dnsb_keyfile_name "$keyfile")
+	alg=$(dnsb_keyfile_alg "$keyfile")
+	secret=$(dnsb_keyfile_secret "$keyfile")
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		port=$(dnsb_free_port) || return 1
+		(umask 077 && cat >"$dir/knot.conf") <<EOF
+server:
+    rundir: "$dir/run"
+    listen: 127.0.0.1@$port
+database:
+    storage: "$dir/storage"
+    journal-db-max-size: 256M
+    kasp-db-max-size: 16M
+    timer-db-max-size: 16M
+    catalog-db-max-size: 16M
+log:
+  - target: stderr
+    any: info
+key:
+  - id: $keyname
+    algorithm: $alg
+    secret: $secret
+acl:
+  - id: dnsbatch_update
+    key: $keyname
+    action: [update, transfer]
+template:
+  - id: default
+    storage: "$dir/storage"
+    zonefile-sync: -1
+    journal-content: all
+zone:
+  - domain: $zone
+    file: zone.db
+    acl: dnsbatch_update
+EOF
+		if ! knotc -c "$dir/knot.conf" conf-check >"$dir/conf-check.log" 2>&1; then
+			echo "dnsb_start_knotd: knot.conf rejected:" >&2
+			cat "$dir/conf-check.log" >&2
+			return 1
+		fi
+		dnsb_launch "$dir/knotd.log" "$port" "$zone" knotd -c "$dir/knot.conf"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			DNSB_SERVER_DIR=$dir
+			return 0
+		fi
+		[ "$rc" = 2 ] || break
+	done
+	echo "dnsb_start_knotd: knotd did not start; log $dir/knotd.log:" >&2
+	tail -n 20 "$dir/knotd.log" >&2
+	return 1
+}
+
+dnsb_axfr() {
+	local port=$1 zone=$2 keyfile=$3
+	dig +nocmd +nostats +nocomments +noclass +tries=1 +time=5 -k "$keyfile" \
+		-p "$port" @127.0.0.1 "$zone" AXFR |
+		awk '$0 !~ /^;/ && NF && $3 != "SOA" && $3 != "NS" && $3 != "TSIG"' |
+		sort -u
+}
+
+dnsb_nsupdate() {
+	local port=$1 keyfile=$2
+	{
+		echo "server 127.0.0.1 $port"
+		cat
+	} | nsupdate -t 10 -k "$keyfile"
+}
