@@ -1,0 +1,177 @@
+/*
+ * dnsbatch/change.h - RRsets, changes and their outcomes.
+ *
+ * An RRset (RFC 2181 §5) is identified by owner name, class IN and type.
+ * Owner names here are always absolute, lower-cased, with the trailing dot
+ * ("www.example.com."). RDATA is kept in canonical presentation format:
+ * parsed by ldns, domain names in RDATA lower-cased (RFC 4034 §6.2), and
+ * printed back by ldns, so that two RRsets compare equal exactly when
+ * they hold the same data whatever the spelling in the input.
+ */
+#ifndef DNSBATCH_CHANGE_H
+#define DNSBATCH_CHANGE_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_object;
+
+/** The largest TTL allowed: 2^31 - 1 seconds (RFC 2181 §8). */
+#define DNSB_TTL_MAX 2147483647u
+/** The TTL given to an endpoint that has none (external-dns sends 0). */
+#define DNSB_TTL_DEFAULT 300u
+
+/**
+ * An RRset. Every pointer is owned by the struct; free with
+ * dnsb_rrset_clear(). A zeroed struct is an empty, valid RRset.
+ */
+typedef struct dnsb_rrset {
+	char *owner;         /**< absolute, lower-case, trailing dot */
+	uint16_t type;       /**< RR type code (ldns_rr_type / IANA value) */
+	uint32_t ttl;        /**< seconds */
+	char **rdata;        /**< canonical presentation format, sorted, no duplicates */
+	size_t rdata_count;
+} dnsb_rrset;
+
+/** A growable array of RRsets. Owns its items. Zeroed = empty. */
+typedef struct dnsb_rrset_list {
+	dnsb_rrset *items;
+	size_t count;
+	size_t capacity;
+} dnsb_rrset_list;
+
+/** What a change does to the zone. */
+typedef enum dnsb_change_kind {
+	DNSB_CHANGE_CREATE = 0,  /**< add an RRset that must not exist */
+	DNSB_CHANGE_UPDATE = 1,  /**< replace the RRset `old` (which must match exactly) by `new_set` */
+	DNSB_CHANGE_DELETE = 2   /**< remove the RRset `old` (which must match exactly) */
+} dnsb_change_kind;
+
+/** How a change ended. Every change ends with exactly one. */
+typedef enum dnsb_outcome {
+	DNSB_OUTCOME_PENDING = 0,          /**< not decided yet */
+	DNSB_OUTCOME_APPLIED = 1,          /**< the provider accepted it */
+	DNSB_OUTCOME_ALREADY_APPLIED = 2,  /**< the provider already held the desired state */
+	DNSB_OUTCOME_DROPPED = 3,          /**< will never apply as is: logged and given up */
+	DNSB_OUTCOME_FAILED = 4            /**< not applied for a retryable reason */
+} dnsb_outcome;
+
+/** Why a change was dropped or failed. */
+typedef enum dnsb_reason {
+	DNSB_REASON_NONE = 0,
+	DNSB_REASON_CONFLICT = 1,      /**< dropped: conflicts with the provider's data */
+	DNSB_REASON_INVALID = 2,       /**< dropped: the record itself is invalid */
+	DNSB_REASON_NO_ZONE = 3,       /**< dropped: no configured zone holds the owner name */
+	DNSB_REASON_QUARANTINED = 4,   /**< dropped: the same conflict is backing off (sidecar) */
+	DNSB_REASON_TRANSIENT = 5,     /**< failed: retries exhausted on transient errors */
+	DNSB_REASON_RATE_LIMITED = 6,  /**< failed: still rate limited after the allowed waits */
+	DNSB_REASON_FATAL = 7,         /**< failed: authentication or authority error */
+	DNSB_REASON_DEADLINE = 8       /**< failed: the deadline passed before it was tried */
+} dnsb_reason;
+
+/**
+ * One change of a plan. Owned by its dnsb_plan; all pointers are owned by
+ * the change. The engine writes outcome, reason and the provider detail.
+ */
+typedef struct dnsb_change {
+	dnsb_change_kind kind;
+	dnsb_rrset old;            /**< UPDATE, DELETE: the RRset expected now */
+	dnsb_rrset new_set;        /**< CREATE, UPDATE: the RRset wanted */
+	char *owned_record;        /**< labels.ownedRecord, absolute lower-case; NULL if none */
+	struct json_object *endpoint_old;  /**< the plan's endpoint (a reference held), or NULL */
+	struct json_object *endpoint_new;  /**< the plan's endpoint (a reference held), or NULL */
+	size_t plan_index;         /**< position in its plan list, for messages */
+
+	size_t zone;               /**< index into the provider's zones; set by the engine */
+	size_t group;              /**< change group id; set by the engine */
+
+	dnsb_outcome outcome;
+	dnsb_reason reason;
+	int status;                /**< provider status: HTTP status or DNS rcode, 0 if none */
+	char *code;                /**< provider error code ("alreadyExists", "YXRRSET"), or NULL */
+	char *message;             /**< provider or validation message, or NULL */
+} dnsb_change;
+
+/**
+ * Turn RDATA in presentation format into canonical form with ldns.
+ *
+ * @param out     receives a malloc'd string (the caller's), on success
+ * @param type    RR type code
+ * @param rdata   presentation format, as in a zone file (borrowed)
+ * @param err     detail on failure (may be NULL)
+ * @return 0, DNSB_EINVAL when ldns cannot parse the RDATA for that type
+ *         (the message names the type and ldns's reason), DNSB_ENOMEM
+ */
+int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err);
+
+/**
+ * Make an owner name absolute and lower-case, and check it with ldns
+ * (labels of at most 63 octets, at most 255 octets in all).
+ *
+ * @param out   receives a malloc'd string with the trailing dot (the caller's)
+ * @param name  a domain name, relative or absolute (borrowed)
+ * @return 0, DNSB_EINVAL for an illegal name, DNSB_ENOMEM
+ */
+int dnsb_name_canonical(char **out, const char *name, dnsb_error *err);
+
+/**
+ * Is `name` equal to `zone` or below it? Both absolute and lower-case.
+ * @return 1 or 0
+ */
+int dnsb_name_in_zone(const char *name, const char *zone);
+
+/** Free what an RRset owns and zero it. NULL is a no-op. */
+void dnsb_rrset_clear(dnsb_rrset *rrset);
+
+/**
+ * Deep-copy an RRset.
+ * @param out  receives the copy (the caller's; clear with dnsb_rrset_clear)
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_rrset_copy(dnsb_rrset *out, const dnsb_rrset *src);
+
+/**
+ * Append one RDATA string (copied) to an RRset, keeping the list sorted and
+ * free of duplicates. The string must already be canonical.
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_rrset_add_rdata(dnsb_rrset *rrset, const char *rdata);
+
+/**
+ * Do two RRsets hold the same owner, type, TTL and RDATA set?
+ * @return 1 or 0
+ */
+int dnsb_rrset_equal(const dnsb_rrset *a, const dnsb_rrset *b);
+
+/** Same as dnsb_rrset_equal, but ignoring the TTL. @return 1 or 0 */
+int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b);
+
+/**
+ * Total bytes of RDATA in presentation format (an estimate of the size the
+ * providers limit, e.g. Cloud DNS's 100000 bytes per change).
+ */
+size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset);
+
+/** Move an RRset into a list: the list takes ownership, *rrset is zeroed. @return 0 or DNSB_ENOMEM */
+int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset);
+
+/** Find an RRset by owner and type. @return a borrowed pointer, or NULL */
+const dnsb_rrset *dnsb_rrset_list_find(const dnsb_rrset_list *list, const char *owner, uint16_t type);
+
+/** Free every item and the array; the list is left empty and reusable. NULL is a no-op. */
+void dnsb_rrset_list_clear(dnsb_rrset_list *list);
+
+/** Type code to mnemonic ("A", "TXT", "TYPE65280"). @return a static or thread-local string */
+const char *dnsb_type_name(uint16_t type);
+
+/** Outcome and reason names as used in metrics labels and logs ("already_applied", "no_zone"). */
+const char *dnsb_outcome_name(dnsb_outcome outcome);
+const char *dnsb_reason_name(dnsb_reason reason);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,24 @@
+/*
+ * dnsbatch/dnsbatch.h - the whole public API.
+ *
+ * dnsbatch applies DNS RRset change batches (the external-dns webhook plan
+ * format) to a provider without letting one conflicting record block the
+ * rest: see dnsbatch/engine.h.
+ */
+#ifndef DNSBATCH_DNSBATCH_H
+#define DNSBATCH_DNSBATCH_H
+
+#define DNSBATCH_VERSION "0.1.0"
+
+#include "common.h"
+#include "change.h"
+#include "config.h"
+#include "plan.h"
+#include "provider.h"
+#include "metrics.h"
+#include "droplog.h"
+#include "engine.h"
+#include "log.h"
+#include "memory.h"
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * dnsbatch/engine.h - the batch engine.
+ *
+ * dnsb_engine_apply takes a parsed plan and a provider and gives every
+ * change exactly one outcome (DESIGN §3):
+ *   map each change to the zone with the longest matching apex (none:
+ *   dropped, reason no_zone); form change groups (same owner name, plus the
+ *   ownership TXT records of the external-dns registry, labels.ownedRecord);
+ *   cut each zone's groups into batches of at most batch_size groups and
+ *   within the provider's limits; submit; then act on the class:
+ *     ok            every change applied
+ *     conflict,     halve the batch and handle each half the same way, down
+ *     invalid       to single groups (when the first half applies whole, the
+ *                   second is split at once); a single group that still
+ *                   conflicts is read back: already in effect -> already_applied,
+ *                   else dropped (reason conflict or invalid)
+ *     too_large     halve, nothing counted as a retry
+ *     rate_limited  wait (Retry-After as a floor, else full-jitter backoff),
+ *                   the wait shared by every batch to this provider; resubmit
+ *     transient     resubmit up to max_retries times with backoff; a batch
+ *                   that then meets conflict is verified whole first (a lost
+ *                   success reply is the likely cause: the 502-then-409 case)
+ *     fatal         the zone stops: its remaining changes fail
+ * Backoff is full jitter: wait = U(0, min(cap, base * 2^attempt)) seconds.
+ */
+#ifndef DNSBATCH_ENGINE_H
+#define DNSBATCH_ENGINE_H
+
+#include "droplog.h"
+#include "metrics.h"
+#include "plan.h"
+#include "provider.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A clock, injectable so that tests run without waiting. Times are seconds
+ * (double) since an arbitrary origin; sleep waits that many seconds.
+ */
+typedef struct dnsb_clock {
+	double (*now)(void *payload);
+	void (*sleep)(void *payload, double seconds);
+	void *payload;
+} dnsb_clock;
+
+/** The real clock: CLOCK_MONOTONIC and nanosleep. Static. */
+const dnsb_clock *dnsb_clock_system(void);
+
+/**
+ * Quarantine of change groups dropped for conflict (the sidecar's memory
+ * across requests, DESIGN §5): a group that conflicted is not resubmitted
+ * while its backoff runs (initial, doubling up to max); it is reset when the
+ * group applies or leaves the plan. Thread-safe. Opaque.
+ */
+typedef struct dnsb_quarantine dnsb_quarantine;
+
+/**
+ * @param initial  first backoff in seconds (DESIGN: 60)
+ * @param max      cap in seconds (DESIGN: 3600)
+ * @return 0, DNSB_EINVAL (initial <= 0 or max < initial), DNSB_ENOMEM
+ */
+int dnsb_quarantine_new(dnsb_quarantine **out, double initial, double max);
+void dnsb_quarantine_free(dnsb_quarantine *q);
+/** Number of groups currently held (their backoff has not run out). */
+size_t dnsb_quarantine_count(dnsb_quarantine *q, double now);
+
+/** Engine settings. Initialise with DNSB_ENGINE_OPTIONS_INIT. */
+typedef struct dnsb_engine_options {
+	unsigned version;
+	size_t batch_size;             /**< change groups per batch (default 1000) */
+	unsigned max_retries;          /**< resubmissions after transient errors (default 5) */
+	unsigned max_rate_limit_waits; /**< waits after rate limits per batch (default 20) */
+	double backoff_base;           /**< seconds (default 1) */
+	double backoff_cap;            /**< seconds (default 60) */
+	double timeout;                /**< seconds for the whole apply, 0 = none; changes not
+					    reached end failed with reason deadline */
+	uint64_t seed;                 /**< jitter seed; 0 = seeded from the clock */
+	const dnsb_clock *clock;       /**< borrowed; NULL = dnsb_clock_system() */
+	int dry_run;                   /**< group and batch only: nothing sent, outcomes stay pending */
+	dnsb_metrics *metrics;         /**< borrowed, may be NULL */
+	dnsb_droplog *droplog;         /**< borrowed, may be NULL: dropped and failed changes */
+	dnsb_quarantine *quarantine;   /**< borrowed, may be NULL (one-shot runs) */
+	/** Called for each batch before it is submitted (and in dry-run, instead). May be NULL. */
+	void (*on_batch)(void *payload, const char *zone, unsigned long batch_no,
+			 dnsb_change *const *changes, size_t n);
+	void *payload;
+} dnsb_engine_options;
+
+#define DNSB_ENGINE_OPTIONS_VERSION 1
+#define DNSB_ENGINE_OPTIONS_INIT \
+	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL }
+
+/** Figures of one zone. */
+typedef struct dnsb_zone_report {
+	char *zone;                   /**< apex; owned by the report; "" for changes with no zone */
+	size_t changes, applied, already_applied, dropped, failed;
+	unsigned long batches, submissions, reads, bisections;
+} dnsb_zone_report;
+
+/** Figures of one apply. Owned by the caller; release with dnsb_report_clear. */
+typedef struct dnsb_report {
+	size_t changes, applied, already_applied, dropped, failed;
+	unsigned long batches, submissions, reads, retries, bisections;
+	double backoff_seconds;       /**< total time spent waiting, seconds */
+	dnsb_zone_report *zones;      /**< one per zone touched, in first-seen order; owned */
+	size_t zone_count;
+} dnsb_report;
+
+/** Free what a report owns and zero it. NULL is a no-op. */
+void dnsb_report_clear(dnsb_report *report);
+
+/**
+ * Apply a plan.
+ *
+ * Changes whose outcome is already set (invalid records found by the
+ * parser) keep it and are only counted. Every other change leaves with
+ * exactly one outcome; dropped and failed ones go to the drop log.
+ *
+ * @param out   receives the figures (the caller's; dnsb_report_clear)
+ * @param p     the provider (borrowed; may be shared between threads)
+ * @param plan  the plan (borrowed; its changes' outcomes are written)
+ * @param opts  settings (borrowed), NULL for the defaults
+ * @param err   detail of a returned error
+ * @return 0 when every change got an outcome (even dropped or failed ones);
+ *         DNSB_EINVAL for bad options; DNSB_ENOMEM; DNSB_EIO when the drop
+ *         log cannot be written. On a negative return, changes still pending
+ *         are marked failed so that nothing is silently lost.
+ */
+int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
+		      const dnsb_engine_options *opts, dnsb_error *err);
+
+/**
+ * The full-jitter backoff (DESIGN §3), exposed for tests.
+ * @param attempt  0 for the first wait
+ * @param u        a uniform random number in [0, 1)
+ * @return seconds: u * min(cap, base * 2^attempt)
+ */
+double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,82 @@
+/*
+ * dnsbatch/metrics.h - counters and gauges in the Prometheus text format.
+ *
+ * Series (DESIGN §6), all thread-safe:
+ *   dnsbatch_changes_total{zone,outcome}                         counter
+ *   dnsbatch_dropped_changes_total{zone,record_type,reason}      counter
+ *   dnsbatch_failed_changes_total{zone,record_type,reason}       counter
+ *   dnsbatch_batches_total{zone,class}                           counter
+ *   dnsbatch_provider_requests_total{provider,operation,class}   counter
+ *   dnsbatch_provider_request_duration_seconds{provider,operation} histogram
+ *   dnsbatch_retries_total{reason}                               counter
+ *   dnsbatch_bisections_total{zone}                              counter
+ *   dnsbatch_backoff_seconds_total                               counter
+ *   dnsbatch_quarantined_groups                                  gauge
+ *   dnsbatch_last_apply_timestamp_seconds                        gauge
+ * Output follows the text exposition format 0.0.4 and passes
+ * `promtool check metrics`.
+ */
+#ifndef DNSBATCH_METRICS_H
+#define DNSBATCH_METRICS_H
+
+#include <stdio.h>
+
+#include "change.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dnsb_metrics dnsb_metrics;
+
+/** @return 0 or DNSB_ENOMEM */
+int dnsb_metrics_new(dnsb_metrics **out);
+/** NULL is a no-op. */
+void dnsb_metrics_free(dnsb_metrics *m);
+
+/*
+ * Recorders. Label values are copied. A NULL metrics handle is a no-op, so
+ * callers need not check. Out of memory loses the sample, never crashes.
+ */
+
+/** One change ended: counts changes_total, and dropped/failed_changes_total. */
+void dnsb_metrics_change(dnsb_metrics *m, const char *zone, const dnsb_change *change);
+/** One batch submission answered with `cls` (a dnsb_class name). */
+void dnsb_metrics_batch(dnsb_metrics *m, const char *zone, const char *cls);
+/** One provider request: operation "submit", "read" or "list"; class name; seconds taken. */
+void dnsb_metrics_request(dnsb_metrics *m, const char *provider, const char *operation,
+			  const char *cls, double seconds);
+/** One retry, reason "transient" or "rate_limited". */
+void dnsb_metrics_retry(dnsb_metrics *m, const char *reason);
+/** One batch halved. */
+void dnsb_metrics_bisection(dnsb_metrics *m, const char *zone);
+/** Time spent waiting, seconds. */
+void dnsb_metrics_backoff(dnsb_metrics *m, double seconds);
+/** Set the quarantined-groups gauge. */
+void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
+/** Set the last-apply gauge, Unix seconds. */
+void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
+
+/**
+ * Write every series in the text format.
+ * @return 0 or DNSB_EIO
+ */
+int dnsb_metrics_write(dnsb_metrics *m, FILE *f);
+
+/**
+ * Render into a malloc'd NUL-terminated string (the caller's).
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_metrics_render(char **out, size_t *len, dnsb_metrics *m);
+
+/**
+ * Write to `path` atomically (a temporary file beside it, fsync, rename),
+ * as node_exporter's textfile collector expects.
+ * @return 0 or DNSB_EIO (the message names the file)
+ */
+int dnsb_metrics_write_file(dnsb_metrics *m, const char *path, dnsb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,82 @@
+/*
+ * dnsbatch/plan.h - a plan: the changes external-dns asks for.
+ *
+ * The input is the body of the external-dns webhook POST /records request
+ * (external-dns provider/webhook/api/httpapi.go, plan.Changes): a JSON
+ * object with the lists `create`, `updateOld`, `updateNew` and `delete`
+ * (older releases spell them `Create`, `UpdateOld`, `UpdateNew`, `Delete`;
+ * both are accepted), each a list of Endpoints. updateOld[i] pairs with
+ * updateNew[i].
+ *
+ * Endpoint to RRset: dnsName made absolute and lower-case; all targets of
+ * one endpoint form one RRset; recordTTL 0 or absent means 300 seconds;
+ * every target is parsed as RDATA of recordType by ldns. An endpoint that
+ * is well formed JSON but fails those checks becomes a change dropped with
+ * reason `invalid` (its message says why); the rest of the plan goes on.
+ */
+#ifndef DNSBATCH_PLAN_H
+#define DNSBATCH_PLAN_H
+
+#include "change.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A parsed plan: an ordered array of changes. Opaque. */
+typedef struct dnsb_plan dnsb_plan;
+
+/**
+ * Parse a plan from memory.
+ *
+ * @param out     receives the plan (the caller's; free with dnsb_plan_free)
+ * @param json    the document (borrowed; need not be NUL-terminated)
+ * @param len     its length in bytes
+ * @param source  a name for messages, e.g. the file name (borrowed; may be NULL)
+ * @param err     detail on failure: names the source and the JSON path
+ *                ("plan.json: $.updateNew[3].targets: expected an array of
+ *                strings") or the byte offset of a JSON syntax error
+ * @return 0; DNSB_EPARSE when the document is not JSON or not a plan (not
+ *         an object, a list that is not an array, an endpoint that is not an
+ *         object, a field of the wrong JSON type, an unknown top-level key,
+ *         updateOld and updateNew of different lengths); DNSB_ENOMEM.
+ *         Invalid records are not an error: see dnsb_change.outcome.
+ */
+int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *source, dnsb_error *err);
+
+/**
+ * Read and parse a plan file. As dnsb_plan_parse, plus DNSB_EIO when the
+ * file cannot be read (the message names the file and the system error).
+ */
+int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err);
+
+/** Free a plan and its changes. NULL is a no-op. */
+void dnsb_plan_free(dnsb_plan *plan);
+
+/** Number of changes in the plan. */
+size_t dnsb_plan_count(const dnsb_plan *plan);
+
+/** The i-th change (0 <= i < count). @return a pointer borrowed from the plan */
+dnsb_change *dnsb_plan_change(dnsb_plan *plan, size_t i);
+
+/**
+ * The change in plan form, ready to be fed back as a plan:
+ * {"create":[ep]}, {"updateOld":[ep],"updateNew":[ep]} or {"delete":[ep]},
+ * using the endpoints exactly as the plan gave them.
+ *
+ * @return a new json-c object (the caller's reference; json_object_put it),
+ *         or NULL when out of memory
+ */
+struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
+
+/**
+ * An RRset as an external-dns Endpoint: dnsName without the trailing dot,
+ * targets, recordType, recordTTL.
+ * @return a new json-c object (the caller's reference), or NULL (ENOMEM)
+ */
+struct json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

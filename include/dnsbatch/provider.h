@@ -1,0 +1,71 @@
+/*
+ * dnsbatch/provider.h - opening and using a provider as a user of the library.
+ *
+ * A provider is one DNS service (a zone file, an RFC 2136 server, Cloud DNS,
+ * PowerDNS) holding one or more zones. Backends are described in
+ * dnsbatch/sys/provider.h.
+ */
+#ifndef DNSBATCH_PROVIDER_H
+#define DNSBATCH_PROVIDER_H
+
+#include "change.h"
+#include "config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dnsb_provider dnsb_provider;
+struct dnsb_backend;
+
+/**
+ * Find a built-in backend by name ("zonefile", "memory", "rfc2136").
+ * @return a static pointer, or NULL when there is no such backend
+ */
+const struct dnsb_backend *dnsb_backend_find(const char *name);
+
+/** The built-in backends, NULL-terminated. */
+const struct dnsb_backend *const *dnsb_backends(void);
+
+/**
+ * Open a provider by backend name.
+ * @param out   receives the provider (the caller's; dnsb_provider_free)
+ * @param name  backend name (borrowed)
+ * @param cfg   its settings (borrowed; read during the call only)
+ * @return 0; DNSB_ENOTFOUND for an unknown backend; or the backend's own
+ *         codes (DNSB_EINVAL for bad settings, DNSB_EIO, DNSB_ENOMEM)
+ */
+int dnsb_provider_open(dnsb_provider **out, const char *name, const dnsb_config *cfg, dnsb_error *err);
+
+/** Close and free. NULL is a no-op. */
+void dnsb_provider_free(dnsb_provider *p);
+
+/** The backend name ("zonefile"). Static string. */
+const char *dnsb_provider_name(const dnsb_provider *p);
+
+/** Number of zones, and the i-th apex (absolute, lower-case, borrowed). */
+size_t dnsb_provider_zone_count(const dnsb_provider *p);
+const char *dnsb_provider_zone(const dnsb_provider *p, size_t i);
+
+/**
+ * The zone with the longest apex that holds `owner` (absolute, lower-case).
+ * @return its index, or -1 when no zone holds it
+ */
+long dnsb_provider_zone_for(const dnsb_provider *p, const char *owner);
+
+/**
+ * List every RRset of one zone (counted as a read).
+ * @param out  RRsets appended (the caller's list)
+ * @return 0, DNSB_ENOTFOUND for a zone the provider does not hold, or the
+ *         backend's codes (DNSB_ETRANSIENT, DNSB_EFATAL, DNSB_ENOMEM)
+ */
+int dnsb_provider_list(dnsb_provider *p, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
+
+/** Submissions and reads made through this provider so far. */
+unsigned long dnsb_provider_submissions(dnsb_provider *p);
+unsigned long dnsb_provider_reads(dnsb_provider *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,192 @@
+/*
+ * dnsbatch/sys/provider.h - the operations a provider backend implements.
+ *
+ * A backend (providers/*.c) turns a change batch into one atomic request to
+ * its DNS service and turns the reply into one class (dnsb_class). The engine
+ * acts on the class alone, never on a raw status code, so every
+ * provider-specific rule (which HTTP status or DNS rcode is a conflict) lives
+ * in the backend. Like libgit2's include/git2/sys/, this header is for
+ * backend writers; users see dnsb_provider only through dnsbatch/provider.h.
+ */
+#ifndef DNSBATCH_SYS_PROVIDER_H
+#define DNSBATCH_SYS_PROVIDER_H
+
+#include <pthread.h>
+
+#include <ldns/ldns.h>
+
+#include "../change.h"
+#include "../config.h"
+#include "../provider.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a submission's reply means to the engine (DESIGN §3). */
+typedef enum dnsb_class {
+	DNSB_CLASS_OK = 0,            /**< the whole batch was committed */
+	DNSB_CLASS_CONFLICT = 1,      /**< a change conflicts with current data; nothing committed */
+	DNSB_CLASS_INVALID = 2,       /**< a record is invalid; nothing committed */
+	DNSB_CLASS_TOO_LARGE = 3,     /**< the batch exceeds a provider limit; nothing committed */
+	DNSB_CLASS_RATE_LIMITED = 4,  /**< slow down and resubmit the same batch */
+	DNSB_CLASS_TRANSIENT = 5,     /**< may or may not have been committed; retry */
+	DNSB_CLASS_FATAL = 6          /**< auth/authority failure: stop the zone */
+} dnsb_class;
+
+/** Name of a class as in metrics labels ("rate_limited"). */
+const char *dnsb_class_name(dnsb_class cls);
+
+/** The provider's answer to one submission; written by the backend. */
+typedef struct dnsb_result {
+	dnsb_class cls;
+	int status;          /**< HTTP status or DNS rcode (incl. TSIG error as rcode), 0 if none */
+	char code[64];       /**< provider error code: "alreadyExists", "YXRRSET", "BADSIG"; "" if none */
+	char message[512];   /**< provider message, one line, no secrets; "" if none */
+	long hint;           /**< index into the batch's changes of a change the reply
+			          names as failing, or -1 when it names none */
+	double retry_after;  /**< RATE_LIMITED/TRANSIENT: seconds the provider asked to wait, < 0 if none */
+} dnsb_result;
+
+/** Reset a result to "ok, no detail" (hint -1, retry_after -1). */
+void dnsb_result_init(dnsb_result *res);
+
+/**
+ * Fill a result: class, status, code (copied, may be NULL) and a printf-style
+ * message (truncated). Returns nothing: a backend calls it and returns 0.
+ */
+void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/**
+ * Limits of one submission, declared by the backend. 0 means no limit.
+ * The engine never builds a batch beyond them (a single change group larger
+ * than a limit is sent alone; the backend answers TOO_LARGE or INVALID).
+ */
+typedef struct dnsb_provider_limits {
+	size_t max_changes;      /**< changes per submission (rfc2136: --rfc2136-batch-change-size) */
+	size_t max_additions;    /**< RRsets added per submission (Cloud DNS: 1000) */
+	size_t max_deletions;    /**< RRsets deleted per submission (Cloud DNS: 1000) */
+	size_t max_rdata_bytes;  /**< RDATA bytes per submission (Cloud DNS: 100000; RFC 2136: ~64 KiB message) */
+	int names_culprit;       /**< 1 when replies may set dnsb_result.hint */
+} dnsb_provider_limits;
+
+/** The (owner, type) of an RRset to read back. Borrowed strings. */
+typedef struct dnsb_rrkey {
+	const char *owner;   /**< absolute, lower-case */
+	uint16_t type;
+} dnsb_rrkey;
+
+/**
+ * The operations table. `state` is the backend's own handle
+ * (dnsb_provider.state). Every op returns 0 when it obtained an answer (even
+ * a failing one, for submit) and a negative DNSB_E* code, with `err` filled,
+ * when it could not.
+ */
+typedef struct dnsb_provider_ops {
+	unsigned version;   /**< DNSB_PROVIDER_OPS_VERSION */
+	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "pdns" */
+
+	/**
+	 * Submit one batch to `zone` atomically: all changes or none.
+	 * @param zone     absolute, lower-case zone apex (one of dnsb_provider.zones)
+	 * @param changes  the batch, in order (borrowed; read only old/new_set/kind)
+	 * @param n        number of changes, >= 1
+	 * @param out      the class and detail of the reply
+	 * @return 0 when `out` holds the answer (any class); a negative code only
+	 *         for a local failure that is not the provider's answer (ENOMEM).
+	 *         Network failures are answers: class TRANSIENT.
+	 */
+	int (*submit)(void *state, const char *zone, dnsb_change *const *changes, size_t n,
+		      dnsb_result *out, dnsb_error *err);
+
+	/**
+	 * Read back the RRsets with the given keys that exist now. Missing ones
+	 * are simply absent from `out`.
+	 * @param out  RRsets appended (the list stays the caller's)
+	 * @return 0; DNSB_ETRANSIENT (retryable), DNSB_EFATAL, DNSB_ENOMEM
+	 */
+	int (*read)(void *state, const char *zone, const dnsb_rrkey *keys, size_t n,
+		    dnsb_rrset_list *out, dnsb_error *err);
+
+	/**
+	 * List every RRset of the zone (AXFR, rrsets.list, ...).
+	 * @return as read
+	 */
+	int (*list)(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
+
+	/** Release the backend state. Called once, by dnsb_provider_free. */
+	void (*close)(void *state);
+} dnsb_provider_ops;
+
+#define DNSB_PROVIDER_OPS_VERSION 1
+
+/**
+ * Pacing shared by every batch sent to one provider: after a rate limit no
+ * request leaves before `not_before`. Protected by `lock`.
+ */
+typedef struct dnsb_pacer {
+	pthread_mutex_t lock;
+	double not_before;   /**< clock seconds (the engine's clock) */
+} dnsb_pacer;
+
+/** A provider instance: the ops, the backend state and what it declares. */
+struct dnsb_provider {
+	const dnsb_provider_ops *ops;
+	void *state;              /**< owned by the backend, released by ops->close */
+	char **zones;             /**< zone apexes, absolute lower-case; owned */
+	size_t zone_count;
+	dnsb_provider_limits limits;
+	dnsb_pacer pacer;
+	pthread_mutex_t stats_lock;
+	unsigned long submissions; /**< submit calls so far */
+	unsigned long reads;       /**< read and list calls so far */
+};
+
+/**
+ * For backends: allocate a provider with the given ops and state; zones are
+ * added with dnsb_provider_add_zone.
+ * @param out  receives the provider (the caller's; free with dnsb_provider_free,
+ *             which calls ops->close(state))
+ * @return 0 or DNSB_ENOMEM (ops->close is then called on state)
+ */
+int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state);
+
+/**
+ * Add a zone apex (copied, made absolute and lower-case).
+ * @return 0, DNSB_EINVAL for an illegal name, DNSB_ENOMEM
+ */
+int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
+
+/**
+ * A backend's entry in the registry: its name, its flags (for --help and for
+ * the command line parser) and its constructor.
+ */
+typedef struct dnsb_provider_flag {
+	const char *name;     /**< without dashes: "rfc2136-host" */
+	int takes_value;      /**< 0 for a boolean flag such as "rfc2136-insecure" */
+	const char *help;     /**< one line */
+} dnsb_provider_flag;
+
+typedef struct dnsb_backend {
+	const char *name;
+	const char *summary;
+	const dnsb_provider_flag *flags;  /**< terminated by an entry with name NULL */
+	/**
+	 * Build a provider from its configuration.
+	 * @return 0; DNSB_EINVAL for a missing or bad setting (the message names
+	 *         the flag); DNSB_EIO, DNSB_ENOTFOUND for unreadable files;
+	 *         DNSB_ENOMEM
+	 */
+	int (*open)(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err);
+} dnsb_backend;
+
+/** The backends built in (providers/registry.c). */
+extern const dnsb_backend dnsb_backend_memory;
+extern const dnsb_backend dnsb_backend_zonefile;
+extern const dnsb_backend dnsb_backend_rfc2136;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
