@@ -1,0 +1,550 @@
+/* metrics.c - the DESIGN §6 series, kept in memory and written in the Prometheus text format. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L  /* open_memstream, mkstemp, fsync, fchmod */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dnsbatch/metrics.h"
+
+#define MAX_LABELS 3
+
+/* Upper bounds of dnsbatch_provider_request_duration_seconds, seconds.
+ * client_golang's DefBuckets: provider calls range from a local file write
+ * (milliseconds) to a Cloud DNS change (seconds). */
+static const double duration_bounds[] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+};
+#define BUCKETS (sizeof(duration_bounds) / sizeof(duration_bounds[0]))
+
+enum family_id {
+	F_CHANGES,
+	F_DROPPED,
+	F_FAILED,
+	F_BATCHES,
+	F_REQUESTS,
+	F_DURATION,
+	F_RETRIES,
+	F_BISECTIONS,
+	F_BACKOFF,
+	F_QUARANTINED,
+	F_LAST_APPLY,
+	F_COUNT
+};
+
+struct family {
+	const char *name;
+	const char *help;
+	const char *type;
+	size_t label_count;
+	const char *labels[MAX_LABELS];
+};
+
+/* Printed in this order, which is the order of metrics.h. */
+static const struct family families[F_COUNT] = {
+	[F_CHANGES] = { "dnsbatch_changes_total",
+		"Changes that ended, by zone and outcome.",
+		"counter", 2, { "zone", "outcome" } },
+	[F_DROPPED] = { "dnsbatch_dropped_changes_total",
+		"Changes dropped (never to apply as they are), by zone, record type and reason.",
+		"counter", 3, { "zone", "record_type", "reason" } },
+	[F_FAILED] = { "dnsbatch_failed_changes_total",
+		"Changes that failed for a retryable reason, by zone, record type and reason.",
+		"counter", 3, { "zone", "record_type", "reason" } },
+	[F_BATCHES] = { "dnsbatch_batches_total",
+		"Batch submissions, by zone and the class of the provider's answer.",
+		"counter", 2, { "zone", "class" } },
+	[F_REQUESTS] = { "dnsbatch_provider_requests_total",
+		"Requests to providers, by provider, operation and answer class.",
+		"counter", 3, { "provider", "operation", "class" } },
+	[F_DURATION] = { "dnsbatch_provider_request_duration_seconds",
+		"Time taken by provider requests, seconds.",
+		"histogram", 2, { "provider", "operation" } },
+	[F_RETRIES] = { "dnsbatch_retries_total",
+		"Batch resubmissions, by reason.",
+		"counter", 1, { "reason" } },
+	[F_BISECTIONS] = { "dnsbatch_bisections_total",
+		"Batches halved to isolate conflicting or invalid change groups, by zone.",
+		"counter", 1, { "zone" } },
+	[F_BACKOFF] = { "dnsbatch_backoff_seconds_total",
+		"Time spent waiting before resubmissions, seconds.",
+		"counter", 0, { NULL } },
+	[F_QUARANTINED] = { "dnsbatch_quarantined_groups",
+		"Change groups held back after a conflict while their backoff runs.",
+		"gauge", 0, { NULL } },
+	[F_LAST_APPLY] = { "dnsbatch_last_apply_timestamp_seconds",
+		"Time of the last apply, Unix seconds.",
+		"gauge", 0, { NULL } },
+};
+
+/* One labelled series. Counters and gauges use `value`; the histogram uses
+ * the cumulative `buckets`, `sum` and `count`. One shape for all keeps the
+ * lookup code single; the few wasted bytes do not matter at this scale. */
+struct series {
+	char *labels[MAX_LABELS];
+	double value;
+	uint64_t buckets[BUCKETS];
+	double sum;
+	uint64_t count;
+};
+
+/* Series of one family, kept sorted by label values so that output order
+ * is stable whatever the order of recording. */
+struct table {
+	struct series *items;
+	size_t count;
+	size_t capacity;
+};
+
+struct dnsb_metrics {
+	pthread_mutex_t lock;
+	struct table tables[F_COUNT];
+};
+
+int dnsb_metrics_new(dnsb_metrics **out)
+{
+	dnsb_metrics *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return DNSB_ENOMEM;
+	if (pthread_mutex_init(&m->lock, NULL) != 0) {
+		free(m);
+		return DNSB_ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+void dnsb_metrics_free(dnsb_metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t f = 0; f < F_COUNT; f++) {
+		struct table *t = &m->tables[f];
+
+		for (size_t i = 0; i < t->count; i++)
+			for (size_t l = 0; l < MAX_LABELS; l++)
+				free(t->items[i].labels[l]);
+		free(t->items);
+	}
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+static int labels_cmp(const char *const *a, const char *const *b, size_t n)
+{
+	for (size_t l = 0; l < n; l++) {
+		int c = strcmp(a[l], b[l]);
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * The series of family `f` with these label values, created (zeroed) when
+ * missing. Call with the lock held. NULL values count as "".
+ * @return a pointer into the table, or NULL when out of memory
+ */
+static struct series *series_get(dnsb_metrics *m, enum family_id f, const char *const *values)
+{
+	struct table *t = &m->tables[f];
+	size_t n = families[f].label_count;
+	const char *key[MAX_LABELS] = { "", "", "" };
+	size_t lo = 0, hi = t->count;
+	struct series fresh;
+
+	for (size_t l = 0; l < n; l++)
+		key[l] = values[l] ? values[l] : "";
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = labels_cmp((const char *const *)t->items[mid].labels, key, n);
+
+		if (c == 0)
+			return &t->items[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+
+	memset(&fresh, 0, sizeof(fresh));
+	for (size_t l = 0; l < n; l++) {
+		fresh.labels[l] = strdup(key[l]);
+		if (!fresh.labels[l]) {
+			while (l--)
+				free(fresh.labels[l]);
+			return NULL;
+		}
+	}
+	if (t->count == t->capacity) {
+		size_t cap = t->capacity ? t->capacity * 2 : 8;
+		struct series *items = realloc(t->items, cap * sizeof(*items));
+
+		if (!items) {
+			for (size_t l = 0; l < n; l++)
+				free(fresh.labels[l]);
+			return NULL;
+		}
+		t->items = items;
+		t->capacity = cap;
+	}
+	memmove(&t->items[lo + 1], &t->items[lo], (t->count - lo) * sizeof(*t->items));
+	t->items[lo] = fresh;
+	t->count++;
+	return &t->items[lo];
+}
+
+/* Add to a counter. Out of memory loses the sample (metrics.h). */
+static void counter_add(dnsb_metrics *m, enum family_id f, const char *const *values, double delta)
+{
+	struct series *s;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	s = series_get(m, f, values);
+	if (s)
+		s->value += delta;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void gauge_set(dnsb_metrics *m, enum family_id f, double value)
+{
+	struct series *s;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	s = series_get(m, f, NULL);
+	if (s)
+		s->value = value;
+	pthread_mutex_unlock(&m->lock);
+}
+
+void dnsb_metrics_change(dnsb_metrics *m, const char *zone, const dnsb_change *change)
+{
+	uint16_t type;
+	const char *type_name, *outcome, *reason;
+
+	if (!m || !change)
+		return;
+	type = change->new_set.type ? change->new_set.type : change->old.type;
+	/* An endpoint whose recordType the parser could not read has no type
+	 * code; "TYPE0" would suggest a real type. */
+	type_name = type ? dnsb_type_name(type) : "unknown";
+	outcome = dnsb_outcome_name(change->outcome);
+	reason = dnsb_reason_name(change->reason);
+
+	counter_add(m, F_CHANGES, (const char *const[]){ zone, outcome }, 1);
+	if (change->outcome == DNSB_OUTCOME_DROPPED)
+		counter_add(m, F_DROPPED, (const char *const[]){ zone, type_name, reason }, 1);
+	else if (change->outcome == DNSB_OUTCOME_FAILED)
+		counter_add(m, F_FAILED, (const char *const[]){ zone, type_name, reason }, 1);
+}
+
+void dnsb_metrics_batch(dnsb_metrics *m, const char *zone, const char *cls)
+{
+	counter_add(m, F_BATCHES, (const char *const[]){ zone, cls }, 1);
+}
+
+void dnsb_metrics_request(dnsb_metrics *m, const char *provider, const char *operation,
+			  const char *cls, double seconds)
+{
+	struct series *s;
+
+	if (!m)
+		return;
+	/* A clock stepping back must not make a negative observation, and a
+	 * NaN would poison _sum for the life of the process. */
+	if (!(seconds > 0))
+		seconds = 0;
+	pthread_mutex_lock(&m->lock);
+	s = series_get(m, F_REQUESTS, (const char *const[]){ provider, operation, cls });
+	if (s)
+		s->value += 1;
+	s = series_get(m, F_DURATION, (const char *const[]){ provider, operation });
+	if (s) {
+		for (size_t b = 0; b < BUCKETS; b++)
+			if (seconds <= duration_bounds[b])
+				s->buckets[b]++;
+		s->sum += seconds;
+		s->count++;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+void dnsb_metrics_retry(dnsb_metrics *m, const char *reason)
+{
+	counter_add(m, F_RETRIES, (const char *const[]){ reason }, 1);
+}
+
+void dnsb_metrics_bisection(dnsb_metrics *m, const char *zone)
+{
+	counter_add(m, F_BISECTIONS, (const char *const[]){ zone }, 1);
+}
+
+void dnsb_metrics_backoff(dnsb_metrics *m, double seconds)
+{
+	/* A counter never goes down. */
+	if (seconds > 0)
+		counter_add(m, F_BACKOFF, NULL, seconds);
+}
+
+void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups)
+{
+	gauge_set(m, F_QUARANTINED, (double)groups);
+}
+
+void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds)
+{
+	gauge_set(m, F_LAST_APPLY, unix_seconds);
+}
+
+/*
+ * A sample value as Prometheus writes it: the shortest decimal that reads
+ * back as the same double ("3", "0.1", not "0.10000000000000001"), and
+ * +Inf, -Inf, NaN spelt as the format requires.
+ */
+static void format_value(char *buf, size_t size, double v)
+{
+	if (isnan(v)) {
+		snprintf(buf, size, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	for (int precision = 15; precision <= 17; precision++) {
+		snprintf(buf, size, "%.*g", precision, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* A label value escaped as the text format requires: \\, \" and \n. */
+static void put_label_value(FILE *f, const char *value)
+{
+	for (const char *c = value; *c; c++) {
+		if (*c == '\\')
+			fputs("\\\\", f);
+		else if (*c == '"')
+			fputs("\\\"", f);
+		else if (*c == '\n')
+			fputs("\\n", f);
+		else
+			putc(*c, f);
+	}
+}
+
+/* `{a="x",b="y"` plus an optional extra le label, then `}`; nothing at all when there are no labels. */
+static void put_labels(FILE *f, const struct family *fam, const struct series *s, const char *le)
+{
+	size_t n = fam->label_count;
+
+	if (n == 0 && !le)
+		return;
+	putc('{', f);
+	for (size_t l = 0; l < n; l++) {
+		fprintf(f, "%s%s=\"", l ? "," : "", fam->labels[l]);
+		put_label_value(f, s->labels[l]);
+		putc('"', f);
+	}
+	if (le)
+		fprintf(f, "%sle=\"%s\"", n ? "," : "", le);
+	putc('}', f);
+}
+
+static void put_histogram(FILE *f, const struct family *fam, const struct series *s)
+{
+	char num[32], le[32];
+
+	for (size_t b = 0; b < BUCKETS; b++) {
+		format_value(le, sizeof(le), duration_bounds[b]);
+		fprintf(f, "%s_bucket", fam->name);
+		put_labels(f, fam, s, le);
+		fprintf(f, " %llu\n", (unsigned long long)s->buckets[b]);
+	}
+	fprintf(f, "%s_bucket", fam->name);
+	put_labels(f, fam, s, "+Inf");
+	fprintf(f, " %llu\n", (unsigned long long)s->count);
+
+	format_value(num, sizeof(num), s->sum);
+	fprintf(f, "%s_sum", fam->name);
+	put_labels(f, fam, s, NULL);
+	fprintf(f, " %s\n", num);
+	fprintf(f, "%s_count", fam->name);
+	put_labels(f, fam, s, NULL);
+	fprintf(f, " %llu\n", (unsigned long long)s->count);
+}
+
+/*
+ * Every family, in the fixed order, to `f`. Call with the lock held (or m
+ * NULL: then every family is empty). An unlabelled family always has its
+ * one sample, 0 until set, so that a scrape tells "nothing yet" from
+ * "missing".
+ * @return 0 or DNSB_EIO
+ */
+static int emit(const dnsb_metrics *m, FILE *f)
+{
+	char num[32];
+
+	for (size_t id = 0; id < F_COUNT; id++) {
+		const struct family *fam = &families[id];
+		const struct table *t = m ? &m->tables[id] : NULL;
+		size_t count = t ? t->count : 0;
+
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, fam->type);
+		if (fam->label_count == 0 && count == 0) {
+			fprintf(f, "%s 0\n", fam->name);
+			continue;
+		}
+		for (size_t i = 0; i < count; i++) {
+			const struct series *s = &t->items[i];
+
+			if (id == F_DURATION) {
+				put_histogram(f, fam, s);
+				continue;
+			}
+			format_value(num, sizeof(num), s->value);
+			fputs(fam->name, f);
+			put_labels(f, fam, s, NULL);
+			fprintf(f, " %s\n", num);
+		}
+	}
+	return ferror(f) ? DNSB_EIO : 0;
+}
+
+int dnsb_metrics_render(char **out, size_t *len, dnsb_metrics *m)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int rc;
+
+	if (!f)
+		return DNSB_ENOMEM;
+	if (m)
+		pthread_mutex_lock(&m->lock);
+	rc = emit(m, f);
+	if (m)
+		pthread_mutex_unlock(&m->lock);
+	/* open_memstream's buffer is only complete once the stream is closed. */
+	if (fclose(f) != 0 || rc != 0 || !buf) {
+		free(buf);
+		return DNSB_ENOMEM;
+	}
+	*out = buf;
+	if (len)
+		*len = size;
+	return 0;
+}
+
+int dnsb_metrics_write(dnsb_metrics *m, FILE *f)
+{
+	char *text;
+	size_t len;
+
+	/* Render first so the lock is not held while a slow file or pipe drains. */
+	if (dnsb_metrics_render(&text, &len, m) == 0) {
+		size_t written = fwrite(text, 1, len, f);
+
+		free(text);
+		return written == len && fflush(f) == 0 ? 0 : DNSB_EIO;
+	}
+	if (m)
+		pthread_mutex_lock(&m->lock);
+	if (emit(m, f) != 0 || fflush(f) != 0) {
+		if (m)
+			pthread_mutex_unlock(&m->lock);
+		return DNSB_EIO;
+	}
+	if (m)
+		pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+/* Make the rename itself durable. Best effort: some file systems refuse fsync on a directory. */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY);
+
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+int dnsb_metrics_write_file(dnsb_metrics *m, const char *path, dnsb_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash ? (size_t)(slash - path) : 0;
+	const char *base = slash ? slash + 1 : path;
+	char *dir, *tmp;
+	size_t tmp_size;
+	int fd, saved;
+	FILE *f;
+
+	/* The temporary file sits beside the target so that rename(2) stays
+	 * within one file system; it starts with a dot and does not end in
+	 * .prom, so node_exporter's textfile collector never reads it half
+	 * written. */
+	dir = slash ? strndup(path, dir_len ? dir_len : 1) : strdup(".");
+	tmp_size = strlen(path) + sizeof("/..tmp.XXXXXX");
+	tmp = malloc(tmp_size);
+	if (!dir || !tmp) {
+		free(dir);
+		free(tmp);
+		return dnsb_error_set(err, DNSB_EIO, "%s: out of memory", path);
+	}
+	if (slash)
+		snprintf(tmp, tmp_size, "%.*s/.%s.tmp.XXXXXX", (int)dir_len, path, base);
+	else
+		snprintf(tmp, tmp_size, ".%s.tmp.XXXXXX", base);
+
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		saved = errno;
+		dnsb_error_set(err, DNSB_EIO, "%s: cannot create a temporary file: %s", path, strerror(saved));
+		free(dir);
+		free(tmp);
+		return DNSB_EIO;
+	}
+	/* mkstemp makes the file 0600; node_exporter usually runs as another user. */
+	if (fchmod(fd, 0644) != 0 || !(f = fdopen(fd, "w"))) {
+		saved = errno;
+		close(fd);
+		goto fail;
+	}
+	errno = 0;
+	if (dnsb_metrics_write(m, f) != 0 || fsync(fileno(f)) != 0) {
+		saved = errno ? errno : EIO;
+		fclose(f);
+		goto fail;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		saved = errno;
+		goto fail;
+	}
+	sync_dir(dir);
+	free(dir);
+	free(tmp);
+	return 0;
+
+fail:
+	unlink(tmp);
+	dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(saved));
+	free(dir);
+	free(tmp);
+	return DNSB_EIO;
+}
