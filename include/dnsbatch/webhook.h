@@ -1,0 +1,222 @@
+/*
+ * dnsbatch/webhook.h - the external-dns webhook provider (`dnsbatch serve`).
+ *
+ * An HTTP server (libmicrohttpd, one thread per connection) that speaks the
+ * external-dns webhook protocol (external-dns provider/webhook/api/httpapi.go):
+ *   GET  /                 domain filter negotiation
+ *   GET  /records          every RRset of every zone, as Endpoints
+ *   POST /records          apply a plan through dnsb_engine_apply
+ *   POST /adjustendpoints  Endpoints in, the same Endpoints out
+ * plus GET /healthz and GET /metrics, served on the API listener and on a
+ * second listener of their own (the pod's probe and scrape port).
+ *
+ * Every JSON reply carries the media type DNSB_WEBHOOK_MEDIA_TYPE byte for
+ * byte: external-dns compares it as a string and refuses to start on any
+ * other value. POST /records answers 204 when no change ended `failed`
+ * (conflicts are dropped, logged and counted, never blocking the rest), 503
+ * when some failed (external-dns retries the plan next interval), 400 for a
+ * body that is not a plan and 413 for a body over the size cap: external-dns
+ * treats any other 4xx as fatal and exits.
+ *
+ * Applies are serialised per zone: two plans touching different zones run
+ * at once; a plan touching several zones holds their locks in zone order.
+ * GET /records, /healthz and /metrics never wait for an apply.
+ */
+#ifndef DNSBATCH_WEBHOOK_H
+#define DNSBATCH_WEBHOOK_H
+
+#include "engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The media type of the protocol, exactly as external-dns compares it. */
+#define DNSB_WEBHOOK_MEDIA_TYPE "application/external.dns.webhook+json;version=1"
+
+/** Defaults of the command line (issue 4, external-dns's own defaults). */
+#define DNSB_WEBHOOK_LISTEN_DEFAULT "127.0.0.1:8888"
+#define DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT "0.0.0.0:8080"
+#define DNSB_WEBHOOK_MAX_BODY_DEFAULT ((size_t)32 * 1024 * 1024)
+#define DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT 50.0
+
+/* ------------------------------------------------------------------ */
+/* Domain filter (external-dns endpoint/domain_filter.go)              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The domain filter offered on GET / and applied to GET /records: either
+ * include/exclude lists of domains, or a pair of regular expressions
+ * (POSIX extended, unanchored, matched against the name without its
+ * trailing dot, lower-cased). Never both. Immutable once built, so it may
+ * be shared by threads. Opaque.
+ */
+typedef struct dnsb_domain_filter dnsb_domain_filter;
+
+/**
+ * Build a filter. List entries are trimmed of blanks and of a trailing dot
+ * and lower-cased; empty entries are ignored; an entry may hold several
+ * domains separated by commas (as in `--domain-filter a.com,b.com`).
+ * A leading dot ("`.example.com`") matches subdomains only, as in
+ * external-dns.
+ *
+ * @param out            receives the filter (the caller's; dnsb_domain_filter_free)
+ * @param include        domains to keep (borrowed, copied), may be NULL
+ * @param include_count  entries in include
+ * @param exclude        domains to leave out (borrowed, copied), may be NULL
+ * @param exclude_count  entries in exclude
+ * @param regex_include  regular expression of names to keep, or NULL/""
+ * @param regex_exclude  regular expression of names to leave out, or NULL/""
+ * @param err            detail on failure
+ * @return 0; DNSB_EINVAL when lists and regular expressions are both given
+ *         or a regular expression does not compile (the message names the
+ *         flag and regcomp's reason); DNSB_ENOMEM
+ */
+int dnsb_domain_filter_new(dnsb_domain_filter **out,
+			   const char *const *include, size_t include_count,
+			   const char *const *exclude, size_t exclude_count,
+			   const char *regex_include, const char *regex_exclude,
+			   dnsb_error *err);
+
+/** Free a filter. NULL is a no-op. */
+void dnsb_domain_filter_free(dnsb_domain_filter *filter);
+
+/**
+ * Does a name pass the filter (external-dns DomainFilter.Match)?
+ * @param filter  may be NULL: everything passes
+ * @param name    a domain name, with or without trailing dot (borrowed)
+ * @return 1 or 0
+ */
+int dnsb_domain_filter_match(const dnsb_domain_filter *filter, const char *name);
+
+/**
+ * Could any name at or below the zone apex pass the filter? Used to skip
+ * listing zones the filter rules out entirely; regular expressions are
+ * never ruled out.
+ * @return 1 or 0
+ */
+int dnsb_domain_filter_may_match_zone(const dnsb_domain_filter *filter, const char *apex);
+
+/**
+ * The negotiation body of GET /: {"include":[...],"exclude":[...]} with
+ * sorted lists, or {"regexInclude":"...","regexExclude":"..."}, empty
+ * members left out (Go's omitempty), so `{}` for no filter.
+ * @param out  receives a new json-c object (the caller's reference)
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_domain_filter_to_json(struct json_object **out, const dnsb_domain_filter *filter);
+
+/* ------------------------------------------------------------------ */
+/* Endpoints                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * An RRset as the Endpoint external-dns expects from a provider's Records
+ * (endpoint.NewEndpointWithTTL): dnsName without the trailing dot, every
+ * RDATA of the RRset as one target, recordType, recordTTL (left out when
+ * 0). Targets of name-valued types (CNAME, NS, PTR, MX, DNAME, ...) lose
+ * their trailing dot; TXT, SRV and NAPTR targets are kept as is, TXT in
+ * quoted presentation form as the TXT registry reads it.
+ * @return a new json-c object (the caller's reference), or NULL (ENOMEM)
+ */
+struct json_object *dnsb_webhook_endpoint(const dnsb_rrset *rrset);
+
+/**
+ * Should GET /records show this RR type? SOA and DNSSEC records (RRSIG,
+ * NSEC, NSEC3, NSEC3PARAM, DNSKEY) are the server's, never external-dns's.
+ * @return 1 or 0
+ */
+int dnsb_webhook_type_listed(uint16_t type);
+
+/* ------------------------------------------------------------------ */
+/* Server                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Settings of the server. Initialise with DNSB_WEBHOOK_OPTIONS_INIT. */
+typedef struct dnsb_webhook_options {
+	unsigned version;
+	/** "HOST:PORT", "[V6]:PORT" or ":PORT" (all IPv4 interfaces); port 0
+	 * picks a free port (see dnsb_webhook_port). Borrowed, read by start. */
+	const char *listen;
+	/** The same for /healthz and /metrics; NULL or "" for no second
+	 * listener (they stay available on `listen`). */
+	const char *metrics_listen;
+	/** Domain filter for GET / and GET /records (borrowed for the life of
+	 * the server; NULL = none). */
+	const dnsb_domain_filter *filter;
+	/** Largest request body accepted, bytes; bigger ones get 413. */
+	size_t max_body_size;
+	/** Seconds one POST /records may take, waiting for zone locks included;
+	 * becomes the engine's deadline. */
+	double apply_timeout;
+	/** Template for the engine (borrowed, copied by start; NULL = defaults).
+	 * Its timeout, metrics, droplog and quarantine are replaced by the
+	 * fields below. */
+	const dnsb_engine_options *engine;
+	/** Borrowed for the life of the server; NULL = the server keeps its own. */
+	dnsb_metrics *metrics;
+	/** Borrowed for the life of the server; NULL = no drop log. Flushed
+	 * after every apply that wrote to it. */
+	dnsb_droplog *droplog;
+	/** Borrowed for the life of the server; NULL = the server keeps its own
+	 * (60 s doubling to 3600 s, DESIGN §5). */
+	dnsb_quarantine *quarantine;
+	/** Seconds between readiness probes of the provider until it first
+	 * answers. */
+	double probe_interval;
+} dnsb_webhook_options;
+
+#define DNSB_WEBHOOK_OPTIONS_VERSION 1
+#define DNSB_WEBHOOK_OPTIONS_INIT \
+	{ DNSB_WEBHOOK_OPTIONS_VERSION, DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT, \
+	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0 }
+
+/** A running server. Opaque. */
+typedef struct dnsb_webhook dnsb_webhook;
+
+/**
+ * Bind the listeners and start serving, on threads of the server's own.
+ * The provider is probed (a read of the first zone's apex SOA) in the
+ * background until it answers once; until then /healthz answers 503.
+ *
+ * Block SIGPIPE, SIGTERM and SIGINT in the calling thread first if the
+ * program handles them with sigwait: the server's threads inherit the mask.
+ *
+ * @param out       receives the server (the caller's; dnsb_webhook_free)
+ * @param provider  borrowed; must outlive the server; used from several
+ *                  threads at once
+ * @param opts      borrowed during the call; NULL = defaults
+ * @param err       detail on failure
+ * @return 0; DNSB_EINVAL for a bad address, a zero body cap or a timeout
+ *         <= 0; DNSB_EIO when a listener cannot be bound (the message names
+ *         the address); DNSB_ENOMEM
+ */
+int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
+		       const dnsb_webhook_options *opts, dnsb_error *err);
+
+/**
+ * The port a listener is bound to (useful after asking for port 0).
+ * @param metrics  0 for the API listener, 1 for the metrics listener
+ * @return the port, or 0 when there is no such listener
+ */
+unsigned dnsb_webhook_port(const dnsb_webhook *wh, int metrics);
+
+/** Has the provider answered at least once? @return 1 or 0 */
+int dnsb_webhook_ready(dnsb_webhook *wh);
+
+/**
+ * Stop gracefully: stop accepting connections, answer 503 to new POSTs on
+ * open connections, wait (up to `grace` seconds) for requests in flight -
+ * an apply in particular - to finish and their replies to leave, then close
+ * everything and flush the drop log. Safe to call twice.
+ * @param grace  seconds; <= 0 means apply_timeout + 10
+ */
+void dnsb_webhook_shutdown(dnsb_webhook *wh, double grace);
+
+/** Shut down (if not done) and free. NULL is a no-op. */
+void dnsb_webhook_free(dnsb_webhook *wh);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
