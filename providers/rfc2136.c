@@ -1,0 +1,210 @@
+/*
+ * rfc2136.c - the rfc2136 provider: each batch is one DNS UPDATE (RFC 2136)
+ * with prerequisites, TSIG-signed; read by queries, list by AXFR.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnsbatch/log.h"
+#include "rfc2136.h"
+
+typedef struct rfc2136_state {
+	dnsb_rfc2136_config cfg;
+	dnsb_rfc2136_net net;
+	int net_ready;
+} rfc2136_state;
+
+/* A local failure to build or send that is not the server's answer. */
+static int submit_local_failure(dnsb_result *out, int rc, size_t n, size_t bad, const dnsb_error *e, dnsb_error *err)
+{
+	switch (rc) {
+	case DNSB_EINVAL:
+		/* ldns refused a record: that change is invalid, nothing was sent. */
+		dnsb_result_set(out, DNSB_CLASS_INVALID, 0, "", "%s", e->message);
+		out->hint = (long)bad;
+		return 0;
+	case DNSB_ETOOLARGE:
+		/* A single change cannot be split further: it can never be sent. */
+		dnsb_result_set(out, n > 1 ? DNSB_CLASS_TOO_LARGE : DNSB_CLASS_INVALID, 0, "", "%s", e->message);
+		return 0;
+	case DNSB_ETRANSIENT:
+		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "", "%s", e->message);
+		return 0;
+	default:
+		return dnsb_error_set(err, rc, "%s", e->message[0] ? e->message : dnsb_strerror(rc));
+	}
+}
+
+static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, dnsb_result *out,
+			  dnsb_error *err)
+{
+	rfc2136_state *st = opaque;
+	dnsb_error e = { 0, "" };
+	ldns_pkt *query = NULL, *reply = NULL;
+	size_t bad = 0, size = 0;
+	int rc, tsig_ok, rcode, tsig_error;
+
+	dnsb_result_init(out);
+	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) == 0)
+		rc = dnsb_rfc2136_exchange(&st->net, query, 1, &reply, &tsig_ok, &size, &e);
+	ldns_pkt_free(query);
+	if (rc != 0) {
+		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
+		return submit_local_failure(out, rc, n, bad, &e, err);
+	}
+	rcode = ldns_pkt_get_rcode(reply);
+	tsig_error = dnsb_rfc2136_tsig_error(reply);
+	ldns_pkt_free(reply);
+	if (!tsig_ok && tsig_error == 0 && rcode == LDNS_RCODE_NOERROR) {
+		/* Success that is not signed by the key proves nothing; verifying will tell. */
+		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, rcode, "", "%s answered NOERROR without a valid TSIG signature",
+				st->net.server);
+	} else {
+		dnsb_rfc2136_classify(out, rcode, tsig_error, zone, changes, n, st->net.server);
+	}
+	dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes, %zu bytes: %s", zone, n, size,
+		 dnsb_rfc2136_rcode_name(tsig_error ? tsig_error : rcode));
+	return 0;
+}
+
+/* The RRset (owner, type) as the server holds it now, appended to out if it exists. */
+static int read_one(rfc2136_state *st, const dnsb_rrkey *key, dnsb_rrset_list *out, dnsb_error *err)
+{
+	ldns_rdf *owner = ldns_dname_new_frm_str(key->owner);
+	ldns_pkt *query, *reply = NULL;
+	int rc, tsig_ok, rcode, tsig_error;
+
+	if (owner == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a domain name", key->owner);
+	/* Takes owner. Flags 0: no recursion, the server answers from its zone. */
+	if ((query = ldns_pkt_query_new(owner, (ldns_rr_type)key->type, LDNS_RR_CLASS_IN, 0)) == NULL)
+		return DNSB_ENOMEM;
+	ldns_pkt_set_random_id(query);
+	/* Over TCP: an RRset may not fit a UDP reply. */
+	rc = dnsb_rfc2136_exchange(&st->net, query, 0, &reply, &tsig_ok, NULL, err);
+	ldns_pkt_free(query);
+	if (rc != 0)
+		return rc;
+	rcode = ldns_pkt_get_rcode(reply);
+	tsig_error = dnsb_rfc2136_tsig_error(reply);
+	if (tsig_error != 0)
+		rc = dnsb_error_set(err, DNSB_EFATAL, "reading %s %s from %s: %s (TSIG error %s)", key->owner,
+				    dnsb_type_name(key->type), st->net.server, dnsb_rfc2136_rcode_name(rcode),
+				    dnsb_rfc2136_rcode_name(tsig_error));
+	else if (rcode == LDNS_RCODE_SERVFAIL)
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "reading %s %s from %s: SERVFAIL", key->owner,
+				    dnsb_type_name(key->type), st->net.server);
+	else if (rcode != LDNS_RCODE_NOERROR && rcode != LDNS_RCODE_NXDOMAIN)
+		rc = dnsb_error_set(err, DNSB_EFATAL, "reading %s %s from %s: %s", key->owner,
+				    dnsb_type_name(key->type), st->net.server, dnsb_rfc2136_rcode_name(rcode));
+	else if (!tsig_ok)
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "reading %s %s from %s: the reply's TSIG signature does not verify",
+				    key->owner, dnsb_type_name(key->type), st->net.server);
+	else
+		rc = dnsb_rfc2136_rrsets_from_rrs(out, ldns_pkt_answer(reply), key->owner, key->type);
+	ldns_pkt_free(reply);
+	return rc;
+}
+
+static int rfc2136_read(void *opaque, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
+			dnsb_error *err)
+{
+	rfc2136_state *st = opaque;
+
+	(void)zone;
+	for (size_t i = 0; i < n; i++) {
+		int rc = read_one(st, &keys[i], out, err);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int rfc2136_list(void *opaque, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+{
+	rfc2136_state *st = opaque;
+	ldns_rr_list *rrs = ldns_rr_list_new();
+	int rc;
+
+	if (rrs == NULL)
+		return DNSB_ENOMEM;
+	rc = dnsb_rfc2136_axfr(&st->net, zone, rrs, err);
+	if (rc == 0)
+		rc = dnsb_rfc2136_rrsets_from_rrs(out, rrs, NULL, 0);
+	ldns_rr_list_deep_free(rrs);
+	if (rc == DNSB_ENOMEM)
+		return dnsb_error_set(err, rc, "out of memory listing %s", zone);
+	return rc;
+}
+
+static void rfc2136_close(void *opaque)
+{
+	rfc2136_state *st = opaque;
+
+	if (st == NULL)
+		return;
+	if (st->net_ready)
+		dnsb_rfc2136_net_close(&st->net);
+	dnsb_rfc2136_config_clear(&st->cfg);
+	free(st);
+}
+
+static const dnsb_provider_ops rfc2136_ops = {
+	DNSB_PROVIDER_OPS_VERSION, "rfc2136", rfc2136_submit, rfc2136_read, rfc2136_list, rfc2136_close,
+};
+
+static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
+{
+	rfc2136_state *st = calloc(1, sizeof(*st));
+	dnsb_provider *p;
+	int rc;
+
+	*out = NULL;
+	if (st == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if ((rc = dnsb_rfc2136_config_parse(&st->cfg, cfg, err)) != 0 ||
+	    (rc = dnsb_rfc2136_net_init(&st->net, &st->cfg, err)) != 0) {
+		rfc2136_close(st);
+		return rc;
+	}
+	st->net_ready = 1;
+	if ((rc = dnsb_provider_alloc(&p, &rfc2136_ops, st)) != 0)
+		return dnsb_error_set(err, rc, "out of memory");
+	for (size_t i = 0; i < st->cfg.zone_count; i++) {
+		if ((rc = dnsb_provider_add_zone(p, st->cfg.zones[i], err)) != 0) {
+			dnsb_provider_free(p);
+			return rc;
+		}
+	}
+	p->limits.max_changes = st->cfg.batch_size;
+	/* The 64 KiB message limit is checked on the encoded message (TOO_LARGE). */
+	p->limits.max_rdata_bytes = 0;
+	/* RFC 2136 replies never say which prerequisite failed. */
+	p->limits.names_culprit = 0;
+	*out = p;
+	return 0;
+}
+
+static const dnsb_provider_flag rfc2136_flags[] = {
+	{ "rfc2136-host", 1, "address or name of the primary server" },
+	{ "rfc2136-port", 1, "its port (default 53)" },
+	{ "rfc2136-zone", 1, "a zone to manage (repeatable)" },
+	{ "rfc2136-tsig-keyname", 1, "TSIG key name" },
+	{ "rfc2136-tsig-secret-alg", 1, "TSIG algorithm: hmac-sha256 (default), hmac-sha512, hmac-sha1, hmac-md5" },
+	{ "rfc2136-tsig-secret-file", 1, "file holding the base64 TSIG secret (or $" DNSB_RFC2136_SECRET_ENV ")" },
+	{ "rfc2136-tsig-keyfile", 1, "BIND key file as tsig-keygen writes it (name, algorithm and secret)" },
+	{ "rfc2136-batch-change-size", 1, "changes per UPDATE message (default 100)" },
+	{ "rfc2136-timeout", 1, "seconds to wait for a connection or a reply (default 10)" },
+	{ "rfc2136-insecure", 0, "send unsigned updates (no TSIG)" },
+	{ NULL, 0, NULL },
+};
+
+const dnsb_backend dnsb_backend_rfc2136 = {
+	"rfc2136",
+	"DNS UPDATE (RFC 2136) with TSIG and prerequisites, to BIND, Knot and other primaries",
+	rfc2136_flags,
+	rfc2136_open,
+};

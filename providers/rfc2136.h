@@ -1,0 +1,174 @@
+/*
+ * providers/rfc2136.h - internals of the rfc2136 provider, shared by its
+ * files and its unit tests. Not installed; users see the backend only as
+ * dnsb_backend_rfc2136 (dnsbatch/sys/provider.h).
+ *
+ *   rfc2136_config.c  flags, TSIG key sources (secret file, BIND key file,
+ *                     environment), validation
+ *   rfc2136_msg.c     the UPDATE message with its prerequisites, reply
+ *                     classification, RRs to RRsets
+ *   rfc2136_net.c     transport: UDP or TCP with a timeout, a small pool of
+ *                     open TCP connections, TSIG signing and verification
+ *   rfc2136.c         the ops table: submit, read, list (AXFR), close
+ */
+#ifndef DNSBATCH_PROVIDERS_RFC2136_H
+#define DNSBATCH_PROVIDERS_RFC2136_H
+
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include <ldns/ldns.h>
+
+#include "dnsbatch/sys/provider.h"
+
+/** Name of the environment variable that may hold the TSIG secret. */
+#define DNSB_RFC2136_SECRET_ENV "DNSBATCH_RFC2136_TSIG_SECRET"
+/** Default --rfc2136-batch-change-size, as in external-dns. */
+#define DNSB_RFC2136_BATCH_DEFAULT 100
+/** Default --rfc2136-timeout, seconds. */
+#define DNSB_RFC2136_TIMEOUT_DEFAULT 10.0
+/** Largest DNS message over TCP (RFC 1035 §4.2.2: a 16-bit length). */
+#define DNSB_RFC2136_TCP_MAX 65535
+/** Messages up to this size go over UDP (RFC 1035 §4.2.1, no EDNS). */
+#define DNSB_RFC2136_UDP_MAX 512
+/** TSIG errors (RFC 8945 §5.2; ldns has no names for them). */
+#define DNSB_RFC2136_BADSIG 16
+#define DNSB_RFC2136_BADKEY 17
+#define DNSB_RFC2136_BADTIME 18
+
+/** Idle TCP connections kept open per provider. */
+#define DNSB_RFC2136_POOL_MAX 4
+
+/** Settings of one rfc2136 provider, parsed from its flags. */
+typedef struct dnsb_rfc2136_config {
+	char *host;            /**< as given (address or host name); owned */
+	unsigned port;         /**< default 53 */
+	char **zones;          /**< as given; owned */
+	size_t zone_count;
+	char *keyname;         /**< TSIG key name, absolute ("dnsbatch-key."); NULL if insecure */
+	char *algorithm;       /**< ldns spelling ("hmac-sha256."); NULL if insecure */
+	char *secret;          /**< base64; owned, wiped on free; NULL if insecure */
+	const char *secret_source; /**< static: which source it came from, for messages */
+	int insecure;          /**< --rfc2136-insecure: unsigned messages */
+	size_t batch_size;     /**< --rfc2136-batch-change-size */
+	double timeout;        /**< --rfc2136-timeout, seconds, > 0 */
+} dnsb_rfc2136_config;
+
+/**
+ * Read the provider's settings from its flags and the TSIG secret from the
+ * configured source. The secret never appears in err.
+ * @param out  filled (the caller's; dnsb_rfc2136_config_clear)
+ * @return 0; DNSB_EINVAL naming the flag; DNSB_EIO/DNSB_ENOTFOUND for an
+ *         unreadable secret or key file; DNSB_ENOMEM
+ */
+int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_error *err);
+
+/** Free what a config owns (wiping the secret) and zero it. NULL is a no-op. */
+void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg);
+
+/**
+ * Parse the text of a BIND key file (`key "name" { algorithm a; secret "s"; };`,
+ * as tsig-keygen writes it; several keys allowed, comments too).
+ * @param want     the key to take (absolute or not); NULL = the first
+ * @param name, algorithm, secret  receive malloc'd strings (the caller's):
+ *                 the name as written, the algorithm as written, base64
+ * @param path     the file name, for messages only
+ * @return 0; DNSB_EINVAL (syntax, or no such key: the message names the
+ *         file and line, never the secret); DNSB_ENOMEM
+ */
+int dnsb_rfc2136_keyfile_parse(char **name, char **algorithm, char **secret, const char *text,
+			       const char *want, const char *path, dnsb_error *err);
+
+/**
+ * Map a TSIG algorithm as people write it ("hmac-sha256", "HMAC-SHA256.",
+ * "hmac-md5") to the spelling ldns computes.
+ * @return a static string, or NULL for one ldns 1.8.3 cannot use (hmac-sha384
+ *         is misspelt in its tsig.c; hmac-sha224 is absent)
+ */
+const char *dnsb_rfc2136_algorithm(const char *name);
+
+/**
+ * Build the UPDATE for a batch (RFC 2136 §2.4, §2.5): per change, its
+ * prerequisites and then, after every change's deletions, its additions.
+ *   create  NONE <type> (the RRset does not exist); for other types also
+ *           NONE CNAME (no CNAME at the name); for a CNAME, NONE ANY (the
+ *           name is unused)
+ *   update, delete  the old RRset with exactly its RDATA (value dependent,
+ *           TTL ignored by the server), then ANY <type> (delete the RRset)
+ * A creation whose (name, type) - or, for the CNAME rules, name - the same
+ * batch removes leaves out the prerequisite the removal would break.
+ * @param out      receives the unsigned packet (the caller's; ldns_pkt_free)
+ * @param bad      receives the index of the change whose record ldns could
+ *                 not build, when DNSB_EINVAL
+ * @return 0; DNSB_EINVAL (the message names the record); DNSB_ENOMEM
+ */
+int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n,
+			      size_t *bad, dnsb_error *err);
+
+/** Rcode or TSIG error name ("YXRRSET", "BADSIG", "RCODE23"). Static or thread-local. */
+const char *dnsb_rfc2136_rcode_name(int rcode);
+
+/**
+ * Turn an UPDATE reply into a result (the class table of issue 3).
+ * @param rcode      the reply's rcode
+ * @param tsig_error the TSIG error of the reply (0 if none or no TSIG)
+ * @param server     "127.0.0.1#53", for messages
+ */
+void dnsb_rfc2136_classify(dnsb_result *res, int rcode, int tsig_error, const char *zone,
+			   dnsb_change *const *changes, size_t n, const char *server);
+
+/**
+ * Append the RRs of `rrs` that belong to `zone` (and, when `only_owner` is
+ * set, to that owner and type) as RRsets, RDATA in the same canonical form as
+ * dnsb_rdata_canonical. SOA duplicates of AXFR are merged; the list stays
+ * the caller's.
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const char *only_owner,
+				 uint16_t only_type);
+
+/* ---- transport (rfc2136_net.c) ---- */
+
+/** Where and how to talk to the server. */
+typedef struct dnsb_rfc2136_net {
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char server[96];               /**< "127.0.0.1#53", for messages */
+	struct timeval timeout;
+	const char *keyname, *algorithm, *secret;  /**< borrowed from the config; NULL = unsigned */
+	pthread_mutex_t lock;          /**< guards the pool */
+	int pool[DNSB_RFC2136_POOL_MAX];
+	size_t pool_count;
+} dnsb_rfc2136_net;
+
+/** Resolve host and port. @return 0; DNSB_EINVAL naming --rfc2136-host */
+int dnsb_rfc2136_net_init(dnsb_rfc2136_net *net, const dnsb_rfc2136_config *cfg, dnsb_error *err);
+
+/** Close pooled connections. */
+void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net);
+
+/**
+ * Sign `query` (when a key is set), send it (UDP when it fits 512 bytes and
+ * `allow_udp`, else TCP), wait for the reply with the same ID, and check the
+ * reply's TSIG.
+ * @param reply      receives the reply (the caller's), also when the TSIG
+ *                   check fails (the rcode then says why: BADSIG, ...)
+ * @param tsig_ok    receives 1 when the reply is signed correctly (or no key)
+ * @return 0 when a reply arrived; DNSB_ETRANSIENT (connect, send, timeout:
+ *         err says which); DNSB_ETOOLARGE when the signed message exceeds
+ *         64 KiB; DNSB_EINVAL/DNSB_ENOMEM for local failures
+ */
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, int allow_udp, ldns_pkt **reply,
+			  int *tsig_ok, size_t *wire_size, dnsb_error *err);
+
+/**
+ * Transfer a zone by AXFR (signed when a key is set) into `rrs`.
+ * @return 0; DNSB_ETRANSIENT (network, SERVFAIL); DNSB_EFATAL (NOTAUTH,
+ *         REFUSED, NOTZONE: the message names the rcode); DNSB_ENOMEM
+ */
+int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, dnsb_error *err);
+
+/** The TSIG error of a reply (0 when none or unsigned). */
+int dnsb_rfc2136_tsig_error(const ldns_pkt *reply);
+
+#endif

@@ -1,0 +1,442 @@
+/* rfc2136_config.c - the rfc2136 provider's flags and its TSIG key sources. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* explicit_bzero, strndup */
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rfc2136.h"
+
+/* A secret or key file is a few lines; refuse anything absurd. */
+#define KEYFILE_MAX (64 * 1024)
+
+static void wipe_free(char *s)
+{
+	if (s == NULL)
+		return;
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	free(cfg->host);
+	for (size_t i = 0; i < cfg->zone_count; i++)
+		free(cfg->zones[i]);
+	free(cfg->zones);
+	free(cfg->keyname);
+	free(cfg->algorithm);
+	wipe_free(cfg->secret);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+const char *dnsb_rfc2136_algorithm(const char *name)
+{
+	static const struct {
+		const char *name;
+		const char *ldns;
+	} table[] = {
+		{ "hmac-sha256", "hmac-sha256." },
+		{ "hmac-sha512", "hmac-sha512." },
+		{ "hmac-sha1", "hmac-sha1." },
+		{ "hmac-md5", "hmac-md5.sig-alg.reg.int." },
+		{ "hmac-md5.sig-alg.reg.int", "hmac-md5.sig-alg.reg.int." },
+	};
+	size_t len = strlen(name);
+
+	if (len > 0 && name[len - 1] == '.')
+		len--;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (strlen(table[i].name) == len && strncasecmp(table[i].name, name, len) == 0)
+			return table[i].ldns;
+	return NULL;
+}
+
+/*
+ * Read a small file whole. Errors name the flag and the file, and say
+ * nothing of the content: it is a secret.
+ */
+static int read_small_file(char **out, const char *path, const char *flag, dnsb_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t len;
+
+	if (f == NULL)
+		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag,
+				      path, strerror(errno));
+	if ((buf = malloc(KEYFILE_MAX + 1)) == NULL) {
+		fclose(f);
+		return DNSB_ENOMEM;
+	}
+	len = fread(buf, 1, KEYFILE_MAX + 1, f);
+	if (ferror(f)) {
+		int e = errno;
+		fclose(f);
+		wipe_free(buf);
+		return dnsb_error_set(err, DNSB_EIO, "--%s %s: %s", flag, path, strerror(e));
+	}
+	fclose(f);
+	if (len > KEYFILE_MAX) {
+		explicit_bzero(buf, KEYFILE_MAX + 1);
+		free(buf);
+		return dnsb_error_set(err, DNSB_EINVAL, "--%s %s: larger than %d bytes, not a key file", flag,
+				      path, KEYFILE_MAX);
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Check that a secret is base64 (ldns decodes it when signing). */
+static int check_secret(const char *secret, const char *source, dnsb_error *err)
+{
+	ldns_rdf *rdf = NULL;
+
+	if (*secret == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "the TSIG secret from %s is empty", source);
+	if (ldns_str2rdf_b64(&rdf, secret) != LDNS_STATUS_OK || rdf == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "the TSIG secret from %s is not base64", source);
+	ldns_rdf_deep_free(rdf);
+	return 0;
+}
+
+/* ---- BIND key file: key "name" { algorithm a; secret "s"; }; ---- */
+
+typedef struct keyfile_lexer {
+	const char *p;
+	unsigned line;
+	char tok[1024];
+	int quoted;
+} keyfile_lexer;
+
+/* Next token into lx->tok: a word, a quoted string, or one of { } ;.
+ * @return 1, 0 at the end, -1 on a syntax error. */
+static int lex_next(keyfile_lexer *lx)
+{
+	size_t n = 0;
+
+	for (;;) {
+		while (isspace((unsigned char)*lx->p)) {
+			if (*lx->p == '\n')
+				lx->line++;
+			lx->p++;
+		}
+		if (*lx->p == '#' || (lx->p[0] == '/' && lx->p[1] == '/')) {
+			while (*lx->p && *lx->p != '\n')
+				lx->p++;
+		} else if (lx->p[0] == '/' && lx->p[1] == '*') {
+			const char *end = strstr(lx->p + 2, "*/");
+			if (end == NULL)
+				return -1;
+			for (; lx->p < end; lx->p++)
+				if (*lx->p == '\n')
+					lx->line++;
+			lx->p = end + 2;
+		} else {
+			break;
+		}
+	}
+	lx->quoted = 0;
+	if (*lx->p == '\0')
+		return 0;
+	if (strchr("{};", *lx->p)) {
+		lx->tok[0] = *lx->p++;
+		lx->tok[1] = '\0';
+		return 1;
+	}
+	if (*lx->p == '"') {
+		lx->quoted = 1;
+		for (lx->p++; *lx->p && *lx->p != '"'; lx->p++) {
+			if (*lx->p == '\n' || n + 1 >= sizeof(lx->tok))
+				return -1;
+			lx->tok[n++] = *lx->p;
+		}
+		if (*lx->p != '"')
+			return -1;
+		lx->p++;
+	} else {
+		while (*lx->p && !isspace((unsigned char)*lx->p) && !strchr("{};\"", *lx->p)) {
+			if (n + 1 >= sizeof(lx->tok))
+				return -1;
+			lx->tok[n++] = *lx->p++;
+		}
+	}
+	lx->tok[n] = '\0';
+	return 1;
+}
+
+static int lex_expect(keyfile_lexer *lx, const char *what)
+{
+	return lex_next(lx) == 1 && !lx->quoted && strcmp(lx->tok, what) == 0;
+}
+
+/* Key names compare as domain names: case-insensitive, trailing dot optional. */
+static int keyname_equal(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la && a[la - 1] == '.')
+		la--;
+	if (lb && b[lb - 1] == '.')
+		lb--;
+	return la == lb && strncasecmp(a, b, la) == 0;
+}
+
+int dnsb_rfc2136_keyfile_parse(char **name, char **algorithm, char **secret, const char *text,
+			       const char *want, const char *path, dnsb_error *err)
+{
+	keyfile_lexer lx = { text, 1, "", 0 };
+	int r, found_any = 0;
+
+	*name = *algorithm = *secret = NULL;
+	while ((r = lex_next(&lx)) == 1) {
+		char *kname, *kalg = NULL, *ksecret = NULL;
+
+		if (lx.quoted || strcasecmp(lx.tok, "key") != 0)
+			goto syntax;
+		if (lex_next(&lx) != 1 || (!lx.quoted && strchr("{};", lx.tok[0])))
+			goto syntax;
+		if ((kname = strdup(lx.tok)) == NULL)
+			return DNSB_ENOMEM;
+		if (!lex_expect(&lx, "{")) {
+			free(kname);
+			goto syntax;
+		}
+		for (;;) {
+			char word[32];
+			if (lex_next(&lx) != 1)
+				goto syntax_key;
+			if (!lx.quoted && strcmp(lx.tok, "}") == 0)
+				break;
+			snprintf(word, sizeof(word), "%.31s", lx.tok);
+			if (lex_next(&lx) != 1 || (!lx.quoted && strchr("{};", lx.tok[0])))
+				goto syntax_key;
+			if (strcasecmp(word, "algorithm") == 0) {
+				free(kalg);
+				if ((kalg = strdup(lx.tok)) == NULL)
+					goto nomem_key;
+			} else if (strcasecmp(word, "secret") == 0) {
+				wipe_free(ksecret);
+				if ((ksecret = strdup(lx.tok)) == NULL)
+					goto nomem_key;
+			}
+			/* Other clauses of a key statement do not concern us. */
+			if (!lex_expect(&lx, ";"))
+				goto syntax_key;
+		}
+		if (!lex_expect(&lx, ";"))
+			goto syntax_key;
+		found_any = 1;
+		if (*name == NULL && (want == NULL || keyname_equal(want, kname))) {
+			if (kalg == NULL || ksecret == NULL) {
+				dnsb_error_set(err, DNSB_EINVAL, "%s: key \"%s\" has no %s", path, kname,
+					       kalg == NULL ? "algorithm" : "secret");
+				free(kname);
+				free(kalg);
+				wipe_free(ksecret);
+				goto fail;
+			}
+			*name = kname;
+			*algorithm = kalg;
+			*secret = ksecret;
+			continue;
+		}
+		free(kname);
+		free(kalg);
+		wipe_free(ksecret);
+		continue;
+syntax_key:
+		free(kname);
+		free(kalg);
+		wipe_free(ksecret);
+		goto syntax;
+nomem_key:
+		free(kname);
+		free(kalg);
+		wipe_free(ksecret);
+		r = DNSB_ENOMEM;
+		goto fail_code;
+	}
+	if (r < 0)
+		goto syntax;
+	if (*name == NULL) {
+		if (want != NULL && found_any)
+			return dnsb_error_set(err, DNSB_EINVAL, "%s: no key named \"%s\"", path, want);
+		return dnsb_error_set(err, DNSB_EINVAL, "%s: no key statement (expected key \"name\" { algorithm ...; secret \"...\"; };)", path);
+	}
+	return 0;
+syntax:
+	dnsb_error_set(err, DNSB_EINVAL, "%s:%u: not a BIND key file (expected key \"name\" { algorithm ...; secret \"...\"; };)",
+		       path, lx.line);
+fail:
+	r = DNSB_EINVAL;
+fail_code:
+	free(*name);
+	free(*algorithm);
+	wipe_free(*secret);
+	*name = *algorithm = *secret = NULL;
+	return r;
+}
+
+/* Trim the whitespace and newline that editors and `echo` leave in a secret file. */
+static void trim(char *s)
+{
+	size_t len = strlen(s), start = 0;
+
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		s[--len] = '\0';
+	while (isspace((unsigned char)s[start]))
+		start++;
+	memmove(s, s + start, len - start + 1);
+}
+
+static int set_keyname(dnsb_rfc2136_config *out, const char *name, dnsb_error *err)
+{
+	dnsb_error e;
+
+	if (dnsb_name_canonical(&out->keyname, name, &e) != 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "TSIG key name: %s", e.message);
+	return 0;
+}
+
+/* The algorithm of a key file's key; a --rfc2136-tsig-secret-alg must agree. */
+static int keyfile_algorithm(dnsb_rfc2136_config *out, const char *flag_alg, const char *kalg, const char *keyfile,
+			     dnsb_error *err)
+{
+	const char *ldns_alg = dnsb_rfc2136_algorithm(kalg);
+
+	if (flag_alg && !keyname_equal(flag_alg, kalg) &&
+	    (ldns_alg == NULL || dnsb_rfc2136_algorithm(flag_alg) != ldns_alg))
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "--rfc2136-tsig-secret-alg %s does not match algorithm %s of the key in %s",
+				      flag_alg, kalg, keyfile);
+	if (ldns_alg == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "%s: TSIG algorithm %s is not usable (ldns 1.8.3 computes hmac-sha1, hmac-sha256, hmac-sha512, hmac-md5; its hmac-sha384 is broken): use hmac-sha256",
+				      keyfile, kalg);
+	return (out->algorithm = strdup(ldns_alg)) ? 0 : DNSB_ENOMEM;
+}
+
+/* Secret, key name and algorithm from one of the three sources. */
+static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_error *err)
+{
+	const char *secret_file = dnsb_config_get(cfg, "rfc2136-tsig-secret-file");
+	const char *keyfile = dnsb_config_get(cfg, "rfc2136-tsig-keyfile");
+	const char *keyname = dnsb_config_get(cfg, "rfc2136-tsig-keyname");
+	const char *alg = dnsb_config_get(cfg, "rfc2136-tsig-secret-alg");
+	const char *env = getenv(DNSB_RFC2136_SECRET_ENV);
+	char *text = NULL;
+	int rc;
+
+	if (out->insecure) {
+		if (secret_file || keyfile || keyname)
+			return dnsb_error_set(err, DNSB_EINVAL,
+					      "--rfc2136-insecure cannot be combined with a TSIG key (--rfc2136-tsig-*)");
+		return 0;
+	}
+	if (secret_file && keyfile)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "give either --rfc2136-tsig-secret-file or --rfc2136-tsig-keyfile, not both");
+	if (keyfile) {
+		char *kname, *kalg;
+		if ((rc = read_small_file(&text, keyfile, "rfc2136-tsig-keyfile", err)) != 0)
+			return rc;
+		rc = dnsb_rfc2136_keyfile_parse(&kname, &kalg, &out->secret, text, keyname, keyfile, err);
+		wipe_free(text);
+		if (rc != 0)
+			return rc;
+		out->secret_source = "--rfc2136-tsig-keyfile";
+		rc = set_keyname(out, kname, err);
+		free(kname);
+		if (rc == 0)
+			rc = keyfile_algorithm(out, alg, kalg, keyfile, err);
+		free(kalg);
+		return rc != 0 ? rc : check_secret(out->secret, keyfile, err);
+	}
+	if (secret_file) {
+		if ((rc = read_small_file(&out->secret, secret_file, "rfc2136-tsig-secret-file", err)) != 0)
+			return rc;
+		trim(out->secret);
+		out->secret_source = "--rfc2136-tsig-secret-file";
+	} else if (env && *env) {
+		if ((out->secret = strdup(env)) == NULL)
+			return DNSB_ENOMEM;
+		trim(out->secret);
+		out->secret_source = "$" DNSB_RFC2136_SECRET_ENV;
+	} else {
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "no TSIG secret: give --rfc2136-tsig-secret-file, --rfc2136-tsig-keyfile or $" DNSB_RFC2136_SECRET_ENV
+				      " (or --rfc2136-insecure for unsigned updates)");
+	}
+	if ((rc = check_secret(out->secret, out->secret_source, err)) != 0)
+		return rc;
+	if (keyname == NULL || *keyname == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-tsig-keyname is required with a TSIG secret from %s",
+				      out->secret_source);
+	if ((rc = set_keyname(out, keyname, err)) != 0)
+		return rc;
+	if (alg == NULL)
+		alg = "hmac-sha256";
+	if (dnsb_rfc2136_algorithm(alg) == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "--rfc2136-tsig-secret-alg %s is not usable (ldns 1.8.3 computes hmac-sha1, hmac-sha256, hmac-sha512, hmac-md5; its hmac-sha384 is broken): use hmac-sha256",
+				      alg);
+	return (out->algorithm = strdup(dnsb_rfc2136_algorithm(alg))) ? 0 : DNSB_ENOMEM;
+}
+
+int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_error *err)
+{
+	const char *host = dnsb_config_get(cfg, "rfc2136-host"), *zone;
+	unsigned long port, batch;
+	size_t iter = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (host == NULL || *host == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-host is required (the primary server's address)");
+	if ((out->host = strdup(host)) == NULL)
+		return DNSB_ENOMEM;
+	if ((rc = dnsb_config_uint(&port, cfg, "rfc2136-port", 53, 1, 65535, err)) != 0)
+		goto fail;
+	out->port = (unsigned)port;
+	if ((rc = dnsb_config_uint(&batch, cfg, "rfc2136-batch-change-size", DNSB_RFC2136_BATCH_DEFAULT, 1, 65535,
+				   err)) != 0)
+		goto fail;
+	out->batch_size = batch;
+	if ((rc = dnsb_config_seconds(&out->timeout, cfg, "rfc2136-timeout", DNSB_RFC2136_TIMEOUT_DEFAULT, err)) != 0)
+		goto fail;
+	if (out->timeout <= 0) {
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-timeout must be more than 0 seconds");
+		goto fail;
+	}
+	while ((zone = dnsb_config_next(cfg, "rfc2136-zone", &iter)) != NULL) {
+		char **grown = realloc(out->zones, (out->zone_count + 1) * sizeof(char *));
+		if (grown == NULL) {
+			rc = DNSB_ENOMEM;
+			goto fail;
+		}
+		out->zones = grown;
+		if ((out->zones[out->zone_count] = strdup(zone)) == NULL) {
+			rc = DNSB_ENOMEM;
+			goto fail;
+		}
+		out->zone_count++;
+	}
+	if (out->zone_count == 0) {
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-zone is required (repeat it for several zones)");
+		goto fail;
+	}
+	out->insecure = dnsb_config_flag(cfg, "rfc2136-insecure");
+	if ((rc = config_tsig(out, cfg, err)) != 0)
+		goto fail;
+	return 0;
+fail:
+	dnsb_rfc2136_config_clear(out);
+	return rc;
+}

@@ -1,0 +1,375 @@
+/* rfc2136_net.c - one DNS exchange with the server: UDP or pooled TCP, a timeout, TSIG. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rfc2136.h"
+
+/* RFC 8945 §4.5.2: the recommended fudge, seconds. */
+#define TSIG_FUDGE 300
+
+int dnsb_rfc2136_net_init(dnsb_rfc2136_net *net, const dnsb_rfc2136_config *cfg, dnsb_error *err)
+{
+	struct addrinfo hints, *ai = NULL;
+	char port[8], host[64];
+	int gai;
+
+	memset(net, 0, sizeof(*net));
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(port, sizeof(port), "%u", cfg->port);
+	if ((gai = getaddrinfo(cfg->host, port, &hints, &ai)) != 0 || ai == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-host %s: %s", cfg->host,
+				      gai ? gai_strerror(gai) : "no address");
+	memcpy(&net->addr, ai->ai_addr, ai->ai_addrlen);
+	net->addrlen = ai->ai_addrlen;
+	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
+		snprintf(host, sizeof(host), "%s", cfg->host);
+	freeaddrinfo(ai);
+	snprintf(net->server, sizeof(net->server), "%s#%u", host, cfg->port);
+	net->timeout.tv_sec = (time_t)cfg->timeout;
+	net->timeout.tv_usec = (suseconds_t)((cfg->timeout - (double)net->timeout.tv_sec) * 1e6);
+	if (!cfg->insecure) {
+		net->keyname = cfg->keyname;
+		net->algorithm = cfg->algorithm;
+		net->secret = cfg->secret;
+	}
+	if (pthread_mutex_init(&net->lock, NULL) != 0)
+		return dnsb_error_set(err, DNSB_ERROR, "pthread_mutex_init failed");
+	return 0;
+}
+
+void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net)
+{
+	for (size_t i = 0; i < net->pool_count; i++)
+		close(net->pool[i]);
+	net->pool_count = 0;
+	pthread_mutex_destroy(&net->lock);
+}
+
+static double timeout_seconds(const dnsb_rfc2136_net *net)
+{
+	return (double)net->timeout.tv_sec + (double)net->timeout.tv_usec / 1e6;
+}
+
+/* A pooled connection, or -1 when none is idle. */
+static int pool_take(dnsb_rfc2136_net *net)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&net->lock);
+	if (net->pool_count > 0)
+		fd = net->pool[--net->pool_count];
+	pthread_mutex_unlock(&net->lock);
+	return fd;
+}
+
+static void pool_give(dnsb_rfc2136_net *net, int fd)
+{
+	pthread_mutex_lock(&net->lock);
+	if (net->pool_count < DNSB_RFC2136_POOL_MAX) {
+		net->pool[net->pool_count++] = fd;
+		fd = -1;
+	}
+	pthread_mutex_unlock(&net->lock);
+	if (fd >= 0)
+		close(fd);
+}
+
+static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
+{
+	errno = 0;
+	*fd = ldns_tcp_connect(&net->addr, net->addrlen, net->timeout);
+	if (*fd >= 0)
+		return 0;
+	if (errno != 0)
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot connect to %s: %s", net->server, strerror(errno));
+	return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot connect to %s: no answer within %g s", net->server,
+			      timeout_seconds(net));
+}
+
+/*
+ * ldns writes with sendto() and no MSG_NOSIGNAL: a server that closed the
+ * connection would raise SIGPIPE and kill the process. Block it in this
+ * thread around the write and swallow one raised meanwhile, as libraries
+ * that must not touch the process's signal handlers do.
+ */
+static int tcp_send(int fd, ldns_buffer *qb, const dnsb_rfc2136_net *net)
+{
+	sigset_t pipe_set, old;
+	struct timespec zero = { 0, 0 };
+	int pending, ok;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	sigpending(&pipe_set);
+	pending = sigismember(&pipe_set, SIGPIPE);
+	ok = ldns_tcp_send_query(qb, fd, &net->addr, net->addrlen) != 0;
+	if (!pending) {
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
+/*
+ * Send over TCP and read one reply. A pooled connection the server has
+ * closed meanwhile fails at once; then one fresh connection is tried.
+ */
+static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, size_t *size, dnsb_error *err)
+{
+	int fd = pool_take(net), reused = fd >= 0, rc;
+
+	for (;;) {
+		if (fd < 0 && (rc = tcp_connect(net, &fd, err)) != 0)
+			return rc;
+		if (tcp_send(fd, qb, net)) {
+			time_t start = time(NULL);
+			*wire = ldns_tcp_read_wire_timeout(fd, size, net->timeout);
+			if (*wire != NULL) {
+				pool_give(net, fd);
+				return 0;
+			}
+			close(fd);
+			fd = -1;
+			/* An idle connection closed by the server fails at once, not after a timeout. */
+			if (!reused || time(NULL) - start > 1)
+				return dnsb_error_set(err, DNSB_ETRANSIENT,
+						      "no reply from %s within %g s (timeout or connection closed)",
+						      net->server, timeout_seconds(net));
+		} else {
+			int e = errno;
+			close(fd);
+			fd = -1;
+			if (!reused)
+				return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot send to %s: %s", net->server,
+						      strerror(e));
+		}
+		reused = 0;
+	}
+}
+
+int dnsb_rfc2136_tsig_error(const ldns_pkt *reply)
+{
+	ldns_rr *tsig = ldns_pkt_tsig(reply);
+
+	/* TSIG RDATA: algorithm, time, fudge, MAC, original ID, error, other (RFC 8945 §4.2). */
+	if (tsig == NULL || ldns_rr_rd_count(tsig) < 6 || ldns_rr_rdf(tsig, 5) == NULL)
+		return 0;
+	return (int)ldns_rdf2native_int16(ldns_rr_rdf(tsig, 5));
+}
+
+static int sign(dnsb_rfc2136_net *net, ldns_pkt *query, dnsb_error *err)
+{
+	ldns_status st;
+
+	if (net->keyname == NULL)
+		return 0;
+	st = ldns_pkt_tsig_sign(query, net->keyname, net->secret, TSIG_FUDGE, net->algorithm, NULL);
+	if (st != LDNS_STATUS_OK)
+		return dnsb_error_set(err, DNSB_EINVAL, "cannot sign with TSIG key %s (%s): %s", net->keyname,
+				      net->algorithm, ldns_get_errorstr_by_id(st));
+	return 0;
+}
+
+static int to_wire(ldns_buffer **out, const ldns_pkt *query, const dnsb_rfc2136_net *net, dnsb_error *err)
+{
+	ldns_buffer *qb = ldns_buffer_new(LDNS_MIN_BUFLEN);
+	ldns_status st;
+
+	if (qb == NULL)
+		return DNSB_ENOMEM;
+	if ((st = ldns_pkt2buffer_wire(qb, query)) != LDNS_STATUS_OK) {
+		ldns_buffer_free(qb);
+		return dnsb_error_set(err, st == LDNS_STATUS_MEM_ERR ? DNSB_ENOMEM : DNSB_EINVAL,
+				      "cannot encode the message for %s: %s", net->server, ldns_get_errorstr_by_id(st));
+	}
+	*out = qb;
+	return 0;
+}
+
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, int allow_udp, ldns_pkt **reply,
+			  int *tsig_ok, size_t *wire_size, dnsb_error *err)
+{
+	ldns_buffer *qb = NULL;
+	uint8_t *wire = NULL;
+	size_t size = 0, qsize;
+	ldns_rdf *mac;
+	ldns_status st;
+	int rc;
+
+	*reply = NULL;
+	*tsig_ok = 0;
+	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
+		return rc;
+	qsize = ldns_buffer_position(qb);
+	if (wire_size)
+		*wire_size = qsize;
+	if (qsize > DNSB_RFC2136_TCP_MAX) {
+		ldns_buffer_free(qb);
+		return dnsb_error_set(err, DNSB_ETOOLARGE, "the message is %zu bytes; DNS allows %d", qsize,
+				      DNSB_RFC2136_TCP_MAX);
+	}
+	if (allow_udp && qsize <= DNSB_RFC2136_UDP_MAX) {
+		st = ldns_udp_send(&wire, qb, &net->addr, net->addrlen, net->timeout, &size);
+		if (st != LDNS_STATUS_OK)
+			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "no reply from %s over UDP within %g s (%s)",
+					    net->server, timeout_seconds(net), ldns_get_errorstr_by_id(st));
+	} else {
+		rc = tcp_exchange(net, qb, &wire, &size, err);
+	}
+	ldns_buffer_free(qb);
+	if (rc != 0)
+		return rc;
+	st = ldns_wire2pkt(reply, wire, size);
+	if (st != LDNS_STATUS_OK) {
+		free(wire);
+		*reply = NULL;
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "malformed reply from %s: %s", net->server,
+				      ldns_get_errorstr_by_id(st));
+	}
+	if (ldns_pkt_id(*reply) != ldns_pkt_id(query)) {
+		free(wire);
+		ldns_pkt_free(*reply);
+		*reply = NULL;
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "reply from %s has the wrong ID", net->server);
+	}
+	if (ldns_pkt_tc(*reply) && allow_udp && qsize <= DNSB_RFC2136_UDP_MAX) {
+		/* Truncated over UDP: ask again over TCP. */
+		free(wire);
+		ldns_pkt_free(*reply);
+		*reply = NULL;
+		ldns_rr_free(ldns_pkt_tsig(query));
+		ldns_pkt_set_tsig(query, NULL);
+		return dnsb_rfc2136_exchange(net, query, 0, reply, tsig_ok, wire_size, err);
+	}
+	if (net->keyname == NULL) {
+		*tsig_ok = 1;
+	} else {
+		mac = ldns_pkt_tsig(query) ? ldns_rr_rdf(ldns_pkt_tsig(query), 3) : NULL;
+		*tsig_ok = mac != NULL && ldns_pkt_tsig_verify(*reply, wire, size, net->keyname, net->secret, mac);
+	}
+	free(wire);
+	return 0;
+}
+
+/* Classify a failed AXFR rcode for the read/list return codes. */
+static int axfr_rcode_error(dnsb_rfc2136_net *net, const char *zone, const ldns_pkt *pkt, dnsb_error *err)
+{
+	int rcode = ldns_pkt_get_rcode(pkt), tsig = dnsb_rfc2136_tsig_error(pkt);
+
+	if (rcode == LDNS_RCODE_SERVFAIL)
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: SERVFAIL", zone, net->server);
+	if (tsig != 0)
+		return dnsb_error_set(err, DNSB_EFATAL, "AXFR of %s from %s: %s (TSIG error %s)", zone, net->server,
+				      dnsb_rfc2136_rcode_name(rcode), dnsb_rfc2136_rcode_name(tsig));
+	return dnsb_error_set(err, DNSB_EFATAL, "AXFR of %s from %s: %s%s", zone, net->server,
+			      dnsb_rfc2136_rcode_name(rcode),
+			      rcode == LDNS_RCODE_REFUSED || rcode == LDNS_RCODE_NOTAUTH ?
+				      " (transfers not allowed for this key or address, or zone not served)" : "");
+}
+
+/* Read AXFR messages from fd until the closing SOA. */
+static int axfr_read(dnsb_rfc2136_net *net, int fd, const char *zone, ldns_pkt *query, ldns_rr_list *rrs,
+		     dnsb_error *err)
+{
+	unsigned soa = 0;
+	int first = 1;
+
+	while (soa < 2) {
+		size_t size = 0;
+		uint8_t *wire = ldns_tcp_read_wire_timeout(fd, &size, net->timeout);
+		ldns_pkt *pkt = NULL;
+		int rc = 0;
+
+		if (wire == NULL)
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: no reply within %g s",
+					      zone, net->server, timeout_seconds(net));
+		if (ldns_wire2pkt(&pkt, wire, size) != LDNS_STATUS_OK) {
+			free(wire);
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: malformed message", zone,
+					      net->server);
+		}
+		if (ldns_pkt_get_rcode(pkt) != LDNS_RCODE_NOERROR || ldns_pkt_id(pkt) != ldns_pkt_id(query)) {
+			rc = ldns_pkt_id(pkt) != ldns_pkt_id(query) ?
+				     dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s: reply with the wrong ID", zone) :
+				     axfr_rcode_error(net, zone, pkt, err);
+		} else if (first && net->keyname != NULL) {
+			/*
+			 * The first message answers the signed request and
+			 * must verify; later ones are checked by the TCP
+			 * stream only (ldns has no multi-message TSIG state).
+			 */
+			ldns_rdf *mac = ldns_rr_rdf(ldns_pkt_tsig(query), 3);
+			if (!ldns_pkt_tsig_verify(pkt, wire, size, net->keyname, net->secret, mac))
+				rc = dnsb_error_set(err, DNSB_EFATAL,
+						    "AXFR of %s from %s: the reply's TSIG signature does not verify", zone,
+						    net->server);
+		}
+		free(wire);
+		for (size_t i = 0; rc == 0 && i < ldns_pkt_ancount(pkt) && soa < 2; i++) {
+			ldns_rr *rr = ldns_rr_list_rr(ldns_pkt_answer(pkt), i);
+			ldns_rr *copy;
+			if (ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA)
+				soa++;
+			if ((copy = ldns_rr_clone(rr)) == NULL || !ldns_rr_list_push_rr(rrs, copy)) {
+				ldns_rr_free(copy);
+				rc = DNSB_ENOMEM;
+			}
+		}
+		if (rc == 0 && first && soa == 0)
+			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: does not start with the SOA", zone,
+					    net->server);
+		ldns_pkt_free(pkt);
+		if (rc != 0)
+			return rc;
+		first = 0;
+	}
+	return 0;
+}
+
+int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, dnsb_error *err)
+{
+	ldns_rdf *apex = ldns_dname_new_frm_str(zone);
+	ldns_pkt *query;
+	ldns_buffer *qb = NULL;
+	int fd = -1, rc;
+
+	if (apex == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "zone '%s' is not a domain name", zone);
+	/* Takes apex. Flags 0: no recursion. */
+	if ((query = ldns_pkt_query_new(apex, LDNS_RR_TYPE_AXFR, LDNS_RR_CLASS_IN, 0)) == NULL)
+		return DNSB_ENOMEM;
+	ldns_pkt_set_random_id(query);
+	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
+		goto done;
+	/* A transfer takes a connection of its own: it is not left in a reusable state on error. */
+	if ((rc = tcp_connect(net, &fd, err)) != 0)
+		goto done;
+	if (!tcp_send(fd, qb, net)) {
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s: cannot send to %s: %s", zone, net->server,
+				    strerror(errno));
+		goto done;
+	}
+	rc = axfr_read(net, fd, zone, query, rrs, err);
+done:
+	if (fd >= 0)
+		close(fd);
+	ldns_buffer_free(qb);
+	ldns_pkt_free(query);
+	return rc;
+}
