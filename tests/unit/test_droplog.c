@@ -143,6 +143,8 @@ static void assert_json_equal(json_object *got, const char *expected_text)
 
 static void test_line_fields_exact(void **state)
 {
+	static char code[] = "alreadyExists";
+	static char message[] = "The resource 'entity.change.additions[app.example.com.][A]' named \"app\"\nalready exists";
 	struct fixture *fx = *state;
 	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
 	static const char *const keys[] = { "time", "zone", "outcome", "reason", "status", "code", "message", "change" };
@@ -155,8 +157,8 @@ static void test_line_fields_exact(void **state)
 	c.outcome = DNSB_OUTCOME_DROPPED;
 	c.reason = DNSB_REASON_CONFLICT;
 	c.status = 409;
-	c.code = "alreadyExists";
-	c.message = "The resource 'entity.change.additions[app.example.com.][A]' named \"app\"\nalready exists";
+	c.code = code;
+	c.message = message;
 	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
 	assert_int_equal(dnsb_droplog_write(log, "example.com.", &c, NOW), 0);
 	assert_int_equal(dnsb_droplog_lines(log), 1);
@@ -221,6 +223,7 @@ static void test_absent_detail_is_null(void **state)
 
 static void test_update_plan_form(void **state)
 {
+	static char code[] = "conditionNotMet";
 	struct fixture *fx = *state;
 	dnsb_change c = make_change(DNSB_CHANGE_UPDATE, app_endpoint, app_endpoint_new);
 	dnsb_droplog *log;
@@ -231,7 +234,7 @@ static void test_update_plan_form(void **state)
 	c.outcome = DNSB_OUTCOME_DROPPED;
 	c.reason = DNSB_REASON_CONFLICT;
 	c.status = 412;
-	c.code = "conditionNotMet";
+	c.code = code;
 	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
 	assert_int_equal(dnsb_droplog_write(log, "example.com.", &c, NOW), 0);
 	dnsb_droplog_free(log);
