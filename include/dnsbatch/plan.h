@@ -38,7 +38,8 @@ typedef struct dnsb_plan dnsb_plan;
  *                strings") or the byte offset of a JSON syntax error
  * @return 0; DNSB_EPARSE when the document is not JSON or not a plan (not
  *         an object, a list that is not an array, an endpoint that is not an
- *         object, a field of the wrong JSON type, an unknown top-level key,
+ *         object, a field of the wrong JSON type, a list given in both
+ *         spellings,
  *         updateOld and updateNew of different lengths); DNSB_ENOMEM.
  *         Invalid records are not an error: see dnsb_change.outcome.
  */

@@ -1,7 +1,7 @@
 /*
  * dnsbatch/sys/provider.h - the operations a provider backend implements.
  *
- * A backend (providers/*.c) turns a change batch into one atomic request to
+ * A backend (a file in providers/) turns a change batch into one atomic request to
  * its DNS service and turns the reply into one class (dnsb_class). The engine
  * acts on the class alone, never on a raw status code, so every
  * provider-specific rule (which HTTP status or DNS rcode is a conflict) lives
@@ -159,6 +159,18 @@ int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void 
 int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
 
 /**
+ * For the engine: submit through the ops table, counting the request and
+ * timing it. Same contract as dnsb_provider_ops.submit; `seconds` receives
+ * the time the request took (may be NULL).
+ */
+int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
+			 dnsb_result *out, double *seconds, dnsb_error *err);
+
+/** For the engine: read through the ops table, counting the request. Same contract as ops.read. */
+int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
+		       dnsb_rrset_list *out, double *seconds, dnsb_error *err);
+
+/**
  * A backend's entry in the registry: its name, its flags (for --help and for
  * the command line parser) and its constructor.
  */
@@ -180,6 +192,25 @@ typedef struct dnsb_backend {
 	 */
 	int (*open)(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err);
 } dnsb_backend;
+
+/**
+ * For backends: add one resource record read from the provider (an AXFR
+ * answer, a zone file) to a list, merging it into the RRset of the same owner
+ * and type when the list has one (the TTL of the last record wins). The owner
+ * is lower-cased and the RDATA made canonical.
+ * @param list  the list (the caller's)
+ * @param rr    the record (borrowed; not modified)
+ * @return 0, DNSB_EINVAL when ldns cannot print it back, DNSB_ENOMEM
+ */
+int dnsb_rrset_list_add_ldns_rr(dnsb_rrset_list *list, const ldns_rr *rr, dnsb_error *err);
+
+/**
+ * For backends: the records of an RRset as ldns records (owner, TTL, class IN,
+ * type, each RDATA), appended to `out`.
+ * @param out  an ldns list (the caller's; the new records are owned by it)
+ * @return 0, DNSB_EINVAL when an RDATA does not parse, DNSB_ENOMEM
+ */
+int dnsb_rrset_to_ldns(ldns_rr_list *out, const dnsb_rrset *rrset, dnsb_error *err);
 
 /** The backends built in (providers/registry.c). */
 extern const dnsb_backend dnsb_backend_memory;

@@ -1,0 +1,103 @@
+# dnsbatch - plain Makefile with pkg-config.
+#   make            library (build/libdnsbatch.a) and program (build/dnsbatch)
+#   make run        apply an example plan to a temp copy of the example zone
+#   make test       every test (unit, integration with real servers)
+#   make sanitize   the tests under AddressSanitizer and UndefinedBehaviorSanitizer
+#   make bench      benchmarks (figures printed, nothing asserted)
+#   make deps       install the Debian packages the build and tests need
+#   make install    PREFIX=/usr/local DESTDIR=
+.SUFFIXES:
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC = cc
+endif
+AR      ?= ar
+PKGS     = libcurl json-c openssl ldns libmicrohttpd
+SAN     ?= 0
+
+WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
+           -Wpointer-arith -Wwrite-strings -Wformat=2 -Wundef -Wvla
+OPT     ?= -O2 -g
+SAN_1    = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANFLAGS = $(SAN_$(SAN))
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -Iinclude $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS     = $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC  = $(sort $(wildcard applier/*.c providers/*.c))
+CLI_SRC  = $(sort $(wildcard applier/cli/*.c))
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
+BENCH_SRC = $(sort $(wildcard tests/bench/bench_*.c))
+FAKE_SRC = $(sort $(wildcard tests/fakes/*.c))
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
+BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
+FAKE_BIN = $(FAKE_SRC:tests/fakes/%.c=$(BUILD)/%)
+HEADERS  = $(wildcard include/dnsbatch/*.h include/dnsbatch/sys/*.h applier/*.h providers/*.h)
+
+all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libdnsbatch.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+$(BUILD)/dnsbatch: $(CLI_OBJ) $(BUILD)/libdnsbatch.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdnsbatch.a $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libdnsbatch.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(TEST_LIBS) $(LIBS)
+
+$(BUILD)/bench_%: tests/bench/bench_%.c $(BUILD)/libdnsbatch.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
+
+$(BUILD)/%: tests/fakes/%.c $(BUILD)/libdnsbatch.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
+
+tests: all $(TEST_BIN) $(FAKE_BIN)
+
+deps:
+	@sh scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) sh scripts/run-tests.sh
+
+sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 OPT="-O1 -g" tests
+	@BUILD=build-san SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@BUILD=$(BUILD) sh scripts/run-bench.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) sh scripts/run-example.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
+	cp $(BUILD)/dnsbatch $(DESTDIR)$(PREFIX)/bin/
+	cp $(BUILD)/libdnsbatch.a $(DESTDIR)$(PREFIX)/lib/
+	cp include/dnsbatch/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/
+	cp include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all tests deps test sanitize bench run install clean

@@ -1,0 +1,311 @@
+/* apply.c - `dnsbatch apply`: one plan file, once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+
+typedef struct apply_args {
+	const char *plan, *provider, *drop_log, *metrics_file, *output, *log_format;
+	int dry_run, quiet;
+	dnsb_engine_options opts;
+	dnsb_config *cfg;
+} apply_args;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dnsbatch apply --plan FILE --provider NAME [provider flags] [options]\n"
+		"\n"
+		"Apply a plan (the external-dns webhook POST /records body: create, updateOld, updateNew,\n"
+		"delete, either capitalisation) to the provider's zones. Conflicting change groups are\n"
+		"isolated by bisection, verified against the provider, then dropped and logged.\n"
+		"\n"
+		"  --plan FILE              the plan (JSON)\n"
+		"  --provider NAME          zonefile, memory or rfc2136\n"
+		"  --batch-size N           change groups per batch (default 1000)\n"
+		"  --max-retries N          resubmissions after transient errors (default 5)\n"
+		"  --max-rate-limit-waits N waits after rate limits, per batch (default 20)\n"
+		"  --backoff-base SECONDS   first backoff ceiling (default 1)\n"
+		"  --backoff-cap SECONDS    largest backoff (default 60)\n"
+		"  --timeout SECONDS        give up on what is not applied by then (default: none)\n"
+		"  --seed N                 seed of the backoff jitter, for reproducible runs\n"
+		"  --drop-log FILE          append dropped and failed changes (JSON Lines, re-playable)\n"
+		"  --metrics-file FILE      write Prometheus metrics (node_exporter textfile), atomically\n"
+		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
+		"  --output text|json       summary format on stdout (text goes to stderr)\n"
+		"  --log-format text|json   diagnostics on stderr (default text)\n"
+		"  --quiet                  only errors on stderr\n"
+		"\n"
+		"exit: 0 all applied or already in effect, 2 usage or unreadable plan (nothing sent),\n"
+		"3 some changes dropped, 4 some changes failed (retry later), 1 internal error.\n"
+		"\n"
+		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");
+	dnsb_cli_provider_help(f);
+	fprintf(f, "\n--memory-faults SCRIPT: rules WHEN:ACTION[=SEC] separated by commas. WHEN is N, N-M, *\n"
+		   "or pX (probability X); ACTION is latency=S, transient, commit-transient (commit, then 502),\n"
+		   "rate-limit[=S] (429 with Retry-After S), fatal, conflict; plus seed=N.\n"
+		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n");
+}
+
+static int parse_args(apply_args *a, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		unsigned long n;
+		int r;
+
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			exit(DNSB_EXIT_OK);
+		}
+		if (strcmp(argv[i], "--dry-run") == 0) {
+			a->dry_run = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--quiet") == 0) {
+			a->quiet = 1;
+			continue;
+		}
+#define TAKE(name) ((r = dnsb_cli_take(argc, argv, &i, name, &v)) != 0)
+		if (TAKE("plan")) {
+			a->plan = v;
+		} else if (TAKE("provider")) {
+			a->provider = v;
+		} else if (TAKE("drop-log")) {
+			a->drop_log = v;
+		} else if (TAKE("metrics-file")) {
+			a->metrics_file = v;
+		} else if (TAKE("output")) {
+			a->output = v;
+		} else if (TAKE("log-format")) {
+			a->log_format = v;
+		} else if (TAKE("batch-size")) {
+			if (r < 0 || dnsb_cli_uint(&n, "batch-size", v, 1, 100000) < 0)
+				return -1;
+			a->opts.batch_size = n;
+		} else if (TAKE("max-retries")) {
+			if (r < 0 || dnsb_cli_uint(&n, "max-retries", v, 0, 1000) < 0)
+				return -1;
+			a->opts.max_retries = (unsigned)n;
+		} else if (TAKE("max-rate-limit-waits")) {
+			if (r < 0 || dnsb_cli_uint(&n, "max-rate-limit-waits", v, 0, 100000) < 0)
+				return -1;
+			a->opts.max_rate_limit_waits = (unsigned)n;
+		} else if (TAKE("seed")) {
+			if (r < 0 || dnsb_cli_uint(&n, "seed", v, 1, ~0UL) < 0)
+				return -1;
+			a->opts.seed = n;
+		} else if (TAKE("backoff-base")) {
+			if (r < 0 || dnsb_cli_seconds(&a->opts.backoff_base, "backoff-base", v) < 0)
+				return -1;
+		} else if (TAKE("backoff-cap")) {
+			if (r < 0 || dnsb_cli_seconds(&a->opts.backoff_cap, "backoff-cap", v) < 0)
+				return -1;
+		} else if (TAKE("timeout")) {
+			if (r < 0 || dnsb_cli_seconds(&a->opts.timeout, "timeout", v) < 0)
+				return -1;
+		} else if ((r = dnsb_cli_provider_flag(a->cfg, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return -1;
+			continue;
+		} else {
+			fprintf(stderr, "dnsbatch apply: unknown option '%s' (see --help)\n", argv[i]);
+			return -1;
+		}
+#undef TAKE
+		if (r < 0)
+			return -1;
+	}
+	if (a->plan == NULL || a->provider == NULL) {
+		fprintf(stderr, "dnsbatch apply: --plan and --provider are required (see --help)\n");
+		return -1;
+	}
+	if (a->output && strcmp(a->output, "text") != 0 && strcmp(a->output, "json") != 0) {
+		fprintf(stderr, "dnsbatch apply: --output: expected text or json, got '%s'\n", a->output);
+		return -1;
+	}
+	return 0;
+}
+
+static void change_line(FILE *f, const dnsb_change *c)
+{
+	const dnsb_rrset *r = c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+
+	fprintf(f, "  %-6s %s %u %s", c->kind == DNSB_CHANGE_CREATE ? "create" : c->kind == DNSB_CHANGE_UPDATE ? "update" : "delete",
+		r->owner, r->ttl, dnsb_type_name(r->type));
+	for (size_t i = 0; i < r->rdata_count; i++)
+		fprintf(f, " %s%s", r->rdata[i], i + 1 < r->rdata_count ? "," : "");
+	fputc('\n', f);
+}
+
+typedef struct dry_run_out {
+	int json;
+	json_object *batches;
+} dry_run_out;
+
+static void print_batch(void *payload, const char *zone, unsigned long batch_no, dnsb_change *const *changes, size_t n)
+{
+	dry_run_out *d = payload;
+
+	if (!d->json) {
+		printf("batch %lu zone %s: %zu changes\n", batch_no, zone, n);
+		for (size_t i = 0; i < n; i++)
+			change_line(stdout, changes[i]);
+		return;
+	}
+	json_object *b = json_object_new_object(), *list = json_object_new_array();
+	json_object_object_add(b, "batch", json_object_new_int64((int64_t)batch_no));
+	json_object_object_add(b, "zone", json_object_new_string(zone));
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(list, dnsb_change_to_plan_json(changes[i]));
+	json_object_object_add(b, "changes", list);
+	json_object_array_add(d->batches, b);
+}
+
+static void add_counts(json_object *o, size_t changes, size_t applied, size_t already, size_t dropped, size_t failed)
+{
+	json_object_object_add(o, "changes", json_object_new_int64((int64_t)changes));
+	json_object_object_add(o, "applied", json_object_new_int64((int64_t)applied));
+	json_object_object_add(o, "already_applied", json_object_new_int64((int64_t)already));
+	json_object_object_add(o, "dropped", json_object_new_int64((int64_t)dropped));
+	json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
+}
+
+static void print_json(const dnsb_report *r, int exit_code, json_object *batches)
+{
+	json_object *o = json_object_new_object(), *zones = json_object_new_array();
+
+	add_counts(o, r->changes, r->applied, r->already_applied, r->dropped, r->failed);
+	json_object_object_add(o, "batches", json_object_new_int64((int64_t)r->batches));
+	json_object_object_add(o, "submissions", json_object_new_int64((int64_t)r->submissions));
+	json_object_object_add(o, "reads", json_object_new_int64((int64_t)r->reads));
+	json_object_object_add(o, "retries", json_object_new_int64((int64_t)r->retries));
+	json_object_object_add(o, "bisections", json_object_new_int64((int64_t)r->bisections));
+	json_object_object_add(o, "backoff_seconds", json_object_new_double(r->backoff_seconds));
+	for (size_t i = 0; i < r->zone_count; i++) {
+		const dnsb_zone_report *z = &r->zones[i];
+		json_object *zo = json_object_new_object();
+		json_object_object_add(zo, "zone", json_object_new_string(z->zone));
+		add_counts(zo, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+		json_object_object_add(zo, "batches", json_object_new_int64((int64_t)z->batches));
+		json_object_object_add(zo, "submissions", json_object_new_int64((int64_t)z->submissions));
+		json_object_object_add(zo, "reads", json_object_new_int64((int64_t)z->reads));
+		json_object_object_add(zo, "bisections", json_object_new_int64((int64_t)z->bisections));
+		json_object_array_add(zones, zo);
+	}
+	json_object_object_add(o, "zones", zones);
+	if (batches)
+		json_object_object_add(o, "dry_run_batches", json_object_get(batches));
+	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void print_text(const dnsb_report *r, int dry_run)
+{
+	if (dry_run) {
+		fprintf(stderr, "dnsbatch: dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent\n",
+			r->changes, r->batches, r->dropped);
+		return;
+	}
+	fprintf(stderr,
+		"dnsbatch: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed "
+		"(%lu batches, %lu submissions, %lu reads, %lu bisections, %lu retries, %.3f s waited)\n",
+		r->changes, r->applied, r->already_applied, r->dropped, r->failed, r->batches, r->submissions,
+		r->reads, r->bisections, r->retries, r->backoff_seconds);
+	for (size_t i = 0; i < r->zone_count; i++) {
+		const dnsb_zone_report *z = &r->zones[i];
+		fprintf(stderr, "  %-24s %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
+			*z->zone ? z->zone : "(no zone)", z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+	}
+}
+
+int dnsb_cmd_apply(int argc, char **argv)
+{
+	apply_args a = { .opts = DNSB_ENGINE_OPTIONS_INIT };
+	dnsb_error err = { 0 };
+	dnsb_provider *p = NULL;
+	dnsb_plan *plan = NULL;
+	dnsb_metrics *metrics = NULL;
+	dnsb_droplog *droplog = NULL;
+	dnsb_report report = { 0 };
+	dry_run_out dry = { 0 };
+	dnsb_log_format fmt;
+	int code = DNSB_EXIT_USAGE, rc;
+
+	if (dnsb_config_new(&a.cfg) < 0)
+		return DNSB_EXIT_INTERNAL;
+	if (parse_args(&a, argc, argv) < 0)
+		goto done;
+	if (a.log_format) {
+		if (dnsb_log_parse_format(&fmt, a.log_format) < 0) {
+			fprintf(stderr, "dnsbatch apply: --log-format: expected text or json, got '%s'\n", a.log_format);
+			goto done;
+		}
+		dnsb_log_set_format(fmt);
+	}
+	if (a.quiet)
+		dnsb_log_set_level(DNSB_LOG_ERROR);
+	if ((rc = dnsb_plan_load(&plan, a.plan, &err)) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
+		goto done;
+	}
+	if ((rc = dnsb_provider_open(&p, a.provider, a.cfg, &err)) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "provider %s: %s", a.provider, err.message);
+		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
+		goto done;
+	}
+	if ((rc = dnsb_metrics_new(&metrics)) < 0) {
+		code = DNSB_EXIT_INTERNAL;
+		goto done;
+	}
+	if (a.drop_log && !a.dry_run && (rc = dnsb_droplog_open(&droplog, a.drop_log, &err)) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+		goto done;
+	}
+	dry.json = a.output && strcmp(a.output, "json") == 0;
+	if (a.dry_run) {
+		a.opts.dry_run = 1;
+		a.opts.on_batch = print_batch;
+		a.opts.payload = &dry;
+		if (dry.json)
+			dry.batches = json_object_new_array();
+	}
+	a.opts.metrics = metrics;
+	a.opts.droplog = droplog;
+	rc = dnsb_engine_apply(&report, p, plan, &a.opts, &err);
+	if (rc == DNSB_EINVAL) {
+		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+		goto done;
+	}
+	if (rc < 0)
+		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err.message);
+	code = rc < 0 ? DNSB_EXIT_INTERNAL
+	       : report.failed ? DNSB_EXIT_FAILED
+	       : report.dropped && !a.dry_run ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK;
+	if (droplog && dnsb_droplog_flush(droplog) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a.drop_log);
+		code = DNSB_EXIT_INTERNAL;
+	}
+	if (a.metrics_file && !a.dry_run && dnsb_metrics_write_file(metrics, a.metrics_file, &err) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+		code = DNSB_EXIT_INTERNAL;
+	}
+	if (dry.json || (a.output && strcmp(a.output, "json") == 0))
+		print_json(&report, code, dry.batches);
+	if (!a.quiet)
+		print_text(&report, a.dry_run);
+done:
+	json_object_put(dry.batches);
+	dnsb_report_clear(&report);
+	dnsb_droplog_free(droplog);
+	dnsb_metrics_free(metrics);
+	dnsb_plan_free(plan);
+	dnsb_provider_free(p);
+	dnsb_config_free(a.cfg);
+	return code;
+}

@@ -1,0 +1,894 @@
+/*
+ * engine.c - plan -> zones -> change groups -> batches -> submissions, and
+ * the class table of DESIGN §3. Every change leaves with one outcome.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ldns/ldns.h>
+
+#include "dnsbatch/engine.h"
+#include "dnsbatch/log.h"
+#include "dnsbatch/sys/provider.h"
+#include "hmap.h"
+#include "quarantine.h"
+
+/* A change group: changes that land or drop together (DESIGN §2). */
+typedef struct group {
+	dnsb_change **changes;
+	size_t count;
+	size_t zone;
+	char *key;           /* content key, for the quarantine; NULL without one */
+} group;
+
+typedef struct engine {
+	dnsb_provider *p;
+	const dnsb_engine_options *o;
+	const dnsb_clock *clock;
+	uint64_t rng;
+	double deadline;             /* clock seconds; 0 = none */
+	dnsb_report *rep;
+	long *zone_slot;             /* provider zone index -> rep->zones index, -1 unseen */
+	int *zone_stopped;           /* a fatal answer stopped the zone */
+	char **zone_stop_message;
+	unsigned long batch_no;
+	dnsb_error *err;
+	int rc;                      /* first local error (ENOMEM), kept to return */
+	unsigned long qtoken;        /* this apply's quarantine token */
+} engine;
+
+/* What became of one submission path, for the first-half shortcut. */
+enum { RUN_WHOLE_OK = 1, RUN_OTHER = 0 };
+
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static double uniform01(engine *e)
+{
+	return (double)(next_random(&e->rng) >> 11) / 9007199254740992.0;
+}
+
+static double now(engine *e)
+{
+	return e->clock->now(e->clock->payload);
+}
+
+static const char *zone_name(engine *e, size_t zone)
+{
+	return zone < e->p->zone_count ? e->p->zones[zone] : "";
+}
+
+static dnsb_zone_report *zone_report(engine *e, size_t zone)
+{
+	size_t idx = zone < e->p->zone_count ? zone : e->p->zone_count;
+
+	if (e->zone_slot[idx] < 0) {
+		dnsb_zone_report *z = &e->rep->zones[e->rep->zone_count];
+		memset(z, 0, sizeof(*z));
+		z->zone = strdup(zone_name(e, zone));
+		if (z->zone == NULL)
+			e->rc = DNSB_ENOMEM;
+		e->zone_slot[idx] = (long)e->rep->zone_count++;
+	}
+	return &e->rep->zones[e->zone_slot[idx]];
+}
+
+static void set_detail(dnsb_change *c, int status, const char *code, const char *message)
+{
+	c->status = status;
+	free(c->code);
+	free(c->message);
+	c->code = code && *code ? strdup(code) : NULL;
+	c->message = message && *message ? strdup(message) : NULL;
+}
+
+static void finish_group(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
+			 const char *message)
+{
+	for (size_t i = 0; i < g->count; i++) {
+		dnsb_change *c = g->changes[i];
+		c->outcome = outcome;
+		c->reason = reason;
+		set_detail(c, res ? res->status : 0, res ? res->code : NULL, message ? message : res ? res->message : NULL);
+	}
+}
+
+static void finish_groups(group **gs, size_t n, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
+			  const char *message)
+{
+	for (size_t i = 0; i < n; i++)
+		finish_group(gs[i], outcome, reason, res, message);
+}
+
+/* ---- verification: does the provider already hold the desired state? ---- */
+
+static int add_key(dnsb_rrkey **keys, size_t *n, size_t *cap, const dnsb_rrset *r)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		dnsb_rrkey *grown = realloc(*keys, c * sizeof(*grown));
+		if (grown == NULL)
+			return DNSB_ENOMEM;
+		*keys = grown;
+		*cap = c;
+	}
+	(*keys)[*n].owner = r->owner;
+	(*keys)[(*n)++].type = r->type;
+	return 0;
+}
+
+static int group_in_effect(const group *g, const dnsb_rrset_list *held)
+{
+	for (size_t i = 0; i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		if (c->kind != DNSB_CHANGE_DELETE) {
+			const dnsb_rrset *cur = dnsb_rrset_list_find(held, c->new_set.owner, c->new_set.type);
+			if (cur == NULL || !dnsb_rrset_equal(cur, &c->new_set))
+				return 0;
+		}
+		if (c->kind != DNSB_CHANGE_CREATE &&
+		    (c->kind == DNSB_CHANGE_DELETE || c->old.type != c->new_set.type) &&
+		    dnsb_rrset_list_find(held, c->old.owner, c->old.type) != NULL)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Read back every RRset the groups touch, in one read.
+ * @return 0 with `held` filled, or the read's error (detail in rerr)
+ */
+static int read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held, dnsb_error *rerr)
+{
+	dnsb_rrkey *keys = NULL;
+	size_t nkeys = 0, cap = 0;
+	const char *zone = zone_name(e, gs[0]->zone);
+	double secs = 0;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		for (size_t j = 0; rc == 0 && j < gs[i]->count; j++) {
+			const dnsb_change *c = gs[i]->changes[j];
+			if (c->kind != DNSB_CHANGE_CREATE)
+				rc = add_key(&keys, &nkeys, &cap, &c->old);
+			if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
+				rc = add_key(&keys, &nkeys, &cap, &c->new_set);
+		}
+	}
+	if (rc == 0)
+		rc = dnsb_provider_read(e->p, zone, keys, nkeys, held, &secs, rerr);
+	free(keys);
+	e->rep->reads++;
+	zone_report(e, gs[0]->zone)->reads++;
+	dnsb_metrics_request(e->o->metrics, dnsb_provider_name(e->p), "read",
+			     rc == 0 ? "ok" : rc == DNSB_ETRANSIENT ? "transient" : "fatal", secs);
+	return rc;
+}
+
+/* A single group still conflicts: already in effect, or dropped. */
+static void verify_or_drop(engine *e, group *g, dnsb_reason reason, const dnsb_result *res)
+{
+	dnsb_rrset_list held = { 0 };
+	dnsb_error rerr = { 0 };
+	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 64];
+	int rc = read_back(e, &g, 1, &held, &rerr);
+
+	if (rc == DNSB_ENOMEM) {
+		e->rc = rc;
+		finish_group(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, "out of memory while verifying");
+	} else if (rc < 0) {
+		/* Unverified: dropping could lose a change that is in fact applied. */
+		snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res->message, rerr.message);
+		finish_group(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
+	} else if (group_in_effect(g, &held)) {
+		finish_group(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+	} else {
+		finish_group(g, DNSB_OUTCOME_DROPPED, reason, res, NULL);
+	}
+	dnsb_rrset_list_clear(&held);
+}
+
+/* After transient then conflict: was the lost reply a success? @return 1 when all is in effect */
+static int verify_whole(engine *e, group **gs, size_t n, const dnsb_result *res)
+{
+	dnsb_rrset_list held = { 0 };
+	dnsb_error rerr = { 0 };
+	int all = read_back(e, gs, n, &held, &rerr) == 0;
+
+	for (size_t i = 0; all && i < n; i++)
+		all = group_in_effect(gs[i], &held);
+	dnsb_rrset_list_clear(&held);
+	if (all) {
+		finish_groups(gs, n, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+		dnsb_log(DNSB_LOG_INFO, "zone %s: a batch of %zu groups answered %d %s after a transient error "
+			 "is already in effect: the earlier reply was lost", zone_name(e, gs[0]->zone), n,
+			 res->status, res->code);
+	}
+	return all;
+}
+
+/* ---- waiting ---- */
+
+static int past_deadline(engine *e, double wait)
+{
+	return e->deadline > 0 && now(e) + wait >= e->deadline;
+}
+
+static void wait_for(engine *e, double seconds)
+{
+	if (!(seconds > 0))
+		return;
+	e->clock->sleep(e->clock->payload, seconds);
+	e->rep->backoff_seconds += seconds;
+	dnsb_metrics_backoff(e->o->metrics, seconds);
+}
+
+/* Shared pacing: no request to this provider before pacer.not_before. */
+static double pacer_wait(engine *e)
+{
+	double nb;
+
+	pthread_mutex_lock(&e->p->pacer.lock);
+	nb = e->p->pacer.not_before;
+	pthread_mutex_unlock(&e->p->pacer.lock);
+	return nb - now(e);
+}
+
+static void pacer_slow_down(engine *e, double wait)
+{
+	double until = now(e) + wait;
+
+	pthread_mutex_lock(&e->p->pacer.lock);
+	if (until > e->p->pacer.not_before)
+		e->p->pacer.not_before = until;
+	pthread_mutex_unlock(&e->p->pacer.lock);
+}
+
+/* ---- submitting ---- */
+
+static size_t flatten(group **gs, size_t n, dnsb_change ***out)
+{
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += gs[i]->count;
+	if ((*out = malloc((total ? total : 1) * sizeof(dnsb_change *))) == NULL)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < gs[i]->count; j++)
+			(*out)[k++] = gs[i]->changes[j];
+	return total;
+}
+
+/* Which group of gs holds the hint-th change of the flattened batch? -1 if none. */
+static long hint_group(group **gs, size_t n, long hint)
+{
+	for (size_t i = 0; hint >= 0 && i < n; i++) {
+		if ((size_t)hint < gs[i]->count)
+			return (long)i;
+		hint -= (long)gs[i]->count;
+	}
+	return -1;
+}
+
+static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_bad);
+
+/*
+ * Split a batch that failed with conflict or invalid. `res` is its answer.
+ * With a culprit hint, first try the batch without that group; else halve.
+ * When the part tried first applies whole, the rest is known to hold the
+ * culprit and is split without being sent again.
+ */
+static void bisect(engine *e, group **gs, size_t n, const dnsb_result *res)
+{
+	long h = e->p->limits.names_culprit ? hint_group(gs, n, res->hint) : -1;
+	group **rest;
+
+	e->rep->bisections++;
+	zone_report(e, gs[0]->zone)->bisections++;
+	dnsb_metrics_bisection(e->o->metrics, zone_name(e, gs[0]->zone));
+	if (h < 0) {
+		size_t half = n / 2;
+		int first = run_batch(e, gs, half, NULL);
+		run_batch(e, gs + half, n - half, first == RUN_WHOLE_OK ? res : NULL);
+		return;
+	}
+	if ((rest = malloc(n * sizeof(group *))) == NULL) {
+		e->rc = DNSB_ENOMEM;
+		finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, "out of memory");
+		return;
+	}
+	for (size_t i = 0, k = 0; i < n; i++)
+		if ((long)i != h)
+			rest[k++] = gs[i];
+	int first = run_batch(e, rest, n - 1, NULL);
+	free(rest);
+	/* A wrong hint costs one request: the named group is then tried alone. */
+	run_batch(e, &gs[h], 1, first == RUN_WHOLE_OK ? res : NULL);
+}
+
+static void fail_zone(engine *e, group **gs, size_t n)
+{
+	char *msg = e->zone_stop_message[gs[0]->zone];
+
+	finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_FATAL, NULL, msg ? msg : "the zone was stopped");
+}
+
+/*
+ * Submit a batch and act on the answer. `known_bad`, when not NULL, is the
+ * answer of a larger batch that this one is known to have caused: it is not
+ * sent again but split (or verified, when it is one group).
+ * @return RUN_WHOLE_OK when the batch applied in one submission
+ */
+static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_bad)
+{
+	const char *zone;
+	dnsb_change **changes = NULL;
+	dnsb_result res;
+	unsigned transient = 0, limited = 0;
+	size_t count;
+	int rc, saw_transient = 0, ret = RUN_OTHER;
+
+	if (n == 0)
+		return RUN_WHOLE_OK;
+	zone = zone_name(e, gs[0]->zone);
+	if (e->zone_stopped[gs[0]->zone]) {
+		fail_zone(e, gs, n);
+		return RUN_OTHER;
+	}
+	if (known_bad) {
+		if (n == 1 && known_bad->cls == DNSB_CLASS_CONFLICT)
+			verify_or_drop(e, gs[0], DNSB_REASON_CONFLICT, known_bad);
+		else if (n == 1)
+			finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, known_bad, NULL);
+		else
+			bisect(e, gs, n, known_bad);
+		return RUN_OTHER;
+	}
+	if ((count = flatten(gs, n, &changes)) == 0) {
+		e->rc = DNSB_ENOMEM;
+		finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, NULL, "out of memory");
+		free(changes);
+		return RUN_OTHER;
+	}
+	for (;;) {
+		double secs = 0, wait = pacer_wait(e);
+		dnsb_error serr = { 0 };
+
+		if (past_deadline(e, wait > 0 ? wait : 0)) {
+			finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, NULL,
+				      "the apply deadline passed before this change was applied");
+			break;
+		}
+		wait_for(e, wait);
+		if (e->o->on_batch)
+			e->o->on_batch(e->o->payload, zone, ++e->batch_no, changes, count);
+		rc = dnsb_provider_submit(e->p, zone, changes, count, &res, &secs, &serr);
+		e->rep->submissions++;
+		zone_report(e, gs[0]->zone)->submissions++;
+		if (rc < 0) {
+			e->rc = dnsb_error_set(e->err, rc, "zone %s: %s", zone, serr.message);
+			finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, NULL, serr.message);
+			break;
+		}
+		dnsb_metrics_batch(e->o->metrics, zone, dnsb_class_name(res.cls));
+		dnsb_metrics_request(e->o->metrics, dnsb_provider_name(e->p), "submit", dnsb_class_name(res.cls), secs);
+		if (res.cls == DNSB_CLASS_OK) {
+			finish_groups(gs, n, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL, NULL);
+			ret = saw_transient ? RUN_OTHER : RUN_WHOLE_OK;
+			break;
+		}
+		if (res.cls == DNSB_CLASS_RATE_LIMITED || res.cls == DNSB_CLASS_TRANSIENT) {
+			int limit = res.cls == DNSB_CLASS_RATE_LIMITED;
+			unsigned attempt = limit ? limited++ : transient++;
+
+			saw_transient |= !limit;
+			if (attempt >= (limit ? e->o->max_rate_limit_waits : e->o->max_retries)) {
+				/* A transient answer may hide a commit: look before calling it failed. */
+				if (limit || !verify_whole(e, gs, n, &res))
+					finish_groups(gs, n, DNSB_OUTCOME_FAILED,
+						      limit ? DNSB_REASON_RATE_LIMITED : DNSB_REASON_TRANSIENT, &res, NULL);
+				break;
+			}
+			wait = dnsb_backoff_delay(attempt, e->o->backoff_base, e->o->backoff_cap, uniform01(e));
+			if (res.retry_after > wait)
+				wait = res.retry_after;
+			if (past_deadline(e, wait)) {
+				finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, &res, NULL);
+				break;
+			}
+			e->rep->retries++;
+			dnsb_metrics_retry(e->o->metrics, limit ? "rate_limited" : "transient");
+			dnsb_log(DNSB_LOG_INFO, "zone %s: batch of %zu changes: %d %s, retrying in %.3f s",
+				 zone, count, res.status, res.code, wait);
+			if (limit)
+				pacer_slow_down(e, wait); /* the wait at the top is shared */
+			else
+				wait_for(e, wait);
+			continue;
+		}
+		if (res.cls == DNSB_CLASS_FATAL) {
+			char msg[DNSB_ERROR_MESSAGE_MAX + 96];
+			snprintf(msg, sizeof(msg), "zone %s stopped: %d %s: %s", zone, res.status, res.code, res.message);
+			dnsb_log(DNSB_LOG_ERROR, "%s", msg);
+			e->zone_stopped[gs[0]->zone] = 1;
+			free(e->zone_stop_message[gs[0]->zone]);
+			e->zone_stop_message[gs[0]->zone] = strdup(msg);
+			finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_FATAL, &res, msg);
+			break;
+		}
+		if (res.cls == DNSB_CLASS_TOO_LARGE) {
+			free(changes);
+			changes = NULL;
+			if (n == 1) {
+				finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
+			} else {
+				run_batch(e, gs, n / 2, NULL);
+				run_batch(e, gs + n / 2, n - n / 2, NULL);
+			}
+			break;
+		}
+		/* conflict or invalid */
+		free(changes);
+		changes = NULL;
+		if (saw_transient && verify_whole(e, gs, n, &res))
+			break;
+		if (n == 1 && res.cls == DNSB_CLASS_CONFLICT)
+			verify_or_drop(e, gs[0], DNSB_REASON_CONFLICT, &res);
+		else if (n == 1)
+			finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
+		else
+			bisect(e, gs, n, &res);
+		break;
+	}
+	free(changes);
+	return ret;
+}
+
+/* ---- grouping and batching ---- */
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static int uf_join(dnsb_hmap *names, size_t *parent, const char *name, size_t i)
+{
+	void *seen = dnsb_hmap_get(names, name);
+
+	if (seen == NULL)
+		return dnsb_hmap_put(names, name, (void *)(i + 1));
+	size_t a = uf_find(parent, (size_t)seen - 1), b = uf_find(parent, i);
+	if (a != b)
+		parent[a > b ? a : b] = a > b ? b : a;
+	return 0;
+}
+
+static const char *owner_of(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner;
+}
+
+/* Inside a group: deletions, then updates, then creations, so a name can change type. */
+static int kind_rank(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_DELETE ? 0 : c->kind == DNSB_CHANGE_UPDATE ? 1 : 2;
+}
+
+static int append_rrset_key(char **buf, size_t *len, size_t *cap, const char *tag, const dnsb_rrset *r)
+{
+	size_t need = strlen(tag) + strlen(r->owner) + 32 + dnsb_rrset_rdata_bytes(r) + r->rdata_count;
+
+	if (*len + need + 1 > *cap) {
+		size_t c = (*len + need + 1) * 2;
+		char *grown = realloc(*buf, c);
+		if (grown == NULL)
+			return DNSB_ENOMEM;
+		*buf = grown;
+		*cap = c;
+	}
+	*len += (size_t)sprintf(*buf + *len, "%s %s %u %u", tag, r->owner, (unsigned)r->type, r->ttl);
+	for (size_t i = 0; i < r->rdata_count; i++)
+		*len += (size_t)sprintf(*buf + *len, "\x1f%s", r->rdata[i]);
+	*len += (size_t)sprintf(*buf + *len, "\x1e");
+	return 0;
+}
+
+static int group_key(group *g)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		if (c->kind != DNSB_CHANGE_CREATE)
+			rc = append_rrset_key(&buf, &len, &cap, "-", &c->old);
+		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
+			rc = append_rrset_key(&buf, &len, &cap, "+", &c->new_set);
+	}
+	g->key = buf;
+	return rc;
+}
+
+/* Build the groups of every pending change. @return 0 or DNSB_ENOMEM */
+static int make_groups(dnsb_plan *plan, group **out, size_t *ngroups)
+{
+	size_t n = dnsb_plan_count(plan), *parent, *slot, count = 0;
+	dnsb_hmap names = DNSB_HMAP_INIT;
+	group *groups = NULL;
+	int rc = 0;
+
+	parent = malloc((n ? n : 1) * sizeof(size_t));
+	slot = malloc((n ? n : 1) * sizeof(size_t));
+	if (parent == NULL || slot == NULL) {
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		parent[i] = i;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		/* An update's pair shares its owner (the parser checks), so one name per change. */
+		rc = uf_join(&names, parent, owner_of(c), i);
+		if (rc == 0 && c->owned_record)
+			rc = uf_join(&names, parent, c->owned_record, i);
+	}
+	if (rc < 0)
+		goto done;
+	/* Count the groups and their sizes, in order of first appearance. */
+	for (size_t i = 0; i < n; i++)
+		slot[i] = (size_t)-1;
+	size_t *sizes = calloc(n ? n : 1, sizeof(size_t));
+	if (sizes == NULL) {
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		size_t r = uf_find(parent, i);
+		if (slot[r] == (size_t)-1)
+			slot[r] = count++;
+		sizes[slot[r]]++;
+	}
+	if ((groups = calloc(count ? count : 1, sizeof(group))) == NULL) {
+		free(sizes);
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t g = 0; g < count && rc == 0; g++)
+		if ((groups[g].changes = malloc(sizes[g] * sizeof(dnsb_change *))) == NULL)
+			rc = DNSB_ENOMEM;
+	free(sizes);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		group *g = &groups[slot[uf_find(parent, i)]];
+		size_t k = g->count++;
+		/* Insertion by kind rank, stable: groups are small. */
+		while (k > 0 && kind_rank(g->changes[k - 1]) > kind_rank(c)) {
+			g->changes[k] = g->changes[k - 1];
+			k--;
+		}
+		g->changes[k] = c;
+		g->zone = c->zone;
+	}
+done:
+	dnsb_hmap_clear(&names);
+	free(parent);
+	free(slot);
+	*out = groups;
+	*ngroups = count;
+	return rc;
+}
+
+/* Would adding g overflow the batch under the provider's limits? */
+typedef struct batch_fill {
+	size_t groups, changes, additions, deletions, rdata;
+} batch_fill;
+
+static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill *after)
+{
+	const dnsb_provider_limits *l = &e->p->limits;
+
+	*after = *f;
+	after->groups++;
+	for (size_t i = 0; i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		after->changes++;
+		if (c->kind != DNSB_CHANGE_DELETE) {
+			after->additions++;
+			after->rdata += dnsb_rrset_rdata_bytes(&c->new_set);
+		}
+		if (c->kind != DNSB_CHANGE_CREATE) {
+			after->deletions++;
+			after->rdata += dnsb_rrset_rdata_bytes(&c->old);
+		}
+	}
+	if (f->groups == 0)
+		return 1; /* a group always fits an empty batch; the provider judges it */
+	return after->groups <= e->o->batch_size &&
+	       (!l->max_changes || after->changes <= l->max_changes) &&
+	       (!l->max_additions || after->additions <= l->max_additions) &&
+	       (!l->max_deletions || after->deletions <= l->max_deletions) &&
+	       (!l->max_rdata_bytes || after->rdata <= l->max_rdata_bytes);
+}
+
+static void run_zone(engine *e, group **gs, size_t n)
+{
+	size_t start = 0;
+	batch_fill fill = { 0 }, after;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!fits(e, &fill, gs[i], &after)) {
+			zone_report(e, gs[start]->zone)->batches++;
+			e->rep->batches++;
+			run_batch(e, gs + start, i - start, NULL);
+			start = i;
+			memset(&fill, 0, sizeof(fill));
+			fits(e, &fill, gs[i], &after);
+		}
+		fill = after;
+	}
+	if (start < n) {
+		zone_report(e, gs[start]->zone)->batches++;
+		e->rep->batches++;
+		run_batch(e, gs + start, n - start, NULL);
+	}
+}
+
+static void dry_run_zone(engine *e, group **gs, size_t n)
+{
+	size_t start = 0;
+	batch_fill fill = { 0 }, after;
+
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || !fits(e, &fill, gs[i], &after)) {
+			dnsb_change **changes;
+			size_t count = flatten(gs + start, i - start, &changes);
+			if (count > 0) {
+				zone_report(e, gs[start]->zone)->batches++;
+				e->rep->batches++;
+				if (e->o->on_batch)
+					e->o->on_batch(e->o->payload, zone_name(e, gs[start]->zone), ++e->batch_no, changes, count);
+			}
+			free(changes);
+			if (i == n)
+				break;
+			start = i;
+			memset(&fill, 0, sizeof(fill));
+			fits(e, &fill, gs[i], &after);
+		}
+		fill = after;
+	}
+}
+
+/* ---- the apply ---- */
+
+static void map_zones(engine *e, dnsb_plan *plan)
+{
+	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		const char *owner = owner_of(c);
+		long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
+
+		c->zone = z < 0 ? e->p->zone_count : (size_t)z;
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		if (z < 0) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_NO_ZONE;
+			set_detail(c, 0, NULL, msg);
+			continue;
+		}
+		/* An ownership record joins its owner's group only inside one zone. */
+		if (c->owned_record && dnsb_provider_zone_for(e->p, c->owned_record) != z) {
+			free(c->owned_record);
+			c->owned_record = NULL;
+		}
+	}
+}
+
+static void tally(engine *e, dnsb_plan *plan)
+{
+	double wall = (double)time(NULL);
+
+	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		dnsb_zone_report *z = zone_report(e, c->zone);
+		const char *zone = zone_name(e, c->zone);
+
+		e->rep->changes++;
+		z->changes++;
+		switch (c->outcome) {
+		case DNSB_OUTCOME_APPLIED: e->rep->applied++; z->applied++; break;
+		case DNSB_OUTCOME_ALREADY_APPLIED: e->rep->already_applied++; z->already_applied++; break;
+		case DNSB_OUTCOME_DROPPED: e->rep->dropped++; z->dropped++; break;
+		case DNSB_OUTCOME_FAILED: e->rep->failed++; z->failed++; break;
+		case DNSB_OUTCOME_PENDING: continue; /* dry run */
+		}
+		dnsb_metrics_change(e->o->metrics, zone, c);
+		if (c->outcome == DNSB_OUTCOME_DROPPED || c->outcome == DNSB_OUTCOME_FAILED) {
+			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s", dnsb_outcome_name(c->outcome),
+				 c->kind == DNSB_CHANGE_CREATE ? "create" : c->kind == DNSB_CHANGE_UPDATE ? "update" : "delete",
+				 owner_of(c) ? owner_of(c) : "(no name)",
+				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+				 dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "");
+			if (e->o->droplog && dnsb_droplog_write(e->o->droplog, zone, c, wall) < 0 && e->rc == 0)
+				e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
+		}
+	}
+}
+
+static void quarantine_pass(engine *e, group *groups, size_t n, int after)
+{
+	dnsb_quarantine *q = e->o->quarantine;
+	double t = now(e);
+
+	for (size_t i = 0; q && i < n; i++) {
+		group *g = &groups[i];
+		if (g->key == NULL && group_key(g) < 0) {
+			e->rc = DNSB_ENOMEM;
+			continue;
+		}
+		if (!after) {
+			if (dnsb_quarantine_check(q, g->key, e->qtoken, t))
+				finish_group(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_QUARANTINED, NULL,
+					     "conflicted before; held back until its quarantine ends");
+			continue;
+		}
+		dnsb_outcome o = g->changes[0]->outcome;
+		dnsb_reason r = g->changes[0]->reason;
+		if (o == DNSB_OUTCOME_DROPPED && r == DNSB_REASON_CONFLICT && dnsb_quarantine_hold(q, g->key, zone_name(e, g->zone), e->qtoken, t) < 0)
+			e->rc = DNSB_ENOMEM;
+		else if (o == DNSB_OUTCOME_APPLIED || o == DNSB_OUTCOME_ALREADY_APPLIED)
+			dnsb_quarantine_release(q, g->key);
+	}
+}
+
+static int check_options(const dnsb_engine_options *o, dnsb_error *err)
+{
+	if (o->version != DNSB_ENGINE_OPTIONS_VERSION)
+		return dnsb_error_set(err, DNSB_EINVAL, "engine options version %u, expected %u", o->version,
+				      DNSB_ENGINE_OPTIONS_VERSION);
+	if (o->batch_size == 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "--batch-size must be at least 1");
+	if (!(o->backoff_base > 0) || !(o->backoff_cap >= o->backoff_base))
+		return dnsb_error_set(err, DNSB_EINVAL, "backoff: need 0 < base (%g s) <= cap (%g s)",
+				      o->backoff_base, o->backoff_cap);
+	if (!(o->timeout >= 0))
+		return dnsb_error_set(err, DNSB_EINVAL, "the timeout must be >= 0 seconds");
+	return 0;
+}
+
+void dnsb_report_clear(dnsb_report *report)
+{
+	if (report == NULL)
+		return;
+	for (size_t i = 0; i < report->zone_count; i++)
+		free(report->zones[i].zone);
+	free(report->zones);
+	memset(report, 0, sizeof(*report));
+}
+
+int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
+		      const dnsb_engine_options *opts, dnsb_error *err)
+{
+	static const dnsb_engine_options defaults = DNSB_ENGINE_OPTIONS_INIT;
+	engine e = { 0 };
+	group *groups = NULL, **order = NULL;
+	size_t ngroups = 0, zones = p->zone_count + 1;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	e.o = opts ? opts : &defaults;
+	if ((rc = check_options(e.o, err)) < 0)
+		return rc;
+	e.p = p;
+	e.rep = out;
+	e.err = err;
+	e.clock = e.o->clock ? e.o->clock : dnsb_clock_system();
+	e.rng = e.o->seed ? e.o->seed : (uint64_t)(now(&e) * 1e9) ^ (uint64_t)time(NULL);
+	e.deadline = e.o->timeout > 0 ? now(&e) + e.o->timeout : 0;
+	e.zone_slot = malloc(zones * sizeof(long));
+	e.zone_stopped = calloc(zones, sizeof(int));
+	e.zone_stop_message = calloc(zones, sizeof(char *));
+	out->zones = calloc(zones, sizeof(dnsb_zone_report));
+	if (!e.zone_slot || !e.zone_stopped || !e.zone_stop_message || !out->zones) {
+		e.rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < zones; i++)
+		e.zone_slot[i] = -1;
+
+	map_zones(&e, plan);
+	if ((e.rc = make_groups(plan, &groups, &ngroups)) < 0)
+		goto done;
+	if (e.o->quarantine && !e.o->dry_run) {
+		e.qtoken = dnsb_quarantine_begin(e.o->quarantine);
+		quarantine_pass(&e, groups, ngroups, 0);
+	}
+	/* Zones in order of first appearance; each zone's groups in plan order. */
+	if ((order = malloc((ngroups ? ngroups : 1) * sizeof(group *))) == NULL) {
+		e.rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t z = 0; z < p->zone_count; z++) {
+		size_t n = 0;
+		for (size_t g = 0; g < ngroups; g++)
+			if (groups[g].zone == z && groups[g].changes[0]->outcome == DNSB_OUTCOME_PENDING)
+				order[n++] = &groups[g];
+		if (n == 0)
+			continue;
+		if (e.o->dry_run)
+			dry_run_zone(&e, order, n);
+		else
+			run_zone(&e, order, n);
+	}
+	if (e.o->quarantine && !e.o->dry_run) {
+		quarantine_pass(&e, groups, ngroups, 1);
+		/* Zones this plan has changes in: their unseen entries left the plan. */
+		const char **touched = malloc((p->zone_count ? p->zone_count : 1) * sizeof(char *));
+		size_t nt = 0;
+		char *in_plan = calloc(zones, 1);
+		for (size_t i = 0; in_plan && i < dnsb_plan_count(plan); i++)
+			in_plan[dnsb_plan_change(plan, i)->zone] = 1;
+		for (size_t z = 0; touched && in_plan && z < p->zone_count; z++)
+			if (in_plan[z])
+				touched[nt++] = p->zones[z];
+		free(in_plan);
+		if (touched)
+			dnsb_quarantine_end(e.o->quarantine, e.qtoken, touched, nt);
+		free(touched);
+		dnsb_metrics_set_quarantined(e.o->metrics, dnsb_quarantine_count(e.o->quarantine, now(&e)));
+	}
+done:
+	if (e.rc < 0 && !e.o->dry_run) {
+		/* Nothing is lost silently: whatever is still pending is reported failed. */
+		for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
+			dnsb_change *c = dnsb_plan_change(plan, i);
+			if (c->outcome == DNSB_OUTCOME_PENDING) {
+				c->outcome = DNSB_OUTCOME_FAILED;
+				c->reason = DNSB_REASON_TRANSIENT;
+				set_detail(c, 0, NULL, dnsb_strerror(e.rc));
+			}
+		}
+	}
+	if (out->zones)
+		tally(&e, plan);
+	if (!e.o->dry_run)
+		dnsb_metrics_set_last_apply(e.o->metrics, (double)time(NULL));
+	for (size_t g = 0; g < ngroups; g++) {
+		free(groups[g].changes);
+		free(groups[g].key);
+	}
+	free(groups);
+	free(order);
+	for (size_t z = 0; e.zone_stop_message && z < zones; z++)
+		free(e.zone_stop_message[z]);
+	free(e.zone_stop_message);
+	free(e.zone_stopped);
+	free(e.zone_slot);
+	if (e.rc < 0 && err && err->code != e.rc)
+		dnsb_error_set(err, e.rc, "%s", dnsb_strerror(e.rc));
+	return e.rc;
+}

@@ -1,0 +1,93 @@
+/* error.c - return codes, error detail, and the names used in labels and logs. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dnsbatch/common.h"
+#include "dnsbatch/change.h"
+#include "dnsbatch/sys/provider.h"
+
+const char *dnsb_strerror(int code)
+{
+	switch (code) {
+	case DNSB_OK: return "success";
+	case DNSB_ERROR: return "internal error";
+	case DNSB_ENOMEM: return "out of memory";
+	case DNSB_EINVAL: return "invalid argument";
+	case DNSB_EPARSE: return "not a valid plan";
+	case DNSB_EIO: return "input/output error";
+	case DNSB_ECONFLICT: return "conflict with existing data";
+	case DNSB_ENOTFOUND: return "not found";
+	case DNSB_ETRANSIENT: return "temporary failure";
+	case DNSB_ERATELIMIT: return "rate limited";
+	case DNSB_EFATAL: return "fatal provider error";
+	case DNSB_ETOOLARGE: return "batch too large";
+	case DNSB_EDEADLINE: return "deadline exceeded";
+	case DNSB_EUSAGE: return "usage error";
+	default: return "unknown error";
+	}
+}
+
+int dnsb_error_set(dnsb_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void dnsb_result_init(dnsb_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->cls = DNSB_CLASS_OK;
+	res->hint = -1;
+	res->retry_after = -1.0;
+}
+
+void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->cls = cls;
+	res->status = status;
+	snprintf(res->code, sizeof(res->code), "%s", code ? code : "");
+	va_start(ap, fmt);
+	vsnprintf(res->message, sizeof(res->message), fmt, ap);
+	va_end(ap);
+	/* One line: messages from providers end up in log lines and labels. */
+	for (char *c = res->message; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+}
+
+const char *dnsb_class_name(dnsb_class cls)
+{
+	static const char *const names[] = {
+		"ok", "conflict", "invalid", "too_large", "rate_limited", "transient", "fatal"
+	};
+
+	return (unsigned)cls < sizeof(names) / sizeof(names[0]) ? names[cls] : "unknown";
+}
+
+const char *dnsb_outcome_name(dnsb_outcome outcome)
+{
+	static const char *const names[] = {
+		"pending", "applied", "already_applied", "dropped", "failed"
+	};
+
+	return (unsigned)outcome < sizeof(names) / sizeof(names[0]) ? names[outcome] : "unknown";
+}
+
+const char *dnsb_reason_name(dnsb_reason reason)
+{
+	static const char *const names[] = {
+		"", "conflict", "invalid", "no_zone", "quarantined", "transient", "rate_limited", "fatal", "deadline"
+	};
+
+	return (unsigned)reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
+}

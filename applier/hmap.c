@@ -1,0 +1,122 @@
+/* hmap.c - string-keyed hash map for grouping and the in-memory zone store. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnsbatch/common.h"
+#include "hmap.h"
+
+/* FNV-1a, 64 bit: short keys (owner names), no adversary within a process. */
+static uint64_t hash_key(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static size_t find(const dnsb_hmap *m, const char *key, uint64_t h)
+{
+	size_t mask = m->capacity - 1, i = h & mask;
+
+	while (m->slots[i].key != NULL) {
+		if (m->slots[i].hash == h && strcmp(m->slots[i].key, key) == 0)
+			return i;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+void *dnsb_hmap_get(const dnsb_hmap *m, const char *key)
+{
+	size_t i;
+
+	if (m->count == 0)
+		return NULL;
+	i = find(m, key, hash_key(key));
+	return m->slots[i].key ? m->slots[i].value : NULL;
+}
+
+static int grow(dnsb_hmap *m)
+{
+	size_t cap = m->capacity ? m->capacity * 2 : 64;
+	dnsb_hmap_slot *old = m->slots, *slots = calloc(cap, sizeof(*slots));
+	size_t oldcap = m->capacity;
+
+	if (slots == NULL)
+		return DNSB_ENOMEM;
+	m->slots = slots;
+	m->capacity = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key)
+			m->slots[find(m, old[i].key, old[i].hash)] = old[i];
+	free(old);
+	return 0;
+}
+
+int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value)
+{
+	uint64_t h = hash_key(key);
+	size_t i;
+
+	if ((m->count + 1) * 4 > m->capacity * 3 && grow(m) < 0)
+		return DNSB_ENOMEM;
+	i = find(m, key, h);
+	if (m->slots[i].key == NULL)
+		m->count++;
+	m->slots[i].key = key;
+	m->slots[i].hash = h;
+	m->slots[i].value = value;
+	return 0;
+}
+
+void *dnsb_hmap_remove(dnsb_hmap *m, const char *key)
+{
+	size_t mask, i, j;
+	void *value;
+
+	if (m->count == 0)
+		return NULL;
+	mask = m->capacity - 1;
+	i = find(m, key, hash_key(key));
+	if (m->slots[i].key == NULL)
+		return NULL;
+	value = m->slots[i].value;
+	/* Backward-shift: pull later entries of the probe run into the hole. */
+	j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (m->slots[j].key == NULL)
+			break;
+		size_t home = m->slots[j].hash & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i].key = NULL;
+	m->count--;
+	return value;
+}
+
+int dnsb_hmap_next(const dnsb_hmap *m, size_t *iter, const char **key, void **value)
+{
+	for (; *iter < m->capacity; (*iter)++) {
+		if (m->slots[*iter].key) {
+			*key = m->slots[*iter].key;
+			*value = m->slots[*iter].value;
+			(*iter)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void dnsb_hmap_clear(dnsb_hmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->capacity = m->count = 0;
+}

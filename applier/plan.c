@@ -1,0 +1,505 @@
+/*
+ * plan.c - the external-dns POST /records body to changes on RRsets.
+ *
+ * Structure errors (not JSON, not a plan) stop the parse with the JSON path;
+ * a well-formed endpoint whose values are wrong becomes a change dropped as
+ * `invalid`, so that one bad record never stops the rest.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <json-c/json.h>
+#include <ldns/ldns.h>
+
+#include "dnsbatch/log.h"
+#include "dnsbatch/plan.h"
+
+struct dnsb_plan {
+	dnsb_change *changes;
+	size_t count;
+	size_t capacity;
+};
+
+/* Where we are, for messages: "plan.json: $.create[3].targets[0]". */
+typedef struct parse_ctx {
+	const char *source;
+	dnsb_error *err;
+} parse_ctx;
+
+static int structure_error(parse_ctx *ctx, const char *list, size_t i, const char *field, const char *what)
+{
+	return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: $.%s[%zu]%s%s: %s", ctx->source, list, i,
+			      field ? "." : "", field ? field : "", what);
+}
+
+static void change_free(dnsb_change *c)
+{
+	dnsb_rrset_clear(&c->old);
+	dnsb_rrset_clear(&c->new_set);
+	free(c->owned_record);
+	free(c->code);
+	free(c->message);
+	json_object_put(c->endpoint_old);
+	json_object_put(c->endpoint_new);
+}
+
+void dnsb_plan_free(dnsb_plan *plan)
+{
+	if (plan == NULL)
+		return;
+	for (size_t i = 0; i < plan->count; i++)
+		change_free(&plan->changes[i]);
+	free(plan->changes);
+	free(plan);
+}
+
+size_t dnsb_plan_count(const dnsb_plan *plan)
+{
+	return plan->count;
+}
+
+dnsb_change *dnsb_plan_change(dnsb_plan *plan, size_t i)
+{
+	return i < plan->count ? &plan->changes[i] : NULL;
+}
+
+static dnsb_change *plan_append(dnsb_plan *plan)
+{
+	if (plan->count == plan->capacity) {
+		size_t cap = plan->capacity ? plan->capacity * 2 : 64;
+		dnsb_change *grown = realloc(plan->changes, cap * sizeof(*grown));
+		if (grown == NULL)
+			return NULL;
+		plan->changes = grown;
+		plan->capacity = cap;
+	}
+	memset(&plan->changes[plan->count], 0, sizeof(dnsb_change));
+	return &plan->changes[plan->count++];
+}
+
+/* Check the JSON types of an endpoint's fields: a wrong type means "not a plan". */
+static int check_endpoint_shape(parse_ctx *ctx, const char *list, size_t i, json_object *ep)
+{
+	static const struct { const char *name; json_type type; } fields[] = {
+		{ "dnsName", json_type_string }, { "recordType", json_type_string },
+		{ "setIdentifier", json_type_string }, { "targets", json_type_array },
+		{ "labels", json_type_object }, { "providerSpecific", json_type_array },
+	};
+	json_object *v;
+
+	if (!json_object_is_type(ep, json_type_object))
+		return structure_error(ctx, list, i, NULL, "expected an endpoint object");
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		if (json_object_object_get_ex(ep, fields[f].name, &v) && v != NULL &&
+		    !json_object_is_type(v, fields[f].type)) {
+			char what[96];
+			snprintf(what, sizeof(what), "expected %s", json_type_to_name(fields[f].type));
+			return structure_error(ctx, list, i, fields[f].name, what);
+		}
+	}
+	if (json_object_object_get_ex(ep, "targets", &v) && v != NULL) {
+		for (size_t t = 0; t < json_object_array_length(v); t++)
+			if (!json_object_is_type(json_object_array_get_idx(v, t), json_type_string))
+				return structure_error(ctx, list, i, "targets", "expected an array of strings");
+	}
+	if (json_object_object_get_ex(ep, "labels", &v) && v != NULL) {
+		json_object_object_foreach(v, key, val) {
+			(void)key;
+			if (!json_object_is_type(val, json_type_string))
+				return structure_error(ctx, list, i, "labels", "expected an object of strings");
+		}
+	}
+	if (json_object_object_get_ex(ep, "recordTTL", &v) && v != NULL &&
+	    !json_object_is_type(v, json_type_int) &&
+	    !(json_object_is_type(v, json_type_double) &&
+	      json_object_get_double(v) == (double)(int64_t)json_object_get_double(v)))
+		return structure_error(ctx, list, i, "recordTTL", "expected a whole number of seconds");
+	return 0;
+}
+
+static const char *ep_string(json_object *ep, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(ep, key, &v) || v == NULL)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/*
+ * Endpoint to RRset. Value problems go to `why` (the change is then
+ * invalid); only ENOMEM is returned.
+ */
+static int endpoint_rrset(dnsb_rrset *out, json_object *ep, const char *path, char **why)
+{
+	const char *name = ep_string(ep, "dnsName"), *type = ep_string(ep, "recordType");
+	const char *setid = ep_string(ep, "setIdentifier");
+	json_object *targets = NULL, *ttl = NULL;
+	dnsb_error e = { 0 };
+	int64_t t;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+#define INVALID(...) do { if (asprintf(why, __VA_ARGS__) < 0) return DNSB_ENOMEM; return 0; } while (0)
+	if (name == NULL || *name == '\0')
+		INVALID("%s: dnsName is missing", path);
+	if ((rc = dnsb_name_canonical(&out->owner, name, &e)) == DNSB_ENOMEM)
+		return rc;
+	if (rc < 0)
+		INVALID("%s (%s): %s", path, name, e.message);
+	if (type == NULL || *type == '\0')
+		INVALID("%s (%s): recordType is missing", path, name);
+	out->type = ldns_get_rr_type_by_name(type);
+	if (out->type == 0 || ldns_rr_descript(out->type)->_name == NULL)
+		INVALID("%s (%s): unknown recordType '%s'", path, name, type);
+	if (setid != NULL && *setid != '\0')
+		INVALID("%s (%s %s): setIdentifier '%s' (a routing policy) is not supported by DNS providers here",
+			path, name, type, setid);
+	json_object_object_get_ex(ep, "recordTTL", &ttl);
+	t = ttl ? json_object_get_int64(ttl) : 0;
+	if (t < 0 || t > (int64_t)DNSB_TTL_MAX)
+		INVALID("%s (%s %s): recordTTL %lld is out of range 0..%u", path, name, type, (long long)t,
+			DNSB_TTL_MAX);
+	out->ttl = t == 0 ? DNSB_TTL_DEFAULT : (uint32_t)t;
+	json_object_object_get_ex(ep, "targets", &targets);
+	if (targets == NULL || json_object_array_length(targets) == 0)
+		INVALID("%s (%s %s): no targets", path, name, type);
+	for (size_t i = 0; i < json_object_array_length(targets); i++) {
+		char *rdata = NULL;
+		rc = dnsb_rdata_canonical(&rdata, out->type, json_object_get_string(json_object_array_get_idx(targets, i)),
+					  &e);
+		if (rc == DNSB_ENOMEM)
+			return rc;
+		if (rc < 0)
+			INVALID("%s.targets[%zu] (%s %s): %s", path, i, name, type, e.message);
+		rc = dnsb_rrset_add_rdata(out, rdata);
+		free(rdata);
+		if (rc < 0)
+			return rc;
+	}
+	if (out->type == LDNS_RR_TYPE_CNAME && out->rdata_count > 1)
+		INVALID("%s (%s CNAME): a CNAME RRset holds one record, got %zu targets", path, name,
+			out->rdata_count);
+#undef INVALID
+	return 0;
+}
+
+static int owned_record(char **out, json_object *ep)
+{
+	json_object *labels;
+	const char *owned;
+	int rc;
+
+	if (!json_object_object_get_ex(ep, "labels", &labels) || labels == NULL)
+		return 0;
+	owned = ep_string(labels, "ownedRecord");
+	if (owned == NULL || *owned == '\0')
+		return 0;
+	rc = dnsb_name_canonical(out, owned, NULL);
+	/* A bad ownedRecord label only loses the grouping hint, never the record. */
+	return rc == DNSB_ENOMEM ? rc : 0;
+}
+
+static void mark_invalid(dnsb_change *c, char *why)
+{
+	c->outcome = DNSB_OUTCOME_DROPPED;
+	c->reason = DNSB_REASON_INVALID;
+	c->message = why;
+}
+
+static int add_change(dnsb_plan *plan, dnsb_change_kind kind, json_object *old_ep, json_object *new_ep,
+		      const char *list, size_t index)
+{
+	dnsb_change *c = plan_append(plan);
+	char path[64], *why = NULL;
+	int rc;
+
+	if (c == NULL)
+		return DNSB_ENOMEM;
+	c->kind = kind;
+	c->plan_index = index;
+	c->endpoint_old = old_ep ? json_object_get(old_ep) : NULL;
+	c->endpoint_new = new_ep ? json_object_get(new_ep) : NULL;
+	if (old_ep) {
+		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateOld" : list, index);
+		if ((rc = endpoint_rrset(&c->old, old_ep, path, &why)) < 0)
+			return rc;
+		if ((rc = owned_record(&c->owned_record, old_ep)) < 0)
+			return rc;
+	}
+	if (new_ep && why == NULL) {
+		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateNew" : list, index);
+		if ((rc = endpoint_rrset(&c->new_set, new_ep, path, &why)) < 0)
+			return rc;
+		if (c->owned_record == NULL && (rc = owned_record(&c->owned_record, new_ep)) < 0)
+			return rc;
+	}
+	if (why == NULL && kind == DNSB_CHANGE_UPDATE && strcmp(c->old.owner, c->new_set.owner) != 0 &&
+	    asprintf(&why, "$.updateOld[%zu] (%s) and $.updateNew[%zu] (%s): an update keeps its owner name",
+		     index, c->old.owner, index, c->new_set.owner) < 0)
+		return DNSB_ENOMEM;
+	if (why != NULL)
+		mark_invalid(c, why);
+	return 0;
+}
+
+/* The plan's lists, by canonical name; either capitalisation is accepted. */
+enum { L_CREATE, L_UPDATE_OLD, L_UPDATE_NEW, L_DELETE, L_COUNT };
+static const char *const list_names[L_COUNT] = { "create", "updateOld", "updateNew", "delete" };
+
+static int find_lists(parse_ctx *ctx, json_object *root, json_object *lists[L_COUNT])
+{
+	memset(lists, 0, L_COUNT * sizeof(lists[0]));
+	json_object_object_foreach(root, key, val) {
+		int which = -1;
+		for (int l = 0; l < L_COUNT; l++)
+			if (strcasecmp(key, list_names[l]) == 0)
+				which = l;
+		if (which < 0) {
+			/* external-dns's Go decoder ignores unknown fields; so do we, loudly. */
+			dnsb_log(DNSB_LOG_WARN, "%s: $.%s: unknown key ignored", ctx->source, key);
+			continue;
+		}
+		if (lists[which] != NULL)
+			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: $.%s: the list '%s' is given twice",
+					      ctx->source, key, list_names[which]);
+		if (val != NULL && !json_object_is_type(val, json_type_array))
+			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: $.%s: expected an array of endpoints",
+					      ctx->source, key);
+		lists[which] = val ? val : json_object_new_array(); /* null is an empty list */
+		if (val == NULL)
+			json_object_object_add(root, key, lists[which]);
+	}
+	return 0;
+}
+
+static int build_changes(parse_ctx *ctx, dnsb_plan *plan, json_object *lists[L_COUNT])
+{
+	size_t n_old = lists[L_UPDATE_OLD] ? json_object_array_length(lists[L_UPDATE_OLD]) : 0;
+	size_t n_new = lists[L_UPDATE_NEW] ? json_object_array_length(lists[L_UPDATE_NEW]) : 0;
+	int rc;
+
+	for (int l = 0; l < L_COUNT; l++) {
+		for (size_t i = 0; lists[l] && i < json_object_array_length(lists[l]); i++)
+			if ((rc = check_endpoint_shape(ctx, list_names[l], i, json_object_array_get_idx(lists[l], i))) < 0)
+				return rc;
+	}
+	if (n_old != n_new)
+		return dnsb_error_set(ctx->err, DNSB_EPARSE,
+				      "%s: $.updateOld has %zu endpoints and $.updateNew %zu: they pair by position",
+				      ctx->source, n_old, n_new);
+	for (size_t i = 0; lists[L_CREATE] && i < json_object_array_length(lists[L_CREATE]); i++)
+		if ((rc = add_change(plan, DNSB_CHANGE_CREATE, NULL, json_object_array_get_idx(lists[L_CREATE], i),
+				     "create", i)) < 0)
+			return rc;
+	for (size_t i = 0; i < n_old; i++)
+		if ((rc = add_change(plan, DNSB_CHANGE_UPDATE, json_object_array_get_idx(lists[L_UPDATE_OLD], i),
+				     json_object_array_get_idx(lists[L_UPDATE_NEW], i), "update", i)) < 0)
+			return rc;
+	for (size_t i = 0; lists[L_DELETE] && i < json_object_array_length(lists[L_DELETE]); i++)
+		if ((rc = add_change(plan, DNSB_CHANGE_DELETE, json_object_array_get_idx(lists[L_DELETE], i), NULL,
+				     "delete", i)) < 0)
+			return rc;
+	return 0;
+}
+
+/* Line and column of a byte offset, for syntax errors. */
+static void position(const char *json, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (json[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_t len)
+{
+	json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+	enum json_tokener_error jerr;
+	size_t end, line, col;
+	json_object *root;
+
+	if (tok == NULL)
+		return DNSB_ENOMEM;
+	if (len > INT_MAX) {
+		json_tokener_free(tok);
+		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: larger than 2 GiB", ctx->source);
+	}
+	root = json_tokener_parse_ex(tok, json, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (root == NULL || jerr != json_tokener_success) {
+		json_object_put(root);
+		position(json, end, &line, &col);
+		if (jerr == json_tokener_continue || jerr == json_tokener_success)
+			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu: not JSON: unexpected end of input",
+					      ctx->source, line, col);
+		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu (offset %zu): not JSON: %s", ctx->source,
+				      line, col, end, json_tokener_error_desc(jerr));
+	}
+	for (size_t i = end; i < len; i++) {
+		if (json[i] != ' ' && json[i] != '\n' && json[i] != '\r' && json[i] != '\t') {
+			json_object_put(root);
+			position(json, i, &line, &col);
+			return dnsb_error_set(ctx->err, DNSB_EPARSE,
+					      "%s:%zu:%zu (offset %zu): not JSON: data after the end of the document",
+					      ctx->source, line, col, i);
+		}
+	}
+	*out = root;
+	return 0;
+}
+
+int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *source, dnsb_error *err)
+{
+	parse_ctx ctx = { source ? source : "plan", err };
+	json_object *root = NULL, *lists[L_COUNT];
+	dnsb_plan *plan;
+	int rc;
+
+	*out = NULL;
+	if ((rc = parse_json(&root, &ctx, json, len)) < 0)
+		return rc;
+	if (!json_object_is_type(root, json_type_object)) {
+		json_object_put(root);
+		return dnsb_error_set(err, DNSB_EPARSE,
+				      "%s: $: expected an object with create, updateOld, updateNew and delete lists",
+				      ctx.source);
+	}
+	if ((plan = calloc(1, sizeof(*plan))) == NULL) {
+		json_object_put(root);
+		return DNSB_ENOMEM;
+	}
+	if ((rc = find_lists(&ctx, root, lists)) == 0)
+		rc = build_changes(&ctx, plan, lists);
+	json_object_put(root); /* the changes hold references to their endpoints */
+	if (rc < 0) {
+		if (rc == DNSB_ENOMEM)
+			dnsb_error_set(err, rc, "%s: out of memory", ctx.source);
+		dnsb_plan_free(plan);
+		return rc;
+	}
+	*out = plan;
+	return 0;
+}
+
+int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	*out = NULL;
+	if (f == NULL)
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 262144;
+			char *grown = realloc(buf, cap);
+			if (grown == NULL) {
+				free(buf);
+				fclose(f);
+				return DNSB_ENOMEM;
+			}
+			buf = grown;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return dnsb_error_set(err, DNSB_EIO, "%s: read error", path);
+	}
+	fclose(f);
+	rc = dnsb_plan_parse(out, buf, len, path, err);
+	free(buf);
+	return rc;
+}
+
+static json_object *one_list(const char *key, json_object *ep)
+{
+	json_object *obj = json_object_new_object(), *arr = json_object_new_array();
+
+	if (obj == NULL || arr == NULL || json_object_array_add(arr, ep) != 0) {
+		json_object_put(obj);
+		json_object_put(arr);
+		json_object_put(ep);
+		return NULL;
+	}
+	json_object_object_add(obj, key, arr);
+	return obj;
+}
+
+static json_object *endpoint_of(json_object *given, const dnsb_rrset *rrset)
+{
+	return given ? json_object_get(given) : dnsb_rrset_to_endpoint(rrset);
+}
+
+json_object *dnsb_change_to_plan_json(const dnsb_change *change)
+{
+	json_object *obj, *ep;
+
+	switch (change->kind) {
+	case DNSB_CHANGE_CREATE:
+		ep = endpoint_of(change->endpoint_new, &change->new_set);
+		return ep ? one_list("create", ep) : NULL;
+	case DNSB_CHANGE_DELETE:
+		ep = endpoint_of(change->endpoint_old, &change->old);
+		return ep ? one_list("delete", ep) : NULL;
+	case DNSB_CHANGE_UPDATE:
+		ep = endpoint_of(change->endpoint_old, &change->old);
+		if (ep == NULL || (obj = one_list("updateOld", ep)) == NULL)
+			return NULL;
+		ep = endpoint_of(change->endpoint_new, &change->new_set);
+		json_object *other = ep ? one_list("updateNew", ep) : NULL;
+		if (other == NULL) {
+			json_object_put(obj);
+			return NULL;
+		}
+		json_object *arr = json_object_object_get(other, "updateNew");
+		json_object_object_add(obj, "updateNew", json_object_get(arr));
+		json_object_put(other);
+		return obj;
+	}
+	return NULL;
+}
+
+json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset)
+{
+	json_object *ep = json_object_new_object(), *targets = json_object_new_array();
+	char *name;
+	size_t len;
+
+	if (ep == NULL || targets == NULL || rrset->owner == NULL)
+		goto fail;
+	len = strlen(rrset->owner);
+	if ((name = strndup(rrset->owner, len > 1 && rrset->owner[len - 1] == '.' ? len - 1 : len)) == NULL)
+		goto fail;
+	json_object_object_add(ep, "dnsName", json_object_new_string(name));
+	free(name);
+	for (size_t i = 0; i < rrset->rdata_count; i++)
+		json_object_array_add(targets, json_object_new_string(rrset->rdata[i]));
+	json_object_object_add(ep, "targets", targets);
+	json_object_object_add(ep, "recordType", json_object_new_string(dnsb_type_name(rrset->type)));
+	json_object_object_add(ep, "recordTTL", json_object_new_int64(rrset->ttl));
+	return ep;
+fail:
+	json_object_put(ep);
+	json_object_put(targets);
+	return NULL;
+}

@@ -1,0 +1,347 @@
+/* rrset.c - owner names, canonical RDATA and RRset values, all through ldns. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ldns/ldns.h>
+
+#include "dnsbatch/change.h"
+#include "dnsbatch/sys/provider.h"
+
+/* Join the RDATA fields of a canonicalised record with single spaces. */
+static int rr_rdata_string(char **out, const ldns_rr *rr)
+{
+	ldns_buffer *buf = ldns_buffer_new(128);
+	int rc = DNSB_ENOMEM;
+
+	if (buf == NULL)
+		return DNSB_ENOMEM;
+	for (size_t i = 0; i < ldns_rr_rd_count(rr); i++) {
+		if (i > 0)
+			ldns_buffer_printf(buf, " ");
+		if (ldns_rdf2buffer_str(buf, ldns_rr_rdf(rr, i)) != LDNS_STATUS_OK) {
+			rc = DNSB_EINVAL;
+			goto done;
+		}
+	}
+	if (ldns_buffer_status(buf) != LDNS_STATUS_OK)
+		goto done;
+	*out = ldns_buffer_export2str(buf);
+	rc = *out ? 0 : DNSB_ENOMEM;
+done:
+	ldns_buffer_free(buf);
+	return rc;
+}
+
+/*
+ * external-dns carries a TXT target as one string, quoted by the TXT registry
+ * but often bare for user records ("v=spf1 -all"). A bare one is one
+ * character-string, so quote it (split in 255-octet pieces, RFC 1035 §3.3).
+ */
+static char *quote_txt(const char *s)
+{
+	size_t len = strlen(s), n = 0, run = 0;
+	char *q = malloc(len * 2 + 4 * (len / 255 + 1) + 3);
+
+	if (q == NULL)
+		return NULL;
+	q[n++] = '"';
+	for (const char *c = s; *c; c++) {
+		if (run == 255) {
+			q[n++] = '"';
+			q[n++] = ' ';
+			q[n++] = '"';
+			run = 0;
+		}
+		if (*c == '"' || *c == '\\')
+			q[n++] = '\\';
+		q[n++] = *c;
+		run++;
+	}
+	q[n++] = '"';
+	q[n] = '\0';
+	return q;
+}
+
+int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err)
+{
+	const ldns_rr_descriptor *desc = ldns_rr_descript(type);
+	char *quoted = NULL, *line;
+	ldns_rr *rr = NULL;
+	ldns_status st;
+	int rc;
+
+	if (desc == NULL || desc->_name == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "unknown record type %u", (unsigned)type);
+	while (isspace((unsigned char)*rdata))
+		rdata++;
+	if (*rdata == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "empty %s target", desc->_name);
+	if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && *rdata != '"') {
+		if ((quoted = quote_txt(rdata)) == NULL)
+			return DNSB_ENOMEM;
+		rdata = quoted;
+	}
+	if (asprintf(&line, ". 0 IN %s %s", desc->_name, rdata) < 0) {
+		free(quoted);
+		return DNSB_ENOMEM;
+	}
+	st = ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL);
+	free(line);
+	free(quoted);
+	if (st != LDNS_STATUS_OK)
+		return dnsb_error_set(err, DNSB_EINVAL, "%s target '%s': %s", desc->_name, rdata,
+				      ldns_get_errorstr_by_id(st));
+	if (ldns_rr_get_type(rr) != type || ldns_rr_rd_count(rr) == 0) {
+		ldns_rr_free(rr);
+		return dnsb_error_set(err, DNSB_EINVAL, "%s target '%s': no RDATA", desc->_name, rdata);
+	}
+	ldns_rr2canonical(rr);
+	rc = rr_rdata_string(out, rr);
+	ldns_rr_free(rr);
+	if (rc == DNSB_EINVAL)
+		return dnsb_error_set(err, rc, "%s target '%s': cannot be printed back", desc->_name, rdata);
+	return rc;
+}
+
+int dnsb_name_canonical(char **out, const char *name, dnsb_error *err)
+{
+	ldns_rdf *dname;
+	size_t len = strlen(name);
+	char *abs, *s;
+
+	if (len == 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "empty name");
+	/* ldns takes "a..b" and leading dots as the root: refuse them here. */
+	if (name[0] == '.' ? len > 1 : strstr(name, "..") != NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a legal domain name (empty label)", name);
+	if (asprintf(&abs, "%s%s", name, name[len - 1] == '.' ? "" : ".") < 0)
+		return DNSB_ENOMEM;
+	dname = ldns_dname_new_frm_str(abs);
+	free(abs);
+	if (dname == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "'%s' is not a legal domain name (labels of 1-63 octets, 255 in all)", name);
+	ldns_dname2canonical(dname);
+	s = ldns_rdf2str(dname);
+	ldns_rdf_deep_free(dname);
+	if (s == NULL)
+		return DNSB_ENOMEM;
+	*out = s;
+	return 0;
+}
+
+int dnsb_name_in_zone(const char *name, const char *zone)
+{
+	size_t n = strlen(name), z = strlen(zone);
+
+	if (strcmp(zone, ".") == 0)
+		return 1;
+	if (n < z || strcmp(name + n - z, zone) != 0)
+		return 0;
+	return n == z || name[n - z - 1] == '.';
+}
+
+void dnsb_rrset_clear(dnsb_rrset *rrset)
+{
+	if (rrset == NULL)
+		return;
+	free(rrset->owner);
+	for (size_t i = 0; i < rrset->rdata_count; i++)
+		free(rrset->rdata[i]);
+	free(rrset->rdata);
+	memset(rrset, 0, sizeof(*rrset));
+}
+
+int dnsb_rrset_copy(dnsb_rrset *out, const dnsb_rrset *src)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = src->type;
+	out->ttl = src->ttl;
+	if (src->owner && (out->owner = strdup(src->owner)) == NULL)
+		return DNSB_ENOMEM;
+	if (src->rdata_count == 0)
+		return 0;
+	if ((out->rdata = calloc(src->rdata_count, sizeof(char *))) == NULL)
+		goto nomem;
+	for (size_t i = 0; i < src->rdata_count; i++) {
+		if ((out->rdata[i] = strdup(src->rdata[i])) == NULL)
+			goto nomem;
+		out->rdata_count++;
+	}
+	return 0;
+nomem:
+	dnsb_rrset_clear(out);
+	return DNSB_ENOMEM;
+}
+
+int dnsb_rrset_add_rdata(dnsb_rrset *rrset, const char *rdata)
+{
+	size_t lo = 0, hi = rrset->rdata_count;
+	char **grown, *copy;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(rrset->rdata[mid], rdata);
+		if (c == 0)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if ((copy = strdup(rdata)) == NULL)
+		return DNSB_ENOMEM;
+	grown = realloc(rrset->rdata, (rrset->rdata_count + 1) * sizeof(char *));
+	if (grown == NULL) {
+		free(copy);
+		return DNSB_ENOMEM;
+	}
+	rrset->rdata = grown;
+	memmove(&grown[lo + 1], &grown[lo], (rrset->rdata_count - lo) * sizeof(char *));
+	grown[lo] = copy;
+	rrset->rdata_count++;
+	return 0;
+}
+
+int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b)
+{
+	if (a->type != b->type || a->rdata_count != b->rdata_count)
+		return 0;
+	if (strcmp(a->owner ? a->owner : "", b->owner ? b->owner : "") != 0)
+		return 0;
+	for (size_t i = 0; i < a->rdata_count; i++)
+		if (strcmp(a->rdata[i], b->rdata[i]) != 0)
+			return 0;
+	return 1;
+}
+
+int dnsb_rrset_equal(const dnsb_rrset *a, const dnsb_rrset *b)
+{
+	return a->ttl == b->ttl && dnsb_rrset_same_data(a, b);
+}
+
+size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rrset->rdata_count; i++)
+		n += strlen(rrset->rdata[i]);
+	return n;
+}
+
+int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset)
+{
+	if (list->count == list->capacity) {
+		size_t cap = list->capacity ? list->capacity * 2 : 16;
+		dnsb_rrset *items = realloc(list->items, cap * sizeof(*items));
+		if (items == NULL)
+			return DNSB_ENOMEM;
+		list->items = items;
+		list->capacity = cap;
+	}
+	list->items[list->count++] = *rrset;
+	memset(rrset, 0, sizeof(*rrset));
+	return 0;
+}
+
+const dnsb_rrset *dnsb_rrset_list_find(const dnsb_rrset_list *list, const char *owner, uint16_t type)
+{
+	for (size_t i = list->count; i > 0; i--) {
+		const dnsb_rrset *r = &list->items[i - 1];
+		if (r->type == type && strcmp(r->owner, owner) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+void dnsb_rrset_list_clear(dnsb_rrset_list *list)
+{
+	if (list == NULL)
+		return;
+	for (size_t i = 0; i < list->count; i++)
+		dnsb_rrset_clear(&list->items[i]);
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+int dnsb_rrset_list_add_ldns_rr(dnsb_rrset_list *list, const ldns_rr *rr, dnsb_error *err)
+{
+	ldns_rr *copy = ldns_rr_clone(rr);
+	char *owner = NULL, *rdata = NULL;
+	dnsb_rrset *target;
+	dnsb_rrset fresh = { 0 };
+	int rc;
+
+	if (copy == NULL)
+		return DNSB_ENOMEM;
+	ldns_rr2canonical(copy);
+	owner = ldns_rdf2str(ldns_rr_owner(copy));
+	rc = owner ? rr_rdata_string(&rdata, copy) : DNSB_ENOMEM;
+	if (rc == DNSB_EINVAL)
+		dnsb_error_set(err, rc, "record at %s cannot be printed back", owner);
+	if (rc < 0)
+		goto done;
+	/* Transfers and ldns-written files keep an RRset's records together: look at the end first. */
+	target = NULL;
+	for (size_t i = list->count; i > 0; i--) {
+		dnsb_rrset *r = &list->items[i - 1];
+		if (r->type == ldns_rr_get_type(copy) && strcmp(r->owner, owner) == 0) {
+			target = r;
+			break;
+		}
+	}
+	if (target == NULL) {
+		fresh.owner = owner;
+		owner = NULL;
+		fresh.type = ldns_rr_get_type(copy);
+		if ((rc = dnsb_rrset_list_push(list, &fresh)) < 0) {
+			dnsb_rrset_clear(&fresh);
+			goto done;
+		}
+		target = &list->items[list->count - 1];
+	}
+	target->ttl = ldns_rr_ttl(copy);
+	rc = dnsb_rrset_add_rdata(target, rdata);
+done:
+	free(owner);
+	free(rdata);
+	ldns_rr_free(copy);
+	return rc;
+}
+
+int dnsb_rrset_to_ldns(ldns_rr_list *out, const dnsb_rrset *rrset, dnsb_error *err)
+{
+	const char *type = dnsb_type_name(rrset->type);
+
+	for (size_t i = 0; i < rrset->rdata_count; i++) {
+		ldns_rr *rr = NULL;
+		char *line;
+		ldns_status st;
+
+		if (asprintf(&line, "%s %u IN %s %s", rrset->owner, rrset->ttl, type, rrset->rdata[i]) < 0)
+			return DNSB_ENOMEM;
+		st = ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL);
+		free(line);
+		if (st != LDNS_STATUS_OK)
+			return dnsb_error_set(err, DNSB_EINVAL, "%s %s '%s': %s", rrset->owner, type,
+					      rrset->rdata[i], ldns_get_errorstr_by_id(st));
+		if (!ldns_rr_list_push_rr(out, rr)) {
+			ldns_rr_free(rr);
+			return DNSB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+const char *dnsb_type_name(uint16_t type)
+{
+	static _Thread_local char buf[16];
+	const ldns_rr_descriptor *desc = ldns_rr_descript(type);
+
+	if (desc && desc->_name)
+		return desc->_name;
+	snprintf(buf, sizeof(buf), "TYPE%u", (unsigned)type);
+	return buf;
+}

@@ -1,0 +1,311 @@
+/*
+ * zonefile.c - an RFC 1035 zone file as a provider, read and written with
+ * ldns. The semantics are the store's (store.h). A batch is atomic across
+ * processes: under an exclusive flock on PATH.lock, the file is re-read if
+ * it changed, the batch applied in memory, the whole zone written to a
+ * temporary file beside it, fsync'd and renamed over the original; a failed
+ * batch leaves the file untouched, byte for byte. The SOA serial is bumped
+ * once per applied batch, so secondaries and `named` see the change.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dnsbatch/sys/provider.h"
+#include "store.h"
+
+typedef struct zf_zone {
+	char *path;
+	char *lock_path;
+	dnsb_store *store;
+	struct stat seen;   /* the file as last read or written */
+} zf_zone;
+
+typedef struct zf_state {
+	pthread_mutex_t lock;
+	zf_zone *zones;
+	size_t count;
+} zf_state;
+
+static zf_zone *zone_of(zf_state *st, const char *apex)
+{
+	for (size_t i = 0; i < st->count; i++)
+		if (strcmp(dnsb_store_apex(st->zones[i].store), apex) == 0)
+			return &st->zones[i];
+	return NULL;
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Re-read the file when another process changed it since we last saw it. */
+static int refresh(zf_zone *z, dnsb_error *err)
+{
+	struct stat now;
+	int rc;
+
+	if (stat(z->path, &now) < 0)
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->path, strerror(errno));
+	if (same_file(&now, &z->seen))
+		return 0;
+	if ((rc = dnsb_store_load(z->store, z->path, err)) < 0)
+		return rc;
+	z->seen = now;
+	return 0;
+}
+
+static int lock_zone(zf_zone *z, int how, dnsb_error *err)
+{
+	int fd = open(z->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->lock_path, strerror(errno));
+	while (flock(fd, how) < 0) {
+		if (errno != EINTR) {
+			dnsb_error_set(err, DNSB_EIO, "%s: flock: %s", z->lock_path, strerror(errno));
+			close(fd);
+			return DNSB_EIO;
+		}
+	}
+	return fd;
+}
+
+static void unlock_zone(int fd)
+{
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
+/* Write the zone to a temporary file, fsync, rename over the original, fsync the directory. */
+static int persist(zf_zone *z, dnsb_error *err)
+{
+	char *dir_copy = strdup(z->path), *tmp = NULL;
+	const char *dir;
+	FILE *f = NULL;
+	int fd = -1, rc = 0;
+	struct stat st;
+
+	if (dir_copy == NULL)
+		return DNSB_ENOMEM;
+	dir = dirname(dir_copy);
+	if (asprintf(&tmp, "%s.dnsbatch.XXXXXX", z->path) < 0) {
+		tmp = NULL;
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (stat(z->path, &st) == 0)
+		fchmod(fileno(f), st.st_mode & 07777);
+	if ((rc = dnsb_store_write(z->store, f, err)) < 0)
+		goto done;
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	f = NULL;
+	if (rename(tmp, z->path) < 0) {
+		rc = dnsb_error_set(err, DNSB_EIO, "rename %s: %s", z->path, strerror(errno));
+		goto done;
+	}
+	free(tmp);
+	tmp = NULL;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY)) >= 0) {
+		fsync(fd);
+		close(fd);
+		fd = -1;
+	}
+	if (stat(z->path, &z->seen) < 0)
+		memset(&z->seen, 0, sizeof(z->seen));
+done:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(dir_copy);
+	return rc;
+}
+
+static int zf_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
+		     dnsb_result *out, dnsb_error *err)
+{
+	zf_state *st = state;
+	zf_zone *z;
+	dnsb_error ferr = { 0 };
+	int fd, rc = 0;
+
+	(void)err;
+	pthread_mutex_lock(&st->lock);
+	if ((z = zone_of(st, zone)) == NULL) {
+		dnsb_result_set(out, DNSB_CLASS_FATAL, 404, "notFound", "no zone file for %s", zone);
+		goto done;
+	}
+	if ((fd = lock_zone(z, LOCK_EX, &ferr)) < 0) {
+		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "io", "%s", ferr.message);
+		goto done;
+	}
+	if ((rc = refresh(z, &ferr)) < 0) {
+		/* A zone file we cannot read is not going to fix itself between retries. */
+		dnsb_result_set(out, rc == DNSB_ENOMEM ? DNSB_CLASS_TRANSIENT : DNSB_CLASS_FATAL, 0,
+				rc == DNSB_EPARSE ? "badZoneFile" : "io", "%s", ferr.message);
+		rc = rc == DNSB_ENOMEM ? rc : 0;
+	} else if ((rc = dnsb_store_apply(z->store, changes, n, 1, out)) == 0 && out->cls == DNSB_CLASS_OK) {
+		if ((rc = persist(z, &ferr)) < 0) {
+			dnsb_store_undo(z->store);
+			dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "io", "writing the zone file: %s", ferr.message);
+			rc = rc == DNSB_ENOMEM ? rc : 0;
+		}
+	}
+	unlock_zone(fd);
+done:
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+static int zf_read_or_list(zf_state *st, const char *zone, const dnsb_rrkey *keys, size_t n, int all,
+			   dnsb_rrset_list *out, dnsb_error *err)
+{
+	zf_zone *z;
+	int fd, rc;
+
+	pthread_mutex_lock(&st->lock);
+	if ((z = zone_of(st, zone)) == NULL) {
+		rc = dnsb_error_set(err, DNSB_ENOTFOUND, "no zone file for %s", zone);
+		goto done;
+	}
+	if ((fd = lock_zone(z, LOCK_SH, err)) < 0) {
+		rc = fd;
+		goto done;
+	}
+	if ((rc = refresh(z, err)) == 0)
+		rc = all ? dnsb_store_list(z->store, out) : dnsb_store_read(z->store, keys, n, out);
+	unlock_zone(fd);
+done:
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+static int zf_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
+		   dnsb_error *err)
+{
+	return zf_read_or_list(state, zone, keys, n, 0, out, err);
+}
+
+static int zf_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+{
+	return zf_read_or_list(state, zone, NULL, 0, 1, out, err);
+}
+
+static void zf_close(void *state)
+{
+	zf_state *st = state;
+
+	if (st == NULL)
+		return;
+	for (size_t i = 0; i < st->count; i++) {
+		free(st->zones[i].path);
+		free(st->zones[i].lock_path);
+		dnsb_store_free(st->zones[i].store);
+	}
+	free(st->zones);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+static const dnsb_provider_ops zonefile_ops = {
+	DNSB_PROVIDER_OPS_VERSION, "zonefile", zf_submit, zf_read, zf_list, zf_close
+};
+
+static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	char *apex = NULL;
+	zf_zone *z, *grown;
+	int rc;
+
+	if (eq == NULL || eq == spec || eq[1] == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "--zonefile: expected ZONE=PATH, got '%s'", spec);
+	if ((apex = strndup(spec, (size_t)(eq - spec))) == NULL)
+		return DNSB_ENOMEM;
+	rc = dnsb_provider_add_zone(p, apex, err);
+	free(apex);
+	if (rc < 0)
+		return rc;
+	if ((grown = realloc(st->zones, (st->count + 1) * sizeof(*grown))) == NULL)
+		return DNSB_ENOMEM;
+	st->zones = grown;
+	z = &st->zones[st->count];
+	memset(z, 0, sizeof(*z));
+	if ((z->path = strdup(eq + 1)) == NULL || asprintf(&z->lock_path, "%s.lock", eq + 1) < 0 ||
+	    dnsb_store_new(&z->store, p->zones[p->zone_count - 1]) < 0) {
+		free(z->path);
+		return DNSB_ENOMEM;
+	}
+	st->count++;
+	return refresh(z, err);
+}
+
+static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
+{
+	zf_state *st = calloc(1, sizeof(*st));
+	dnsb_provider *p;
+	const char *spec;
+	size_t it = 0;
+	int rc;
+
+	*out = NULL;
+	if (st == NULL)
+		return DNSB_ENOMEM;
+	pthread_mutex_init(&st->lock, NULL);
+	if ((rc = dnsb_provider_alloc(&p, &zonefile_ops, st)) < 0)
+		return rc;
+	while ((spec = dnsb_config_next(cfg, "zonefile", &it)) != NULL)
+		if ((rc = add_zone(p, st, spec, err)) < 0)
+			goto fail;
+	if (st->count == 0) {
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--provider zonefile needs --zonefile ZONE=PATH (repeatable)");
+		goto fail;
+	}
+	/* Same limits as Cloud DNS, whose semantics this provider follows. */
+	p->limits.max_additions = 1000;
+	p->limits.max_deletions = 1000;
+	p->limits.max_rdata_bytes = 100000;
+	p->limits.names_culprit = 1;
+	*out = p;
+	return 0;
+fail:
+	dnsb_provider_free(p);
+	return rc;
+}
+
+static const dnsb_provider_flag zonefile_flags[] = {
+	{ "zonefile", 1, "ZONE=PATH: an RFC 1035 zone file holding ZONE (repeatable); PATH.lock is its lock" },
+	{ NULL, 0, NULL }
+};
+
+const dnsb_backend dnsb_backend_zonefile = {
+	"zonefile", "RFC 1035 zone files, written atomically with ldns (no server needed)",
+	zonefile_flags, zonefile_open
+};
