@@ -1,5 +1,7 @@
 /* webhook.c - the external-dns webhook provider's HTTP server (libmicrohttpd). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -45,6 +47,7 @@ struct listener {
 	MHD_socket quiesced;
 	unsigned port;
 	int monitor_only;  /* the metrics listener: /healthz and /metrics only */
+	char name[300];    /* "127.0.0.1:8888", for the log */
 	struct dnsb_webhook *wh;
 };
 
@@ -761,17 +764,19 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 	l->quiesced = MHD_INVALID_SOCKET;
 	errno = 0;
 	l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l,
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				     MHD_OPTION_END);
 	if (l->daemon == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "cannot listen on %s: %s", spec,
 				      errno ? strerror(errno) : "libmicrohttpd refused to start");
 	info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	l->port = info ? info->port : 0;
+	/* The address with the port actually bound: tests ask for port 0. */
+	snprintf(l->name, sizeof(l->name), "%.*s:%u", (int)(strrchr(spec, ':') - spec), spec, l->port);
 	return 0;
 }
 
@@ -909,9 +914,9 @@ int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 		wh->probe_started = 1;
 	else
 		set_ready(wh, "no probe thread"); /* never leave /healthz stuck at 503 */
-	dnsb_log(DNSB_LOG_INFO, "serving external-dns webhook on %s (port %u), health and metrics on %s (port %u), provider %s with %zu zones",
-		 opts->listen, wh->api.port, wh->mon.daemon ? opts->metrics_listen : opts->listen,
-		 wh->mon.daemon ? wh->mon.port : wh->api.port, dnsb_provider_name(provider), wh->zone_count);
+	dnsb_log(DNSB_LOG_INFO, "serving the external-dns webhook on %s, /healthz and /metrics on %s; provider %s, %zu zone(s)",
+		 wh->api.name, wh->mon.daemon ? wh->mon.name : wh->api.name, dnsb_provider_name(provider),
+		 wh->zone_count);
 	*out = wh;
 	return 0;
 

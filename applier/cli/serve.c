@@ -1,5 +1,7 @@
 /* serve.c - `dnsbatch serve`: run the external-dns webhook provider until SIGTERM or SIGINT. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
