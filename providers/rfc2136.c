@@ -49,7 +49,7 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 
 	dnsb_result_init(out);
 	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) == 0)
-		rc = dnsb_rfc2136_exchange(&st->net, query, 1, &reply, &tsig_ok, &size, &e);
+		rc = dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, &size, &e);
 	ldns_pkt_free(query);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
@@ -83,8 +83,7 @@ static int read_one(rfc2136_state *st, const dnsb_rrkey *key, dnsb_rrset_list *o
 	if ((query = ldns_pkt_query_new(owner, (ldns_rr_type)key->type, LDNS_RR_CLASS_IN, 0)) == NULL)
 		return DNSB_ENOMEM;
 	ldns_pkt_set_random_id(query);
-	/* Over TCP: an RRset may not fit a UDP reply. */
-	rc = dnsb_rfc2136_exchange(&st->net, query, 0, &reply, &tsig_ok, NULL, err);
+	rc = dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, NULL, err);
 	ldns_pkt_free(query);
 	if (rc != 0)
 		return rc;

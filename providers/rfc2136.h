@@ -7,8 +7,8 @@
  *                     environment), validation
  *   rfc2136_msg.c     the UPDATE message with its prerequisites, reply
  *                     classification, RRs to RRsets
- *   rfc2136_net.c     transport: UDP or TCP with a timeout, a small pool of
- *                     open TCP connections, TSIG signing and verification
+ *   rfc2136_net.c     transport: TCP with a timeout, a small pool of open
+ *                     connections, TSIG signing and verification
  *   rfc2136.c         the ops table: submit, read, list (AXFR), close
  */
 #ifndef DNSBATCH_PROVIDERS_RFC2136_H
@@ -29,8 +29,6 @@
 #define DNSB_RFC2136_TIMEOUT_DEFAULT 10.0
 /** Largest DNS message over TCP (RFC 1035 §4.2.2: a 16-bit length). */
 #define DNSB_RFC2136_TCP_MAX 65535
-/** Messages up to this size go over UDP (RFC 1035 §4.2.1, no EDNS). */
-#define DNSB_RFC2136_UDP_MAX 512
 /** TSIG errors (RFC 8945 §5.2; ldns has no names for them). */
 #define DNSB_RFC2136_BADSIG 16
 #define DNSB_RFC2136_BADKEY 17
@@ -148,18 +146,19 @@ int dnsb_rfc2136_net_init(dnsb_rfc2136_net *net, const dnsb_rfc2136_config *cfg,
 void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net);
 
 /**
- * Sign `query` (when a key is set), send it (UDP when it fits 512 bytes and
- * `allow_udp`, else TCP), wait for the reply with the same ID, and check the
+ * Sign `query` (when a key is set), send it over TCP (a pooled connection
+ * when one is idle), wait for the reply with the same ID, and check the
  * reply's TSIG.
  * @param reply      receives the reply (the caller's), also when the TSIG
  *                   check fails (the rcode then says why: BADSIG, ...)
  * @param tsig_ok    receives 1 when the reply is signed correctly (or no key)
+ * @param wire_size  receives the size of the signed message, may be NULL
  * @return 0 when a reply arrived; DNSB_ETRANSIENT (connect, send, timeout:
  *         err says which); DNSB_ETOOLARGE when the signed message exceeds
  *         64 KiB; DNSB_EINVAL/DNSB_ENOMEM for local failures
  */
-int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, int allow_udp, ldns_pkt **reply,
-			  int *tsig_ok, size_t *wire_size, dnsb_error *err);
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **reply, int *tsig_ok, size_t *wire_size,
+			  dnsb_error *err);
 
 /**
  * Transfer a zone by AXFR (signed when a key is set) into `rrs`.

@@ -1,4 +1,14 @@
-/* rfc2136_net.c - one DNS exchange with the server: UDP or pooled TCP, a timeout, TSIG. */
+/*
+ * rfc2136_net.c - one DNS exchange with the server over TCP, with a timeout
+ * and TSIG.
+ *
+ * Every message goes over TCP, also those that would fit a 512-byte UDP
+ * datagram: a lost datagram looks like a slow server until the timeout runs
+ * out (and an unreachable port stays silent over UDP, where TCP is refused at
+ * once), while a pooled TCP connection costs the same single round trip.
+ * TCP carries up to 64 KiB per message (RFC 1035 §4.2.2); larger batches are
+ * refused locally as too large, to be split by the engine.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -89,7 +99,8 @@ static void pool_give(dnsb_rfc2136_net *net, int fd)
 static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
 {
 	errno = 0;
-	*fd = ldns_tcp_connect(&net->addr, net->addrlen, net->timeout);
+	/* Not ldns_tcp_connect: it returns 0 (stdin) on failure. */
+	*fd = ldns_tcp_connect2(&net->addr, net->addrlen, net->timeout);
 	if (*fd >= 0)
 		return 0;
 	if (errno != 0)
@@ -202,8 +213,8 @@ static int to_wire(ldns_buffer **out, const ldns_pkt *query, const dnsb_rfc2136_
 	return 0;
 }
 
-int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, int allow_udp, ldns_pkt **reply,
-			  int *tsig_ok, size_t *wire_size, dnsb_error *err)
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **reply, int *tsig_ok, size_t *wire_size,
+			  dnsb_error *err)
 {
 	ldns_buffer *qb = NULL;
 	uint8_t *wire = NULL;
@@ -224,14 +235,7 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, int allow_udp,
 		return dnsb_error_set(err, DNSB_ETOOLARGE, "the message is %zu bytes; DNS allows %d", qsize,
 				      DNSB_RFC2136_TCP_MAX);
 	}
-	if (allow_udp && qsize <= DNSB_RFC2136_UDP_MAX) {
-		st = ldns_udp_send(&wire, qb, &net->addr, net->addrlen, net->timeout, &size);
-		if (st != LDNS_STATUS_OK)
-			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "no reply from %s over UDP within %g s (%s)",
-					    net->server, timeout_seconds(net), ldns_get_errorstr_by_id(st));
-	} else {
-		rc = tcp_exchange(net, qb, &wire, &size, err);
-	}
+	rc = tcp_exchange(net, qb, &wire, &size, err);
 	ldns_buffer_free(qb);
 	if (rc != 0)
 		return rc;
@@ -247,15 +251,6 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, int allow_udp,
 		ldns_pkt_free(*reply);
 		*reply = NULL;
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "reply from %s has the wrong ID", net->server);
-	}
-	if (ldns_pkt_tc(*reply) && allow_udp && qsize <= DNSB_RFC2136_UDP_MAX) {
-		/* Truncated over UDP: ask again over TCP. */
-		free(wire);
-		ldns_pkt_free(*reply);
-		*reply = NULL;
-		ldns_rr_free(ldns_pkt_tsig(query));
-		ldns_pkt_set_tsig(query, NULL);
-		return dnsb_rfc2136_exchange(net, query, 0, reply, tsig_ok, wire_size, err);
 	}
 	if (net->keyname == NULL) {
 		*tsig_ok = 1;
