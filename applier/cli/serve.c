@@ -10,13 +10,8 @@
 #include <string.h>
 
 #include "dnsbatch/dnsbatch.h"
-#include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
-
-int dnsb_cmd_serve(int argc, char **argv);
-
-/* Exit codes shared with `dnsbatch apply` (DESIGN §5). */
-enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
+#include "cli.h"
 
 #define MAX_LIST 64
 
@@ -37,8 +32,6 @@ struct serve_args {
 
 static void usage(FILE *f)
 {
-	const dnsb_backend *const *b = dnsb_backends();
-
 	fprintf(f,
 		"usage: dnsbatch serve --provider NAME [provider flags] [options]\n"
 		"\n"
@@ -63,13 +56,10 @@ static void usage(FILE *f)
 		"failed (external-dns retries next interval), 400 for a body that is not a plan, 413 over the cap.\n"
 		"SIGTERM/SIGINT: stop accepting, finish the apply in flight, flush the drop log, exit 0.\n",
 		DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT);
-	for (size_t i = 0; b[i]; i++) {
-		fprintf(f, "\nprovider %s: %s\n", b[i]->name, b[i]->summary);
-		for (const dnsb_provider_flag *fl = b[i]->flags; fl && fl->name; fl++)
-			fprintf(f, "  --%-28s %s\n", fl->name, fl->help);
-	}
+	dnsb_cli_provider_help(f);
 }
 
+/* Bytes, with an optional binary suffix: "33554432", "32m", "32MiB". */
 static int parse_size(size_t *out, const char *s)
 {
 	char *end;
@@ -95,148 +85,89 @@ static int parse_size(size_t *out, const char *s)
 	return 0;
 }
 
-static int parse_seconds(double *out, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !(v > 0))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_count(unsigned long *out, const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end != '\0' || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static const dnsb_provider_flag *backend_flag(const dnsb_backend *b, const char *name)
-{
-	for (const dnsb_provider_flag *f = b ? b->flags : NULL; f && f->name; f++)
-		if (strcmp(f->name, name) == 0)
-			return f;
-	return NULL;
-}
-
-/* The provider is named once, anywhere on the line; its flags are known
- * only once it is, so find it before parsing the rest. */
-static const char *find_provider(int argc, char **argv)
-{
-	const char *name = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc)
-			name = argv[++i];
-		else if (strncmp(argv[i], "--provider=", 11) == 0)
-			name = argv[i] + 11;
-	}
-	return name;
-}
-
 static int bad(const char *flag, const char *value, const char *why)
 {
 	fprintf(stderr, "dnsbatch serve: --%s %s: %s\n", flag, value ? value : "", why);
-	return EXIT_USAGE;
+	return DNSB_EXIT_USAGE;
+}
+
+/* Seconds > 0: a zero deadline or backoff would make the server useless. */
+static int positive_seconds(double *out, const char *name, const char *value)
+{
+	if (dnsb_cli_seconds(out, name, value) != 0)
+		return -1;
+	if (!(*out > 0)) {
+		bad(name, value, "must be more than 0");
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_args(struct serve_args *a, int argc, char **argv)
 {
-	const dnsb_backend *backend;
-
-	a->provider = find_provider(argc, argv);
-	if (a->provider == NULL) {
-		fprintf(stderr, "dnsbatch serve: --provider is required (try --help)\n");
-		return EXIT_USAGE;
-	}
-	backend = dnsb_backend_find(a->provider);
-	if (backend == NULL) {
-		fprintf(stderr, "dnsbatch serve: unknown provider '%s'\n", a->provider);
-		return EXIT_USAGE;
-	}
 	for (int i = 1; i < argc; i++) {
-		char name[128];
-		const char *arg = argv[i], *value = NULL, *eq;
-		const dnsb_provider_flag *pf;
-		int takes_value;
+		const char *v = NULL;
+		int r;
 
-		if (strncmp(arg, "--", 2) != 0) {
-			fprintf(stderr, "dnsbatch serve: unexpected argument '%s'\n", arg);
-			return EXIT_USAGE;
-		}
-		arg += 2;
-		eq = strchr(arg, '=');
-		if ((eq ? (size_t)(eq - arg) : strlen(arg)) >= sizeof(name))
-			return bad(arg, NULL, "unknown flag");
-		snprintf(name, sizeof(name), "%.*s", (int)(eq ? eq - arg : (long)strlen(arg)), arg);
-		if (strcmp(name, "help") == 0) {
+#define TAKE(name) ((r = dnsb_cli_take(argc, argv, &i, name, &v)) != 0)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			return -1;
-		}
-		pf = backend_flag(backend, name);
-		takes_value = pf ? pf->takes_value : 1;
-		if (eq)
-			value = eq + 1;
-		else if (takes_value) {
-			if (i + 1 >= argc)
-				return bad(name, NULL, "needs a value");
-			value = argv[++i];
-		}
-		if (pf) {
-			if (dnsb_config_add(a->cfg, name, value ? value : "") != 0)
-				return EXIT_INTERNAL;
-		} else if (strcmp(name, "provider") == 0) {
-			/* found by find_provider */
-		} else if (strcmp(name, "listen") == 0) {
-			a->listen = value;
-		} else if (strcmp(name, "metrics-listen") == 0) {
-			a->metrics_listen = value;
-		} else if (strcmp(name, "domain-filter") == 0) {
-			if (a->include_count == MAX_LIST)
-				return bad(name, value, "too many");
-			a->include[a->include_count++] = value;
-		} else if (strcmp(name, "exclude-domains") == 0) {
-			if (a->exclude_count == MAX_LIST)
-				return bad(name, value, "too many");
-			a->exclude[a->exclude_count++] = value;
-		} else if (strcmp(name, "regex-domain-filter") == 0) {
-			a->regex_include = value;
-		} else if (strcmp(name, "regex-domain-exclusion") == 0) {
-			a->regex_exclude = value;
-		} else if (strcmp(name, "max-body-size") == 0) {
-			if (parse_size(&a->max_body, value) != 0)
-				return bad(name, value, "expected a number of bytes > 0");
-		} else if (strcmp(name, "apply-timeout") == 0) {
-			if (parse_seconds(&a->apply_timeout, value) != 0)
-				return bad(name, value, "expected seconds > 0");
-		} else if (strcmp(name, "quarantine-backoff") == 0) {
-			if (parse_seconds(&a->quarantine_initial, value) != 0)
-				return bad(name, value, "expected seconds > 0");
-		} else if (strcmp(name, "quarantine-max") == 0) {
-			if (parse_seconds(&a->quarantine_max, value) != 0)
-				return bad(name, value, "expected seconds > 0");
-		} else if (strcmp(name, "batch-size") == 0) {
-			if (parse_count(&a->batch_size, value) != 0 || a->batch_size == 0)
-				return bad(name, value, "expected a whole number > 0");
-		} else if (strcmp(name, "max-retries") == 0) {
-			if (parse_count(&a->max_retries, value) != 0)
-				return bad(name, value, "expected a whole number");
-		} else if (strcmp(name, "drop-log") == 0) {
-			a->drop_log = value;
-		} else if (strcmp(name, "log-format") == 0) {
-			a->log_format = value;
+		} else if (TAKE("provider")) {
+			a->provider = v;
+		} else if (TAKE("listen")) {
+			a->listen = v;
+		} else if (TAKE("metrics-listen")) {
+			a->metrics_listen = v;
+		} else if (TAKE("domain-filter")) {
+			if (r > 0 && a->include_count == MAX_LIST)
+				return bad("domain-filter", v, "too many");
+			if (r > 0)
+				a->include[a->include_count++] = v;
+		} else if (TAKE("exclude-domains")) {
+			if (r > 0 && a->exclude_count == MAX_LIST)
+				return bad("exclude-domains", v, "too many");
+			if (r > 0)
+				a->exclude[a->exclude_count++] = v;
+		} else if (TAKE("regex-domain-filter")) {
+			a->regex_include = v;
+		} else if (TAKE("regex-domain-exclusion")) {
+			a->regex_exclude = v;
+		} else if (TAKE("max-body-size")) {
+			if (r > 0 && parse_size(&a->max_body, v) != 0)
+				return bad("max-body-size", v, "expected a number of bytes > 0 (suffix k, m or g allowed)");
+		} else if (TAKE("apply-timeout")) {
+			if (r > 0 && positive_seconds(&a->apply_timeout, "apply-timeout", v) != 0)
+				return DNSB_EXIT_USAGE;
+		} else if (TAKE("quarantine-backoff")) {
+			if (r > 0 && positive_seconds(&a->quarantine_initial, "quarantine-backoff", v) != 0)
+				return DNSB_EXIT_USAGE;
+		} else if (TAKE("quarantine-max")) {
+			if (r > 0 && positive_seconds(&a->quarantine_max, "quarantine-max", v) != 0)
+				return DNSB_EXIT_USAGE;
+		} else if (TAKE("batch-size")) {
+			if (r > 0 && dnsb_cli_uint(&a->batch_size, "batch-size", v, 1, 1000000) != 0)
+				return DNSB_EXIT_USAGE;
+		} else if (TAKE("max-retries")) {
+			if (r > 0 && dnsb_cli_uint(&a->max_retries, "max-retries", v, 0, 1000) != 0)
+				return DNSB_EXIT_USAGE;
+		} else if (TAKE("drop-log")) {
+			a->drop_log = v;
+		} else if (TAKE("log-format")) {
+			a->log_format = v;
+		} else if ((r = dnsb_cli_provider_flag(a->cfg, argc, argv, &i)) != 0) {
+			/* a provider's own flag, exactly as `dnsbatch apply` takes it */
 		} else {
-			return bad(name, NULL, "unknown flag (see dnsbatch serve --help)");
+			fprintf(stderr, "dnsbatch serve: unknown argument '%s' (see --help)\n", argv[i]);
+			return DNSB_EXIT_USAGE;
 		}
+		if (r < 0)
+			return DNSB_EXIT_USAGE;
+#undef TAKE
+	}
+	if (a->provider == NULL) {
+		fprintf(stderr, "dnsbatch serve: --provider is required (see --help)\n");
+		return DNSB_EXIT_USAGE;
 	}
 	if (a->quarantine_max < a->quarantine_initial)
 		return bad("quarantine-max", NULL, "must not be less than --quarantine-backoff");
@@ -270,14 +201,14 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	rc = dnsb_webhook_start(&wh, provider, &wo, &err);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
-		return rc == DNSB_EINVAL ? EXIT_USAGE : EXIT_INTERNAL;
+		return rc == DNSB_EINVAL ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
 	}
 	while (sigwait(sigs, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
 		;
 	dnsb_log(DNSB_LOG_INFO, "received %s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	dnsb_webhook_free(wh);
 	dnsb_log(DNSB_LOG_INFO, "stopped");
-	return EXIT_OK;
+	return DNSB_EXIT_OK;
 }
 
 int dnsb_cmd_serve(int argc, char **argv)
@@ -301,11 +232,11 @@ int dnsb_cmd_serve(int argc, char **argv)
 	a.quarantine_initial = 60.0;
 	a.quarantine_max = 3600.0;
 	if (dnsb_config_new(&a.cfg) != 0)
-		return EXIT_INTERNAL;
+		return DNSB_EXIT_INTERNAL;
 	rc = parse_args(&a, argc, argv);
 	if (rc != 0) {
 		dnsb_config_free(a.cfg);
-		return rc < 0 ? EXIT_OK : rc;
+		return rc < 0 ? DNSB_EXIT_OK : rc;
 	}
 	if (a.log_format) {
 		if (dnsb_log_parse_format(&fmt, a.log_format) != 0) {
@@ -327,7 +258,7 @@ int dnsb_cmd_serve(int argc, char **argv)
 		rc = dnsb_quarantine_new(&quarantine, a.quarantine_initial, a.quarantine_max);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
-		rc = rc == DNSB_EINVAL || rc == DNSB_ENOTFOUND ? EXIT_USAGE : EXIT_INTERNAL;
+		rc = rc == DNSB_EINVAL || rc == DNSB_ENOTFOUND ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
 	} else {
 		sigemptyset(&sigs);
 		sigaddset(&sigs, SIGTERM);
