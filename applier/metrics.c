@@ -235,6 +235,7 @@ void dnsb_metrics_change(dnsb_metrics *m, const char *zone, const dnsb_change *c
 {
 	uint16_t type;
 	const char *type_name, *outcome, *reason;
+	struct series *s;
 
 	if (!m || !change)
 		return;
@@ -245,11 +246,20 @@ void dnsb_metrics_change(dnsb_metrics *m, const char *zone, const dnsb_change *c
 	outcome = dnsb_outcome_name(change->outcome);
 	reason = dnsb_reason_name(change->reason);
 
-	counter_add(m, F_CHANGES, (const char *const[]){ zone, outcome }, 1);
-	if (change->outcome == DNSB_OUTCOME_DROPPED)
-		counter_add(m, F_DROPPED, (const char *const[]){ zone, type_name, reason }, 1);
-	else if (change->outcome == DNSB_OUTCOME_FAILED)
-		counter_add(m, F_FAILED, (const char *const[]){ zone, type_name, reason }, 1);
+	/* One critical section, so that a scrape never sees the change counted
+	 * in changes_total but not yet in dropped/failed_changes_total. */
+	pthread_mutex_lock(&m->lock);
+	s = series_get(m, F_CHANGES, (const char *const[]){ zone, outcome });
+	if (s)
+		s->value += 1;
+	if (change->outcome == DNSB_OUTCOME_DROPPED || change->outcome == DNSB_OUTCOME_FAILED) {
+		enum family_id f = change->outcome == DNSB_OUTCOME_DROPPED ? F_DROPPED : F_FAILED;
+
+		s = series_get(m, f, (const char *const[]){ zone, type_name, reason });
+		if (s)
+			s->value += 1;
+	}
+	pthread_mutex_unlock(&m->lock);
 }
 
 void dnsb_metrics_batch(dnsb_metrics *m, const char *zone, const char *cls)
