@@ -349,6 +349,28 @@ static void test_open_error(void **state)
 	assert_int_equal(dnsb_droplog_lines(NULL), 0);
 }
 
+static void test_write_error(void **state)
+{
+	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
+	dnsb_droplog *log;
+	dnsb_error err;
+
+	(void)state;
+	if (access("/dev/full", W_OK) != 0) {
+		drop_change(&c);
+		skip();
+		return;
+	}
+	c.outcome = DNSB_OUTCOME_DROPPED;
+	c.reason = DNSB_REASON_CONFLICT;
+	/* Every write to /dev/full fails with ENOSPC: a full disk is reported, not counted. */
+	assert_int_equal(dnsb_droplog_open(&log, "/dev/full", &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "example.com.", &c, NOW), DNSB_EIO);
+	assert_int_equal(dnsb_droplog_lines(log), 0);
+	dnsb_droplog_free(log);
+	drop_change(&c);
+}
+
 #define THREADS 8
 #define ROUNDS 300
 
@@ -426,6 +448,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_change_feeds_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appends_across_opens, setup, teardown),
 		cmocka_unit_test(test_open_error),
+		cmocka_unit_test(test_write_error),
 		cmocka_unit_test_setup_teardown(test_concurrent_whole_lines, setup, teardown),
 	};
 

@@ -533,6 +533,24 @@ static void test_write_to_stream(void **state)
 	dnsb_metrics_free(m);
 }
 
+static void test_write_error(void **state)
+{
+	dnsb_metrics *m;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/dev/full", "w");
+	if (!f) {
+		skip();
+		return;
+	}
+	assert_int_equal(dnsb_metrics_new(&m), 0);
+	/* Every write to /dev/full fails with ENOSPC. */
+	assert_int_equal(dnsb_metrics_write(m, f), DNSB_EIO);
+	fclose(f);
+	dnsb_metrics_free(m);
+}
+
 static int on_path(const char *prog)
 {
 	const char *path = getenv("PATH");
@@ -609,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_write_file_relative),
 		cmocka_unit_test(test_write_file_error),
 		cmocka_unit_test(test_write_to_stream),
+		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_promtool_accepts),
 	};
 
