@@ -125,20 +125,25 @@ static int add_key(dnsb_rrkey **keys, size_t *n, size_t *cap, const dnsb_rrset *
 	return 0;
 }
 
-static int group_in_effect(const group *g, const dnsb_rrset_list *held)
+/* Does the provider hold what this change asks for: new RRset present exactly, old one gone? */
+static int change_in_effect(const dnsb_change *c, const dnsb_rrset_list *held)
 {
-	for (size_t i = 0; i < g->count; i++) {
-		const dnsb_change *c = g->changes[i];
-		if (c->kind != DNSB_CHANGE_DELETE) {
-			const dnsb_rrset *cur = dnsb_rrset_list_find(held, c->new_set.owner, c->new_set.type);
-			if (cur == NULL || !dnsb_rrset_equal(cur, &c->new_set))
-				return 0;
-		}
-		if (c->kind != DNSB_CHANGE_CREATE &&
-		    (c->kind == DNSB_CHANGE_DELETE || c->old.type != c->new_set.type) &&
-		    dnsb_rrset_list_find(held, c->old.owner, c->old.type) != NULL)
+	if (c->kind != DNSB_CHANGE_DELETE) {
+		const dnsb_rrset *cur = dnsb_rrset_list_find(held, c->new_set.owner, c->new_set.type);
+		if (cur == NULL || !dnsb_rrset_equal(cur, &c->new_set))
 			return 0;
 	}
+	if (c->kind != DNSB_CHANGE_CREATE && (c->kind == DNSB_CHANGE_DELETE || c->old.type != c->new_set.type) &&
+	    dnsb_rrset_list_find(held, c->old.owner, c->old.type) != NULL)
+		return 0;
+	return 1;
+}
+
+static int group_in_effect(const group *g, const dnsb_rrset_list *held)
+{
+	for (size_t i = 0; i < g->count; i++)
+		if (!change_in_effect(g->changes[i], held))
+			return 0;
 	return 1;
 }
 
@@ -173,6 +178,44 @@ static int read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held, dns
 	return rc;
 }
 
+static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_bad);
+
+/*
+ * Part of a group is in effect (a record made out of band, its ownership
+ * record not): calling those changes dropped would be false. They end
+ * already_applied and the rest is submitted once more on its own; the
+ * rest is strictly smaller, so this ends.
+ * @return 1 when it settled the group, 0 when no change is in effect
+ */
+static int settle_partial(engine *e, group *g, const dnsb_rrset_list *held)
+{
+	group rest = { NULL, 0, g->zone, NULL };
+	group *one = &rest;
+
+	for (size_t i = 0; i < g->count; i++)
+		if (!change_in_effect(g->changes[i], held))
+			rest.count++;
+	if (rest.count == g->count)
+		return 0;
+	if ((rest.changes = malloc(rest.count * sizeof(dnsb_change *))) == NULL) {
+		e->rc = DNSB_ENOMEM;
+		return 0;
+	}
+	rest.count = 0;
+	for (size_t i = 0; i < g->count; i++) {
+		dnsb_change *c = g->changes[i];
+		if (change_in_effect(c, held)) {
+			c->outcome = DNSB_OUTCOME_ALREADY_APPLIED;
+			c->reason = DNSB_REASON_NONE;
+		} else {
+			rest.changes[rest.count++] = c;
+		}
+	}
+	run_batch(e, &one, 1, NULL);
+	free(rest.changes);
+	return 1;
+}
+
 /* A single group still conflicts: already in effect, or dropped. */
 static void verify_or_drop(engine *e, group *g, dnsb_reason reason, const dnsb_result *res)
 {
@@ -190,7 +233,7 @@ static void verify_or_drop(engine *e, group *g, dnsb_reason reason, const dnsb_r
 		finish_group(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
 	} else if (group_in_effect(g, &held)) {
 		finish_group(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
-	} else {
+	} else if (!settle_partial(e, g, &held)) {
 		finish_group(g, DNSB_OUTCOME_DROPPED, reason, res, NULL);
 	}
 	dnsb_rrset_list_clear(&held);
@@ -278,8 +321,6 @@ static long hint_group(group **gs, size_t n, long hint)
 	}
 	return -1;
 }
-
-static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_bad);
 
 /*
  * Split a batch that failed with conflict or invalid. `res` is its answer.
@@ -523,8 +564,44 @@ static int group_key(group *g)
 	return rc;
 }
 
-/* Build the groups of every pending change. @return 0 or DNSB_ENOMEM */
-static int make_groups(dnsb_plan *plan, group **out, size_t *ngroups)
+/*
+ * Pending changes form groups; so do changes the parser found invalid, when
+ * their owner name is known, so that their group is dropped with them.
+ */
+static int groupable(const dnsb_change *c, size_t zone_count)
+{
+	if (c->outcome == DNSB_OUTCOME_PENDING)
+		return 1;
+	return c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_INVALID && c->zone < zone_count &&
+	       owner_of(c) != NULL;
+}
+
+/* A group with an invalid member is dropped whole: half of a pair misleads the registry. */
+static void drop_invalid_groups(group *groups, size_t n)
+{
+	for (size_t g = 0; g < n; g++) {
+		const dnsb_change *bad = NULL;
+		char msg[DNSB_ERROR_MESSAGE_MAX];
+
+		for (size_t i = 0; i < groups[g].count && bad == NULL; i++)
+			if (groups[g].changes[i]->outcome != DNSB_OUTCOME_PENDING)
+				bad = groups[g].changes[i];
+		if (bad == NULL)
+			continue;
+		snprintf(msg, sizeof(msg), "dropped with its group: %s", bad->message ? bad->message : "invalid record");
+		for (size_t i = 0; i < groups[g].count; i++) {
+			dnsb_change *c = groups[g].changes[i];
+			if (c->outcome != DNSB_OUTCOME_PENDING)
+				continue;
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_INVALID;
+			set_detail(c, 0, NULL, msg);
+		}
+	}
+}
+
+/* Build the change groups. @return 0 or DNSB_ENOMEM */
+static int make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups)
 {
 	size_t n = dnsb_plan_count(plan), *parent, *slot, count = 0;
 	dnsb_hmap names = DNSB_HMAP_INIT;
@@ -541,7 +618,7 @@ static int make_groups(dnsb_plan *plan, group **out, size_t *ngroups)
 		parent[i] = i;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
-		if (c->outcome != DNSB_OUTCOME_PENDING)
+		if (!groupable(c, zone_count))
 			continue;
 		/* An update's pair shares its owner (the parser checks), so one name per change. */
 		rc = uf_join(&names, parent, owner_of(c), i);
@@ -560,7 +637,7 @@ static int make_groups(dnsb_plan *plan, group **out, size_t *ngroups)
 	}
 	for (size_t i = 0; i < n; i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
-		if (c->outcome != DNSB_OUTCOME_PENDING)
+		if (!groupable(c, zone_count))
 			continue;
 		size_t r = uf_find(parent, i);
 		if (slot[r] == (size_t)-1)
@@ -578,7 +655,7 @@ static int make_groups(dnsb_plan *plan, group **out, size_t *ngroups)
 	free(sizes);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
-		if (c->outcome != DNSB_OUTCOME_PENDING)
+		if (!groupable(c, zone_count))
 			continue;
 		group *g = &groups[slot[uf_find(parent, i)]];
 		size_t k = g->count++;
@@ -756,11 +833,15 @@ static void quarantine_pass(engine *e, group *groups, size_t n, int after)
 					     "conflicted before; held back until its quarantine ends");
 			continue;
 		}
-		dnsb_outcome o = g->changes[0]->outcome;
-		dnsb_reason r = g->changes[0]->reason;
-		if (o == DNSB_OUTCOME_DROPPED && r == DNSB_REASON_CONFLICT && dnsb_quarantine_hold(q, g->key, zone_name(e, g->zone), e->qtoken, t) < 0)
+		int conflict = 0, done = 1;
+		for (size_t k = 0; k < g->count; k++) {
+			const dnsb_change *c = g->changes[k];
+			conflict |= c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_CONFLICT;
+			done &= c->outcome == DNSB_OUTCOME_APPLIED || c->outcome == DNSB_OUTCOME_ALREADY_APPLIED;
+		}
+		if (conflict && dnsb_quarantine_hold(q, g->key, zone_name(e, g->zone), e->qtoken, t) < 0)
 			e->rc = DNSB_ENOMEM;
-		else if (o == DNSB_OUTCOME_APPLIED || o == DNSB_OUTCOME_ALREADY_APPLIED)
+		else if (done)
 			dnsb_quarantine_release(q, g->key);
 	}
 }
@@ -821,8 +902,9 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		e.zone_slot[i] = -1;
 
 	map_zones(&e, plan);
-	if ((e.rc = make_groups(plan, &groups, &ngroups)) < 0)
+	if ((e.rc = make_groups(plan, p->zone_count, &groups, &ngroups)) < 0)
 		goto done;
+	drop_invalid_groups(groups, ngroups);
 	if (e.o->quarantine && !e.o->dry_run) {
 		e.qtoken = dnsb_quarantine_begin(e.o->quarantine);
 		quarantine_pass(&e, groups, ngroups, 0);
