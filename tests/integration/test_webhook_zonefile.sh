@@ -143,4 +143,10 @@ extdns_check "zone file still valid after shutdown" checkzone
 extdns_check "lists and regex filters together: exit 2" [ $? = 2 ]
 "$DNSBATCH" serve --provider zonefile --zonefile "example.test=$tmp/example.test.zone" --apply-timeout 0 2>/dev/null
 extdns_check "--apply-timeout 0: exit 2" [ $? = 2 ]
+# The Kubernetes example's dnsbatch arguments are flags `serve` knows (--help
+# last: every flag before it is parsed, none is acted on).
+mapfile -t k8s_args < <(sed -n '/^ *- serve$/,/^ *ports:/p' examples/kubernetes/external-dns-dnsbatch.yaml |
+	sed -n 's/^ *- \(--[^ #]*\).*/\1/p')
+extdns_check "examples/kubernetes: dnsbatch args parse" \
+	sh -c '[ "$#" -gt 5 ] && "$0" serve "$@" --help' "$DNSBATCH" "${k8s_args[@]}"
 extdns_done
