@@ -252,12 +252,26 @@ static const char *conflict_meaning(const dnsb_change *c, int rcode)
 	return "a prerequisite failed";
 }
 
+/* What a failed prerequisite means for a batch, without knowing which change it was. */
+static const char *batch_conflict_meaning(int rcode)
+{
+	switch (rcode) {
+	case LDNS_RCODE_YXRRSET:
+		return "an RRset to be created already exists, or a CNAME is at its name";
+	case LDNS_RCODE_YXDOMAIN:
+		return "a name that is to get a CNAME already holds other records";
+	case LDNS_RCODE_NXRRSET:
+		return "an RRset to be updated or deleted does not hold the expected old RDATA";
+	default:
+		return "a prerequisite failed";
+	}
+}
+
 static void classify_conflict(dnsb_result *res, int rcode, const char *zone, dnsb_change *const *changes, size_t n,
 			      const char *server)
 {
 	const char *name = dnsb_rfc2136_rcode_name(rcode);
-	char what[300], list[400] = "";
-	size_t len = 0;
+	char what[300];
 
 	if (n == 1) {
 		describe_change(what, sizeof(what), changes[0]);
@@ -265,14 +279,13 @@ static void classify_conflict(dnsb_result *res, int rcode, const char *zone, dns
 				conflict_meaning(changes[0], rcode));
 		return;
 	}
-	/* RFC 2136 replies do not say which prerequisite failed: list a few. */
-	for (size_t i = 0; i < n && i < 3 && len < sizeof(list); i++) {
-		describe_change(what, sizeof(what), changes[i]);
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", what);
-	}
-	dnsb_result_set(res, DNSB_CLASS_CONFLICT, rcode, name,
-			"%s answered %s for an UPDATE of %zu changes to %s: a prerequisite of one of them failed (%s%s)",
-			server, name, n, zone, list, n > 3 ? ", ..." : "");
+	/*
+	 * RFC 2136 replies do not say which prerequisite failed, and the
+	 * engine may hand this message to the one group bisection isolates:
+	 * say what failed, not which change.
+	 */
+	dnsb_result_set(res, DNSB_CLASS_CONFLICT, rcode, name, "%s answered %s to an UPDATE of %zu changes to %s: %s",
+			server, name, n, zone, batch_conflict_meaning(rcode));
 }
 
 void dnsb_rfc2136_classify(dnsb_result *res, int rcode, int tsig_error, const char *zone,

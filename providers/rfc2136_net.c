@@ -25,6 +25,12 @@
 
 /* RFC 8945 §4.5.2: the recommended fudge, seconds. */
 #define TSIG_FUDGE 300
+/*
+ * Room for the TSIG RR: key and algorithm names (255 octets each at most),
+ * RR header 10, time 6, fudge 2, MAC size 2 + MAC 64 (SHA-512), original
+ * ID 2, error 2, other length 2.
+ */
+#define TSIG_RESERVE (255 + 255 + 10 + 6 + 2 + 2 + 64 + 2 + 2 + 2)
 
 int dnsb_rfc2136_net_init(dnsb_rfc2136_net *net, const dnsb_rfc2136_config *cfg, dnsb_error *err)
 {
@@ -225,15 +231,27 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **rep
 
 	*reply = NULL;
 	*tsig_ok = 0;
-	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
+	/*
+	 * Measure before signing: ldns_pkt_tsig_sign asserts (aborts the
+	 * process) on a message larger than 64 KiB.
+	 */
+	if ((rc = to_wire(&qb, query, net, err)) != 0)
 		return rc;
 	qsize = ldns_buffer_position(qb);
+	ldns_buffer_free(qb);
+	qb = NULL;
 	if (wire_size)
 		*wire_size = qsize;
-	if (qsize > DNSB_RFC2136_TCP_MAX) {
-		ldns_buffer_free(qb);
-		return dnsb_error_set(err, DNSB_ETOOLARGE, "the message is %zu bytes; DNS allows %d", qsize,
-				      DNSB_RFC2136_TCP_MAX);
+	if (qsize > DNSB_RFC2136_TCP_MAX - (net->keyname ? TSIG_RESERVE : 0))
+		return dnsb_error_set(err, DNSB_ETOOLARGE, "the message is %zu bytes (and its TSIG); DNS allows %d",
+				      qsize, DNSB_RFC2136_TCP_MAX);
+	if (net->keyname != NULL) {
+		if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
+			return rc;
+		if (wire_size)
+			*wire_size = ldns_buffer_position(qb);
+	} else if ((rc = to_wire(&qb, query, net, err)) != 0) {
+		return rc;
 	}
 	rc = tcp_exchange(net, qb, &wire, &size, err);
 	ldns_buffer_free(qb);

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+#
+# test_rfc2136.sh - the rfc2136 provider against real BIND (named) and Knot
+# (knotd), through the dnsbatch binary. Each server is started on a free
+# loopback port in a temp dir (tests/integration/servers.sh) and stopped by
+# PID at the end, also when a check fails.
+#
+# Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
+# Env: DNSBATCH (default build/dnsbatch), SERVERS (default "named knotd"),
+# DNSB_KEEP_TMP=1 to keep the temp dir.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/servers.sh
+
+DNSBATCH=${DNSBATCH:-build/dnsbatch}
+SERVERS=${SERVERS:-named knotd}
+failures=0
+
+ok() { echo "ok - $1"; }
+not_ok() {
+	echo "not ok - $1"
+	shift
+	[ $# -gt 0 ] && printf '#   %s\n' "$@"
+	failures=$((failures + 1))
+}
+# expect NAME ACTUAL EXPECTED
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi
+}
+# expect_file NAME ACTUAL_FILE EXPECTED_FILE
+expect_file() {
+	if diff -u "$3" "$2" >"$T/diff" 2>&1; then ok "$1"; else not_ok "$1" "$(cat "$T/diff")"; fi
+}
+
+for tool in named knotd tsig-keygen nsupdate dig jq; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		not_ok "tool $tool is installed (apt-get install bind9 bind9-utils bind9-dnsutils knot jq)"
+		exit 1
+	fi
+done
+if [ ! -x "$DNSBATCH" ]; then
+	not_ok "dnsbatch binary at $DNSBATCH (run make)"
+	exit 1
+fi
+
+dnsb_servers_init
+T=$DNSB_SERVERS_TMP
+KEY=$T/key.conf
+dnsb_tsig_keygen "$KEY" dnsbatch-key hmac-sha256 || exit 1
+SECRET=$(dnsb_keyfile_secret "$KEY")
+printf '%s\n' "$SECRET" >"$T/secret"
+# A well-formed secret the servers do not know.
+dnsb_tsig_keygen "$T/other.conf" dnsbatch-key hmac-sha256 || exit 1
+WRONG_SECRET=$(dnsb_keyfile_secret "$T/other.conf")
+printf '%s\n' "$WRONG_SECRET" >"$T/wrong-secret"
+
+cat >"$T/zone.db" <<'EOF'
+$ORIGIN example.test.
+$TTL 300
+@         SOA   ns1 hostmaster 1 3600 600 86400 300
+@         NS    ns1
+ns1       A     192.0.2.53
+www       A     192.0.2.1
+alias     CNAME www
+host      A     192.0.2.5
+upd       A     192.0.2.10
+stale     A     192.0.2.20
+del       TXT   "bye"
+delstale  TXT   "keep"
+oob2      A     192.0.2.42
+oob3      A     192.0.2.44
+sw        A     192.0.2.60
+sw2       CNAME www
+EOF
+
+# An endpoint as external-dns sends it: ep NAME TYPE TTL TARGET... (labels {}).
+ep() {
+	local name=$1 type=$2 ttl=$3
+	shift 3
+	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
+		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
+}
+# The ownership TXT record of the external-dns registry for NAME.
+owner_ep() {
+	jq -cn --arg n "a-$1" --arg o "$1" '{dnsName: $n, recordType: "TXT", recordTTL: 300,
+		targets: ["\"heritage=external-dns,external-dns/owner=default\""], labels: {ownedRecord: $o}}'
+}
+# plan FILE create='[..]' updateOld='[..]' updateNew='[..]' delete='[..]'
+plan() {
+	local file=$1 create='[]' old='[]' new='[]' del='[]'
+	shift
+	for kv in "$@"; do
+		case $kv in
+		create=*) create=${kv#create=} ;;
+		updateOld=*) old=${kv#updateOld=} ;;
+		updateNew=*) new=${kv#updateNew=} ;;
+		delete=*) del=${kv#delete=} ;;
+		esac
+	done
+	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
+		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
+}
+list() { local IFS=,; echo "[$*]"; }
+
+# apply NAME PLAN [flags...]: run dnsbatch apply with the server's flags;
+# sets RC, leaves $T/NAME.json (stdout), $T/NAME.err, $T/NAME.drops.
+apply() {
+	local name=$1 planfile=$2
+	shift 2
+	rm -f "$T/$name.drops"
+	"$DNSBATCH" apply --plan "$planfile" --provider rfc2136 --rfc2136-host 127.0.0.1 \
+		--rfc2136-port "$PORT" --rfc2136-zone example.test "$@" \
+		--drop-log "$T/$name.drops" --output json --backoff-base 0.01 --backoff-cap 0.05 \
+		>"$T/$name.json" 2>"$T/$name.err"
+	RC=$?
+	touch "$T/$name.drops"
+}
+# counts NAME: "changes applied already_applied dropped failed" of the last apply NAME
+counts() {
+	jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null
+}
+# drop_codes NAME: "dnsName outcome reason code" per drop log line, sorted
+drop_codes() {
+	jq -r '(.change | [.create[]?, .updateNew[]?, .delete[]?][0].dnsName) + " " + .outcome + " " + .reason + " " + (.code // "")' \
+		"$T/$1.drops" | sort
+}
+axfr() { dnsb_axfr "$PORT" example.test "$KEY"; }
+
+# The zone after the "mixed" plan, as dnsb_axfr prints it.
+expected_after_mixed() {
+	cat <<'EOF' | sort
+alias.example.test.	300	CNAME	www.example.test.
+delstale.example.test.	300	TXT	"keep"
+host.example.test.	300	A	192.0.2.5
+new1.example.test.	300	A	192.0.2.101
+new2.example.test.	300	AAAA	2001:db8::2
+new3.example.test.	120	TXT	"hello world"
+newc.example.test.	300	CNAME	www.example.test.
+ns1.example.test.	300	A	192.0.2.53
+oob2.example.test.	300	A	192.0.2.42
+oob3.example.test.	300	A	192.0.2.44
+stale.example.test.	300	A	192.0.2.20
+sw.example.test.	300	A	192.0.2.60
+sw2.example.test.	300	CNAME	www.example.test.
+upd.example.test.	600	A	192.0.2.11
+www.example.test.	300	A	192.0.2.1
+EOF
+}
+
+write_plans() {
+	# Every conflict kind beside changes that must land.
+	plan "$T/plan-mixed.json" \
+		create="$(list "$(ep new1.example.test A 300 192.0.2.101)" \
+			"$(ep new2.example.test AAAA 300 2001:db8::2)" \
+			"$(ep new3.example.test TXT 120 'hello world')" \
+			"$(ep newc.example.test CNAME 300 www.example.test)" \
+			"$(ep www.example.test A 300 192.0.2.99)" \
+			"$(owner_ep www.example.test)" \
+			"$(ep alias.example.test A 300 192.0.2.7)" \
+			"$(ep host.example.test CNAME 300 www.example.test)")" \
+		updateOld="$(list "$(ep upd.example.test A 300 192.0.2.10)" "$(ep stale.example.test A 300 192.0.2.99)")" \
+		updateNew="$(list "$(ep upd.example.test A 600 192.0.2.11)" "$(ep stale.example.test A 300 192.0.2.21)")" \
+		delete="$(list "$(ep del.example.test TXT 300 bye)" "$(ep delstale.example.test TXT 300 other)" \
+			"$(ep gone.example.test A 300 192.0.2.30)")"
+	# Changes someone else already made with nsupdate.
+	plan "$T/plan-oob.json" \
+		create="$(list "$(ep oob1.example.test A 300 192.0.2.41)")" \
+		updateOld="$(list "$(ep oob2.example.test A 300 192.0.2.42)")" \
+		updateNew="$(list "$(ep oob2.example.test A 300 192.0.2.43)")" \
+		delete="$(list "$(ep oob3.example.test A 300 192.0.2.44)")"
+	# An A turned into a CNAME and back, each in one group (same name).
+	plan "$T/plan-switch.json" \
+		create="$(list "$(ep sw.example.test CNAME 300 www.example.test)" "$(ep sw2.example.test A 300 192.0.2.61)")" \
+		delete="$(list "$(ep sw.example.test A 300 192.0.2.60)" "$(ep sw2.example.test CNAME 300 www.example.test)")"
+	plan "$T/plan-one.json" create="$(list "$(ep bad1.example.test A 300 192.0.2.77)" "$(ep bad2.example.test A 300 192.0.2.78)")"
+	plan "$T/plan-env.json" create="$(list "$(ep env1.example.test A 300 192.0.2.79)")"
+	# 400 TXT RRsets of ~250 bytes: about 110 KiB, more than one DNS message holds.
+	jq -n '{create: [range(400) | {dnsName: "big\(.).example.test", recordType: "TXT", recordTTL: 300,
+		labels: {}, targets: ["v" + ("0" * (249 - (tostring | length))) + tostring]}],
+		updateOld: [], updateNew: [], delete: []}' >"$T/plan-big.json"
+}
+
+run_server() {
+	local server=$1 s before
+	if ! "dnsb_start_$server" example.test "$T/zone.db" "$KEY"; then
+		not_ok "$server: starts"
+		return
+	fi
+	ok "$server: starts on 127.0.0.1#$DNSB_SERVER_PORT"
+	PORT=$DNSB_SERVER_PORT
+	local pid=$DNSB_SERVER_PID
+	s="$server:"
+
+	# --- every conflict kind, isolated; the rest applied
+	apply mixed "$T/plan-mixed.json" --rfc2136-tsig-keyfile "$KEY"
+	expect "$s mixed plan exits 3 (some dropped)" "$RC" 3
+	expect "$s mixed plan: changes applied already dropped failed" "$(counts mixed)" "13 6 1 6 0"
+	axfr >"$T/mixed.zone"
+	expected_after_mixed >"$T/mixed.expected"
+	expect_file "$s mixed plan: zone holds exactly the applied changes (AXFR)" "$T/mixed.zone" "$T/mixed.expected"
+	drop_codes mixed >"$T/mixed.codes"
+	sort >"$T/mixed.codes.expected" <<'EOF'
+a-www.example.test dropped conflict YXRRSET
+alias.example.test dropped conflict YXRRSET
+delstale.example.test dropped conflict NXRRSET
+host.example.test dropped conflict YXDOMAIN
+stale.example.test dropped conflict NXRRSET
+www.example.test dropped conflict YXRRSET
+EOF
+	# The delete of delstale names the endpoint in .delete; the update in .updateNew.
+	expect_file "$s drop log names each conflicting change with its rcode" "$T/mixed.codes" "$T/mixed.codes.expected"
+	expect "$s drop log has one line per dropped change" "$(wc -l <"$T/mixed.drops" | tr -d " ")" 6
+	if grep -qF "$SECRET" "$T/mixed.json" "$T/mixed.err" "$T/mixed.drops"; then
+		not_ok "$s the TSIG secret appears nowhere in the output"
+	else
+		ok "$s the TSIG secret appears nowhere in the output"
+	fi
+
+	# --- the same plan again: what landed is already in effect, conflicts still dropped
+	apply again "$T/plan-mixed.json" --rfc2136-tsig-keyfile "$KEY"
+	expect "$s mixed plan again exits 3" "$RC" 3
+	expect "$s mixed plan again: changes applied already dropped failed" "$(counts again)" "13 0 7 6 0"
+	axfr >"$T/again.zone"
+	expect_file "$s mixed plan again leaves the zone as it was" "$T/again.zone" "$T/mixed.expected"
+
+	# --- changes already made out of band end as already_applied
+	dnsb_nsupdate "$PORT" "$KEY" <<'EOF'
+zone example.test
+update add oob1.example.test. 300 A 192.0.2.41
+update delete oob2.example.test. A
+update add oob2.example.test. 300 A 192.0.2.43
+update delete oob3.example.test. A
+send
+EOF
+	expect "$s nsupdate out of band succeeds" "$?" 0
+	apply oob "$T/plan-oob.json" --rfc2136-tsig-keyfile "$KEY"
+	expect "$s out-of-band changes: exit 0" "$RC" 0
+	expect "$s out-of-band changes: changes applied already dropped failed" "$(counts oob)" "3 0 3 0 0"
+
+	# --- A to CNAME and CNAME to A in one UPDATE each
+	apply switch "$T/plan-switch.json" --rfc2136-tsig-keyfile "$KEY"
+	expect "$s A->CNAME and CNAME->A switches: exit 0" "$RC" 0
+	expect "$s switches: changes applied already dropped failed" "$(counts switch)" "4 4 0 0 0"
+	expect "$s switches landed (AXFR)" "$(axfr | grep -E '^sw2?\.' | tr '\t' ' ')" \
+		"$(printf '%s\n' 'sw.example.test. 300 CNAME www.example.test.' 'sw2.example.test. 300 A 192.0.2.61')"
+
+	# --- a batch larger than one DNS message is split, not dropped
+	apply big "$T/plan-big.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 1000
+	expect "$s 110 KiB of TXT in one plan: exit 0" "$RC" 0
+	expect "$s 110 KiB of TXT: changes applied already dropped failed" "$(counts big)" "400 400 0 0 0"
+	expect "$s 110 KiB of TXT: all 400 in the zone" "$(axfr | grep -c '^big[0-9]*\.example\.test\.	300	TXT	"v0')" 400
+
+	# --- the secret from a file and from the environment, key name and algorithm as flags
+	DNSBATCH_RFC2136_TSIG_SECRET=$SECRET apply env "$T/plan-env.json" --rfc2136-tsig-keyname dnsbatch-key \
+		--rfc2136-tsig-secret-alg hmac-sha256
+	expect "$s secret from \$DNSBATCH_RFC2136_TSIG_SECRET: exit 0" "$RC" 0
+	before=$(axfr)
+	plan "$T/plan-file.json" create="$(list "$(ep file1.example.test A 300 192.0.2.80)")"
+	apply file "$T/plan-file.json" --rfc2136-tsig-keyname dnsbatch-key --rfc2136-tsig-secret-file "$T/secret"
+	expect "$s secret from --rfc2136-tsig-secret-file: exit 0" "$RC" 0
+	expect "$s secret from a file: the record landed" "$(axfr | grep -c '^file1\.example\.test\.')" 1
+
+	# --- wrong secret: fatal, named BADSIG, nothing applied
+	before=$(axfr)
+	apply wrong "$T/plan-one.json" --rfc2136-tsig-keyname dnsbatch-key --rfc2136-tsig-secret-file "$T/wrong-secret"
+	expect "$s wrong secret: exit 4" "$RC" 4
+	expect "$s wrong secret: changes applied already dropped failed" "$(counts wrong)" "2 0 0 0 2"
+	if grep -q BADSIG "$T/wrong.err"; then ok "$s wrong secret: the error names BADSIG"; else
+		not_ok "$s wrong secret: the error names BADSIG" "$(head -c 600 "$T/wrong.err")"; fi
+	expect "$s wrong secret: drop log says fatal BADSIG" "$(jq -r '.reason + " " + .code' "$T/wrong.drops" | sort -u)" "fatal BADSIG"
+	expect "$s wrong secret: nothing applied (AXFR unchanged)" "$(axfr)" "$before"
+	if grep -qF -e "$WRONG_SECRET" -e "$SECRET" "$T/wrong.json" "$T/wrong.err" "$T/wrong.drops"; then
+		not_ok "$s wrong secret: no secret in the output"
+	else
+		ok "$s wrong secret: no secret in the output"
+	fi
+
+	# --- unsigned update to a server that requires a key: fatal
+	apply insecure "$T/plan-one.json" --rfc2136-insecure
+	expect "$s unsigned update: exit 4" "$RC" 4
+	expect "$s unsigned update: refused ($server)" "$(jq -r '.code' "$T/insecure.drops" | sort -u)" \
+		"$([ "$server" = named ] && echo REFUSED || echo NOTAUTH)"
+
+	# --- records lists the zone by AXFR
+	"$DNSBATCH" records --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port "$PORT" \
+		--rfc2136-zone example.test --rfc2136-tsig-keyfile "$KEY" >"$T/records.out" 2>"$T/records.err"
+	expect "$s records exits 0" "$?" 0
+	expect "$s records lists new1 A" "$(grep -c '^new1\.example\.test\..*A.*192\.0\.2\.101' "$T/records.out")" 1
+
+	# --- server gone: transient, retried, then failed
+	dnsb_stop_pid "$pid"
+	apply down "$T/plan-one.json" --rfc2136-tsig-keyfile "$KEY" --max-retries 2
+	expect "$s server down: exit 4" "$RC" 4
+	expect "$s server down: changes applied already dropped failed" "$(counts down)" "2 0 0 0 2"
+	expect "$s server down: 1 submission + 2 retries" "$(jq -r '"\(.submissions) \(.retries)"' "$T/down.json")" "3 2"
+	expect "$s server down: drop log says failed transient" "$(jq -r '.outcome + " " + .reason' "$T/down.drops" | sort -u)" \
+		"failed transient"
+}
+
+write_plans
+for server in $SERVERS; do
+	run_server "$server"
+done
+
+# Configuration errors are usage errors, before anything is sent.
+PORT=9
+plan "$T/plan-cfg.json" create="$(list "$(ep x.example.test A 300 192.0.2.1)")"
+DNSBATCH_RFC2136_TSIG_SECRET='' apply nokey "$T/plan-cfg.json"
+expect "no TSIG secret and no --rfc2136-insecure: exit 2" "$RC" 2
+if grep -q 'rfc2136-tsig' "$T/nokey.err"; then ok "no TSIG secret: the message names the flags"; else
+	not_ok "no TSIG secret: the message names the flags" "$(cat "$T/nokey.err")"; fi
+dnsb_tsig_keygen "$T/sha384.conf" k384 hmac-sha384
+apply sha384 "$T/plan-cfg.json" --rfc2136-tsig-keyfile "$T/sha384.conf"
+expect "hmac-sha384 key file (broken in ldns 1.8.3): exit 2" "$RC" 2
+if grep -q 'hmac-sha384' "$T/sha384.err" && ! grep -qF "$(dnsb_keyfile_secret "$T/sha384.conf")" "$T/sha384.err"; then
+	ok "hmac-sha384: the message names the algorithm, not the secret"
+else
+	not_ok "hmac-sha384: the message names the algorithm, not the secret" "$(cat "$T/sha384.err")"
+fi
+
+[ "$failures" -eq 0 ]
