@@ -9,6 +9,23 @@
 #include "dnsbatch/change.h"
 #include "dnsbatch/sys/provider.h"
 
+/*
+ * ldns_rdf2str allocates a 64 KiB buffer for every call; a plan has a few
+ * names and RDATA per change, so print into a small buffer that grows.
+ */
+static char *rdf_string(const ldns_rdf *rdf)
+{
+	ldns_buffer *buf = ldns_buffer_new(256);
+	char *s = NULL;
+
+	if (buf == NULL)
+		return NULL;
+	if (ldns_rdf2buffer_str(buf, rdf) == LDNS_STATUS_OK && ldns_buffer_status(buf) == LDNS_STATUS_OK)
+		s = ldns_buffer_export2str(buf);
+	ldns_buffer_free(buf);
+	return s;
+}
+
 /* Join the RDATA fields of a canonicalised record with single spaces. */
 static int rr_rdata_string(char **out, const ldns_rr *rr)
 {
@@ -64,6 +81,114 @@ static char *quote_txt(const char *s)
 	return q;
 }
 
+/*
+ * A name ldns prints exactly as written, once lower-cased: letters, digits,
+ * '-', '_', '*' and single dots. Anything else (escapes, odd octets) goes
+ * through ldns's printer.
+ */
+static int plain_name(const char *s)
+{
+	if (*s == '\0' || *s == '.')
+		return 0;
+	for (const char *c = s; *c; c++) {
+		unsigned char ch = (unsigned char)*c;
+		if (!(isalnum(ch) || ch == '-' || ch == '_' || ch == '*' || (ch == '.' && c[1] != '.')))
+			return 0;
+	}
+	return 1;
+}
+
+/* "abc" -> "abc." lower-cased; the caller checked plain_name(). */
+static char *plain_canonical(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = malloc(len + 2);
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		out[i] = (char)tolower((unsigned char)s[i]);
+	if (len == 0 || s[len - 1] != '.')
+		out[len++] = '.';
+	out[len] = '\0';
+	return out;
+}
+
+/* TXT content ldns prints back unchanged between quotes: printable, no quote, no backslash. */
+static int plain_text(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\')
+			return 0;
+	return 1;
+}
+
+/* One quoted character-string with no quote inside: "..." */
+static int single_quoted(const char *s, size_t len)
+{
+	if (len < 2 || s[0] != '"' || s[len - 1] != '"')
+		return 0;
+	for (size_t i = 1; i < len - 1; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return 0;
+	}
+	return s[len - 2] != '\\' || (len >= 3 && s[len - 3] == '\\');
+}
+
+/*
+ * The common records external-dns manages hold one RDATA field (A, AAAA,
+ * CNAME, NS, PTR; a TXT of one string). ldns parses that field directly,
+ * sparing ldns_rr_new_frm_str's per-record 64 KiB scratch buffers (most of
+ * the parse time of a large plan). Returns 1 when it handled the RDATA.
+ */
+static int canonical_single_field(char **out, uint16_t type, const char *rdata, int *rc)
+{
+	const ldns_rr_descriptor *desc = ldns_rr_descript(type);
+	size_t len = strlen(rdata);
+	ldns_rdf_type field;
+	ldns_rdf *rdf = NULL;
+	char *text = NULL;
+
+	if (type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) {
+		if (!single_quoted(rdata, len) || (text = strndup(rdata + 1, len - 2)) == NULL)
+			return 0;
+		field = LDNS_RDF_TYPE_STR;
+	} else if (ldns_rr_descriptor_minimum(desc) == 1 && ldns_rr_descriptor_maximum(desc) == 1 &&
+		   desc->_variable == LDNS_RDF_TYPE_NONE) {
+		field = ldns_rr_descriptor_field_type(desc, 0);
+		if (field != LDNS_RDF_TYPE_A && field != LDNS_RDF_TYPE_AAAA && field != LDNS_RDF_TYPE_DNAME)
+			return 0;
+		if (strpbrk(rdata, " \t\\\"()") != NULL)
+			return 0; /* let the full parser judge spaces, escapes and quotes */
+		/* external-dns targets are absolute names written without the trailing dot */
+		if (asprintf(&text, "%s%s", rdata, field == LDNS_RDF_TYPE_DNAME && rdata[len - 1] != '.' ? "." : "") < 0)
+			return 0;
+	} else {
+		return 0;
+	}
+	rdf = ldns_rdf_new_frm_str(field, text);
+	if (rdf == NULL) {
+		free(text);
+		return 0; /* the full parser gives the error message */
+	}
+	/* ldns validated it; a plain spelling is already its canonical text. */
+	if (field == LDNS_RDF_TYPE_DNAME && plain_name(text)) {
+		*out = plain_canonical(text);
+	} else if (field == LDNS_RDF_TYPE_STR && plain_text(rdata + 1, len - 2)) {
+		*out = strdup(rdata);
+	} else {
+		if (field == LDNS_RDF_TYPE_DNAME)
+			ldns_dname2canonical(rdf);
+		*out = rdf_string(rdf);
+	}
+	free(text);
+	ldns_rdf_deep_free(rdf);
+	*rc = *out ? 0 : DNSB_ENOMEM;
+	return 1;
+}
+
 int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err)
 {
 	const ldns_rr_descriptor *desc = ldns_rr_descript(type);
@@ -78,6 +203,8 @@ int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_erro
 		rdata++;
 	if (*rdata == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "empty %s target", desc->_name);
+	if (canonical_single_field(out, type, rdata, &rc))
+		return rc;
 	if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && *rdata != '"') {
 		if ((quoted = quote_txt(rdata)) == NULL)
 			return DNSB_ENOMEM;
@@ -124,7 +251,7 @@ int dnsb_name_canonical(char **out, const char *name, dnsb_error *err)
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "'%s' is not a legal domain name (labels of 1-63 octets, 255 in all)", name);
 	ldns_dname2canonical(dname);
-	s = ldns_rdf2str(dname);
+	s = plain_name(name) ? plain_canonical(name) : rdf_string(dname);
 	ldns_rdf_deep_free(dname);
 	if (s == NULL)
 		return DNSB_ENOMEM;
@@ -277,7 +404,7 @@ int dnsb_rrset_list_add_ldns_rr(dnsb_rrset_list *list, const ldns_rr *rr, dnsb_e
 	if (copy == NULL)
 		return DNSB_ENOMEM;
 	ldns_rr2canonical(copy);
-	owner = ldns_rdf2str(ldns_rr_owner(copy));
+	owner = rdf_string(ldns_rr_owner(copy));
 	rc = owner ? rr_rdata_string(&rdata, copy) : DNSB_ENOMEM;
 	if (rc == DNSB_EINVAL)
 		dnsb_error_set(err, rc, "record at %s cannot be printed back", owner);

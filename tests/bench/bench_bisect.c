@@ -1,0 +1,113 @@
+/*
+ * bench_bisect.c - bisection cost: the memory provider, batch size 1000, n changes of which k conflict
+ * at seeded random positions. Prints submissions beside the information-theoretic lower bound
+ * L = ceil(n/1000) + ceil(log2 C(n,k)).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "dnsbatch/dnsbatch.h"
+
+static double fake_t;
+static double fake_now(void *p) { (void)p; return fake_t; }
+static void fake_sleep(void *p, double s) { (void)p; fake_t += s; }
+
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static dnsb_plan *make_plan(size_t n)
+{
+	json_object *root = json_object_new_object(), *list = json_object_new_array();
+	dnsb_plan *plan = NULL;
+	char name[64], ip[32];
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *ep = json_object_new_object(), *t = json_object_new_array();
+		snprintf(name, sizeof(name), "host%zu.example.com", i);
+		snprintf(ip, sizeof(ip), "10.%zu.%zu.%zu", (i >> 16) & 255, (i >> 8) & 255, i & 255);
+		json_object_array_add(t, json_object_new_string(ip));
+		json_object_object_add(ep, "dnsName", json_object_new_string(name));
+		json_object_object_add(ep, "recordType", json_object_new_string("A"));
+		json_object_object_add(ep, "targets", t);
+		json_object_array_add(list, ep);
+	}
+	json_object_object_add(root, "create", list);
+	const char *s = json_object_to_json_string(root);
+	if (dnsb_plan_parse(&plan, s, strlen(s), "bench", NULL) < 0)
+		abort();
+	json_object_put(root);
+	return plan;
+}
+
+static double log2_binomial(size_t n, size_t k)
+{
+	return (lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1)) / log(2.0);
+}
+
+int main(void)
+{
+	static const size_t ns[] = { 1000, 10000 }, ks[] = { 0, 1, 10, 100 };
+	const char *zones[] = { "example.com." };
+	dnsb_clock clock = { fake_now, fake_sleep, NULL };
+
+	dnsb_log_set_level(DNSB_LOG_ERROR);
+	for (size_t a = 0; a < 2; a++) {
+		for (size_t b = 0; b < 4; b++) {
+			size_t n = ns[a], k = ks[b];
+			unsigned long total = 0;
+			const int runs = 5;
+			double lower = ceil((double)n / 1000.0) + (k ? ceil(log2_binomial(n, k)) : 0);
+
+			for (int run = 0; run < runs; run++) {
+				dnsb_provider *p = NULL;
+				dnsb_plan *plan = make_plan(n);
+				dnsb_engine_options o = DNSB_ENGINE_OPTIONS_INIT;
+				dnsb_report rep;
+				char *hit = calloc(n, 1);
+
+				rng_state = 1000 * n + 10 * k + (uint64_t)run;
+				if (dnsb_memory_new(&p, zones, 1, NULL, NULL) < 0)
+					abort();
+				for (size_t placed = 0; placed < k;) {
+					size_t i = (size_t)(rng() % n);
+					dnsb_rrset r = { 0 };
+					char owner[64];
+					if (hit[i])
+						continue;
+					hit[i] = 1;
+					placed++;
+					snprintf(owner, sizeof(owner), "host%zu.example.com.", i);
+					r.owner = owner;
+					r.type = 1;
+					r.ttl = 300;
+					char *rd = (char *)"192.0.2.1";
+					r.rdata = &rd;
+					r.rdata_count = 1;
+					dnsb_memory_put(p, &r);
+				}
+				o.clock = &clock;
+				o.seed = 1;
+				if (dnsb_engine_apply(&rep, p, plan, &o, NULL) < 0 || rep.dropped != k || rep.applied != n - k)
+					abort();
+				total += rep.submissions;
+				dnsb_report_clear(&rep);
+				dnsb_plan_free(plan);
+				dnsb_provider_free(p);
+				free(hit);
+			}
+			double s = (double)total / runs;
+			printf("bisect n=%zu k=%zu submissions=%.1f lower_bound=%.0f ratio=%.2f\n", n, k, s, lower, s / lower);
+		}
+	}
+	return 0;
+}
