@@ -265,7 +265,32 @@ static const char *class_of(int rc)
 	}
 }
 
-static int list_zone(dnsb_webhook *wh, const char *zone, struct json_object *out, dnsb_error *err)
+/* The reply body of GET /records, built one endpoint at a time: a tree of
+ * json-c objects for a whole 10,000-record zone would cost ten times the
+ * memory of its text, once per concurrent request. */
+struct text {
+	char *p;
+	size_t len, cap;
+};
+
+static int text_add(struct text *t, const char *s, size_t n)
+{
+	if (t->len + n + 2 > t->cap) {
+		size_t cap = t->cap ? t->cap : 65536;
+		while (cap < t->len + n + 2)
+			cap *= 2;
+		char *p = realloc(t->p, cap);
+		if (p == NULL)
+			return DNSB_ENOMEM;
+		t->p = p;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->len, s, n);
+	t->len += n;
+	return 0;
+}
+
+static int list_zone(dnsb_webhook *wh, const char *zone, struct text *out, size_t *count, dnsb_error *err)
 {
 	dnsb_rrset_list list = { 0 };
 	double t0 = dnsb_webhook_now();
@@ -276,13 +301,19 @@ static int list_zone(dnsb_webhook *wh, const char *zone, struct json_object *out
 	for (size_t i = 0; rc == 0 && i < list.count; i++) {
 		const dnsb_rrset *rs = &list.items[i];
 		struct json_object *ep;
+		const char *s;
+		size_t len;
+
 		if (!dnsb_webhook_type_listed(rs->type) || !dnsb_domain_filter_match(wh->filter, rs->owner))
 			continue;
 		ep = dnsb_webhook_endpoint(rs);
-		if (ep == NULL || json_object_array_add(out, ep) != 0) {
-			json_object_put(ep);
+		s = ep ? json_object_to_json_string_length(ep, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE, &len) : NULL;
+		if (s == NULL || (*count > 0 && text_add(out, ",", 1) != 0) || text_add(out, s, len) != 0)
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-		}
+		else
+			(*count)++;
+		json_object_put(ep);
 	}
 	dnsb_rrset_list_clear(&list);
 	return rc;
@@ -290,24 +321,25 @@ static int list_zone(dnsb_webhook *wh, const char *zone, struct json_object *out
 
 static enum MHD_Result handle_records_get(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
 {
-	struct json_object *arr = json_object_new_array();
+	struct text body = { NULL, 0, 0 };
 	dnsb_error err = { 0 };
 	enum MHD_Result ret;
-	int rc = 0;
+	size_t count = 0;
+	int rc = text_add(&body, "[", 1);
 
-	if (arr == NULL)
-		return reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	for (size_t i = 0; rc == 0 && i < dnsb_provider_zone_count(wh->provider); i++) {
 		const char *zone = dnsb_provider_zone(wh->provider, i);
 		if (!dnsb_domain_filter_may_match_zone(wh->filter, zone))
 			continue;
-		rc = list_zone(wh, zone, arr, &err);
+		rc = list_zone(wh, zone, &body, &count, &err);
 		if (rc != 0)
 			dnsb_log(DNSB_LOG_ERROR, "GET /records: listing %s: %s", zone,
 				 err.message[0] ? err.message : dnsb_strerror(rc));
 	}
+	if (rc == 0)
+		rc = text_add(&body, "]\n", 2); /* Go's encoder ends with a newline */
 	if (rc != 0) {
-		json_object_put(arr);
+		free(body.p);
 		/* Any 5xx is a soft error to external-dns: it tries again next loop. */
 		return reply_text(conn, wh, req,
 				  rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT ?
@@ -315,8 +347,8 @@ static enum MHD_Result handle_records_get(struct MHD_Connection *conn, dnsb_webh
 				  "listing records failed: %s", err.message[0] ? err.message : dnsb_strerror(rc));
 	}
 	set_ready(wh, "list");
-	ret = reply_json(conn, wh, req, arr);
-	json_object_put(arr);
+	ret = reply(conn, wh, req, MHD_HTTP_OK, DNSB_WEBHOOK_MEDIA_TYPE, body.p, body.len);
+	free(body.p);
 	return ret;
 }
 
