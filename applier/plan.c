@@ -338,6 +338,20 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 	root = json_tokener_parse_ex(tok, json, (int)len);
 	jerr = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue && root == NULL) {
+		/* A bare number at the very end waits for a delimiter: the end of input is one. */
+		root = json_tokener_parse_ex(tok, "", 1);
+		if ((jerr = json_tokener_get_error(tok)) != json_tokener_success)
+			jerr = json_tokener_continue; /* truly cut short */
+		end = len;
+	}
+	if (jerr == json_tokener_success && root == NULL) {
+		/* the document `null`: JSON, but not a plan */
+		json_tokener_free(tok);
+		return dnsb_error_set(ctx->err, DNSB_EPARSE,
+				      "%s: $: expected an object with create, updateOld, updateNew and delete lists",
+				      ctx->source);
+	}
 	json_tokener_free(tok);
 	if (root == NULL || jerr != json_tokener_success) {
 		json_object_put(root);

@@ -199,8 +199,14 @@ int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_erro
 
 	if (desc == NULL || desc->_name == NULL)
 		return dnsb_error_set(err, DNSB_EINVAL, "unknown record type %u", (unsigned)type);
-	while (isspace((unsigned char)*rdata))
-		rdata++;
+	const char *start = rdata;
+	while (isspace((unsigned char)*start))
+		start++;
+	if (*rdata == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "empty %s target", desc->_name);
+	/* A bare TXT target is the text itself, spaces included; other RDATA is trimmed. */
+	if ((type != LDNS_RR_TYPE_TXT && type != LDNS_RR_TYPE_SPF) || *start == '"')
+		rdata = start;
 	if (*rdata == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "empty %s target", desc->_name);
 	if (canonical_single_field(out, type, rdata, &rc))
