@@ -8,12 +8,12 @@
 # 8 concurrent clients speaking as external-dns does, 10 s each; the
 # server's peak RSS (VmHWM) after each run. Figures only, nothing asserted.
 #
-# Env: DNSBATCH (default build/dnsbatch), BENCH_WEBHOOK (build/bench_webhook),
+# Env: DNSBATCH (default build/dnsbatch), BENCH_WEBHOOK ($BUILD/bench_webhook),
 #      BENCH_SECONDS (10), BENCH_CLIENTS (8).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 DNSBATCH=${DNSBATCH:-build/dnsbatch}
-BENCH_WEBHOOK=${BENCH_WEBHOOK:-build/bench_webhook}
+BENCH_WEBHOOK=${BENCH_WEBHOOK:-${BUILD:-build}/bench_webhook}
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
 CLIENTS=${BENCH_CLIENTS:-8}
 . tests/integration/extdns_client.sh
