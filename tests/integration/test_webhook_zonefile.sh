@@ -137,6 +137,12 @@ extdns_check "SIGTERM: logged the stop" grep -q '"msg":"stopped"' "$tmp/serve.lo
 extdns_check "--log-format json: every log line is a JSON object" jq -e -s 'all(type == "object" and has("level"))' "$tmp/serve.log"
 extdns_check "zone file still valid after shutdown" checkzone
 
+# SIGINT (Ctrl-C) stops as gracefully as SIGTERM.
+extdns_serve "$tmp/serve2.log" --provider zonefile --zonefile "example.test=$tmp/example.test.zone" &&
+	extdns_wait_ready 10 && kill -INT "$EXTDNS_PID" && wait "$EXTDNS_PID"
+extdns_check "SIGINT: exit status 0" [ $? = 0 ]
+extdns_check "SIGINT: logged" grep -q 'received SIGINT' "$tmp/serve2.log"
+
 # A bad command line is a usage error, before anything listens.
 "$DNSBATCH" serve --provider zonefile --zonefile "example.test=$tmp/example.test.zone" \
 	--domain-filter example.test --regex-domain-filter 'x' --listen 127.0.0.1:0 --metrics-listen '' 2>/dev/null
