@@ -260,6 +260,11 @@ int dnsb_cmd_serve(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
 		rc = rc == DNSB_EINVAL || rc == DNSB_ENOTFOUND ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
 	} else {
+		/* A shell starts background jobs with SIGINT ignored; POSIX lets an
+		 * ignored signal be discarded even while blocked, so restore the
+		 * default action before waiting for it. */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
 		sigemptyset(&sigs);
 		sigaddset(&sigs, SIGTERM);
 		sigaddset(&sigs, SIGINT);
