@@ -297,9 +297,16 @@ static int bump_serial(dnsb_store *s)
 		return DNSB_ENOMEM;
 	rc = dnsb_rrset_to_ldns(rrs, soa, NULL);
 	if (rc == 0) {
-		ldns_rr_soa_increment(ldns_rr_list_rr(rrs, 0));
-		rc = dnsb_rrset_list_add_ldns_rr(&bumped, ldns_rr_list_rr(rrs, 0), NULL);
+		/* RFC 1982 serial + 1. ldns_rr_soa_increment leaks the old field's data, so swap it here. */
+		ldns_rr *rr = ldns_rr_list_rr(rrs, 0);
+		ldns_rdf *next = ldns_native2rdf_int32(LDNS_RDF_TYPE_INT32, ldns_rdf2native_int32(ldns_rr_rdf(rr, 2)) + 1);
+		if (next == NULL)
+			rc = DNSB_ENOMEM;
+		else
+			ldns_rdf_deep_free(ldns_rr_set_rdf(rr, next, 2));
 	}
+	if (rc == 0)
+		rc = dnsb_rrset_list_add_ldns_rr(&bumped, ldns_rr_list_rr(rrs, 0), NULL);
 	if (rc == 0)
 		rc = set_logged(s, &bumped.items[0]);
 	dnsb_rrset_list_clear(&bumped);
@@ -392,49 +399,70 @@ static int add_rr(dnsb_store *s, const ldns_rr *rr, dnsb_error *err)
 	return rc;
 }
 
+/* Check that a record is inside the zone and merge it in. */
+static int load_rr(dnsb_store *s, const char *path, int line, const ldns_rr *rr, dnsb_error *err)
+{
+	char *owner = ldns_rdf2str(ldns_rr_owner(rr));
+	int inside;
+
+	if (owner == NULL)
+		return DNSB_ENOMEM;
+	for (char *c = owner; *c; c++)
+		*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+	inside = dnsb_name_in_zone(owner, s->apex);
+	if (!inside)
+		dnsb_error_set(err, DNSB_EPARSE, "%s:%d: record %s is outside the zone %s", path, line, owner, s->apex);
+	free(owner);
+	return inside ? add_rr(s, rr, err) : DNSB_EPARSE;
+}
+
+/*
+ * Read record by record with ldns_rr_new_frm_fp_l, which handles $ORIGIN,
+ * $TTL, relative names and parentheses; ldns_zone_new_frm_fp_l would do the
+ * same loop but leaks the records read so far when a later line is bad.
+ */
 int dnsb_store_load(dnsb_store *s, const char *path, dnsb_error *err)
 {
 	FILE *f = fopen(path, "r");
-	ldns_rdf *origin;
-	ldns_zone *zone = NULL;
-	ldns_status st;
+	ldns_rdf *origin, *prev;
+	uint32_t ttl = 3600;
 	int line = 0, rc = 0;
 
 	if (f == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
-	if ((origin = ldns_dname_new_frm_str(s->apex)) == NULL) {
+	origin = ldns_dname_new_frm_str(s->apex);
+	prev = origin ? ldns_rdf_clone(origin) : NULL;
+	if (origin == NULL || prev == NULL) {
+		ldns_rdf_deep_free(origin);
 		fclose(f);
 		return DNSB_ENOMEM;
 	}
-	st = ldns_zone_new_frm_fp_l(&zone, f, origin, 3600, LDNS_RR_CLASS_IN, &line);
-	ldns_rdf_deep_free(origin);
-	fclose(f);
-	if (st != LDNS_STATUS_OK)
-		return dnsb_error_set(err, DNSB_EPARSE, "%s:%d: %s", path, line, ldns_get_errorstr_by_id(st));
 	clear_owners(s);
 	undo_forget(s);
-	if (ldns_zone_soa(zone))
-		rc = add_rr(s, ldns_zone_soa(zone), err);
-	for (size_t i = 0; rc == 0 && i < ldns_rr_list_rr_count(ldns_zone_rrs(zone)); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(ldns_zone_rrs(zone), i);
-		char *owner = ldns_rdf2str(ldns_rr_owner(rr));
-		int inside = 0;
+	while (rc == 0 && !feof(f)) {
+		ldns_rr *rr = NULL;
+		ldns_status st = ldns_rr_new_frm_fp_l(&rr, f, &ttl, &origin, &prev, &line);
 
-		if (owner) {
-			for (char *c = owner; *c; c++)
-				*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
-			inside = dnsb_name_in_zone(owner, s->apex);
-		}
-		if (!inside) {
-			rc = dnsb_error_set(err, DNSB_EPARSE, "%s: record %s is outside the zone %s", path,
-					    owner ? owner : "?", s->apex);
-			free(owner);
+		switch (st) {
+		case LDNS_STATUS_OK:
+			rc = load_rr(s, path, line, rr, err);
+			break;
+		case LDNS_STATUS_SYNTAX_EMPTY:
+		case LDNS_STATUS_SYNTAX_TTL:
+		case LDNS_STATUS_SYNTAX_ORIGIN:
+			break;
+		case LDNS_STATUS_SYNTAX_INCLUDE:
+			rc = dnsb_error_set(err, DNSB_EPARSE, "%s:%d: $INCLUDE is not supported", path, line);
+			break;
+		default:
+			rc = dnsb_error_set(err, DNSB_EPARSE, "%s:%d: %s", path, line, ldns_get_errorstr_by_id(st));
 			break;
 		}
-		free(owner);
-		rc = add_rr(s, rr, err);
+		ldns_rr_free(rr);
 	}
-	ldns_zone_deep_free(zone);
+	ldns_rdf_deep_free(origin);
+	ldns_rdf_deep_free(prev);
+	fclose(f);
 	if (rc == 0 && dnsb_store_get(s, s->apex, LDNS_RR_TYPE_SOA) == NULL)
 		rc = dnsb_error_set(err, DNSB_EPARSE, "%s: no SOA record at the zone apex %s", path, s->apex);
 	if (rc < 0)
