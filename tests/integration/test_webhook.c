@@ -345,6 +345,40 @@ static void test_records(void **state)
 	fixture_stop(&f);
 }
 
+static void endpoint_expect(const char *owner, uint16_t type, uint32_t ttl, const char *rdata, const char *json)
+{
+	dnsb_rrset rs = { 0 };
+	struct json_object *ep;
+
+	rs.owner = (char *)(uintptr_t)owner;
+	rs.type = type;
+	rs.ttl = ttl;
+	rs.rdata = (char **)(uintptr_t)&rdata;
+	rs.rdata_count = 1;
+	ep = dnsb_webhook_endpoint(&rs);
+	assert_non_null(ep);
+	assert_string_equal(json_object_to_json_string_ext(ep, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), json);
+	json_object_put(ep);
+}
+
+static void test_endpoint_form(void **state)
+{
+	(void)state;
+	/* Field order and trailing dots as endpoint.NewEndpointWithTTL leaves them. */
+	endpoint_expect("app.example.com.", 1, 300, "192.0.2.1",
+			"{\"dnsName\":\"app.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":300}");
+	endpoint_expect("example.com.", 15, 0, "0 .",
+			"{\"dnsName\":\"example.com\",\"targets\":[\"0 .\"],\"recordType\":\"MX\"}");
+	endpoint_expect("_sip._tcp.example.com.", 33, 60, "10 5 5060 sip.example.com.",
+			"{\"dnsName\":\"_sip._tcp.example.com\",\"targets\":[\"10 5 5060 sip.example.com.\"],"
+			"\"recordType\":\"SRV\",\"recordTTL\":60}");
+	endpoint_expect("r.example.com.", 12, 60, "host.example.com.",
+			"{\"dnsName\":\"r.example.com\",\"targets\":[\"host.example.com\"],\"recordType\":\"PTR\",\"recordTTL\":60}");
+	assert_int_equal(dnsb_webhook_type_listed(6), 0);
+	assert_int_equal(dnsb_webhook_type_listed(46), 0);
+	assert_int_equal(dnsb_webhook_type_listed(2), 1);
+}
+
 static void test_adjustendpoints(void **state)
 {
 	struct json_object *in = list_of(2, a_record("app.example.com", "192.0.2.1"),
@@ -801,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_negotiate_empty),
 		cmocka_unit_test(test_negotiate_lists),
 		cmocka_unit_test(test_negotiate_regex),
+		cmocka_unit_test(test_endpoint_form),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_adjustendpoints),
 		cmocka_unit_test(test_routes),
