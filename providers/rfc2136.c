@@ -38,6 +38,71 @@ static int submit_local_failure(dnsb_result *out, int rc, size_t n, size_t bad, 
 	}
 }
 
+static int is_prereq_failure(int rcode)
+{
+	return rcode == LDNS_RCODE_YXDOMAIN || rcode == LDNS_RCODE_YXRRSET || rcode == LDNS_RCODE_NXRRSET ||
+	       rcode == LDNS_RCODE_NXDOMAIN;
+}
+
+/*
+ * Check the prerequisites of changes[first, first + count) without changing
+ * anything. @return the rcode, or -1 when no trustworthy answer came.
+ */
+static int probe(rfc2136_state *st, const char *zone, dnsb_change *const *changes, size_t n, size_t first,
+		 size_t count)
+{
+	ldns_pkt *query = NULL, *reply = NULL;
+	dnsb_error e = { 0, "" };
+	int tsig_ok = 0, rcode = -1;
+
+	if (dnsb_rfc2136_probe_build(&query, zone, changes, n, first, count, &e) == 0 &&
+	    dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, NULL, &e) == 0 && tsig_ok)
+		rcode = ldns_pkt_get_rcode(reply);
+	ldns_pkt_free(query);
+	ldns_pkt_free(reply);
+	return rcode;
+}
+
+/*
+ * RFC 2136 does not say which prerequisite failed, and bisecting with real
+ * UPDATEs commits every half that passes (a journal write and a serial bump
+ * each). Prerequisite-only UPDATEs change nothing and cost the server little:
+ * binary-search them for the first conflicting change and name it in the
+ * result (hint), so the engine retries the batch without it at once. A wrong
+ * hint (the zone changed meanwhile) only costs the engine one request.
+ */
+static void find_culprit(rfc2136_state *st, const char *zone, dnsb_change *const *changes, size_t n,
+			 dnsb_result *out)
+{
+	size_t lo = 0, hi = n, probes = 0;
+	int rcode = -1, r;
+
+	/* Invariant: [lo, hi) holds a failing prerequisite; [0, lo) holds none. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		r = probe(st, zone, changes, n, lo, mid - lo);
+		probes++;
+		if (is_prereq_failure(r)) {
+			hi = mid;
+			rcode = hi - lo == 1 ? r : -1;
+		} else if (r == LDNS_RCODE_NOERROR) {
+			lo = mid;
+		} else {
+			return;
+		}
+	}
+	if (rcode < 0) {
+		rcode = probe(st, zone, changes, n, lo, 1);
+		probes++;
+	}
+	dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %zu probes: change %zu: %s", zone, n, probes, lo,
+		 dnsb_rfc2136_rcode_name(rcode));
+	if (!is_prereq_failure(rcode))
+		return;
+	dnsb_rfc2136_classify(out, rcode, 0, zone, &changes[lo], 1, st->net.server);
+	out->hint = (long)lo;
+}
+
 static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, dnsb_result *out,
 			  dnsb_error *err)
 {
@@ -64,6 +129,8 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 				st->net.server);
 	} else {
 		dnsb_rfc2136_classify(out, rcode, tsig_error, zone, changes, n, st->net.server);
+		if (out->cls == DNSB_CLASS_CONFLICT && n > 1)
+			find_culprit(st, zone, changes, n, out);
 	}
 	dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes, %zu bytes: %s", zone, n, size,
 		 dnsb_rfc2136_rcode_name(tsig_error ? tsig_error : rcode));
@@ -181,8 +248,8 @@ static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error 
 	p->limits.max_changes = st->cfg.batch_size;
 	/* The 64 KiB message limit is checked on the encoded message (TOO_LARGE). */
 	p->limits.max_rdata_bytes = 0;
-	/* RFC 2136 replies never say which prerequisite failed. */
-	p->limits.names_culprit = 0;
+	/* Replies never say which prerequisite failed, but probing does (find_culprit). */
+	p->limits.names_culprit = 1;
 	*out = p;
 	return 0;
 }

@@ -103,6 +103,16 @@ const char *dnsb_rfc2136_algorithm(const char *name);
 int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n,
 			      size_t *bad, dnsb_error *err);
 
+/**
+ * A prerequisite-only UPDATE (no update section: the server checks and
+ * changes nothing) for changes[first, first + count), each change's
+ * prerequisites exactly as in the batch's UPDATE (computed against all n).
+ * Used to find which change of a failed batch conflicts.
+ * @return as dnsb_rfc2136_update_build
+ */
+int dnsb_rfc2136_probe_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n, size_t first,
+			     size_t count, dnsb_error *err);
+
 /** Rcode or TSIG error name ("YXRRSET", "BADSIG", "RCODE23"). Static or thread-local. */
 const char *dnsb_rfc2136_rcode_name(int rcode);
 

@@ -138,7 +138,10 @@ static int add_rrset(ldns_rr_list *up, const dnsb_rrset *set, dnsb_error *err)
 	return 0;
 }
 
-/* Prerequisites and deletions of one change (its additions come later). */
+/*
+ * Prerequisites and deletions of one change (its additions come later);
+ * up NULL: the prerequisites only.
+ */
 static int build_change(ldns_rr_list *pr, ldns_rr_list *up, dnsb_change *const *changes, size_t n,
 			const dnsb_change *c, dnsb_error *err)
 {
@@ -150,7 +153,7 @@ static int build_change(ldns_rr_list *pr, ldns_rr_list *up, dnsb_change *const *
 					      type_name(c->old.type));
 		if ((rc = prereq_exact(pr, &c->old, err)) != 0)
 			return rc;
-		if ((rc = push(up, rr_empty(c->old.owner, c->old.type, LDNS_RR_CLASS_ANY))) != 0)
+		if (up && (rc = push(up, rr_empty(c->old.owner, c->old.type, LDNS_RR_CLASS_ANY))) != 0)
 			return rc;
 	}
 	if (c->kind == DNSB_CHANGE_DELETE)
@@ -165,8 +168,12 @@ static int build_change(ldns_rr_list *pr, ldns_rr_list *up, dnsb_change *const *
 	return 0;
 }
 
-int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n,
-			      size_t *bad, dnsb_error *err)
+/*
+ * The UPDATE for changes[first, first + count), prerequisites computed in the
+ * context of the whole batch; with prereq_only, no update section.
+ */
+static int build_message(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n, size_t first,
+			 size_t count, int prereq_only, size_t *bad, dnsb_error *err)
 {
 	ldns_rr_list *pr = ldns_rr_list_new(), *up = ldns_rr_list_new();
 	ldns_rdf *zone_rdf = NULL;
@@ -176,11 +183,11 @@ int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *con
 	*out = NULL;
 	if (pr == NULL || up == NULL)
 		goto done;
-	for (i = 0; i < n; i++)
-		if ((rc = build_change(pr, up, changes, n, changes[i], err)) != 0)
+	for (i = first; i < first + count; i++)
+		if ((rc = build_change(pr, prereq_only ? NULL : up, changes, n, changes[i], err)) != 0)
 			goto bad_change;
 	/* Additions after every deletion: "delete the CNAME, add an A" must see the CNAME gone. */
-	for (i = 0; i < n; i++)
+	for (i = first; i < first + count && !prereq_only; i++)
 		if (changes[i]->kind != DNSB_CHANGE_DELETE && (rc = add_rrset(up, &changes[i]->new_set, err)) != 0)
 			goto bad_change;
 	if (ldns_rr_list_rr_count(pr) > 65535 || ldns_rr_list_rr_count(up) > 65535) {
@@ -209,6 +216,18 @@ done:
 	ldns_rr_list_deep_free(pr);
 	ldns_rr_list_deep_free(up);
 	return rc;
+}
+
+int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n,
+			      size_t *bad, dnsb_error *err)
+{
+	return build_message(out, zone, changes, n, 0, n, 0, bad, err);
+}
+
+int dnsb_rfc2136_probe_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n, size_t first,
+			     size_t count, dnsb_error *err)
+{
+	return build_message(out, zone, changes, n, first, count, 1, NULL, err);
 }
 
 const char *dnsb_rfc2136_rcode_name(int rcode)

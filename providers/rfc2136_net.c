@@ -219,6 +219,19 @@ static int to_wire(ldns_buffer **out, const ldns_pkt *query, const dnsb_rfc2136_
 	return 0;
 }
 
+/* An upper bound of a message's size on the wire: header and every RR uncompressed. */
+static size_t uncompressed_size(const ldns_pkt *pkt)
+{
+	const ldns_rr_list *sections[] = { ldns_pkt_question(pkt), ldns_pkt_answer(pkt), ldns_pkt_authority(pkt),
+					   ldns_pkt_additional(pkt) };
+	size_t size = LDNS_HEADER_SIZE;
+
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++)
+		for (size_t i = 0; i < ldns_rr_list_rr_count(sections[s]); i++)
+			size += ldns_rr_uncompressed_size(ldns_rr_list_rr(sections[s], i));
+	return size;
+}
+
 int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **reply, int *tsig_ok, size_t *wire_size,
 			  dnsb_error *err)
 {
@@ -233,13 +246,18 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **rep
 	*tsig_ok = 0;
 	/*
 	 * Measure before signing: ldns_pkt_tsig_sign asserts (aborts the
-	 * process) on a message larger than 64 KiB.
+	 * process) on a message larger than 64 KiB. Encoding with name
+	 * compression is the costly part of a send, so do it only when the
+	 * uncompressed size leaves any doubt.
 	 */
-	if ((rc = to_wire(&qb, query, net, err)) != 0)
-		return rc;
-	qsize = ldns_buffer_position(qb);
-	ldns_buffer_free(qb);
-	qb = NULL;
+	qsize = uncompressed_size(query);
+	if (qsize > DNSB_RFC2136_TCP_MAX - TSIG_RESERVE) {
+		if ((rc = to_wire(&qb, query, net, err)) != 0)
+			return rc;
+		qsize = ldns_buffer_position(qb);
+		ldns_buffer_free(qb);
+		qb = NULL;
+	}
 	if (wire_size)
 		*wire_size = qsize;
 	if (qsize > DNSB_RFC2136_TCP_MAX - (net->keyname ? TSIG_RESERVE : 0))
