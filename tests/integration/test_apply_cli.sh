@@ -1,0 +1,408 @@
+#!/bin/bash
+# test_apply_cli.sh - `dnsbatch apply`, `records` and `drops` end to end through the real binary,
+# on temp copies of examples/zones/example.com.zone with the plans of examples/plans/.
+# Prints "ok - NAME" / "not ok - NAME" per check; exits 1 when any check failed.
+# Environment: DNSBATCH (the binary; default build/dnsbatch under the repository root).
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+ZONE=$ROOT/examples/zones/example.com.zone
+PLANS=$ROOT/examples/plans
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+failures=0
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
+# eq NAME GOT WANT
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', want '$3')"; fi; }
+# check NAME COMMAND...: ok when the command succeeds
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+# run OUT ERR ARGS...: run dnsbatch, stdout to OUT, stderr to ERR; sets $rc
+run() { local out=$1 err=$2; shift 2; "$DNSBATCH" "$@" >"$out" 2>"$err"; rc=$?; }
+has_tool() { command -v "$1" >/dev/null 2>&1; }
+checkzone() { # NAME FILE
+	if has_tool named-checkzone; then
+		check "$1" named-checkzone -q example.com "$2"
+	else
+		ok "$1 # SKIP named-checkzone not installed"
+	fi
+}
+promcheck() { # NAME FILE
+	if has_tool promtool; then
+		check "$1" sh -c 'promtool check metrics < "$1" >/dev/null 2>&1' _ "$2"
+	else
+		ok "$1 # SKIP promtool not installed"
+	fi
+}
+# records FILE: the zone as `dnsbatch records` prints it (owner TTL IN TYPE RDATA, tab separated)
+records() { "$DNSBATCH" records --provider zonefile --zonefile "example.com=$1"; }
+# has_record FILE LINE: the line (with tabs) is in the zone
+has_record() { records "$1" | grep -Fxq -- "$2"; }
+# j FILE FILTER: a value from a JSON document
+j() { jq -r "$2" "$1"; }
+
+for tool in jq; do
+	if ! has_tool $tool; then
+		not_ok "$tool is installed"
+		exit 1
+	fi
+done
+if [ ! -x "$DNSBATCH" ]; then
+	not_ok "dnsbatch binary at $DNSBATCH"
+	exit 1
+fi
+
+tab=$(printf '\t')
+rec() { # OWNER TTL TYPE RDATA -> the records line
+	printf '%s\t%s\tIN\t%s\t%s' "$1" "$2" "$3" "$4"
+}
+
+##### clean.json: 30 changes, all apply ##############################################################
+
+cp "$ZONE" "$T/clean.zone"
+run "$T/clean.out" "$T/clean.err" apply --plan "$PLANS/clean.json" --provider zonefile \
+	--zonefile "example.com=$T/clean.zone" --drop-log "$T/clean.drops" --metrics-file "$T/clean.prom" --output json
+eq "clean: exit 0" "$rc" 0
+eq "clean: totals" "$(j "$T/clean.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
+	"30${tab}30${tab}0${tab}0${tab}0"
+eq "clean: 1 batch, 1 submission, 0 reads, 0 bisections, 0 retries" \
+	"$(j "$T/clean.out" '[.batches,.submissions,.reads,.bisections,.retries] | @tsv')" "1${tab}1${tab}0${tab}0${tab}0"
+eq "clean: one zone in the report" "$(j "$T/clean.out" '.zones | map([.zone,.changes,.applied] | @tsv) | join(",")')" \
+	"example.com.${tab}30${tab}30"
+eq "clean: exit_code in the JSON" "$(j "$T/clean.out" .exit_code)" 0
+eq "clean: drop log empty" "$(wc -c <"$T/clean.drops" | tr -d ' ')" 0
+checkzone "clean: named-checkzone accepts the result" "$T/clean.zone"
+promcheck "clean: promtool check metrics" "$T/clean.prom"
+check "clean: metrics count 30 applied" grep -Fxq 'dnsbatch_changes_total{zone="example.com.",outcome="applied"} 30' "$T/clean.prom"
+check "clean: summary on stderr" grep -Fq 'dnsbatch: 30 changes: 30 applied, 0 already applied, 0 dropped, 0 failed' "$T/clean.err"
+records "$T/clean.zone" >"$T/clean.records"
+eq "clean: 307 records afterwards" "$(wc -l <"$T/clean.records" | tr -d ' ')" 307
+check "clean: SOA serial bumped once" grep -q "^example.com.${tab}3600${tab}IN${tab}SOA${tab}ns1.example.com. hostmaster.example.com. 2026112002 " "$T/clean.records"
+
+# Every endpoint of create and updateNew is in the zone: name, type, TTL (0/absent = 300) and its target count.
+records_json=$("$DNSBATCH" records --provider zonefile --zonefile "example.com=$T/clean.zone" --output json)
+missing=$(jq -r --argjson have "$records_json" '
+	($have | map("\(.dnsName) \(.recordType) \(.recordTTL) \(.targets | length)")) as $h
+	| (.create + .updateNew)[]
+	| "\(.dnsName | ascii_downcase) \(.recordType) \(if (.recordTTL // 0) == 0 then 300 else .recordTTL end) \(.targets | unique | length)"
+	| select(. as $e | $h | index($e) | not)' "$PLANS/clean.json")
+eq "clean: every created and updated RRset is listed by dnsbatch records" "$missing" ""
+eq "clean: 14 created names listed" "$(jq -r --argjson have "$records_json" \
+	'[.create[] | .dnsName as $n | select($have | map(.dnsName) | index($n))] | length' "$PLANS/clean.json")" 14
+for line in \
+	"$(rec app.example.com. 300 A 203.0.113.13)" \
+	"$(rec api.example.com. 300 A 203.0.113.14)" \
+	"$(rec cart.example.com. 120 A 203.0.113.31)" \
+	"$(rec www.example.com. 300 CNAME ingress-v2.lb.example.net.)" \
+	"$(rec gateway.payments.example.com. 300 A 198.51.100.2)" \
+	"$(rec events.example.com. 60 A 203.0.113.41)" \
+	"$(rec events.example.com. 60 A 203.0.113.42)" \
+	"$(rec ws.example.com. 300 A 203.0.113.43)" \
+	"$(rec new-app.example.com. 300 AAAA 2001:db8:100::40)" \
+	"$(rec docs-v2.example.com. 3600 CNAME docs-v2.pages.example.net.)" \
+	"$(rec _minecraft._tcp.games.example.com. 300 SRV '0 5 25565 mc.games.example.com.')"; do
+	check "clean: zone holds '$line'" grep -Fxq -- "$line" "$T/clean.records"
+done
+for gone in old-promo.example.com. beta.example.com. reports.payments.example.com. a-old-promo.example.com. \
+	cname-beta.example.com. a-reports.payments.example.com. ; do
+	eq "clean: $gone deleted" "$(awk -v n="$gone" '$1 == n' "$T/clean.records" | wc -l | tr -d ' ')" 0
+done
+eq "clean: app.example.com A holds one address" "$(awk '$1 == "app.example.com." && $4 == "A"' "$T/clean.records" | wc -l | tr -d ' ')" 1
+eq "clean: records of types other than SOA unchanged apart from the plan" \
+	"$(grep -c "^legacy.example.com.${tab}3600${tab}IN${tab}A${tab}192.0.2.100$" "$T/clean.records")" 1
+cp "$T/clean.zone" "$T/clean.once"
+
+# Applied again: every group already in effect, and the file not touched (not even the serial).
+run "$T/clean2.out" "$T/clean2.err" apply --plan "$PLANS/clean.json" --provider zonefile \
+	--zonefile "example.com=$T/clean.zone" --output json
+eq "clean again: exit 0" "$rc" 0
+eq "clean again: 30 already applied" "$(j "$T/clean2.out" '[.applied,.already_applied,.dropped,.failed] | @tsv')" \
+	"0${tab}30${tab}0${tab}0"
+check "clean again: zone file byte-identical" cmp -s "$T/clean.zone" "$T/clean.once"
+
+##### legacy-keys.json: the same plan in the old spelling ############################################
+
+cp "$ZONE" "$T/legacy.zone"
+run "$T/legacy.out" "$T/legacy.err" apply --plan "$PLANS/legacy-keys.json" --provider zonefile \
+	--zonefile "example.com=$T/legacy.zone" --output json
+eq "legacy-keys: exit 0" "$rc" 0
+eq "legacy-keys: totals" "$(j "$T/legacy.out" '[.changes,.applied,.already_applied,.dropped,.failed,.submissions] | @tsv')" \
+	"30${tab}30${tab}0${tab}0${tab}0${tab}1"
+check "legacy-keys: zone file byte-identical to clean.json's" cmp -s "$T/legacy.zone" "$T/clean.once"
+checkzone "legacy-keys: named-checkzone" "$T/legacy.zone"
+
+##### conflicts.json: 40 changes, 7 groups that do not apply ########################################
+# Reasoned from the plan and the zone (see examples/plans/README.md):
+#   G1 legacy A exists (409), G4 status CNAME beside A (400), G7 grpc.search A stale delete (412):
+#   6 dropped for conflict (each record with its ownership TXT);
+#   G2 shop A stale old (412): the A dropped for conflict; its TXT update changes nothing and is
+#   already in effect when read back, so it is already_applied, not dropped (never call dropped what
+#   is in effect);
+#   G5 bad A 999.1.1.1: 2 dropped invalid (the record and its TXT, which belongs to its group);
+#   G6 app.other.org: 2 dropped no_zone; G3 gone: deletes of absent RRsets, 2 already applied;
+#   the other 26 apply. So: 26 applied, 3 already_applied, 11 dropped (conflict 7, invalid 2, no_zone 2).
+
+cp "$ZONE" "$T/conf.zone"
+run "$T/conf.out" "$T/conf.err" apply --plan "$PLANS/conflicts.json" --provider zonefile \
+	--zonefile "example.com=$T/conf.zone" --drop-log "$T/conf.drops" --metrics-file "$T/conf.prom" --output json
+eq "conflicts: exit 3" "$rc" 3
+eq "conflicts: exit_code in the JSON" "$(j "$T/conf.out" .exit_code)" 3
+eq "conflicts: changes applied already_applied dropped failed" \
+	"$(j "$T/conf.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
+	"40${tab}26${tab}3${tab}11${tab}0"
+eq "conflicts: zone example.com." \
+	"$(j "$T/conf.out" '.zones[] | select(.zone == "example.com.") | [.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
+	"38${tab}26${tab}3${tab}9${tab}0"
+eq "conflicts: no zone" \
+	"$(j "$T/conf.out" '.zones[] | select(.zone == "") | [.changes,.applied,.already_applied,.dropped,.failed,.submissions] | @tsv')" \
+	"2${tab}0${tab}0${tab}2${tab}0${tab}0"
+eq "conflicts: per-zone changes add up" "$(j "$T/conf.out" '[.zones[].changes] | add')" 40
+eq "conflicts: drop log has one line per dropped change" "$(wc -l <"$T/conf.drops" | tr -d ' ')" 11
+eq "conflicts: every drop log line is a dropped change" \
+	"$(jq -s 'map(.outcome) | unique | join(",")' -r "$T/conf.drops")" dropped
+eq "conflicts: drop log reasons" \
+	"$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
+	"conflict=7 invalid=2 no_zone=2"
+eq "conflicts: dropped owners" \
+	"$(jq -rs 'map(.change | to_entries[0].value[0].dnsName) | sort | join(" ")' "$T/conf.drops")" \
+	"a-app.other.org a-bad.example.com a-grpc.search.example.com a-legacy.example.com app.other.org bad.example.com cname-status.example.com grpc.search.example.com legacy.example.com shop.example.com status.example.com"
+eq "conflicts: legacy A dropped with the provider's 409" \
+	"$(jq -r 'select(.change.create[0].dnsName == "legacy.example.com") | [.reason,.status,.code] | @tsv' "$T/conf.drops")" \
+	"conflict${tab}409${tab}alreadyExists"
+eq "conflicts: status CNAME dropped with 400 cnameResourceRecordSetConflict" \
+	"$(jq -r 'select(.change.create[0].dnsName == "status.example.com") | [.reason,.status,.code] | @tsv' "$T/conf.drops")" \
+	"conflict${tab}400${tab}cnameResourceRecordSetConflict"
+eq "conflicts: shop update dropped with 412" \
+	"$(jq -r 'select(.change.updateOld[0].dnsName == "shop.example.com") | [.reason,.status,.code,(.change.updateNew[0].targets|join(","))] | @tsv' "$T/conf.drops")" \
+	"conflict${tab}412${tab}conditionNotMet${tab}203.0.113.35"
+eq "conflicts: grpc.search delete dropped with 412" \
+	"$(jq -r 'select(.change.delete[0].dnsName == "grpc.search.example.com") | [.reason,.status,.code] | @tsv' "$T/conf.drops")" \
+	"conflict${tab}412${tab}conditionNotMet"
+eq "conflicts: bad A dropped as invalid, nothing sent" \
+	"$(jq -r 'select(.change.create[0].dnsName == "bad.example.com") | [.zone,.reason,.status,(.code|tostring)] | @tsv' "$T/conf.drops")" \
+	"example.com.${tab}invalid${tab}0${tab}null"
+eq "conflicts: app.other.org dropped no_zone with zone \"\"" \
+	"$(jq -r 'select(.change.create[0].dnsName == "app.other.org") | [.zone,.reason,.status,(.code|tostring)] | @tsv' "$T/conf.drops")" \
+	"${tab}no_zone${tab}0${tab}null"
+eq "conflicts: drop log changes are in plan form" \
+	"$(jq -rs 'map(.change | keys | join("+")) | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$T/conf.drops")" \
+	"create=8 delete=2 updateNew+updateOld=1"
+# The endpoints exactly as the plan gave them.
+eq "conflicts: drop log endpoints are the plan's" \
+	"$(jq -c --slurpfile plan "$PLANS/conflicts.json" '.change.create[0] // empty | . as $e | ($plan[0].create | index([$e]) != null)' "$T/conf.drops" | sort -u | tr '\n' ' ')" \
+	"true "
+n=0 bad=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	printf '%s\n' "$line" | jq -c .change >"$T/one.json"
+	"$DNSBATCH" apply --dry-run --plan "$T/one.json" --provider zonefile --zonefile "example.com=$T/conf.zone" \
+		--output json >"$T/one.out" 2>"$T/one.err"
+	r=$?
+	if [ "$r" -ne 0 ] || [ "$(j "$T/one.out" .changes)" != 1 ]; then
+		bad=$((bad + 1))
+		echo "# drop log line $n: apply --dry-run exit $r: $(head -c 300 "$T/one.err")"
+	fi
+done <"$T/conf.drops"
+eq "conflicts: each drop log line's .change is a plan apply --dry-run takes ($n lines)" "$bad" 0
+promcheck "conflicts: promtool check metrics" "$T/conf.prom"
+check "conflicts: dnsbatch_dropped_changes_total has reason=\"conflict\"" \
+	grep -Eq '^dnsbatch_dropped_changes_total\{.*reason="conflict".*\} [1-9]' "$T/conf.prom"
+for series in \
+	'dnsbatch_changes_total{zone="",outcome="dropped"} 2' \
+	'dnsbatch_changes_total{zone="example.com.",outcome="already_applied"} 3' \
+	'dnsbatch_changes_total{zone="example.com.",outcome="applied"} 26' \
+	'dnsbatch_changes_total{zone="example.com.",outcome="dropped"} 9' \
+	'dnsbatch_dropped_changes_total{zone="",record_type="A",reason="no_zone"} 1' \
+	'dnsbatch_dropped_changes_total{zone="",record_type="TXT",reason="no_zone"} 1' \
+	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="A",reason="conflict"} 3' \
+	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="A",reason="invalid"} 1' \
+	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="CNAME",reason="conflict"} 1' \
+	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="conflict"} 3' \
+	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="invalid"} 1'; do
+	check "conflicts: metrics '$series'" grep -Fxq -- "$series" "$T/conf.prom"
+done
+eq "conflicts: dropped series sum to 11" \
+	"$(awk '/^dnsbatch_dropped_changes_total\{/ {s += $2} END {print s + 0}' "$T/conf.prom")" 11
+checkzone "conflicts: named-checkzone accepts the result" "$T/conf.zone"
+records "$T/conf.zone" >"$T/conf.records"
+for line in \
+	"$(rec legacy.example.com. 3600 A 192.0.2.100)" \
+	"$(rec shop.example.com. 300 A 203.0.113.30)" \
+	"$(rec status.example.com. 300 A 192.0.2.90)" \
+	"$(rec grpc.search.example.com. 300 A 198.51.100.21)" \
+	"$(rec chat.example.com. 300 A 203.0.113.45)" \
+	"$(rec chat.example.com. 300 AAAA 2001:db8:100::45)" \
+	"$(rec app.example.com. 300 A 203.0.113.13)" \
+	"$(rec pay.example.com. 300 CNAME pay.psp.example.net.)"; do
+	check "conflicts: zone holds '$line'" grep -Fxq -- "$line" "$T/conf.records"
+done
+for absent in a-legacy.example.com. cname-status.example.com. bad.example.com. a-bad.example.com. \
+	gone.example.com. old-promo.example.com. edge.payments.example.com.; do
+	eq "conflicts: no $absent in the zone" "$(awk -v n="$absent" '$1 == n' "$T/conf.records" | wc -l | tr -d ' ')" 0
+done
+eq "conflicts: status has no CNAME" "$(awk '$1 == "status.example.com." && $4 == "CNAME"' "$T/conf.records" | wc -l | tr -d ' ')" 0
+eq "conflicts: a-shop TXT kept" "$(awk '$1 == "a-shop.example.com." && $4 == "TXT"' "$T/conf.records" | wc -l | tr -d ' ')" 1
+eq "conflicts: a-grpc.search TXT kept" "$(awk '$1 == "a-grpc.search.example.com." && $4 == "TXT"' "$T/conf.records" | wc -l | tr -d ' ')" 1
+
+# Applied again to the result: what applied is now already in effect; the same groups drop.
+run "$T/conf2.out" "$T/conf2.err" apply --plan "$PLANS/conflicts.json" --provider zonefile \
+	--zonefile "example.com=$T/conf.zone" --output json
+eq "conflicts again: exit 3" "$rc" 3
+eq "conflicts again: outcomes" "$(j "$T/conf2.out" '[.applied,.already_applied,.dropped,.failed] | @tsv')" \
+	"0${tab}29${tab}11${tab}0"
+
+##### dnsbatch drops ##################################################################################
+
+run "$T/drops.out" "$T/drops.err" drops "$T/conf.drops"
+eq "drops: exit 0" "$rc" 0
+# count zone outcome reason type, one line per kind, as computed from the log itself
+want=$(jq -rs 'group_by([(if .zone == "" then "-" else .zone end), .outcome, .reason,
+		(.change | to_entries[0].value[0].recordType)])
+	| map("\(length) \(.[0].zone | if . == "" then "-" else . end) \(.[0].outcome) \(.[0].reason) \(.[0].change | to_entries[0].value[0].recordType)")
+	| .[]' "$T/conf.drops" | sort)
+got=$(awk 'NR > 1 && NF == 5 {print $1, $2, $3, $4, $5}' "$T/drops.out" | sort)
+eq "drops: summary matches the log" "$got" "$want"
+eq "drops: header" "$(head -1 "$T/drops.out" | tr -s ' ')" "count zone outcome reason type"
+eq "drops: total line" "$(tail -1 "$T/drops.out")" "$(wc -l <"$T/conf.drops" | tr -d ' ') changes in $T/conf.drops"
+eq "drops: the conflict lines" "$(awk 'NR > 1 && $4 == "conflict" {print $1, $5}' "$T/drops.out" | sort | tr '\n' ',')" \
+	"1 CNAME,3 A,3 TXT,"
+
+run "$T/dplan.json" "$T/dplan.err" drops "$T/conf.drops" --plan
+eq "drops --plan: exit 0" "$rc" 0
+eq "drops --plan: lists" "$(j "$T/dplan.json" '[(.create|length), (.updateOld|length), (.updateNew|length), (.delete|length)] | @tsv')" \
+	"$(jq -rs '[(map(.change.create // [] | length) | add), (map(.change.updateOld // [] | length) | add),
+		(map(.change.updateNew // [] | length) | add), (map(.change.delete // [] | length) | add)] | @tsv' "$T/conf.drops")"
+cp "$T/conf.zone" "$T/conf.before-dry"
+run "$T/dplan.out" "$T/dplan.apply.err" apply --dry-run --plan "$T/dplan.json" --provider zonefile \
+	--zonefile "example.com=$T/conf.zone" --output json
+eq "drops --plan: apply --dry-run takes it" "$rc" 0
+eq "drops --plan: every dropped change is in it" "$(j "$T/dplan.out" .changes)" "$(wc -l <"$T/conf.drops" | tr -d ' ')"
+check "drops --plan: dry run left the zone alone" cmp -s "$T/conf.zone" "$T/conf.before-dry"
+run "$T/dplan2.json" "$T/dplan2.err" drops "$T/conf.drops" --plan --reason conflict
+eq "drops --plan --reason conflict: 7 changes" \
+	"$(j "$T/dplan2.json" '[(.create|length), (.updateOld|length), (.delete|length)] | add')" 7
+run "$T/drops.bad.out" "$T/drops.bad.err" drops "$T/nonexistent.jsonl"
+eq "drops: a missing file is a usage error" "$rc" 2
+
+##### a plan that is not JSON, or not a plan: exit 2, nothing sent ##################################
+
+cp "$ZONE" "$T/bad.zone"
+mkdir "$T/badrun"
+printf '{"create": [\n  {"dnsName": "x.example.com", "targets": [1.2.3.4]}\n]}\n' >"$T/badrun/broken.json"
+run "$T/bad.out" "$T/bad.err" apply --plan "$T/badrun/broken.json" --provider zonefile \
+	--zonefile "example.com=$T/bad.zone" --drop-log "$T/badrun/drops" --metrics-file "$T/badrun/prom"
+eq "not JSON: exit 2" "$rc" 2
+check "not JSON: stderr names the file and line:col" grep -Fq "$T/badrun/broken.json:2:47 (offset 59): not JSON" "$T/bad.err"
+check "not JSON: zone file unchanged" cmp -s "$T/bad.zone" "$ZONE"
+eq "not JSON: nothing written beside it" "$(ls "$T/badrun" | tr '\n' ' ')" "broken.json "
+eq "not JSON: nothing on stdout" "$(wc -c <"$T/bad.out" | tr -d ' ')" 0
+printf '[{"create": []}]\n' >"$T/badrun/array.json"
+run "$T/bad.out" "$T/bad.err" apply --plan "$T/badrun/array.json" --provider zonefile --zonefile "example.com=$T/bad.zone"
+eq "not a plan: exit 2" "$rc" 2
+check "not a plan: stderr names the file and the JSON path" \
+	grep -Fq "$T/badrun/array.json: \$: expected an object with create, updateOld, updateNew and delete lists" "$T/bad.err"
+printf '{"create": [{"dnsName": "x.example.com", "targets": ["192.0.2.1", 7], "recordType": "A"}]}\n' >"$T/badrun/type.json"
+run "$T/bad.out" "$T/bad.err" apply --plan "$T/badrun/type.json" --provider zonefile --zonefile "example.com=$T/bad.zone"
+eq "wrong JSON type: exit 2" "$rc" 2
+check "wrong JSON type: stderr names the JSON path" \
+	grep -Fq "$T/badrun/type.json: \$.create[0].targets: expected an array of strings" "$T/bad.err"
+run "$T/bad.out" "$T/bad.err" apply --plan "$T/badrun/missing.json" --provider zonefile --zonefile "example.com=$T/bad.zone"
+eq "missing plan file: exit 2" "$rc" 2
+check "missing plan file: named" grep -Fq "$T/badrun/missing.json: No such file or directory" "$T/bad.err"
+check "bad plans: zone file unchanged" cmp -s "$T/bad.zone" "$ZONE"
+
+##### usage errors: exit 2 ############################################################################
+
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/bad.zone" --bogus
+eq "unknown flag: exit 2" "$rc" 2
+check "unknown flag: named" grep -Fq "unknown option '--bogus'" "$T/u.err"
+run "$T/u.out" "$T/u.err" apply --provider zonefile --zonefile "example.com=$T/bad.zone"
+eq "no --plan: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/bad.zone" --output yaml
+eq "bad --output: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/bad.zone" --batch-size 0
+eq "--batch-size 0: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider nosuch
+eq "unknown provider: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/nonexistent.zone"
+eq "missing zone file: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" frobnicate
+eq "unknown command: exit 2" "$rc" 2
+check "usage errors: zone file unchanged" cmp -s "$T/bad.zone" "$ZONE"
+
+##### --dry-run: prints batches, sends nothing ########################################################
+
+cp "$ZONE" "$T/dry.zone"
+mkdir "$T/dryrun"
+run "$T/dry.out" "$T/dry.err" apply --dry-run --plan "$PLANS/clean.json" --provider zonefile \
+	--zonefile "example.com=$T/dry.zone" --drop-log "$T/dryrun/drops" --metrics-file "$T/dryrun/prom"
+eq "dry run: exit 0" "$rc" 0
+check "dry run: zone file byte-identical" cmp -s "$T/dry.zone" "$ZONE"
+eq "dry run: neither drop log nor metrics written" "$(ls "$T/dryrun" | wc -l | tr -d ' ')" 0
+eq "dry run: one batch header" "$(grep -c '^batch ' "$T/dry.out")" 1
+check "dry run: batch header" grep -Fxq "batch 1 zone example.com.: 30 changes" "$T/dry.out"
+eq "dry run: 30 change lines" "$(grep -c '^  \(create\|update\|delete\) ' "$T/dry.out")" 30
+check "dry run: a change line" grep -Fxq "  create events.example.com. 60 A 203.0.113.41, 203.0.113.42" "$T/dry.out"
+check "dry run: summary says nothing sent" grep -Fq "nothing sent" "$T/dry.err"
+run "$T/dry.json" "$T/dry.err" apply --dry-run --plan "$PLANS/clean.json" --provider zonefile \
+	--zonefile "example.com=$T/dry.zone" --output json --batch-size 5
+eq "dry run json: exit 0" "$rc" 0
+eq "dry run json: 14 groups in batches of at most 5 groups: 3 batches" "$(j "$T/dry.json" '.dry_run_batches | length')" 3
+eq "dry run json: all 30 changes in the batches" "$(j "$T/dry.json" '[.dry_run_batches[].changes | length] | add')" 30
+eq "dry run json: no submissions, no reads" "$(j "$T/dry.json" '[.submissions,.reads,.applied] | @tsv')" "0${tab}0${tab}0"
+check "dry run json: zone file byte-identical" cmp -s "$T/dry.zone" "$ZONE"
+
+##### memory provider with a fault script #############################################################
+
+# 502 after committing, then 409 on the retry: verified whole, every change already applied.
+run "$T/m1.out" "$T/m1.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '1:commit-transient' --backoff-base 0.001 --backoff-cap 0.002 --output json
+eq "commit-transient: exit 0" "$rc" 0
+eq "commit-transient: batches" "$(j "$T/m1.out" .batches)" 1
+eq "commit-transient: already_applied = the batch size (30)" \
+	"$(j "$T/m1.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" "30${tab}0${tab}30${tab}0${tab}0"
+eq "commit-transient: 2 submissions, 1 retry, 1 read, no bisection" \
+	"$(j "$T/m1.out" '[.submissions,.retries,.reads,.bisections] | @tsv')" "2${tab}1${tab}1${tab}0"
+
+# Transient on every submission: 1 + 2 retries, then every change failed.
+run "$T/m2.out" "$T/m2.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '*:transient' --max-retries 2 --backoff-base 0.001 --backoff-cap 0.002 --output json \
+	--drop-log "$T/m2.drops"
+eq "always transient: exit 4" "$rc" 4
+eq "always transient: failed = all" "$(j "$T/m2.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
+	"30${tab}0${tab}0${tab}0${tab}30"
+eq "always transient: 3 submissions, 2 retries" "$(j "$T/m2.out" '[.submissions,.retries] | @tsv')" "3${tab}2"
+check "always transient: backoff within the cap" jq -e '.backoff_seconds >= 0 and .backoff_seconds <= 0.004' "$T/m2.out" >/dev/null
+eq "always transient: drop log, one failed/transient line per change" \
+	"$(jq -rs 'map("\(.outcome)/\(.reason)") | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$T/m2.drops")" \
+	"failed/transient=30"
+run "$T/m3.out" "$T/m3.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '1:bogus' --output json
+eq "bad fault script: exit 2" "$rc" 2
+check "bad fault script: the rule is named" grep -Fq "rule 1 '1:bogus'" "$T/m3.err"
+
+##### no secrets in output ###########################################################################
+
+secret='c2VjcmV0LXRzaWcta2V5LWZvci1kbnNiYXRjaC10ZXN0cw=='
+DNSBATCH_RFC2136_TSIG_SECRET=$secret "$DNSBATCH" apply --plan "$PLANS/clean.json" --provider rfc2136 \
+	--rfc2136-host 127.0.0.1 --rfc2136-port 9 --rfc2136-zone example.com --rfc2136-tsig-keyname k \
+	--rfc2136-timeout 0.2 --max-retries 1 --backoff-base 0.001 --backoff-cap 0.002 \
+	--drop-log "$T/s.drops" --metrics-file "$T/s.prom" --output json --log-format json >"$T/s.out" 2>"$T/s.err"
+rc=$?
+eq "secrets: unreachable server fails retryably (exit 4)" "$rc" 4
+printf '%s\n' "$secret" >"$T/secret"
+printf 'not base64 but secret!\n' >"$T/secret.bad"
+"$DNSBATCH" apply --plan "$PLANS/clean.json" --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port 9 \
+	--rfc2136-zone example.com --rfc2136-tsig-secret-file "$T/secret.bad" --rfc2136-tsig-keyname k >"$T/s2.out" 2>"$T/s2.err"
+eq "secrets: a bad secret file is a usage error" "$?" 2
+"$DNSBATCH" apply --plan "$PLANS/clean.json" --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port 9 \
+	--rfc2136-zone example.com --rfc2136-tsig-secret-file "$T/secret" >"$T/s3.out" 2>"$T/s3.err"
+eq "secrets: a secret without a key name is a usage error" "$?" 2
+eq "secrets: the TSIG secret appears in no output, log, drop log or metrics" \
+	"$(cat "$T"/s.out "$T"/s.err "$T"/s.drops "$T"/s.prom "$T"/s2.out "$T"/s3.out "$T"/s3.err | grep -cF "$secret")" 0
+eq "secrets: the bad secret is not echoed" "$(grep -cF 'secret!' "$T/s2.err")" 0
+
+echo "# $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,961 @@
+/*
+ * test_plan.c - the plan parser: key spellings, pairing, endpoint to RRset,
+ * invalid records (dropped with a message naming the JSON path), structure
+ * errors (DNSB_EPARSE with exact messages), plan form round trip, files.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L  /* mkdtemp */
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "dnsbatch/plan.h"
+
+#define TYPE_A 1
+#define TYPE_CNAME 5
+#define TYPE_SOA 6
+#define TYPE_MX 15
+#define TYPE_TXT 16
+#define TYPE_AAAA 28
+#define TYPE_SRV 33
+
+/* ---- helpers ---- */
+
+static dnsb_plan *parse_ok(const char *json)
+{
+	dnsb_plan *plan = NULL;
+	dnsb_error err = { 0 };
+	int rc = dnsb_plan_parse(&plan, json, strlen(json), "plan.json", &err);
+
+	if (rc != 0)
+		print_error("unexpected parse failure: %s\n", err.message);
+	assert_int_equal(rc, 0);
+	assert_non_null(plan);
+	return plan;
+}
+
+static void parse_fails(const char *json, const char *message)
+{
+	dnsb_plan *plan = (dnsb_plan *)&plan; /* must be reset to NULL */
+	dnsb_error err = { 0 };
+	int rc = dnsb_plan_parse(&plan, json, strlen(json), "plan.json", &err);
+
+	if (rc != DNSB_EPARSE)
+		print_error("input: %s\n", json);
+	assert_int_equal(rc, DNSB_EPARSE);
+	assert_int_equal(err.code, DNSB_EPARSE);
+	assert_null(plan);
+	assert_string_equal(err.message, message);
+}
+
+/* The RRset a change is about: the new one, or the old one for a delete. */
+static const dnsb_rrset *target_of(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+}
+
+static void assert_rdata(const dnsb_rrset *r, size_t n, ...)
+{
+	va_list ap;
+
+	assert_int_equal(r->rdata_count, n);
+	va_start(ap, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(r->rdata[i], va_arg(ap, const char *));
+	va_end(ap);
+}
+
+/* A plan of one created endpoint: its change. The plan is returned in *out. */
+static dnsb_change *one_create(dnsb_plan **out, const char *endpoint)
+{
+	char *json;
+
+	assert_true(asprintf(&json, "{\"create\":[%s]}", endpoint) > 0);
+	*out = parse_ok(json);
+	free(json);
+	assert_int_equal(dnsb_plan_count(*out), 1);
+	return dnsb_plan_change(*out, 0);
+}
+
+static void assert_pending(const dnsb_change *c)
+{
+	if (c->outcome != DNSB_OUTCOME_PENDING)
+		print_error("unexpected: %s\n", c->message ? c->message : "(no message)");
+	assert_int_equal(c->outcome, DNSB_OUTCOME_PENDING);
+	assert_int_equal(c->reason, DNSB_REASON_NONE);
+	assert_null(c->message);
+}
+
+static void assert_invalid(const dnsb_change *c, const char *message)
+{
+	assert_int_equal(c->outcome, DNSB_OUTCOME_DROPPED);
+	assert_int_equal(c->reason, DNSB_REASON_INVALID);
+	assert_non_null(c->message);
+	assert_string_equal(c->message, message);
+}
+
+/* One created endpoint that must be dropped as invalid with this message. */
+static void create_invalid(const char *endpoint, const char *message)
+{
+	dnsb_plan *plan;
+	dnsb_change *c = one_create(&plan, endpoint);
+
+	assert_int_equal(c->kind, DNSB_CHANGE_CREATE);
+	assert_invalid(c, message);
+	dnsb_plan_free(plan);
+}
+
+/* ---- key spellings and pairing ---- */
+
+#define EP(name, type, target) \
+	"{\"dnsName\":\"" name "\",\"targets\":[\"" target "\"],\"recordType\":\"" type "\",\"recordTTL\":300}"
+
+static const char plan_lower[] =
+	"{\"create\":[" EP("new.example.com", "A", "203.0.113.1") "],"
+	"\"updateOld\":[" EP("app.example.com", "A", "203.0.113.10") "," EP("api.example.com", "A", "203.0.113.11") "],"
+	"\"updateNew\":[" EP("app.example.com", "A", "203.0.113.13") "," EP("api.example.com", "A", "203.0.113.14") "],"
+	"\"delete\":[" EP("old.example.com", "A", "203.0.113.50") "]}";
+
+static const char plan_upper[] =
+	"{\"Create\":[" EP("new.example.com", "A", "203.0.113.1") "],"
+	"\"UpdateOld\":[" EP("app.example.com", "A", "203.0.113.10") "," EP("api.example.com", "A", "203.0.113.11") "],"
+	"\"UpdateNew\":[" EP("app.example.com", "A", "203.0.113.13") "," EP("api.example.com", "A", "203.0.113.14") "],"
+	"\"Delete\":[" EP("old.example.com", "A", "203.0.113.50") "]}";
+
+static void check_four_lists(dnsb_plan *plan)
+{
+	dnsb_change *c;
+
+	assert_int_equal(dnsb_plan_count(plan), 4);
+	c = dnsb_plan_change(plan, 0);
+	assert_int_equal(c->kind, DNSB_CHANGE_CREATE);
+	assert_string_equal(c->new_set.owner, "new.example.com.");
+	assert_rdata(&c->new_set, 1, "203.0.113.1");
+	assert_null(c->old.owner);
+	assert_null(c->endpoint_old);
+	assert_non_null(c->endpoint_new);
+	assert_pending(c);
+
+	/* updateOld[i] pairs with updateNew[i] */
+	c = dnsb_plan_change(plan, 1);
+	assert_int_equal(c->kind, DNSB_CHANGE_UPDATE);
+	assert_int_equal(c->plan_index, 0);
+	assert_string_equal(c->old.owner, "app.example.com.");
+	assert_string_equal(c->new_set.owner, "app.example.com.");
+	assert_rdata(&c->old, 1, "203.0.113.10");
+	assert_rdata(&c->new_set, 1, "203.0.113.13");
+	assert_non_null(c->endpoint_old);
+	assert_non_null(c->endpoint_new);
+	assert_pending(c);
+	c = dnsb_plan_change(plan, 2);
+	assert_int_equal(c->kind, DNSB_CHANGE_UPDATE);
+	assert_int_equal(c->plan_index, 1);
+	assert_string_equal(c->old.owner, "api.example.com.");
+	assert_rdata(&c->old, 1, "203.0.113.11");
+	assert_rdata(&c->new_set, 1, "203.0.113.14");
+	assert_pending(c);
+
+	c = dnsb_plan_change(plan, 3);
+	assert_int_equal(c->kind, DNSB_CHANGE_DELETE);
+	assert_string_equal(c->old.owner, "old.example.com.");
+	assert_rdata(&c->old, 1, "203.0.113.50");
+	assert_null(c->new_set.owner);
+	assert_null(c->endpoint_new);
+	assert_pending(c);
+	assert_null(dnsb_plan_change(plan, 4));
+}
+
+static void test_lower_case_keys(void **state)
+{
+	dnsb_plan *plan = parse_ok(plan_lower);
+
+	(void)state;
+	check_four_lists(plan);
+	dnsb_plan_free(plan);
+}
+
+static void test_capitalised_keys(void **state)
+{
+	dnsb_plan *plan = parse_ok(plan_upper);
+
+	(void)state;
+	check_four_lists(plan);
+	dnsb_plan_free(plan);
+}
+
+static void test_spellings_mixed_across_lists(void **state)
+{
+	/* Each list is looked up on its own: Create beside updateOld is fine. */
+	dnsb_plan *plan = parse_ok(
+		"{\"Create\":[" EP("new.example.com", "A", "203.0.113.1") "],"
+		"\"updateOld\":[" EP("app.example.com", "A", "203.0.113.10") "],"
+		"\"UpdateNew\":[" EP("app.example.com", "A", "203.0.113.13") "],\"delete\":[]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 2);
+	assert_int_equal(dnsb_plan_change(plan, 0)->kind, DNSB_CHANGE_CREATE);
+	assert_int_equal(dnsb_plan_change(plan, 1)->kind, DNSB_CHANGE_UPDATE);
+	assert_rdata(&dnsb_plan_change(plan, 1)->new_set, 1, "203.0.113.13");
+	dnsb_plan_free(plan);
+}
+
+static void test_empty_and_null_lists(void **state)
+{
+	dnsb_plan *plan = parse_ok("{}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 0);
+	dnsb_plan_free(plan);
+	plan = parse_ok("{\"create\":null,\"updateOld\":[],\"updateNew\":null,\"delete\":[]}");
+	assert_int_equal(dnsb_plan_count(plan), 0);
+	dnsb_plan_free(plan);
+}
+
+static void test_pairing_is_by_position(void **state)
+{
+	/* Swapped pairs are not matched by name: each pair is an update of two owners. */
+	dnsb_plan *plan = parse_ok(
+		"{\"updateOld\":[" EP("app.example.com", "A", "203.0.113.10") "," EP("api.example.com", "A", "203.0.113.11") "],"
+		"\"updateNew\":[" EP("api.example.com", "A", "203.0.113.14") "," EP("app.example.com", "A", "203.0.113.13") "]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 2);
+	assert_invalid(dnsb_plan_change(plan, 0),
+		       "$.updateOld[0] (app.example.com.) and $.updateNew[0] (api.example.com.): "
+		       "an update keeps its owner name");
+	assert_invalid(dnsb_plan_change(plan, 1),
+		       "$.updateOld[1] (api.example.com.) and $.updateNew[1] (app.example.com.): "
+		       "an update keeps its owner name");
+	dnsb_plan_free(plan);
+}
+
+static void test_changes_in_list_order(void **state)
+{
+	/* create, then update, then delete, each in its list's order, whatever the key order. */
+	dnsb_plan *plan = parse_ok(
+		"{\"delete\":[" EP("d0.example.com", "A", "192.0.2.1") "," EP("d1.example.com", "A", "192.0.2.2") "],"
+		"\"create\":[" EP("c0.example.com", "A", "192.0.2.3") "," EP("c1.example.com", "A", "192.0.2.4") "]}");
+	static const char *const owners[] = { "c0.example.com.", "c1.example.com.", "d0.example.com.",
+					      "d1.example.com." };
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 4);
+	for (size_t i = 0; i < 4; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		assert_string_equal(target_of(c)->owner, owners[i]);
+		assert_int_equal(c->plan_index, i % 2);
+		assert_int_equal(c->kind, i < 2 ? DNSB_CHANGE_CREATE : DNSB_CHANGE_DELETE);
+	}
+	dnsb_plan_free(plan);
+}
+
+/* ---- endpoint to RRset ---- */
+
+static void test_owner_absolute_lower_case(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"create\":[" EP("WWW.Example.COM", "A", "192.0.2.1") "," EP("api.example.com.", "A", "192.0.2.2") ","
+		EP("*.Apps.Example.com", "A", "192.0.2.3") "," EP("_Sip._TCP.example.com", "SRV",
+								   "10 60 5060 sip.example.com") "]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 4);
+	assert_string_equal(dnsb_plan_change(plan, 0)->new_set.owner, "www.example.com.");
+	assert_string_equal(dnsb_plan_change(plan, 1)->new_set.owner, "api.example.com.");
+	assert_string_equal(dnsb_plan_change(plan, 2)->new_set.owner, "*.apps.example.com.");
+	assert_string_equal(dnsb_plan_change(plan, 3)->new_set.owner, "_sip._tcp.example.com.");
+	for (size_t i = 0; i < 4; i++)
+		assert_pending(dnsb_plan_change(plan, i));
+	dnsb_plan_free(plan);
+}
+
+static void test_targets_make_one_sorted_rrset(void **state)
+{
+	dnsb_plan *plan;
+	dnsb_change *c = one_create(&plan,
+				    "{\"dnsName\":\"events.example.com\",\"recordType\":\"A\",\"recordTTL\":60,"
+				    "\"targets\":[\"203.0.113.42\",\"203.0.113.41\",\"203.0.113.42\",\"10.0.0.1\"]}");
+
+	(void)state;
+	assert_pending(c);
+	assert_int_equal(c->new_set.type, TYPE_A);
+	assert_int_equal(c->new_set.ttl, 60);
+	/* sorted, duplicates gone: one RRset, not one per target */
+	assert_rdata(&c->new_set, 3, "10.0.0.1", "203.0.113.41", "203.0.113.42");
+	dnsb_plan_free(plan);
+}
+
+static void test_ttl_default(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"create\":["
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":0},"
+		"{\"dnsName\":\"b.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"},"
+		"{\"dnsName\":\"c.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":1},"
+		"{\"dnsName\":\"d.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":3600},"
+		"{\"dnsName\":\"e.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":2147483647},"
+		"{\"dnsName\":\"f.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":null}"
+		"]}");
+	static const uint32_t want[] = { 300, 300, 1, 3600, 2147483647u, 300 };
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_pending(dnsb_plan_change(plan, i));
+		assert_int_equal(dnsb_plan_change(plan, i)->new_set.ttl, want[i]);
+	}
+	dnsb_plan_free(plan);
+}
+
+static void test_txt_quoted_and_bare(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"create\":["
+		/* the TXT registry's form: quoted; kept as given */
+		"{\"dnsName\":\"a-app.example.com\",\"recordType\":\"TXT\",\"targets\":"
+		"[\"\\\"heritage=external-dns,external-dns/owner=default\\\"\"]},"
+		/* a user record: bare, one character-string */
+		"{\"dnsName\":\"example.com\",\"recordType\":\"TXT\",\"targets\":[\"v=spf1 mx -all\"]},"
+		/* bare with a semicolon, a quote and a backslash: escaped, not a comment */
+		"{\"dnsName\":\"_dmarc.example.com\",\"recordType\":\"TXT\",\"targets\":"
+		"[\"v=DMARC1; p=reject; x=a\\\"b\\\\c\"]},"
+		/* already two quoted strings: two character-strings */
+		"{\"dnsName\":\"two.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"a b\\\" \\\"c\\\"\"]},"
+		/* the same text bare and quoted is one record */
+		"{\"dnsName\":\"dup.example.com\",\"recordType\":\"TXT\",\"targets\":[\"hello world\",\"\\\"hello world\\\"\"]}"
+		"]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 5);
+	for (size_t i = 0; i < 5; i++) {
+		assert_pending(dnsb_plan_change(plan, i));
+		assert_int_equal(dnsb_plan_change(plan, i)->new_set.type, TYPE_TXT);
+	}
+	assert_rdata(&dnsb_plan_change(plan, 0)->new_set, 1, "\"heritage=external-dns,external-dns/owner=default\"");
+	assert_rdata(&dnsb_plan_change(plan, 1)->new_set, 1, "\"v=spf1 mx -all\"");
+	assert_rdata(&dnsb_plan_change(plan, 2)->new_set, 1, "\"v=DMARC1; p=reject; x=a\\\"b\\\\c\"");
+	assert_rdata(&dnsb_plan_change(plan, 3)->new_set, 1, "\"a b\" \"c\"");
+	assert_rdata(&dnsb_plan_change(plan, 4)->new_set, 1, "\"hello world\"");
+	dnsb_plan_free(plan);
+}
+
+static void test_txt_long_bare_split_in_255(void **state)
+{
+	char target[301], want[320], endpoint[512];
+	dnsb_plan *plan;
+	dnsb_change *c;
+
+	(void)state;
+	memset(target, 'x', 300);
+	target[300] = '\0';
+	snprintf(endpoint, sizeof(endpoint), "{\"dnsName\":\"long.example.com\",\"recordType\":\"TXT\",\"targets\":[\"%s\"]}",
+		 target);
+	c = one_create(&plan, endpoint);
+	assert_pending(c);
+	/* RFC 1035 §3.3: at most 255 octets per character-string */
+	want[0] = '"';
+	memset(want + 1, 'x', 255);
+	memcpy(want + 256, "\" \"", 3);
+	memset(want + 259, 'x', 45);
+	memcpy(want + 304, "\"", 2);
+	assert_rdata(&c->new_set, 1, want);
+	dnsb_plan_free(plan);
+}
+
+static void test_txt_bare_keeps_its_spaces(void **state)
+{
+	/* A bare TXT target is the record's text, spaces included: "  indented " is not "indented ". */
+	dnsb_plan *plan;
+	dnsb_change *c = one_create(&plan,
+				    "{\"dnsName\":\"t.example.com\",\"recordType\":\"TXT\",\"targets\":[\"  indented \"]}");
+
+	(void)state;
+	assert_pending(c);
+	assert_rdata(&c->new_set, 1, "\"  indented \"");
+	dnsb_plan_free(plan);
+}
+
+static void test_canonical_rdata(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"create\":["
+		"{\"dnsName\":\"www.example.com\",\"recordType\":\"CNAME\",\"targets\":[\"Ingress.LB.Example.NET\"]},"
+		"{\"dnsName\":\"v6.example.com\",\"recordType\":\"AAAA\",\"targets\":"
+		"[\"2001:0DB8:0000:0000:0000:0000:0000:0001\",\"2001:db8:0:0:1:0:0:1\",\"2001:db8::1\"]},"
+		"{\"dnsName\":\"example.com\",\"recordType\":\"MX\",\"targets\":[\"20 MX2.example.com.\",\"10 mx1.Example.com\"]},"
+		"{\"dnsName\":\"_minecraft._tcp.games.example.com\",\"recordType\":\"SRV\",\"targets\":"
+		"[\"0 5 25565 MC.Games.example.com\"]},"
+		"{\"dnsName\":\"ip.example.com\",\"recordType\":\"A\",\"targets\":[\" 192.0.2.1\"]}"
+		"]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_pending(dnsb_plan_change(plan, i));
+	/* names in RDATA case-folded (RFC 4034 §6.2) and made absolute */
+	assert_int_equal(dnsb_plan_change(plan, 0)->new_set.type, TYPE_CNAME);
+	assert_rdata(&dnsb_plan_change(plan, 0)->new_set, 1, "ingress.lb.example.net.");
+	/* AAAA in RFC 5952 form: lower case, longest zero run compressed; equal spellings merge */
+	assert_int_equal(dnsb_plan_change(plan, 1)->new_set.type, TYPE_AAAA);
+	assert_rdata(&dnsb_plan_change(plan, 1)->new_set, 2, "2001:db8::1", "2001:db8::1:0:0:1");
+	assert_int_equal(dnsb_plan_change(plan, 2)->new_set.type, TYPE_MX);
+	assert_rdata(&dnsb_plan_change(plan, 2)->new_set, 2, "10 mx1.example.com.", "20 mx2.example.com.");
+	assert_int_equal(dnsb_plan_change(plan, 3)->new_set.type, TYPE_SRV);
+	assert_rdata(&dnsb_plan_change(plan, 3)->new_set, 1, "0 5 25565 mc.games.example.com.");
+	assert_rdata(&dnsb_plan_change(plan, 4)->new_set, 1, "192.0.2.1");
+	dnsb_plan_free(plan);
+}
+
+static void test_rdata_canonical_function(void **state)
+{
+	dnsb_error err = { 0 };
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(dnsb_rdata_canonical(&out, TYPE_CNAME, "Foo.EXAMPLE.net", &err), 0);
+	assert_string_equal(out, "foo.example.net.");
+	free(out);
+	assert_int_equal(dnsb_rdata_canonical(&out, TYPE_AAAA, "2001:DB8:0:0:0:0:0:AB", &err), 0);
+	assert_string_equal(out, "2001:db8::ab");
+	free(out);
+	out = NULL;
+	assert_int_equal(dnsb_rdata_canonical(&out, TYPE_A, "999.1.1.1", &err), DNSB_EINVAL);
+	assert_int_equal(err.code, DNSB_EINVAL);
+	assert_string_equal(err.message, "A target '999.1.1.1': Syntax error, could not parse the RR's rdata");
+	assert_null(out);
+	assert_int_equal(dnsb_rdata_canonical(&out, TYPE_A, "   ", &err), DNSB_EINVAL);
+	assert_string_equal(err.message, "empty A target");
+	assert_null(out);
+}
+
+static void test_name_canonical_function(void **state)
+{
+	dnsb_error err = { 0 };
+	char *out = NULL, label63[64], name[128];
+
+	(void)state;
+	assert_int_equal(dnsb_name_canonical(&out, "Www.Example.COM", &err), 0);
+	assert_string_equal(out, "www.example.com.");
+	free(out);
+	memset(label63, 'a', 63);
+	label63[63] = '\0';
+	snprintf(name, sizeof(name), "%s.example.com", label63);
+	assert_int_equal(dnsb_name_canonical(&out, name, &err), 0);
+	assert_int_equal(strlen(out), 63 + strlen(".example.com."));
+	free(out);
+	out = NULL;
+	assert_int_equal(dnsb_name_canonical(&out, "a..example.com", &err), DNSB_EINVAL);
+	assert_string_equal(err.message, "'a..example.com' is not a legal domain name (empty label)");
+	assert_int_equal(dnsb_name_canonical(&out, "", &err), DNSB_EINVAL);
+	assert_string_equal(err.message, "empty name");
+	assert_null(out);
+}
+
+/* ---- invalid records: dropped, reason invalid, message naming the path and the record ---- */
+
+static void test_invalid_ipv4(void **state)
+{
+	(void)state;
+	create_invalid("{\"dnsName\":\"bad.example.com\",\"targets\":[\"999.1.1.1\"],\"recordType\":\"A\"}",
+		       "$.create[0].targets[0] (bad.example.com A): A target '999.1.1.1': "
+		       "Syntax error, could not parse the RR's rdata");
+	/* the second target is the bad one */
+	create_invalid("{\"dnsName\":\"bad.example.com\",\"targets\":[\"192.0.2.1\",\"192.0.2.300\"],\"recordType\":\"A\"}",
+		       "$.create[0].targets[1] (bad.example.com A): A target '192.0.2.300': "
+		       "Syntax error, could not parse the RR's rdata");
+	create_invalid("{\"dnsName\":\"bad.example.com\",\"targets\":[\"192.0.2.1 junk\"],\"recordType\":\"A\"}",
+		       "$.create[0].targets[0] (bad.example.com A): A target '192.0.2.1 junk': "
+		       "Syntax error, superfluous text present");
+	create_invalid("{\"dnsName\":\"bad.example.com\",\"targets\":[\"\"],\"recordType\":\"A\"}",
+		       "$.create[0].targets[0] (bad.example.com A): empty A target");
+}
+
+static void test_invalid_record_type(void **state)
+{
+	(void)state;
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"BOGUS\"}",
+		       "$.create[0] (x.example.com): unknown recordType 'BOGUS'");
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"]}",
+		       "$.create[0] (x.example.com): recordType is missing");
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"\"}",
+		       "$.create[0] (x.example.com): recordType is missing");
+}
+
+static void test_invalid_ttl(void **state)
+{
+	(void)state;
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":-1}",
+		       "$.create[0] (x.example.com A): recordTTL -1 is out of range 0..2147483647");
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+		       "\"recordTTL\":2147483648}",
+		       "$.create[0] (x.example.com A): recordTTL 2147483648 is out of range 0..2147483647");
+}
+
+static void test_invalid_name(void **state)
+{
+	char label64[65], endpoint[256], message[512];
+
+	(void)state;
+	memset(label64, 'a', 64);
+	label64[64] = '\0';
+	snprintf(endpoint, sizeof(endpoint),
+		 "{\"dnsName\":\"%s.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}", label64);
+	snprintf(message, sizeof(message),
+		 "$.create[0] (%s.example.com): '%s.example.com' is not a legal domain name "
+		 "(labels of 1-63 octets, 255 in all)", label64, label64);
+	create_invalid(endpoint, message);
+	create_invalid("{\"dnsName\":\"a..example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}",
+		       "$.create[0] (a..example.com): 'a..example.com' is not a legal domain name (empty label)");
+	create_invalid("{\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}", "$.create[0]: dnsName is missing");
+}
+
+static void test_invalid_name_too_long(void **state)
+{
+	/* 4 labels of 63 octets: 256 octets on the wire, one more than RFC 1035 allows */
+	char name[300], endpoint[400];
+	dnsb_plan *plan;
+	dnsb_change *c;
+
+	(void)state;
+	name[0] = '\0';
+	for (int i = 0; i < 4; i++) {
+		char label[65];
+		memset(label, (char)('a' + i), 63);
+		label[63] = i < 3 ? '.' : '\0';
+		label[64] = '\0';
+		strcat(name, label);
+	}
+	snprintf(endpoint, sizeof(endpoint), "{\"dnsName\":\"%s\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}", name);
+	c = one_create(&plan, endpoint);
+	assert_int_equal(c->outcome, DNSB_OUTCOME_DROPPED);
+	assert_int_equal(c->reason, DNSB_REASON_INVALID);
+	assert_non_null(strstr(c->message, "is not a legal domain name (labels of 1-63 octets, 255 in all)"));
+	dnsb_plan_free(plan);
+}
+
+static void test_invalid_targets(void **state)
+{
+	(void)state;
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[],\"recordType\":\"A\"}",
+		       "$.create[0] (x.example.com A): no targets");
+	create_invalid("{\"dnsName\":\"x.example.com\",\"recordType\":\"A\"}", "$.create[0] (x.example.com A): no targets");
+	create_invalid("{\"dnsName\":\"www.example.com\",\"targets\":[\"a.example.net\",\"b.example.net\"],"
+		       "\"recordType\":\"CNAME\"}",
+		       "$.create[0] (www.example.com CNAME): a CNAME RRset holds one record, got 2 targets");
+}
+
+static void test_invalid_set_identifier(void **state)
+{
+	dnsb_plan *plan;
+	dnsb_change *c;
+
+	(void)state;
+	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+		       "\"setIdentifier\":\"eu-west\"}",
+		       "$.create[0] (x.example.com A): setIdentifier 'eu-west' (a routing policy) is not supported by "
+		       "DNS providers here");
+	/* external-dns sends "" when there is none */
+	c = one_create(&plan, "{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			      "\"setIdentifier\":\"\"}");
+	assert_pending(c);
+	dnsb_plan_free(plan);
+}
+
+static void test_invalid_in_update_and_delete(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"updateOld\":[" EP("ok.example.com", "A", "192.0.2.1") "," EP("u.example.com", "A", "192.0.2.1") "],"
+		"\"updateNew\":[" EP("ok.example.com", "A", "192.0.2.2") "," EP("u.example.com", "A", "192.0.2.256") "],"
+		"\"delete\":[" EP("ok2.example.com", "A", "192.0.2.3") "," EP("d.example.com", "AAAA", "2001:db8::g") "]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 4);
+	assert_pending(dnsb_plan_change(plan, 0));
+	assert_invalid(dnsb_plan_change(plan, 1),
+		       "$.updateNew[1].targets[0] (u.example.com A): A target '192.0.2.256': "
+		       "Syntax error, could not parse the RR's rdata");
+	assert_pending(dnsb_plan_change(plan, 2));
+	assert_invalid(dnsb_plan_change(plan, 3),
+		       "$.delete[1].targets[0] (d.example.com AAAA): AAAA target '2001:db8::g': "
+		       "Syntax error, could not parse the RR's rdata");
+	dnsb_plan_free(plan);
+}
+
+static void test_invalid_does_not_stop_the_rest(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"create\":[" EP("a.example.com", "A", "192.0.2.1") "," EP("bad.example.com", "A", "999.1.1.1") ","
+		EP("c.example.com", "A", "192.0.2.3") "]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 3);
+	assert_pending(dnsb_plan_change(plan, 0));
+	assert_int_equal(dnsb_plan_change(plan, 1)->reason, DNSB_REASON_INVALID);
+	assert_string_equal(dnsb_plan_change(plan, 1)->message,
+			    "$.create[1].targets[0] (bad.example.com A): A target '999.1.1.1': "
+			    "Syntax error, could not parse the RR's rdata");
+	assert_pending(dnsb_plan_change(plan, 2));
+	assert_rdata(&dnsb_plan_change(plan, 2)->new_set, 1, "192.0.2.3");
+	dnsb_plan_free(plan);
+}
+
+/* ---- structure errors: DNSB_EPARSE, nothing returned ---- */
+
+static void test_not_json(void **state)
+{
+	(void)state;
+	/* a syntax error: line:col and the byte offset */
+	parse_fails("{\"create\": [\n  {\"dnsName\": tru }]}",
+		    "plan.json:2:18 (offset 30): not JSON: boolean expected");
+	parse_fails("{\"create\": [\n  {\"dnsName\": \"x.example.com\", \"targets\": [1.2.3.4]}\n]}",
+		    "plan.json:2:47 (offset 59): not JSON: number expected");
+	/* cut short */
+	parse_fails("{\"create\": [", "plan.json:1:13: not JSON: unexpected end of input");
+	parse_fails("", "plan.json:1:1: not JSON: unexpected end of input");
+	/* trailing garbage after a complete document */
+	parse_fails("{\"create\":[]} x", "plan.json:1:15 (offset 14): not JSON: data after the end of the document");
+	parse_fails("{}\n\n  {}", "plan.json:3:3 (offset 6): not JSON: data after the end of the document");
+}
+
+static void test_trailing_whitespace_is_fine(void **state)
+{
+	dnsb_plan *plan = parse_ok("  {\"create\":[]}\r\n\t \n");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 0);
+	dnsb_plan_free(plan);
+}
+
+static void test_not_an_object(void **state)
+{
+	(void)state;
+	parse_fails("[]", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("[{\"create\":[]}]",
+		    "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("\"create\"", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("42\n", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+}
+
+static void test_scalar_document_is_not_a_plan(void **state)
+{
+	/* `null` and `42` are well-formed JSON documents: not a plan, rather than "unexpected end of input". */
+	(void)state;
+	parse_fails("null", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("null\n", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("42", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+}
+
+static void test_structure_errors(void **state)
+{
+	(void)state;
+	parse_fails("{\"create\":{}}", "plan.json: $.create: expected an array of endpoints");
+	parse_fails("{\"Delete\":\"www.example.com\"}", "plan.json: $.Delete: expected an array of endpoints");
+	parse_fails("{\"create\":[1]}", "plan.json: $.create[0]: expected an endpoint object");
+	parse_fails("{\"delete\":[" EP("a.example.com", "A", "192.0.2.1") ",[]]}",
+		    "plan.json: $.delete[1]: expected an endpoint object");
+	parse_fails("{\"create\":[{\"dnsName\":5,\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}]}",
+		    "plan.json: $.create[0].dnsName: expected string");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\",5],\"recordType\":\"A\"}]}",
+		    "plan.json: $.create[0].targets: expected an array of strings");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"targets\":\"192.0.2.1\",\"recordType\":\"A\"}]}",
+		    "plan.json: $.create[0].targets: expected array");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+		    "\"labels\":{\"owner\":\"default\",\"ownedRecord\":1}}]}",
+		    "plan.json: $.create[0].labels: expected an object of strings");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+		    "\"recordTTL\":\"300\"}]}",
+		    "plan.json: $.create[0].recordTTL: expected a whole number of seconds");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+		    "\"recordTTL\":1.5}]}",
+		    "plan.json: $.create[0].recordTTL: expected a whole number of seconds");
+	parse_fails("{\"updateOld\":[" EP("a.example.com", "A", "192.0.2.1") "," EP("b.example.com", "A", "192.0.2.2")
+		    "],\"updateNew\":[" EP("a.example.com", "A", "192.0.2.3") "]}",
+		    "plan.json: $.updateOld has 2 endpoints and $.updateNew 1: they pair by position");
+	parse_fails("{\"updateNew\":[" EP("a.example.com", "A", "192.0.2.3") "]}",
+		    "plan.json: $.updateOld has 0 endpoints and $.updateNew 1: they pair by position");
+	parse_fails("{\"create\":[],\"Create\":[]}", "plan.json: $.Create: the list 'create' is given twice");
+	parse_fails("{\"UpdateOld\":[],\"updateOld\":[]}", "plan.json: $.updateOld: the list 'updateOld' is given twice");
+}
+
+static void test_structure_error_after_good_endpoints(void **state)
+{
+	/* A structure error anywhere rejects the whole plan, even after good endpoints. */
+	(void)state;
+	parse_fails("{\"create\":[" EP("a.example.com", "A", "192.0.2.1") "," EP("b.example.com", "A", "192.0.2.2") "],"
+		    "\"delete\":[" EP("c.example.com", "A", "192.0.2.3") ",{\"dnsName\":\"d.example.com\","
+		    "\"targets\":[true],\"recordType\":\"A\"}]}",
+		    "plan.json: $.delete[1].targets: expected an array of strings");
+}
+
+static void test_source_name_in_messages(void **state)
+{
+	dnsb_plan *plan = NULL;
+	dnsb_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(dnsb_plan_parse(&plan, "[]", 2, "/srv/plans/p1.json", &err), DNSB_EPARSE);
+	assert_string_equal(err.message,
+			    "/srv/plans/p1.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	/* not NUL-terminated: only len bytes are read */
+	assert_int_equal(dnsb_plan_parse(&plan, "{}garbage", 2, "p", &err), 0);
+	assert_int_equal(dnsb_plan_count(plan), 0);
+	dnsb_plan_free(plan);
+}
+
+/* ---- ownership labels ---- */
+
+static void test_owned_record(void **state)
+{
+	dnsb_plan *plan = parse_ok(
+		"{\"create\":["
+		"{\"dnsName\":\"chat.example.com\",\"targets\":[\"203.0.113.45\"],\"recordType\":\"A\","
+		"\"labels\":{\"owner\":\"default\",\"resource\":\"ingress/default/chat\"}},"
+		"{\"dnsName\":\"a-chat.example.com\",\"targets\":[\"\\\"heritage=external-dns\\\"\"],\"recordType\":\"TXT\","
+		"\"labels\":{\"ownedRecord\":\"Chat.Example.com\"}},"
+		"{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}],"
+		"\"updateOld\":[{\"dnsName\":\"a-app.example.com\",\"targets\":[\"\\\"h\\\"\"],\"recordType\":\"TXT\","
+		"\"labels\":{\"ownedRecord\":\"app.example.com\"}}],"
+		"\"updateNew\":[{\"dnsName\":\"a-app.example.com\",\"targets\":[\"\\\"h\\\"\"],\"recordType\":\"TXT\","
+		"\"labels\":{\"ownedRecord\":\"app.example.com.\"}}],"
+		"\"delete\":[{\"dnsName\":\"a-gone.example.com\",\"targets\":[\"\\\"h\\\"\"],\"recordType\":\"TXT\","
+		"\"labels\":{\"ownedRecord\":\"gone.example.com\"}}]}");
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 5);
+	assert_null(dnsb_plan_change(plan, 0)->owned_record);
+	assert_string_equal(dnsb_plan_change(plan, 1)->owned_record, "chat.example.com.");
+	assert_null(dnsb_plan_change(plan, 2)->owned_record);
+	assert_string_equal(dnsb_plan_change(plan, 3)->owned_record, "app.example.com.");
+	assert_string_equal(dnsb_plan_change(plan, 4)->owned_record, "gone.example.com.");
+	for (size_t i = 0; i < 5; i++)
+		assert_pending(dnsb_plan_change(plan, i));
+	dnsb_plan_free(plan);
+}
+
+/* ---- plan form round trip ---- */
+
+static const char round_trip_plan[] =
+	"{\"create\":["
+	"{\"dnsName\":\"Events.example.com\",\"targets\":[\"203.0.113.42\",\"203.0.113.41\"],\"recordType\":\"A\","
+	"\"recordTTL\":60,\"labels\":{\"owner\":\"default\"}},"
+	"{\"dnsName\":\"a-events.example.com\",\"targets\":[\"\\\"heritage=external-dns,external-dns/owner=default\\\"\"],"
+	"\"recordType\":\"TXT\",\"labels\":{\"ownedRecord\":\"events.example.com\"}},"
+	"{\"dnsName\":\"docs.example.com\",\"targets\":[\"Docs.Pages.example.net\"],\"recordType\":\"CNAME\",\"recordTTL\":3600},"
+	"{\"dnsName\":\"_mc._tcp.example.com\",\"targets\":[\"0 5 25565 mc.example.com\"],\"recordType\":\"SRV\"},"
+	"{\"dnsName\":\"spf.example.com\",\"targets\":[\"v=spf1 -all\"],\"recordType\":\"TXT\"},"
+	"{\"dnsName\":\"bad.example.com\",\"targets\":[\"999.1.1.1\"],\"recordType\":\"A\"}],"
+	"\"updateOld\":[{\"dnsName\":\"app.example.com\",\"targets\":[\"203.0.113.10\"],\"recordType\":\"A\",\"recordTTL\":300},"
+	"{\"dnsName\":\"v6.example.com\",\"targets\":[\"2001:DB8:0:0:0:0:0:1\"],\"recordType\":\"AAAA\"}],"
+	"\"updateNew\":[{\"dnsName\":\"app.example.com\",\"targets\":[\"203.0.113.13\"],\"recordType\":\"A\",\"recordTTL\":120},"
+	"{\"dnsName\":\"v6.example.com\",\"targets\":[\"2001:db8::2\",\"2001:db8::1\"],\"recordType\":\"AAAA\"}],"
+	"\"delete\":[{\"dnsName\":\"old.example.com\",\"targets\":[\"203.0.113.50\"],\"recordType\":\"A\",\"recordTTL\":300,"
+	"\"providerSpecific\":[{\"name\":\"x\",\"value\":\"y\"}],\"setIdentifier\":\"\"}]}";
+
+static void assert_same_rrset(const dnsb_rrset *a, const dnsb_rrset *b)
+{
+	if (a->owner == NULL || b->owner == NULL) {
+		assert_null(a->owner);
+		assert_null(b->owner);
+		return;
+	}
+	assert_string_equal(a->owner, b->owner);
+	assert_true(dnsb_rrset_equal(a, b));
+}
+
+static void test_change_to_plan_json_round_trip(void **state)
+{
+	dnsb_plan *plan = parse_ok(round_trip_plan);
+	size_t n = dnsb_plan_count(plan);
+
+	(void)state;
+	assert_int_equal(n, 9);
+	for (size_t i = 0; i < n; i++) {
+		const dnsb_change *c = dnsb_plan_change(plan, i);
+		json_object *form = dnsb_change_to_plan_json(c), *list;
+		const char *text;
+		dnsb_plan *again;
+		dnsb_change *d;
+
+		assert_non_null(form);
+		/* exactly the keys of its kind, one endpoint each */
+		switch (c->kind) {
+		case DNSB_CHANGE_CREATE:
+			assert_int_equal(json_object_object_length(form), 1);
+			assert_true(json_object_object_get_ex(form, "create", &list));
+			assert_int_equal(json_object_array_length(list), 1);
+			break;
+		case DNSB_CHANGE_UPDATE:
+			assert_int_equal(json_object_object_length(form), 2);
+			assert_true(json_object_object_get_ex(form, "updateOld", &list));
+			assert_int_equal(json_object_array_length(list), 1);
+			assert_true(json_object_object_get_ex(form, "updateNew", &list));
+			assert_int_equal(json_object_array_length(list), 1);
+			break;
+		case DNSB_CHANGE_DELETE:
+			assert_int_equal(json_object_object_length(form), 1);
+			assert_true(json_object_object_get_ex(form, "delete", &list));
+			assert_int_equal(json_object_array_length(list), 1);
+			break;
+		}
+		text = json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN);
+		again = parse_ok(text);
+		assert_int_equal(dnsb_plan_count(again), 1);
+		d = dnsb_plan_change(again, 0);
+		assert_int_equal(d->kind, c->kind);
+		assert_same_rrset(&d->old, &c->old);
+		assert_same_rrset(&d->new_set, &c->new_set);
+		assert_int_equal(d->outcome, c->outcome);
+		assert_int_equal(d->reason, c->reason);
+		if (c->owned_record)
+			assert_string_equal(d->owned_record, c->owned_record);
+		else
+			assert_null(d->owned_record);
+		/* the endpoints exactly as the plan gave them */
+		if (c->endpoint_new)
+			assert_true(json_object_equal(d->endpoint_new, c->endpoint_new));
+		if (c->endpoint_old)
+			assert_true(json_object_equal(d->endpoint_old, c->endpoint_old));
+		dnsb_plan_free(again);
+		json_object_put(form);
+	}
+	dnsb_plan_free(plan);
+}
+
+static void test_change_to_plan_json_given_endpoint(void **state)
+{
+	dnsb_plan *plan = parse_ok("{\"create\":[{\"dnsName\":\"Events.example.com\",\"targets\":[\"203.0.113.42\"],"
+				   "\"recordType\":\"A\",\"labels\":{\"owner\":\"default\"}}]}");
+	json_object *form = dnsb_change_to_plan_json(dnsb_plan_change(plan, 0));
+
+	(void)state;
+	assert_string_equal(json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN),
+			    "{\"create\":[{\"dnsName\":\"Events.example.com\",\"targets\":[\"203.0.113.42\"],"
+			    "\"recordType\":\"A\",\"labels\":{\"owner\":\"default\"}}]}");
+	json_object_put(form);
+	dnsb_plan_free(plan);
+}
+
+static void test_change_to_plan_json_without_endpoints(void **state)
+{
+	/* A change built by hand (no endpoints): its RRsets become endpoints. */
+	static char owner[] = "www.example.com.", r1[] = "192.0.2.1", r2[] = "192.0.2.2";
+	static char *old_rdata[] = { r1 }, *new_rdata[] = { r1, r2 };
+	dnsb_change c;
+	json_object *form;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.kind = DNSB_CHANGE_UPDATE;
+	c.old = (dnsb_rrset){ owner, TYPE_A, 300, old_rdata, 1 };
+	c.new_set = (dnsb_rrset){ owner, TYPE_A, 60, new_rdata, 2 };
+	form = dnsb_change_to_plan_json(&c);
+	assert_non_null(form);
+	assert_string_equal(json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN),
+			    "{\"updateOld\":[{\"dnsName\":\"www.example.com\",\"targets\":[\"192.0.2.1\"],"
+			    "\"recordType\":\"A\",\"recordTTL\":300}],"
+			    "\"updateNew\":[{\"dnsName\":\"www.example.com\",\"targets\":[\"192.0.2.1\",\"192.0.2.2\"],"
+			    "\"recordType\":\"A\",\"recordTTL\":60}]}");
+	json_object_put(form);
+}
+
+/* ---- files ---- */
+
+static void test_plan_load_missing_file(void **state)
+{
+	dnsb_plan *plan = (dnsb_plan *)&plan;
+	dnsb_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(dnsb_plan_load(&plan, "/nonexistent/dnsbatch/plan.json", &err), DNSB_EIO);
+	assert_int_equal(err.code, DNSB_EIO);
+	assert_null(plan);
+	assert_string_equal(err.message, "/nonexistent/dnsbatch/plan.json: No such file or directory");
+}
+
+static void test_plan_load_file(void **state)
+{
+	char dir[] = "/tmp/dnsb-plan-XXXXXX", path[64];
+	dnsb_plan *plan = NULL;
+	dnsb_error err = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(plan_upper, f);
+	fclose(f);
+	assert_int_equal(dnsb_plan_load(&plan, path, &err), 0);
+	check_four_lists(plan);
+	dnsb_plan_free(plan);
+
+	/* a syntax error names the file */
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\n\"create\": [,]}", f);
+	fclose(f);
+	assert_int_equal(dnsb_plan_load(&plan, path, &err), DNSB_EPARSE);
+	assert_null(plan);
+	{
+		char want[160];
+		snprintf(want, sizeof(want), "%s:2:12 (offset 13): not JSON: unexpected character", path);
+		assert_string_equal(err.message, want);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lower_case_keys),
+		cmocka_unit_test(test_capitalised_keys),
+		cmocka_unit_test(test_spellings_mixed_across_lists),
+		cmocka_unit_test(test_empty_and_null_lists),
+		cmocka_unit_test(test_pairing_is_by_position),
+		cmocka_unit_test(test_changes_in_list_order),
+		cmocka_unit_test(test_owner_absolute_lower_case),
+		cmocka_unit_test(test_targets_make_one_sorted_rrset),
+		cmocka_unit_test(test_ttl_default),
+		cmocka_unit_test(test_txt_quoted_and_bare),
+		cmocka_unit_test(test_txt_long_bare_split_in_255),
+		cmocka_unit_test(test_txt_bare_keeps_its_spaces),
+		cmocka_unit_test(test_canonical_rdata),
+		cmocka_unit_test(test_rdata_canonical_function),
+		cmocka_unit_test(test_name_canonical_function),
+		cmocka_unit_test(test_invalid_ipv4),
+		cmocka_unit_test(test_invalid_record_type),
+		cmocka_unit_test(test_invalid_ttl),
+		cmocka_unit_test(test_invalid_name),
+		cmocka_unit_test(test_invalid_name_too_long),
+		cmocka_unit_test(test_invalid_targets),
+		cmocka_unit_test(test_invalid_set_identifier),
+		cmocka_unit_test(test_invalid_in_update_and_delete),
+		cmocka_unit_test(test_invalid_does_not_stop_the_rest),
+		cmocka_unit_test(test_not_json),
+		cmocka_unit_test(test_trailing_whitespace_is_fine),
+		cmocka_unit_test(test_not_an_object),
+		cmocka_unit_test(test_scalar_document_is_not_a_plan),
+		cmocka_unit_test(test_structure_errors),
+		cmocka_unit_test(test_structure_error_after_good_endpoints),
+		cmocka_unit_test(test_source_name_in_messages),
+		cmocka_unit_test(test_owned_record),
+		cmocka_unit_test(test_change_to_plan_json_round_trip),
+		cmocka_unit_test(test_change_to_plan_json_given_endpoint),
+		cmocka_unit_test(test_change_to_plan_json_without_endpoints),
+		cmocka_unit_test(test_plan_load_missing_file),
+		cmocka_unit_test(test_plan_load_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
