@@ -977,12 +977,14 @@ void dnsb_webhook_shutdown(dnsb_webhook *wh, double grace)
 	pthread_cond_broadcast(&wh->cond);
 	pthread_mutex_unlock(&wh->lock);
 
-	/* Stop accepting; the sockets are closed only after the daemons stop,
-	 * as libmicrohttpd's threads may still look at them until then. */
-	if (wh->api.daemon)
-		wh->api.quiesced = MHD_quiesce_daemon(wh->api.daemon);
-	if (wh->mon.daemon)
-		wh->mon.quiesced = MHD_quiesce_daemon(wh->mon.daemon);
+	/* Stop accepting. The sockets are closed only after the daemons stop,
+	 * as libmicrohttpd's threads may still look at them until then; but
+	 * shut down now, so that new connections are refused at once instead
+	 * of waiting in the backlog until the client's deadline. */
+	if (wh->api.daemon && (wh->api.quiesced = MHD_quiesce_daemon(wh->api.daemon)) != MHD_INVALID_SOCKET)
+		shutdown(wh->api.quiesced, SHUT_RDWR);
+	if (wh->mon.daemon && (wh->mon.quiesced = MHD_quiesce_daemon(wh->mon.daemon)) != MHD_INVALID_SOCKET)
+		shutdown(wh->mon.quiesced, SHUT_RDWR);
 	if (wh->probe_started)
 		pthread_join(wh->probe, NULL);
 	wh->probe_started = 0;

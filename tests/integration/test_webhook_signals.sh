@@ -21,8 +21,8 @@ post_pid=$!
 sleep 0.5
 kill -TERM "$EXTDNS_PID"
 sleep 0.3
-extdns_check "while draining: no new connection accepted" \
-	sh -c "! curl -s -m 2 -o /dev/null '$EXTDNS_API/healthz'"
+curl -s -m 2 -o /dev/null "$EXTDNS_API/healthz"
+extdns_check "while draining: new connections refused at once" [ $? = 7 ]
 wait "$post_pid"
 extdns_check "the apply in flight finished with 204" [ "$(cat "$tmp/status")" = 204 ]
 wait "$EXTDNS_PID"
