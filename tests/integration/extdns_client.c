@@ -136,8 +136,14 @@ int extdns_request(extdns_client *c, const char *method, const char *path, const
 		/* curl adds a form Content-Type to POSTs; Go sends none unless set. */
 		hl = curl_slist_append(hl, "Content-Type:");
 	}
-	for (size_t i = 0; headers && headers[i]; i++)
+	int has_accept = 0;
+	for (size_t i = 0; headers && headers[i]; i++) {
 		hl = curl_slist_append(hl, headers[i]);
+		has_accept |= strncasecmp(headers[i], "Accept:", 7) == 0;
+	}
+	/* curl sends a catch-all Accept by default; Go sends none unless set. */
+	if (!has_accept)
+		hl = curl_slist_append(hl, "Accept:");
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
 	cc = curl_easy_perform(h);
 	curl_slist_free_all(hl);

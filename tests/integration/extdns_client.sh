@@ -69,7 +69,8 @@ extdns_get() {
 }
 
 extdns_post() {
-	local extra=()
+	# Go sends Accept only where external-dns sets it; curl would send "*/*".
+	local extra=(-H 'Accept:')
 	[ "$2" = /adjustendpoints ] && extra=(-H "Accept: $EXTDNS_MEDIA_TYPE")
 	_extdns_curl POST "$1$2" -H "Content-Type: $EXTDNS_MEDIA_TYPE" "${extra[@]}" --data-binary "@$3"
 }
