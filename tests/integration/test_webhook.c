@@ -125,6 +125,12 @@ static void put_rrset(dnsb_provider *p, const char *owner, uint16_t type, uint32
 	rs.ttl = ttl;
 	for (size_t i = 0; i < n; i++) {
 		char *canon = NULL;
+		/* SOA is the server's own record: plans may not carry one, so the
+		 * canonical form is not needed (nor offered) for it. */
+		if (type == 6) {
+			assert_int_equal(dnsb_rrset_add_rdata(&rs, rdata[i]), 0);
+			continue;
+		}
 		assert_int_equal(dnsb_rdata_canonical(&canon, type, rdata[i], &err), 0);
 		assert_int_equal(dnsb_rrset_add_rdata(&rs, canon), 0);
 		free(canon);
