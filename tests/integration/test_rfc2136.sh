@@ -114,6 +114,7 @@ apply() {
 		--drop-log "$T/$name.drops" --output json --backoff-base 0.01 --backoff-cap 0.05 \
 		>"$T/$name.json" 2>"$T/$name.err"
 	RC=$?
+	printf -v "RC_${name//[^a-zA-Z0-9_]/_}" '%s' "$RC"
 	touch "$T/$name.drops"
 }
 # counts NAME: "changes applied already_applied dropped failed" of the last apply NAME
@@ -298,9 +299,39 @@ EOF
 		"failed transient"
 }
 
+# The example plans (examples/plans/README.md) against the example zone: the same outcomes as the
+# zonefile provider, but every conflict found by the server's prerequisites.
+run_examples() {
+	local server=$1 s="$1: examples:" zone=examples/zones/example.com.zone
+
+	for plan in clean conflicts; do
+		if ! "dnsb_start_$server" example.com "$zone" "$KEY"; then
+			not_ok "$s $server starts with $zone"
+			return
+		fi
+		PORT=$DNSB_SERVER_PORT
+		apply "ex-$plan" "examples/plans/$plan.json" --rfc2136-zone example.com --rfc2136-tsig-keyfile "$KEY"
+		apply "ex-$plan-again" "examples/plans/$plan.json" --rfc2136-zone example.com --rfc2136-tsig-keyfile "$KEY"
+		dnsb_stop_pid "$DNSB_SERVER_PID"
+	done
+	expect "$s clean.json: exit 0" "${RC_ex_clean:-unset}" 0
+	expect "$s clean.json: changes applied already dropped failed" "$(counts ex-clean)" "30 30 0 0 0"
+	# Again: every group is in effect. cart's update differs from the zone only by TTL (60 -> 120, now 120),
+	# and value-dependent prerequisites ignore TTLs (RFC 2136 §3.2.5), so it is re-applied (with its TXT).
+	expect "$s clean.json again: changes applied already dropped failed" "$(counts ex-clean-again)" "30 2 28 0 0"
+	expect "$s conflicts.json: changes applied already dropped failed" "$(counts ex-conflicts)" "40 26 3 11 0"
+	expect "$s conflicts.json: exit 3" "$(jq -r .exit_code "$T/ex-conflicts.json")" 3
+	expect "$s conflicts.json: the server's rcode per conflicting record" \
+		"$(jq -r 'select(.reason == "conflict") | (.change | [.create[]?, .updateNew[]?, .delete[]?][0].dnsName) + " " + .code' \
+			"$T/ex-conflicts.drops" | grep -v '^a-\|^cname-' | sort | tr '\n' ' ')" \
+		"grpc.search.example.com NXRRSET legacy.example.com YXRRSET shop.example.com NXRRSET status.example.com YXDOMAIN "
+	expect "$s conflicts.json again: changes applied already dropped failed" "$(counts ex-conflicts-again)" "40 0 29 11 0"
+}
+
 write_plans
 for server in $SERVERS; do
 	run_server "$server"
+	run_examples "$server"
 done
 
 # Configuration errors are usage errors, before anything is sent.
