@@ -16,7 +16,9 @@ trap '[ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/
 extdns_check "example config passes promtool check config" promtool check config examples/prometheus/prometheus.yml
 extdns_check "example alerting rules pass promtool check rules" promtool check rules examples/prometheus/alerts.yml
 
-extdns_serve "$tmp/serve.log" --provider memory --memory-zone example.com || { echo "not ok - serve starts"; exit 1; }
+# The third submission fails (503, no retry): a failed change for the series too.
+extdns_serve "$tmp/serve.log" --provider memory --memory-zone example.com --memory-faults '3:transient' \
+	--max-retries 0 || { echo "not ok - serve starts"; exit 1; }
 extdns_check "serve ready" extdns_wait_ready 10
 
 # One record applied, then a conflicting create of the same name: dropped.
@@ -26,6 +28,9 @@ extdns_post "$EXTDNS_API" /records "$tmp/p1.json" >/dev/null
 extdns_check "first POST answers 204" [ "$EXTDNS_STATUS" = 204 ]
 extdns_post "$EXTDNS_API" /records "$tmp/p2.json" >/dev/null
 extdns_check "conflicting POST answers 204" [ "$EXTDNS_STATUS" = 204 ]
+printf '{"create":[{"dnsName":"web.example.com","targets":["192.0.2.3"],"recordType":"A"}]}' >"$tmp/p3.json"
+extdns_post "$EXTDNS_API" /records "$tmp/p3.json" >/dev/null
+extdns_check "transient provider failure (--memory-faults) answers 503" [ "$EXTDNS_STATUS" = 503 ]
 
 mon=${EXTDNS_MON#http://}
 sed -e "s/127\.0\.0\.1:8080/$mon/" -e 's/^\(  scrape_interval:\).*/\1 1s/' -e 's/^\(  evaluation_interval:\).*/\1 1s/' \
@@ -71,6 +76,8 @@ done
 extdns_check "Prometheus holds the dropped-changes series" [ "$value" = 1 ]
 extdns_check "Prometheus holds the applied-changes series" \
 	[ "$(query 'dnsbatch_changes_total{zone="example.com.",outcome="applied"}')" = 1 ]
+extdns_check "Prometheus holds the failed-changes series" \
+	[ "$(query 'dnsbatch_failed_changes_total{zone="example.com.",record_type="A",reason="transient"}')" = 1 ]
 extdns_check "Prometheus holds the sidecar's own series" \
 	[ "$(query 'dnsbatch_webhook_requests_total{route="/records",method="POST",code="204"}')" = 2 ]
 curl -s "http://127.0.0.1:$port/api/v1/targets" >"$tmp/targets.json"
