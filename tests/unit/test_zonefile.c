@@ -420,34 +420,65 @@ static void test_cname_beside_other_data(void **state)
 	dnsb_provider_free(p);
 }
 
+/*
+ * Plans cannot carry an SOA (the parser refuses the type), so the changes are
+ * built by hand: the provider must refuse them on its own all the same.
+ * The strings are static and never freed.
+ */
+static dnsb_change soa_change(dnsb_change_kind kind, char *owner, char **old_rdata, char **new_rdata)
+{
+	dnsb_change c;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = kind;
+	if (kind != DNSB_CHANGE_CREATE)
+		c.old = (dnsb_rrset){ owner, LDNS_RR_TYPE_SOA, 3600, old_rdata, 1 };
+	if (kind != DNSB_CHANGE_DELETE)
+		c.new_set = (dnsb_rrset){ owner, LDNS_RR_TYPE_SOA, 3600, new_rdata, 1 };
+	return c;
+}
+
 static void test_soa_change_is_invalid(void **state)
 {
+	static char apex[] = "example.com.", sub[] = "sub.example.com.";
+	static char soa_now[] = "ns1.example.com. hostmaster.example.com. 2026112001 7200 3600 1209600 300";
+	static char soa_new[] = "ns1.example.com. hostmaster.example.com. 2026112099 7200 3600 1209600 300";
+	static char *now_list[] = { soa_now }, *new_list[] = { soa_new };
 	fixture *fx = *state;
 	dnsb_provider *p = open_zone(fx->path);
 	size_t before_len, after_len;
 	char *before = slurp(fx->path, &before_len), *after;
+	dnsb_plan *plan = plan_of("{\"create\":[" A_EP("ok.example.com", 300, "\"192.0.2.5\"") "]}");
+	dnsb_change update = soa_change(DNSB_CHANGE_UPDATE, apex, now_list, new_list);
+	dnsb_change create = soa_change(DNSB_CHANGE_CREATE, sub, NULL, new_list);
+	dnsb_change del = soa_change(DNSB_CHANGE_DELETE, apex, now_list, NULL);
+	dnsb_change *batch[2];
+	dnsb_error err = { 0 };
 	dnsb_result res;
 
-	submit_json(p, "{\"updateOld\":[{\"dnsName\":\"example.com\",\"recordType\":\"SOA\",\"recordTTL\":3600,\"targets\":"
-		    "[\"ns1.example.com. hostmaster.example.com. 2026112001 7200 3600 1209600 300\"]}],"
-		    "\"updateNew\":[{\"dnsName\":\"example.com\",\"recordType\":\"SOA\",\"recordTTL\":3600,\"targets\":"
-		    "[\"ns1.example.com. hostmaster.example.com. 2026112099 7200 3600 1209600 300\"]}]}", &res);
+	batch[0] = &update;
+	dnsb_result_init(&res);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, &res, NULL, &err), 0);
 	assert_result(&res, DNSB_CLASS_INVALID, 400, "invalid", 0,
 		      "'example.com. (SOA)': the SOA record is managed by the provider");
-	submit_json(p, "{\"create\":[" A_EP("ok.example.com", 300, "\"192.0.2.5\"") ","
-		    "{\"dnsName\":\"sub.example.com\",\"recordType\":\"SOA\",\"targets\":"
-		    "[\"ns1.example.com. hostmaster.example.com. 1 7200 3600 1209600 300\"]}]}", &res);
+	batch[0] = dnsb_plan_change(plan, 0);
+	batch[1] = &create;
+	dnsb_result_init(&res);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
 	assert_result(&res, DNSB_CLASS_INVALID, 400, "invalid", 1,
 		      "'sub.example.com. (SOA)': the SOA record is managed by the provider");
-	submit_json(p, "{\"delete\":[{\"dnsName\":\"example.com\",\"recordType\":\"SOA\",\"recordTTL\":3600,\"targets\":"
-		    "[\"ns1.example.com. hostmaster.example.com. 2026112001 7200 3600 1209600 300\"]}]}", &res);
+	batch[0] = &del;
+	dnsb_result_init(&res);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
 	assert_int_equal(soa_serial(p), 2026112001);
+	expect_rrset(p, "ok.example.com.", LDNS_RR_TYPE_A, 0, 0);
 	after = slurp(fx->path, &after_len);
 	assert_int_equal(after_len, before_len);
 	assert_memory_equal(after, before, before_len);
 	free(before);
 	free(after);
+	dnsb_plan_free(plan);
 	dnsb_provider_free(p);
 }
 
@@ -736,6 +767,73 @@ static void test_file_broken_behind_its_back(void **state)
 	dnsb_provider_free(p);
 }
 
+static void test_zone_file_syntax(void **state)
+{
+	/* what people write by hand: $ORIGIN, @, relative names, parentheses, comments, owner and TTL left out */
+	static const char zone[] =
+		"$ORIGIN example.com.\n"
+		"$TTL 1h\n"
+		"@\tIN SOA ns1 hostmaster (\n"
+		"\t\t2026112001 ; serial\n"
+		"\t\t7200 3600 1209600 300 )\n"
+		"\tIN NS ns1\n"
+		"\tIN MX 10 Mail.Example.COM.\n"
+		"ns1\tIN A 192.0.2.53\n"
+		"WWW 300 IN A 192.0.2.2\n"
+		"www 300 IN A 192.0.2.1 ; the second address\n"
+		"$ORIGIN sub.example.com.\n"
+		"api 60 IN CNAME www.example.com.\n"
+		"txt IN TXT \"a; b\" \"c\"\n";
+	fixture *fx = *state;
+	dnsb_provider *p;
+	dnsb_result res;
+
+	write_file(fx->path, zone, strlen(zone));
+	p = open_zone(fx->path);
+	assert_int_equal(soa_serial(p), 2026112001);
+	expect_rrset(p, "example.com.", LDNS_RR_TYPE_SOA, 3600, 1,
+		     "ns1.example.com. hostmaster.example.com. 2026112001 7200 3600 1209600 300");
+	expect_rrset(p, "example.com.", LDNS_RR_TYPE_NS, 3600, 1, "ns1.example.com.");
+	expect_rrset(p, "example.com.", LDNS_RR_TYPE_MX, 3600, 1, "10 mail.example.com.");
+	expect_rrset(p, "www.example.com.", LDNS_RR_TYPE_A, 300, 2, "192.0.2.1", "192.0.2.2");
+	expect_rrset(p, "api.sub.example.com.", LDNS_RR_TYPE_CNAME, 60, 1, "www.example.com.");
+	expect_rrset(p, "txt.sub.example.com.", LDNS_RR_TYPE_TXT, 3600, 1, "\"a; b\" \"c\"");
+	/* the canonical data is what a plan must match */
+	submit_json(p, "{\"delete\":[" A_EP("WWW.example.com", 300, "\"192.0.2.2\",\"192.0.2.1\"") "]}", &res);
+	assert_ok(&res);
+	dnsb_provider_free(p);
+	p = open_zone(fx->path);
+	assert_int_equal(soa_serial(p), 2026112002);
+	expect_rrset(p, "www.example.com.", LDNS_RR_TYPE_A, 0, 0);
+	expect_rrset(p, "txt.sub.example.com.", LDNS_RR_TYPE_TXT, 3600, 1, "\"a; b\" \"c\"");
+	dnsb_provider_free(p);
+	if (!have_named_checkzone())
+		skip();
+	assert_int_equal(named_checkzone(fx->path), 0);
+}
+
+static void test_include_is_refused(void **state)
+{
+	fixture *fx = *state;
+	dnsb_config *cfg;
+	dnsb_provider *p = NULL;
+	dnsb_error err = { 0 };
+	char spec[256], want[512], *zone;
+
+	assert_true(asprintf(&zone, "%s$INCLUDE %s/other.zone\n", small_zone, fx->dir) > 0);
+	write_file(fx->path, zone, strlen(zone));
+	free(zone);
+	snprintf(spec, sizeof(spec), "example.com=%s", fx->path);
+	assert_int_equal(dnsb_config_new(&cfg), 0);
+	assert_int_equal(dnsb_config_add(cfg, "zonefile", spec), 0);
+	assert_int_equal(dnsb_provider_open(&p, "zonefile", cfg, &err), DNSB_EPARSE);
+	assert_null(p);
+	/* small_zone has 8 lines: $INCLUDE is the 9th */
+	snprintf(want, sizeof(want), "%s:9: $INCLUDE is not supported", fx->path);
+	assert_string_equal(err.message, want);
+	dnsb_config_free(cfg);
+}
+
 /* ---- open ---- */
 
 static void test_open_broken_zone(void **state)
@@ -842,6 +940,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_edited_behind_its_back, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_file_broken_behind_its_back, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_open_broken_zone, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_zone_file_syntax, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_include_is_refused, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_counts_and_unknown_zone, fixture_setup, fixture_teardown),
 	};
 
