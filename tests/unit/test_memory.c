@@ -53,8 +53,11 @@ static void bad_script(const char *faults, const char *message)
 	dnsb_error err = { 0 };
 	int rc = dnsb_memory_new(&p, zones, 1, faults, &err);
 
-	if (rc != DNSB_EINVAL)
+	if (rc != DNSB_EINVAL) {
 		print_error("script accepted: '%s'\n", faults);
+		if (rc == 0)
+			dnsb_provider_free(p);
+	}
 	assert_int_equal(rc, DNSB_EINVAL);
 	assert_int_equal(err.code, DNSB_EINVAL);
 	assert_null(p);
