@@ -383,6 +383,98 @@ run "$T/m3.out" "$T/m3.err" apply --plan "$PLANS/clean.json" --provider memory -
 eq "bad fault script: exit 2" "$rc" 2
 check "bad fault script: the rule is named" grep -Fq "rule 1 '1:bogus'" "$T/m3.err"
 
+##### batch size does not change outcomes ###########################################################
+
+cp "$T/conf.records" "$T/conf.records.default"
+for bs in 1 2 5; do
+	cp "$ZONE" "$T/bs.zone"
+	run "$T/bs.out" "$T/bs.err" apply --plan "$PLANS/conflicts.json" --provider zonefile \
+		--zonefile "example.com=$T/bs.zone" --output json --batch-size "$bs"
+	eq "conflicts --batch-size $bs: exit 3, same outcomes" \
+		"$rc $(j "$T/bs.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
+		"3 40${tab}26${tab}3${tab}11${tab}0"
+	eq "conflicts --batch-size $bs: same records as one batch (SOA aside)" \
+		"$(records "$T/bs.zone" | awk -F '\t' '$4 != "SOA"' | sort | cksum)" \
+		"$(awk -F '\t' '$4 != "SOA"' "$T/conf.records.default" | sort | cksum)"
+done
+cp "$ZONE" "$T/bs.zone"
+run "$T/bs.out" "$T/bs.err" apply --plan "$PLANS/conflicts.json" --provider zonefile \
+	--zonefile "example.com=$T/bs.zone" --output json --batch-size 1
+# one batch per group sent: the 12 clean groups and G1 G2 G3 G4 G7 (G5 and G6 are never sent)
+eq "conflicts --batch-size 1: 17 batches, no bisection" "$(j "$T/bs.out" '[.batches,.bisections] | @tsv')" "17${tab}0"
+# 12 clean groups applied: 12 submissions moved the serial 12 times
+check "conflicts --batch-size 1: serial bumped once per applied batch" \
+	grep -q "^example.com.${tab}3600${tab}IN${tab}SOA${tab}ns1.example.com. hostmaster.example.com. 2026112013 " \
+	<(records "$T/bs.zone")
+
+##### several zones: longest suffix wins ##############################################################
+
+cp "$ZONE" "$T/multi.zone"
+printf '$TTL 300\ndev.example.com. 3600 IN SOA ns1.example.com. hostmaster.example.com. 1 7200 3600 1209600 300\ndev.example.com. 3600 IN NS ns1.example.com.\n' \
+	>"$T/dev.zone"
+cat >"$T/multi.json" <<'PLAN'
+{"create": [
+ {"dnsName": "api.dev.example.com", "targets": ["192.0.2.10"], "recordType": "A"},
+ {"dnsName": "dev2.example.com", "targets": ["192.0.2.11"], "recordType": "A"},
+ {"dnsName": "deep.api.Dev.Example.com", "targets": ["192.0.2.12"], "recordType": "A"},
+ {"dnsName": "nope.example.net", "targets": ["192.0.2.13"], "recordType": "A"}
+]}
+PLAN
+run "$T/multi.out" "$T/multi.err" apply --plan "$T/multi.json" --provider zonefile \
+	--zonefile "example.com=$T/multi.zone" --zonefile "dev.example.com=$T/dev.zone" --output json
+eq "two zones: exit 3 (one name in no zone)" "$rc" 3
+eq "two zones: per-zone figures" \
+	"$(j "$T/multi.out" '.zones | sort_by(.zone) | map("\(.zone)=\(.changes)/\(.applied)/\(.dropped)") | join(" ")')" \
+	"=1/0/1 dev.example.com.=2/2/0 example.com.=1/1/0"
+check "two zones: dev.example.com file holds its names" grep -Fxq "$(rec deep.api.dev.example.com. 300 A 192.0.2.12)" \
+	<("$DNSBATCH" records --provider zonefile --zonefile "dev.example.com=$T/dev.zone")
+eq "two zones: example.com file holds none of them" \
+	"$(records "$T/multi.zone" | grep -c 'dev\.example\.com\.')" 0
+check "two zones: example.com file holds dev2" grep -Fxq "$(rec dev2.example.com. 300 A 192.0.2.11)" <(records "$T/multi.zone")
+eq "two zones: records --zone lists one zone" \
+	"$("$DNSBATCH" records --provider zonefile --zonefile "example.com=$T/multi.zone" --zonefile "dev.example.com=$T/dev.zone" \
+		--zone Dev.Example.com | cut -f1 | sort -u | tr '\n' ' ')" \
+	"api.dev.example.com. deep.api.dev.example.com. dev.example.com. "
+checkzone_dev() { if has_tool named-checkzone; then check "$1" named-checkzone -q dev.example.com "$2"; else ok "$1 # SKIP"; fi; }
+checkzone_dev "two zones: named-checkzone dev.example.com" "$T/dev.zone"
+
+##### two processes at once on one zone file ###########################################################
+
+jq '{create: [range(0; 20) | {dnsName: "c\(.).example.com", targets: ["192.0.2.\(. + 1)"], recordType: "A"}]}' -n >"$T/p1.json"
+jq '{create: [range(0; 20) | {dnsName: "d\(.).example.com", targets: ["198.51.100.\(. + 1)"], recordType: "A"}]}' -n >"$T/p2.json"
+race_bad=0
+for round in 1 2 3 4 5; do
+	cp "$ZONE" "$T/race.zone"
+	"$DNSBATCH" apply --plan "$T/p1.json" --provider zonefile --zonefile "example.com=$T/race.zone" --quiet --batch-size 3 &
+	a=$!
+	"$DNSBATCH" apply --plan "$T/p2.json" --provider zonefile --zonefile "example.com=$T/race.zone" --quiet --batch-size 3 &
+	b=$!
+	wait $a; ra=$?
+	wait $b; rb=$?
+	got=$(records "$T/race.zone" | awk '$1 ~ /^[cd][0-9]+\.example\.com\.$/' | wc -l | tr -d ' ')
+	serial=$(records "$T/race.zone" | awk -F '\t' '$4 == "SOA" {split($5, f, " "); print f[3]}')
+	# 20 names each in batches of 3 groups: 7 batches each, 14 serial bumps in all
+	if [ "$ra" -ne 0 ] || [ "$rb" -ne 0 ] || [ "$got" != 40 ] || [ "$serial" != 2026112015 ]; then
+		race_bad=$((race_bad + 1))
+		echo "# round $round: exits $ra $rb, $got of 40 names, serial $serial"
+	fi
+done
+eq "two processes: both apply every change, serial bumped once per batch (5 rounds)" "$race_bad" 0
+checkzone "two processes: named-checkzone" "$T/race.zone"
+
+##### more failures that must send nothing ############################################################
+
+cp "$ZONE" "$T/nd.zone"
+run "$T/nd.out" "$T/nd.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/nd.zone" \
+	--drop-log "$T/no/such/dir/drops.jsonl"
+eq "unwritable drop log: exit 2" "$rc" 2
+check "unwritable drop log: named" grep -Fq "$T/no/such/dir/drops.jsonl" "$T/nd.err"
+check "unwritable drop log: nothing sent" cmp -s "$T/nd.zone" "$ZONE"
+printf '%s\n' "$(head -1 "$T/conf.drops")" 'not json' >"$T/broken.drops"
+run "$T/bd.out" "$T/bd.err" drops "$T/broken.drops"
+eq "drops: a broken line is an error" "$rc" 2
+check "drops: the broken line is named" grep -Fq "$T/broken.drops:2: not a drop log line" "$T/bd.err"
+
 ##### no secrets in output ###########################################################################
 
 secret='c2VjcmV0LXRzaWcta2V5LWZvci1kbnNiYXRjaC10ZXN0cw=='
