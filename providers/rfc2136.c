@@ -169,8 +169,13 @@ static int read_one(rfc2136_state *st, const dnsb_rrkey *key, dnsb_rrset_list *o
 	else if (!tsig_ok)
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "reading %s %s from %s: the reply's TSIG signature does not verify",
 				    key->owner, dnsb_type_name(key->type), st->net.server);
-	else
+	else {
+		size_t before = out->count;
 		rc = dnsb_rfc2136_rrsets_from_rrs(out, ldns_pkt_answer(reply), key->owner, key->type);
+		/* NS at a delegation point comes back as a referral, in the authority section. */
+		if (rc == 0 && out->count == before && key->type == LDNS_RR_TYPE_NS)
+			rc = dnsb_rfc2136_rrsets_from_rrs(out, ldns_pkt_authority(reply), key->owner, key->type);
+	}
 	ldns_pkt_free(reply);
 	return rc;
 }
