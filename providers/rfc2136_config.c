@@ -101,7 +101,9 @@ static int check_secret(const char *secret, const char *source, dnsb_error *err)
 	if (*secret == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "the TSIG secret from %s is empty", source);
 	if (ldns_str2rdf_b64(&rdf, secret) != LDNS_STATUS_OK || rdf == NULL)
-		return dnsb_error_set(err, DNSB_EINVAL, "the TSIG secret from %s is not base64", source);
+		return dnsb_error_set(err, DNSB_EINVAL, "the TSIG secret from %s is not base64%s", source,
+				      strstr(secret, "key") && strchr(secret, '{') ?
+					      " (a BIND key file? give it as --rfc2136-tsig-keyfile)" : "");
 	ldns_rdf_deep_free(rdf);
 	return 0;
 }
