@@ -658,6 +658,63 @@ static void test_small_zone_output_passes_named_checkzone(void **state)
 	assert_int_equal(named_checkzone(fx->path), 0);
 }
 
+static void test_rewrite_keeps_owner(void **state)
+{
+	/*
+	 * The zone file belongs to the name server's user (bind:bind, mode 0640);
+	 * a rewrite by another user allowed to (root, from cron) must leave it
+	 * readable by the server: same owner, group and mode.
+	 */
+	fixture *fx = *state;
+	dnsb_provider *p;
+	dnsb_result res;
+	struct stat st;
+
+	if (geteuid() != 0) {
+		print_message("needs root to chown\n");
+		skip();
+	}
+	assert_int_equal(chown(fx->path, 65534, 65534), 0);
+	assert_int_equal(chmod(fx->path, 0640), 0);
+	p = open_zone(fx->path);
+	submit_json(p, "{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.9\"") "]}", &res);
+	assert_ok(&res);
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_gid, 65534);
+	dnsb_provider_free(p);
+}
+
+static void test_symlinked_zone_file(void **state)
+{
+	/*
+	 * PATH may be a symbolic link to the real zone file (a shared zones
+	 * directory, a configuration-managed link): the update must reach the
+	 * file the link points to, and the link must stay a link.
+	 */
+	fixture *fx = *state;
+	char real[192], *text;
+	size_t len;
+	dnsb_provider *p;
+	dnsb_result res;
+	struct stat st;
+
+	snprintf(real, sizeof(real), "%s/real.zone", fx->dir);
+	assert_int_equal(rename(fx->path, real), 0);
+	assert_int_equal(symlink("real.zone", fx->path), 0);
+	p = open_zone(fx->path);
+	submit_json(p, "{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.9\"") "]}", &res);
+	assert_ok(&res);
+	dnsb_provider_free(p);
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	text = slurp(real, &len);
+	assert_non_null(strstr(text, "new.example.com.\t300\tIN\tA\t192.0.2.9"));
+	free(text);
+	unlink(real);
+}
+
 /* ---- other writers ---- */
 
 static void test_second_instance_sees_changes(void **state)
@@ -936,6 +993,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_applied_batch_bumps_serial_once, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_small_zone_output_passes_named_checkzone, fixture_setup,
 						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_rewrite_keeps_owner, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_symlinked_zone_file, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_sees_changes, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_file_edited_behind_its_back, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_file_broken_behind_its_back, fixture_setup, fixture_teardown),
