@@ -378,6 +378,31 @@ check "always transient: backoff within the cap" jq -e '.backoff_seconds >= 0 an
 eq "always transient: drop log, one failed/transient line per change" \
 	"$(jq -rs 'map("\(.outcome)/\(.reason)") | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$T/m2.drops")" \
 	"failed/transient=30"
+# A rate limit with Retry-After 0.05 s: waited at least that (a floor over the 2 ms backoff cap), then applied.
+run "$T/m4.out" "$T/m4.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '1:rate-limit=0.05' --backoff-base 0.001 --backoff-cap 0.002 --output json
+eq "rate limit: exit 0, all applied after one wait" \
+	"$rc $(j "$T/m4.out" '[.applied,.submissions,.retries,.reads] | @tsv')" "0 30${tab}2${tab}1${tab}0"
+check "rate limit: Retry-After honoured as a floor" jq -e '.backoff_seconds >= 0.045 and .backoff_seconds < 1' "$T/m4.out" >/dev/null
+
+# Authentication refused: the zone stops, every change failed (fatal), one request only.
+run "$T/m5.out" "$T/m5.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '1:fatal' --output json --drop-log "$T/m5.drops"
+eq "fatal: exit 4, all failed, one submission" \
+	"$rc $(j "$T/m5.out" '[.failed,.applied,.submissions,.retries] | @tsv')" "4 30${tab}0${tab}1${tab}0"
+eq "fatal: drop log says why" "$(jq -r '[.outcome,.reason,.status,.code] | @tsv' "$T/m5.drops" | sort | uniq -c | tr -s ' ')" \
+	" 30 failed${tab}fatal${tab}403${tab}forbidden"
+check "fatal: the error names the cause" grep -Fq "403 forbidden" "$T/m5.err"
+
+# The memory provider follows the zone file's semantics: conflicts.json ends the same, with or without culprit hints.
+for hints in "" --memory-hints; do
+	run "$T/m6.out" "$T/m6.err" apply --plan "$PLANS/conflicts.json" --provider memory \
+		--memory-zonefile "example.com=$ZONE" $hints --output json
+	eq "memory ${hints:-(no hints)}: conflicts.json outcomes as on the zone file" \
+		"$rc $(j "$T/m6.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
+		"3 40${tab}26${tab}3${tab}11${tab}0"
+done
+
 run "$T/m3.out" "$T/m3.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
 	--memory-faults '1:bogus' --output json
 eq "bad fault script: exit 2" "$rc" 2
