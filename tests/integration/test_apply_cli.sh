@@ -283,6 +283,24 @@ check "drops --plan: dry run left the zone alone" cmp -s "$T/conf.zone" "$T/conf
 run "$T/dplan2.json" "$T/dplan2.err" drops "$T/conf.drops" --plan --reason conflict
 eq "drops --plan --reason conflict: 7 changes" \
 	"$(j "$T/dplan2.json" '[(.create|length), (.updateOld|length), (.delete|length)] | add')" 7
+# The drop log is appended to (one-shot runs repeated, the sidecar every loop): the same dropped change is logged
+# again each time. Turned back into a plan, each change must appear once; a change listed twice conflicts with
+# itself (the second create of an RRset the first just made), so the replay could never apply.
+cp "$ZONE" "$T/rep.zone"
+for i in 1 2; do
+	"$DNSBATCH" apply --plan "$PLANS/conflicts.json" --provider zonefile --zonefile "example.com=$T/rep.zone" \
+		--drop-log "$T/rep.drops" --quiet
+done
+eq "drops, log of two runs: 22 lines" "$(wc -l <"$T/rep.drops" | tr -d ' ')" 22
+"$DNSBATCH" drops "$T/rep.drops" --reason conflict --plan >"$T/rep.json"
+eq "drops --plan, log of two runs: each change once" \
+	"$(j "$T/rep.json" '[(.create|length), (.create|unique|length), (.delete|length), (.delete|unique|length)] | @tsv')" \
+	"4${tab}4${tab}2${tab}2"
+# the conflict resolved by hand (the hand-managed legacy A removed), the replay applies the legacy group
+grep -v '^legacy\.example\.com\.' "$T/rep.zone" >"$T/rep.zone.new" && mv "$T/rep.zone.new" "$T/rep.zone"
+run "$T/rep.out" "$T/rep.err" apply --plan "$T/rep.json" --provider zonefile --zonefile "example.com=$T/rep.zone" --output json
+eq "drops --plan, log of two runs: the replay applies the resolved group (legacy A and its TXT)" \
+	"$(j "$T/rep.out" '[.changes,.applied] | @tsv')" "7${tab}2"
 run "$T/drops.bad.out" "$T/drops.bad.err" drops "$T/nonexistent.jsonl"
 eq "drops: a missing file is a usage error" "$rc" 2
 
@@ -460,6 +478,10 @@ eq "two zones: records --zone lists one zone" \
 	"$("$DNSBATCH" records --provider zonefile --zonefile "example.com=$T/multi.zone" --zonefile "dev.example.com=$T/dev.zone" \
 		--zone Dev.Example.com | cut -f1 | sort -u | tr '\n' ' ')" \
 	"api.dev.example.com. deep.api.dev.example.com. dev.example.com. "
+run "$T/rz.out" "$T/rz.err" records --provider zonefile --zonefile "example.com=$T/multi.zone" --zone example.org
+eq "records --zone of a zone the provider does not hold: usage error, not an empty listing" \
+	"$rc $(wc -c <"$T/rz.out" | tr -d ' ')" "2 0"
+check "records --zone of a zone the provider does not hold: named" grep -Fq "example.org" "$T/rz.err"
 checkzone_dev() { if has_tool named-checkzone; then check "$1" named-checkzone -q dev.example.com "$2"; else ok "$1 # SKIP"; fi; }
 checkzone_dev "two zones: named-checkzone dev.example.com" "$T/dev.zone"
 
