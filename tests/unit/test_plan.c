@@ -883,6 +883,22 @@ static void test_plan_load_missing_file(void **state)
 	assert_string_equal(err.message, "/nonexistent/dnsbatch/plan.json: No such file or directory");
 }
 
+static void test_plan_load_directory(void **state)
+{
+	/* plan.h: "DNSB_EIO when the file cannot be read (the message names the file and the system error)" */
+	char dir[] = "/tmp/dnsb-plan-XXXXXX", want[64];
+	dnsb_plan *plan = (dnsb_plan *)&plan;
+	dnsb_error err = { 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(dnsb_plan_load(&plan, dir, &err), DNSB_EIO);
+	assert_null(plan);
+	rmdir(dir);
+	snprintf(want, sizeof(want), "%s: Is a directory", dir);
+	assert_string_equal(err.message, want);
+}
+
 static void test_plan_load_file(void **state)
 {
 	char dir[] = "/tmp/dnsb-plan-XXXXXX", path[64];
@@ -954,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_change_to_plan_json_given_endpoint),
 		cmocka_unit_test(test_change_to_plan_json_without_endpoints),
 		cmocka_unit_test(test_plan_load_missing_file),
+		cmocka_unit_test(test_plan_load_directory),
 		cmocka_unit_test(test_plan_load_file),
 	};
 
