@@ -450,6 +450,24 @@ check "conflicts --batch-size 1: serial bumped once per applied batch" \
 	grep -q "^example.com.${tab}3600${tab}IN${tab}SOA${tab}ns1.example.com. hostmaster.example.com. 2026112013 " \
 	<(records "$T/bs.zone")
 
+##### provider limits: at most 1000 additions and 100000 bytes of RDATA per submission ##################
+
+jq -n '{create: [range(0; 2500) | {dnsName: "h\(.).example.com",
+	targets: ["10.\(. / 65536 | floor).\((. / 256 | floor) % 256).\(. % 256)"], recordType: "A"}]}' >"$T/big.json"
+cp "$ZONE" "$T/big.zone"
+run "$T/big.out" "$T/big.err" apply --plan "$T/big.json" --provider zonefile --zonefile "example.com=$T/big.zone" --output json
+eq "2500 creates: exit 0, 3 batches of at most 1000 additions" \
+	"$rc $(j "$T/big.out" '[.applied,.batches,.submissions] | @tsv')" "0 2500${tab}3${tab}3"
+eq "2500 creates: all in the zone, serial bumped 3 times" \
+	"$(records "$T/big.zone" | awk -F '\t' '$1 ~ /^h[0-9]+\.example\.com\.$/ {n++} $4 == "SOA" {split($5, f, " "); s = f[3]} END {print n, s}')" \
+	"2500 2026112004"
+long=$(printf 'y%.0s' $(seq 300))
+jq -n --arg l "$long" '{create: [range(0; 500) | {dnsName: "t\(.).example.com", targets: [$l], recordType: "TXT"}]}' >"$T/txt.json"
+run "$T/txt.out" "$T/txt.err" apply --plan "$T/txt.json" --provider memory --memory-zone example.com --output json
+# each RDATA is "255 y" "45 y": 305 bytes; 100000 / 305 = 327 per submission, so 500 take 2
+eq "500 TXT of 305 bytes: 2 batches under 100000 bytes of RDATA" \
+	"$rc $(j "$T/txt.out" '[.applied,.batches,.submissions] | @tsv')" "0 500${tab}2${tab}2"
+
 ##### several zones: longest suffix wins ##############################################################
 
 cp "$ZONE" "$T/multi.zone"
