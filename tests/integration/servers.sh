@@ -28,11 +28,11 @@
 #       Print the key name, algorithm or base64 secret from a BIND key file.
 #       (Only for configuring servers: never pass the secret in argv.)
 #
-#   dnsb_start_named ZONE ZONEFILE KEYFILE
-#   dnsb_start_knotd ZONE ZONEFILE KEYFILE
-#       Copy ZONEFILE into a fresh dir, start the server for ZONE (primary,
-#       updates and AXFR allowed only with the key in KEYFILE) on a free
-#       port, and wait until it answers SOA for ZONE. On return these are set:
+#   dnsb_start_named ZONE ZONEFILE KEYFILE [ZONE2 ZONEFILE2 ...]
+#   dnsb_start_knotd ZONE ZONEFILE KEYFILE [ZONE2 ZONEFILE2 ...]
+#       Copy each ZONEFILE into a fresh dir, start the server as primary for
+#       each ZONE (updates and AXFR allowed only with the key in KEYFILE) on
+#       a free port, and wait until it answers SOA for every zone. On return:
 #         DNSB_SERVER_PORT  the port (TCP and UDP, 127.0.0.1)
 #         DNSB_SERVER_PID   the server's PID
 #         DNSB_SERVER_DIR   its dir (config, zone, log: named.log / knotd.log)
@@ -185,17 +185,34 @@ dnsb_newdir() {
 	mktemp -d "$DNSB_SERVERS_TMP/$1.XXXXXX"
 }
 
-dnsb_start_named() {
-	local zone=${1%.} zonefile=$2 keyfile=$3 dir port attempt rc keyname user=()
-	dir=$(dnsb_newdir named) || return 1
-	mkdir -p "$dir/data"
-	cp "$zonefile" "$dir/data/zone.db" || return 1
-	cp "$keyfile" "$dir/key.conf" || return 1
-	keyname=$(dnsb_keyfile_name "$keyfile")
-	[ "$(id -u)" = 0 ] && user=(-u root)
-	for ((attempt = 0; attempt < 5; attempt++)); do
-		port=$(dnsb_free_port) || return 1
-		cat >"$dir/named.conf" <<EOF
+# Parse "ZONE ZONEFILE KEYFILE [ZONE2 ZONEFILE2 ...]" into DNSB_ZONES, DNSB_ZONEFILES, DNSB_KEYFILE.
+dnsb_zone_args() {
+	DNSB_ZONES=("${1%.}")
+	DNSB_ZONEFILES=("$2")
+	DNSB_KEYFILE=$3
+	shift 3
+	while [ $# -ge 2 ]; do
+		DNSB_ZONES+=("${1%.}")
+		DNSB_ZONEFILES+=("$2")
+		shift 2
+	done
+	if [ $# -ne 0 ]; then
+		echo "servers.sh: zone '$1' has no zone file" >&2
+		return 1
+	fi
+}
+
+# Wait for the zones after the first (dnsb_launch waited for that one).
+dnsb_wait_zones() {
+	local z
+	for z in "${DNSB_ZONES[@]:1}"; do
+		dnsb_wait_dns "$DNSB_SERVER_PORT" "$z" 10 "$DNSB_SERVER_PID" || return 1
+	done
+}
+
+dnsb_named_conf() {
+	local dir=$1 port=$2 keyname=$3 i
+	cat <<EOF
 include "$dir/key.conf";
 options {
 	directory "$dir/data";
@@ -209,18 +226,40 @@ options {
 	notify no;
 };
 controls { };
-zone "$zone" {
+EOF
+	for i in "${!DNSB_ZONES[@]}"; do
+		cat <<EOF
+zone "${DNSB_ZONES[$i]}" {
 	type primary;
-	file "$dir/data/zone.db";
+	file "$dir/data/zone$i.db";
 	allow-update { key "$keyname"; };
 	allow-transfer { key "$keyname"; };
 };
 EOF
-		dnsb_launch "$dir/named.log" "$port" "$zone" named -g "${user[@]}" -c "$dir/named.conf"
+	done
+}
+
+dnsb_start_named() {
+	local dir port attempt rc keyname i user=()
+	dnsb_zone_args "$@" || return 1
+	dir=$(dnsb_newdir named) || return 1
+	mkdir -p "$dir/data"
+	for i in "${!DNSB_ZONES[@]}"; do
+		cp "${DNSB_ZONEFILES[$i]}" "$dir/data/zone$i.db" || return 1
+	done
+	cp "$DNSB_KEYFILE" "$dir/key.conf" || return 1
+	keyname=$(dnsb_keyfile_name "$DNSB_KEYFILE")
+	[ "$(id -u)" = 0 ] && user=(-u root)
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		port=$(dnsb_free_port) || return 1
+		dnsb_named_conf "$dir" "$port" "$keyname" >"$dir/named.conf"
+		dnsb_launch "$dir/named.log" "$port" "${DNSB_ZONES[0]}" named -g "${user[@]}" -c "$dir/named.conf"
 		rc=$?
 		if [ "$rc" = 0 ]; then
 			DNSB_SERVER_DIR=$dir
-			return 0
+			dnsb_wait_zones && return 0
+			dnsb_stop_pid "$DNSB_SERVER_PID"
+			break
 		fi
 		# Retry on another port only when the process died (port taken).
 		[ "$rc" = 2 ] || break
@@ -230,17 +269,9 @@ EOF
 	return 1
 }
 
-dnsb_start_knotd() {
-	local zone=${1%.} zonefile=$2 keyfile=$3 dir port attempt rc keyname alg secret
-	dir=$(dnsb_newdir knotd) || return 1
-	mkdir -p "$dir/run" "$dir/storage"
-	cp "$zonefile" "$dir/storage/zone.db" || return 1
-	keyname=$(dnsb_keyfile_name "$keyfile")
-	alg=$(dnsb_keyfile_alg "$keyfile")
-	secret=$(dnsb_keyfile_secret "$keyfile")
-	for ((attempt = 0; attempt < 5; attempt++)); do
-		port=$(dnsb_free_port) || return 1
-		(umask 077 && cat >"$dir/knot.conf") <<EOF
+dnsb_knot_conf() {
+	local dir=$1 port=$2 keyfile=$3 i
+	cat <<EOF
 server:
     rundir: "$dir/run"
     listen: 127.0.0.1@$port
@@ -254,12 +285,12 @@ log:
   - target: stderr
     any: info
 key:
-  - id: $keyname
-    algorithm: $alg
-    secret: $secret
+  - id: $(dnsb_keyfile_name "$keyfile")
+    algorithm: $(dnsb_keyfile_alg "$keyfile")
+    secret: $(dnsb_keyfile_secret "$keyfile")
 acl:
   - id: dnsbatch_update
-    key: $keyname
+    key: $(dnsb_keyfile_name "$keyfile")
     action: [update, transfer]
 template:
   - id: default
@@ -267,20 +298,40 @@ template:
     zonefile-sync: -1
     journal-content: all
 zone:
-  - domain: $zone
-    file: zone.db
+EOF
+	for i in "${!DNSB_ZONES[@]}"; do
+		cat <<EOF
+  - domain: ${DNSB_ZONES[$i]}
+    file: zone$i.db
     acl: dnsbatch_update
 EOF
+	done
+}
+
+dnsb_start_knotd() {
+	local dir port attempt rc i
+	dnsb_zone_args "$@" || return 1
+	dir=$(dnsb_newdir knotd) || return 1
+	mkdir -p "$dir/run" "$dir/storage"
+	for i in "${!DNSB_ZONES[@]}"; do
+		cp "${DNSB_ZONEFILES[$i]}" "$dir/storage/zone$i.db" || return 1
+	done
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		port=$(dnsb_free_port) || return 1
+		# The config holds the secret: readable by us only.
+		(umask 077 && dnsb_knot_conf "$dir" "$port" "$DNSB_KEYFILE" >"$dir/knot.conf")
 		if ! knotc -c "$dir/knot.conf" conf-check >"$dir/conf-check.log" 2>&1; then
 			echo "dnsb_start_knotd: knot.conf rejected:" >&2
 			cat "$dir/conf-check.log" >&2
 			return 1
 		fi
-		dnsb_launch "$dir/knotd.log" "$port" "$zone" knotd -c "$dir/knot.conf"
+		dnsb_launch "$dir/knotd.log" "$port" "${DNSB_ZONES[0]}" knotd -c "$dir/knot.conf"
 		rc=$?
 		if [ "$rc" = 0 ]; then
 			DNSB_SERVER_DIR=$dir
-			return 0
+			dnsb_wait_zones && return 0
+			dnsb_stop_pid "$DNSB_SERVER_PID"
+			break
 		fi
 		[ "$rc" = 2 ] || break
 	done

@@ -328,10 +328,42 @@ run_examples() {
 	expect "$s conflicts.json again: changes applied already dropped failed" "$(counts ex-conflicts-again)" "40 0 29 11 0"
 }
 
+# Two zones on one server (--rfc2136-zone twice), and a name in neither.
+run_two_zones() {
+	local server=$1 s="$1: two zones:"
+	cat >"$T/other.db" <<'EOF'
+$ORIGIN other.test.
+$TTL 300
+@     SOA  ns1 hostmaster 1 3600 600 86400 300
+@     NS   ns1
+ns1   A    192.0.2.153
+taken A    192.0.2.154
+EOF
+	if ! "dnsb_start_$server" example.test "$T/zone.db" "$KEY" other.test "$T/other.db"; then
+		not_ok "$s $server starts with example.test and other.test"
+		return
+	fi
+	PORT=$DNSB_SERVER_PORT
+	plan "$T/plan-two.json" create="$(list "$(ep two1.example.test A 300 192.0.2.201)" \
+		"$(ep two2.other.test A 300 192.0.2.202)" "$(ep taken.other.test A 300 192.0.2.203)" \
+		"$(ep x.nowhere.test A 300 192.0.2.204)")"
+	apply two "$T/plan-two.json" --rfc2136-zone other.test --rfc2136-tsig-keyfile "$KEY"
+	expect "$s exit 3" "$RC" 3
+	expect "$s per zone: zone changes applied already dropped failed" \
+		"$(jq -r '.zones[] | "\(.zone) \(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/two.json" | sort | tr '\n' ';')" \
+		" 1 0 0 1 0;example.test. 1 1 0 0 0;other.test. 2 1 0 1 0;"
+	expect "$s drop reasons" "$(jq -r '.reason + " " + (.code // "-")' "$T/two.drops" | sort | tr '\n' ';')" \
+		"conflict YXRRSET;no_zone -;"
+	expect "$s other.test holds two2 (AXFR)" "$(dnsb_axfr "$PORT" other.test "$KEY" | grep -c '^two2\.other\.test\.')" 1
+	expect "$s example.test holds two1 (AXFR)" "$(axfr | grep -c '^two1\.example\.test\.')" 1
+	dnsb_stop_pid "$DNSB_SERVER_PID"
+}
+
 write_plans
 for server in $SERVERS; do
 	run_server "$server"
 	run_examples "$server"
+	run_two_zones "$server"
 done
 
 # Configuration errors are usage errors, before anything is sent.
