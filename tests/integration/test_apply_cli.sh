@@ -450,6 +450,21 @@ check "conflicts --batch-size 1: serial bumped once per applied batch" \
 	grep -q "^example.com.${tab}3600${tab}IN${tab}SOA${tab}ns1.example.com. hostmaster.example.com. 2026112013 " \
 	<(records "$T/bs.zone")
 
+##### outputs: metrics written atomically, JSON logs #################################################
+
+mkdir "$T/out"
+cp "$ZONE" "$T/out.zone"
+run "$T/out.stdout" "$T/out.stderr" apply --plan "$PLANS/conflicts.json" --provider zonefile \
+	--zonefile "example.com=$T/out.zone" --metrics-file "$T/out/dnsbatch.prom" --log-format json
+eq "outputs: exit 3" "$rc" 3
+eq "outputs: only the metrics file in its directory (no temp file left)" "$(ls -A "$T/out" | tr '\n' ' ')" "dnsbatch.prom "
+# the summary included: with --log-format json, stderr is a JSON Lines stream a log collector parses
+eq "outputs: every stderr line is a JSON object with time, level, msg" \
+	"$(jq -R 'fromjson? | select(type == "object" and has("time") and has("level") and has("msg")) | 1' "$T/out.stderr" | wc -l | tr -d ' ')" \
+	"$(wc -l <"$T/out.stderr" | tr -d ' ')"
+eq "outputs: one warning per dropped change" "$(jq -rR 'fromjson? | select(.level == "warn") | .msg' "$T/out.stderr" | grep -c '^dropped ')" 11
+check "outputs: last-apply timestamp set" grep -Eq '^dnsbatch_last_apply_timestamp_seconds [0-9]{10}' "$T/out/dnsbatch.prom"
+
 ##### provider limits: at most 1000 additions and 100000 bytes of RDATA per submission ##################
 
 jq -n '{create: [range(0; 2500) | {dnsName: "h\(.).example.com",
