@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -667,6 +668,196 @@ static void test_oversized_batch_is_too_large_without_sending(void **state)
 	changes_free(cs, N);
 }
 
+/* ---- a scripted server in a thread: replies built and signed with ldns ---- */
+
+typedef struct fake_server {
+	int listen_fd;
+	unsigned port;
+	pthread_t thread;
+	/* The reply's rcode for a query; the query is borrowed. */
+	int (*rcode_for)(const ldns_pkt *query);
+	size_t requests_per_connection; /* close the connection after this many; 0 = never */
+	int sign;                       /* sign replies with the key */
+	int id_offset;                  /* added to the reply's ID */
+	_Atomic size_t connections, requests; /* counted by the thread */
+	_Atomic size_t stop_after;            /* requests in all, then the thread ends */
+} fake_server;
+
+static int rcode_noerror(const ldns_pkt *query)
+{
+	(void)query;
+	return LDNS_RCODE_NOERROR;
+}
+
+/* YXRRSET when a prerequisite names c.example.test., as a server would for "c exists". */
+static int rcode_c_exists(const ldns_pkt *query)
+{
+	const ldns_rr_list *pr = ldns_pkt_answer(query);
+
+	for (size_t i = 0; i < ldns_rr_list_rr_count(pr); i++) {
+		char *owner = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(pr, i)));
+		int hit = strcmp(owner, "c.example.test.") == 0;
+		free(owner);
+		if (hit)
+			return LDNS_RCODE_YXRRSET;
+	}
+	return LDNS_RCODE_NOERROR;
+}
+
+static int fake_reply(fake_server *fs, int fd, const uint8_t *wire, size_t size)
+{
+	ldns_pkt *query = NULL, *reply;
+	ldns_buffer *out = ldns_buffer_new(512);
+	ldns_rdf *mac;
+	int ok;
+
+	if (ldns_wire2pkt(&query, wire, size) != LDNS_STATUS_OK)
+		return 0;
+	reply = ldns_pkt_clone(query);
+	ldns_rr_free(ldns_pkt_tsig(reply));
+	ldns_pkt_set_tsig(reply, NULL);
+	ldns_pkt_set_qr(reply, true);
+	ldns_pkt_set_rcode(reply, (uint8_t)fs->rcode_for(query));
+	ldns_pkt_set_id(reply, (uint16_t)(ldns_pkt_id(query) + fs->id_offset));
+	mac = ldns_pkt_tsig(query) ? ldns_rr_rdf(ldns_pkt_tsig(query), 3) : NULL;
+	/* No cmocka assert here: this is not the test's thread. A failure shows as a wrong reply. */
+	ok = (!fs->sign || !mac ||
+	      ldns_pkt_tsig_sign(reply, "dnsbatch-key.", SECRET, 300, "hmac-sha256.", mac) == LDNS_STATUS_OK) &&
+	     ldns_pkt2buffer_wire(out, reply) == LDNS_STATUS_OK && ldns_tcp_send_query(out, fd, NULL, 0) > 0;
+	ldns_buffer_free(out);
+	ldns_pkt_free(reply);
+	ldns_pkt_free(query);
+	return ok;
+}
+
+static void *fake_run(void *arg)
+{
+	fake_server *fs = arg;
+	struct timeval tv = { 5, 0 };
+
+	while (fs->requests < fs->stop_after) {
+		int fd = accept(fs->listen_fd, NULL, NULL);
+		size_t on_this = 0;
+
+		if (fd < 0)
+			break;
+		fs->connections++;
+		while (fs->requests < fs->stop_after) {
+			size_t size = 0;
+			uint8_t *wire = ldns_tcp_read_wire_timeout(fd, &size, tv);
+			if (wire == NULL)
+				break;
+			fs->requests++;
+			on_this++;
+			fake_reply(fs, fd, wire, size);
+			free(wire);
+			if (fs->requests_per_connection && on_this == fs->requests_per_connection)
+				break;
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static void fake_start(fake_server *fs)
+{
+	fs->listen_fd = listener(&fs->port);
+	assert_int_equal(pthread_create(&fs->thread, NULL, fake_run, fs), 0);
+}
+
+static void fake_stop(fake_server *fs)
+{
+	pthread_join(fs->thread, NULL);
+	close(fs->listen_fd);
+}
+
+static void test_pooled_connection_closed_by_server_is_replaced(void **state)
+{
+	fake_server fs = { .rcode_for = rcode_noerror, .requests_per_connection = 1, .sign = 1, .stop_after = 3 };
+	dnsb_change *cs[] = { change_new(DNSB_CHANGE_CREATE, "a.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1") };
+	dnsb_provider *p;
+	dnsb_result res;
+	dnsb_error err = { 0, "" };
+
+	(void)state;
+	fake_start(&fs);
+	p = open_at(fs.port, "2");
+	for (int i = 0; i < 3; i++) {
+		/* The server closed the pooled connection after each reply: the next send must notice and reconnect. */
+		assert_int_equal(p->ops->submit(p->state, "example.test.", cs, 1, &res, &err), 0);
+		if (res.cls != DNSB_CLASS_OK)
+			fail_msg("submission %d: class %d: %s", i, res.cls, res.message);
+	}
+	fake_stop(&fs);
+	assert_int_equal(fs.connections, 3);
+	assert_int_equal(fs.requests, 3);
+	dnsb_provider_free(p);
+	changes_free(cs, 1);
+}
+
+static void test_untrusted_replies_are_transient(void **state)
+{
+	dnsb_change *cs[] = { change_new(DNSB_CHANGE_CREATE, "a.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1") };
+	dnsb_result res;
+	dnsb_error err = { 0, "" };
+
+	(void)state;
+	{
+		fake_server fs = { .rcode_for = rcode_noerror, .sign = 0, .stop_after = 1 };
+		dnsb_provider *p;
+		fake_start(&fs);
+		p = open_at(fs.port, "2");
+		assert_int_equal(p->ops->submit(p->state, "example.test.", cs, 1, &res, &err), 0);
+		fake_stop(&fs);
+		assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
+		assert_non_null(strstr(res.message, "without a valid TSIG signature"));
+		dnsb_provider_free(p);
+	}
+	{
+		fake_server fs = { .rcode_for = rcode_noerror, .sign = 1, .id_offset = 1, .stop_after = 1 };
+		dnsb_provider *p;
+		fake_start(&fs);
+		p = open_at(fs.port, "2");
+		assert_int_equal(p->ops->submit(p->state, "example.test.", cs, 1, &res, &err), 0);
+		fake_stop(&fs);
+		assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
+		assert_non_null(strstr(res.message, "wrong ID"));
+		dnsb_provider_free(p);
+	}
+	changes_free(cs, 1);
+}
+
+static void test_conflict_names_the_culprit(void **state)
+{
+	/* 1 UPDATE (fails) + probes [a,b) ok, [c..e) fails: [c] fails -> c is the culprit. */
+	fake_server fs = { .rcode_for = rcode_c_exists, .sign = 1, .stop_after = 1000 };
+	dnsb_change *cs[] = {
+		change_new(DNSB_CHANGE_CREATE, "a.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1"),
+		change_new(DNSB_CHANGE_CREATE, "b.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.2"),
+		change_new(DNSB_CHANGE_CREATE, "c.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3"),
+		change_new(DNSB_CHANGE_CREATE, "d.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4"),
+		change_new(DNSB_CHANGE_CREATE, "e.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.5"),
+	};
+	dnsb_provider *p;
+	dnsb_result res;
+	dnsb_error err = { 0, "" };
+
+	(void)state;
+	fake_start(&fs);
+	p = open_at(fs.port, "2");
+	assert_int_equal(p->ops->submit(p->state, "example.test.", cs, 5, &res, &err), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.hint, 2);
+	assert_string_equal(res.code, "YXRRSET");
+	assert_non_null(strstr(res.message, "c.example.test. A (create)"));
+	/* Whole batch, then ranges [0,2) ok, [2,3) fails: 3 messages in all. */
+	assert_int_equal(fs.requests, 3);
+	fs.stop_after = fs.requests; /* let the thread end */
+	dnsb_provider_free(p);       /* closes the pooled connection: the thread's read ends */
+	fake_stop(&fs);
+	changes_free(cs, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +880,9 @@ int main(void)
 		cmocka_unit_test(test_refused_connection_is_transient),
 		cmocka_unit_test(test_silent_server_times_out),
 		cmocka_unit_test(test_oversized_batch_is_too_large_without_sending),
+		cmocka_unit_test(test_pooled_connection_closed_by_server_is_replaced),
+		cmocka_unit_test(test_untrusted_replies_are_transient),
+		cmocka_unit_test(test_conflict_names_the_culprit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
