@@ -412,6 +412,20 @@ eq "fatal: drop log says why" "$(jq -r '[.outcome,.reason,.status,.code] | @tsv'
 	" 30 failed${tab}fatal${tab}403${tab}forbidden"
 check "fatal: the error names the cause" grep -Fq "403 forbidden" "$T/m5.err"
 
+# Dropped and failed at once: failed wins the exit code (retry later); what the parser or zone mapping dropped stays so.
+run "$T/m7.out" "$T/m7.err" apply --plan "$PLANS/conflicts.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '*:transient' --max-retries 1 --backoff-base 0.001 --backoff-cap 0.001 --output json
+eq "dropped and failed: exit 4; G5 and G6 dropped (4), the other 36 failed" \
+	"$rc $(j "$T/m7.out" '[.applied,.dropped,.failed,.exit_code] | @tsv')" "4 0${tab}4${tab}36${tab}4"
+
+# --timeout: the batch in flight when the deadline passes completes; the rest fail with reason deadline.
+# Batches of 5 groups: new-app (4 changes) and 4 groups of 2 = 12 changes in the first one.
+run "$T/m8.out" "$T/m8.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
+	--memory-faults '*:latency=0.3' --timeout 0.1 --batch-size 5 --output json --drop-log "$T/m8.drops"
+eq "deadline: exit 4, first batch applied, 18 failed, one submission" \
+	"$rc $(j "$T/m8.out" '[.applied,.failed,.submissions] | @tsv')" "4 12${tab}18${tab}1"
+eq "deadline: drop log reason" "$(jq -r '"\(.outcome)/\(.reason)"' "$T/m8.drops" | sort | uniq -c | tr -s ' ')" " 18 failed/deadline"
+
 # The memory provider follows the zone file's semantics: conflicts.json ends the same, with or without culprit hints.
 for hints in "" --memory-hints; do
 	run "$T/m6.out" "$T/m6.err" apply --plan "$PLANS/conflicts.json" --provider memory \
