@@ -34,6 +34,9 @@
 #define DNSB_RFC2136_BADKEY 17
 #define DNSB_RFC2136_BADTIME 18
 
+/** Addresses of --rfc2136-host tried (a name may have IPv6 and IPv4 ones). */
+#define DNSB_RFC2136_ADDRS_MAX 4
+
 /** Idle TCP connections kept open per provider. */
 #define DNSB_RFC2136_POOL_MAX 4
 
@@ -139,9 +142,11 @@ int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const 
 
 /** Where and how to talk to the server. */
 typedef struct dnsb_rfc2136_net {
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	char server[96];               /**< "127.0.0.1#53", for messages */
+	struct sockaddr_storage addr[DNSB_RFC2136_ADDRS_MAX]; /**< the host's addresses, tried in turn */
+	socklen_t addrlen[DNSB_RFC2136_ADDRS_MAX];
+	size_t addr_count;
+	_Atomic size_t preferred;      /**< the address that answered last */
+	char server[96];               /**< "127.0.0.1#53" or "ns1.example.com#53", for messages */
 	struct timeval timeout;
 	const char *keyname, *algorithm, *secret;  /**< borrowed from the config; NULL = unsigned */
 	pthread_mutex_t lock;          /**< guards the pool */
@@ -149,7 +154,11 @@ typedef struct dnsb_rfc2136_net {
 	size_t pool_count;
 } dnsb_rfc2136_net;
 
-/** Resolve host and port. @return 0; DNSB_EINVAL naming --rfc2136-host */
+/**
+ * Resolve host and port (up to DNSB_RFC2136_ADDRS_MAX addresses, tried in
+ * turn when connecting: "localhost" may give ::1 where nothing listens).
+ * @return 0; DNSB_EINVAL naming --rfc2136-host
+ */
 int dnsb_rfc2136_net_init(dnsb_rfc2136_net *net, const dnsb_rfc2136_config *cfg, dnsb_error *err);
 
 /** Close pooled connections. */

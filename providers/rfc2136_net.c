@@ -47,11 +47,19 @@ int dnsb_rfc2136_net_init(dnsb_rfc2136_net *net, const dnsb_rfc2136_config *cfg,
 	if ((gai = getaddrinfo(cfg->host, port, &hints, &ai)) != 0 || ai == NULL)
 		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-host %s: %s", cfg->host,
 				      gai ? gai_strerror(gai) : "no address");
-	memcpy(&net->addr, ai->ai_addr, ai->ai_addrlen);
-	net->addrlen = ai->ai_addrlen;
-	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
+	for (struct addrinfo *a = ai; a != NULL && net->addr_count < DNSB_RFC2136_ADDRS_MAX; a = a->ai_next) {
+		if (a->ai_addrlen > sizeof(net->addr[0]))
+			continue;
+		memcpy(&net->addr[net->addr_count], a->ai_addr, a->ai_addrlen);
+		net->addrlen[net->addr_count++] = a->ai_addrlen;
+	}
+	/* A literal address names itself in messages; a host name is named as given. */
+	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0 ||
+	    strcmp(host, cfg->host) != 0)
 		snprintf(host, sizeof(host), "%s", cfg->host);
 	freeaddrinfo(ai);
+	if (net->addr_count == 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-host %s: no usable address", cfg->host);
 	snprintf(net->server, sizeof(net->server), "%s#%u", host, cfg->port);
 	net->timeout.tv_sec = (time_t)cfg->timeout;
 	net->timeout.tv_usec = (suseconds_t)((cfg->timeout - (double)net->timeout.tv_sec) * 1e6);
@@ -104,11 +112,18 @@ static void pool_give(dnsb_rfc2136_net *net, int fd)
 
 static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
 {
+	size_t first = net->preferred;
+
 	errno = 0;
-	/* Not ldns_tcp_connect: it returns 0 (stdin) on failure. */
-	*fd = ldns_tcp_connect2(&net->addr, net->addrlen, net->timeout);
-	if (*fd >= 0)
-		return 0;
+	for (size_t k = 0; k < net->addr_count; k++) {
+		size_t i = (first + k) % net->addr_count;
+		/* Not ldns_tcp_connect: it returns 0 (stdin) on failure. */
+		*fd = ldns_tcp_connect2(&net->addr[i], net->addrlen[i], net->timeout);
+		if (*fd >= 0) {
+			net->preferred = i;
+			return 0;
+		}
+	}
 	if (errno != 0)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot connect to %s: %s", net->server, strerror(errno));
 	return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot connect to %s: no answer within %g s", net->server,
@@ -121,7 +136,7 @@ static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
  * thread around the write and swallow one raised meanwhile, as libraries
  * that must not touch the process's signal handlers do.
  */
-static int tcp_send(int fd, ldns_buffer *qb, const dnsb_rfc2136_net *net)
+static int tcp_send(int fd, ldns_buffer *qb)
 {
 	sigset_t pipe_set, old;
 	struct timespec zero = { 0, 0 };
@@ -132,7 +147,8 @@ static int tcp_send(int fd, ldns_buffer *qb, const dnsb_rfc2136_net *net)
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	sigpending(&pipe_set);
 	pending = sigismember(&pipe_set, SIGPIPE);
-	ok = ldns_tcp_send_query(qb, fd, &net->addr, net->addrlen) != 0;
+	/* A connected stream socket: no address (sendto ignores it, or says EISCONN). */
+	ok = ldns_tcp_send_query(qb, fd, NULL, 0) != 0;
 	if (!pending) {
 		sigemptyset(&pipe_set);
 		sigaddset(&pipe_set, SIGPIPE);
@@ -154,7 +170,7 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 	for (;;) {
 		if (fd < 0 && (rc = tcp_connect(net, &fd, err)) != 0)
 			return rc;
-		if (tcp_send(fd, qb, net)) {
+		if (tcp_send(fd, qb)) {
 			time_t start = time(NULL);
 			*wire = ldns_tcp_read_wire_timeout(fd, size, net->timeout);
 			if (*wire != NULL) {
@@ -391,7 +407,7 @@ int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs
 	/* A transfer takes a connection of its own: it is not left in a reusable state on error. */
 	if ((rc = tcp_connect(net, &fd, err)) != 0)
 		goto done;
-	if (!tcp_send(fd, qb, net)) {
+	if (!tcp_send(fd, qb)) {
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s: cannot send to %s: %s", zone, net->server,
 				    strerror(errno));
 		goto done;
