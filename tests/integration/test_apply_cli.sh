@@ -435,6 +435,15 @@ for hints in "" --memory-hints; do
 		"3 40${tab}26${tab}3${tab}11${tab}0"
 done
 
+cat "$T/m2.drops" "$T/conf.drops" >"$T/mixed.drops"
+eq "drops --outcome failed: only the failed ones" \
+	"$("$DNSBATCH" drops "$T/mixed.drops" --outcome failed | awk 'NR > 1 && NF == 5 {print $1, $2, $3, $4, $5}' | sort | tr '\n' ',')" \
+	"$(jq -rs 'map(select(.outcome == "failed")) | group_by(.change | to_entries[0].value[0].recordType)
+		| map("\(length) example.com. failed transient \(.[0].change | to_entries[0].value[0].recordType)") | .[]' \
+		"$T/mixed.drops" | sort | tr '\n' ',')"
+eq "drops --outcome failed: total" "$("$DNSBATCH" drops "$T/mixed.drops" --outcome failed | tail -1)" "30 changes in $T/mixed.drops"
+eq "drops --reason no_zone --plan: the two no_zone creates" \
+	"$("$DNSBATCH" drops "$T/mixed.drops" --reason no_zone --plan | jq -c '[.create[].dnsName]')" '["app.other.org","a-app.other.org"]'
 run "$T/m3.out" "$T/m3.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
 	--memory-faults '1:bogus' --output json
 eq "bad fault script: exit 2" "$rc" 2
