@@ -46,6 +46,10 @@
 #   dnsb_stop_pid PID
 #       Stop one server: SIGTERM, wait up to 5 s, then SIGKILL. Forgets it.
 #
+#   dnsb_track_pid PID
+#       Have dnsb_servers_cleanup stop another background process too (a
+#       proxy, a sidecar) started by the caller.
+#
 #   dnsb_servers_cleanup
 #       Stop every server started here and remove the scratch dir.
 #
@@ -92,6 +96,10 @@ dnsb_stop_pid() {
 	done
 	DNSB_SERVERS_PIDS=("${kept[@]}")
 	return 0
+}
+
+dnsb_track_pid() {
+	DNSB_SERVERS_PIDS+=("$1")
 }
 
 dnsb_servers_cleanup() {

@@ -359,8 +359,75 @@ EOF
 	dnsb_stop_pid "$DNSB_SERVER_PID"
 }
 
+# A TCP relay to the server that loses the reply on its first connection: the
+# server commits the UPDATE, the client never hears of it (a lost success reply).
+cat >"$T/lossy_proxy.py" <<'EOF'
+import socket, sys, threading
+listen_port, target_port = int(sys.argv[1]), int(sys.argv[2])
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", listen_port))
+srv.listen(16)
+
+def pump(src, dst, lose):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data or lose:
+                break
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+first = True
+while True:
+    client, _ = srv.accept()
+    upstream = socket.create_connection(("127.0.0.1", target_port))
+    threading.Thread(target=pump, args=(client, upstream, False), daemon=True).start()
+    threading.Thread(target=pump, args=(upstream, client, first), daemon=True).start()
+    first = False
+EOF
+
+# The reply to a committed UPDATE is lost: transient, resubmitted, the
+# prerequisites now fail, and reading back finds every change in effect.
+run_lost_reply() {
+	local server=$1 s="$1: lost reply:" proxy_port proxy_pid i
+	if ! "dnsb_start_$server" example.test "$T/zone.db" "$KEY"; then
+		not_ok "$s $server starts"
+		return
+	fi
+	proxy_port=$(dnsb_free_port)
+	python3 "$T/lossy_proxy.py" "$proxy_port" "$DNSB_SERVER_PORT" 2>"$T/proxy.err" &
+	proxy_pid=$!
+	dnsb_track_pid "$proxy_pid"
+	for ((i = 0; i < 100; i++)); do
+		dnsb_port_busy "$proxy_port" && break
+		sleep 0.05
+	done
+	plan "$T/plan-lost.json" create="$(list "$(ep lost1.example.test A 300 192.0.2.91)" \
+		"$(ep lost2.example.test TXT 300 lost)")" \
+		updateOld="$(list "$(ep upd.example.test A 300 192.0.2.10)")" \
+		updateNew="$(list "$(ep upd.example.test A 300 192.0.2.12)")"
+	PORT=$proxy_port
+	apply lost "$T/plan-lost.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-timeout 2
+	PORT=$DNSB_SERVER_PORT
+	expect "$s exit 0" "$RC" 0
+	expect "$s changes applied already dropped failed" "$(counts lost)" "3 0 3 0 0"
+	expect "$s one retry" "$(jq -r .retries "$T/lost.json")" 1
+	expect "$s the zone holds the changes once (AXFR)" "$(axfr | grep -E '^(lost[12]|upd)\.' | tr '\t' ' ')" \
+		"$(printf '%s\n' 'lost1.example.test. 300 A 192.0.2.91' 'lost2.example.test. 300 TXT "lost"' 'upd.example.test. 300 A 192.0.2.12')"
+	dnsb_stop_pid "$proxy_pid"
+	dnsb_stop_pid "$DNSB_SERVER_PID"
+}
+
 write_plans
 for server in $SERVERS; do
+	run_lost_reply "$server"
 	run_server "$server"
 	run_examples "$server"
 	run_two_zones "$server"
