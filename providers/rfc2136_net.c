@@ -86,6 +86,14 @@ static double timeout_seconds(const dnsb_rfc2136_net *net)
 	return (double)net->timeout.tv_sec + (double)net->timeout.tv_usec / 1e6;
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* A pooled connection, or -1 when none is idle. */
 static int pool_take(dnsb_rfc2136_net *net)
 {
@@ -140,7 +148,7 @@ static int tcp_send(int fd, ldns_buffer *qb)
 {
 	sigset_t pipe_set, old;
 	struct timespec zero = { 0, 0 };
-	int pending, ok;
+	int pending, ok, send_errno;
 
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
@@ -148,7 +156,9 @@ static int tcp_send(int fd, ldns_buffer *qb)
 	sigpending(&pipe_set);
 	pending = sigismember(&pipe_set, SIGPIPE);
 	/* A connected stream socket: no address (sendto ignores it, or says EISCONN). */
+	errno = 0;
 	ok = ldns_tcp_send_query(qb, fd, NULL, 0) != 0;
+	send_errno = errno;
 	if (!pending) {
 		sigemptyset(&pipe_set);
 		sigaddset(&pipe_set, SIGPIPE);
@@ -156,6 +166,8 @@ static int tcp_send(int fd, ldns_buffer *qb)
 			;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* The caller reports why the send failed. */
+	errno = send_errno;
 	return ok;
 }
 
@@ -171,7 +183,7 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 		if (fd < 0 && (rc = tcp_connect(net, &fd, err)) != 0)
 			return rc;
 		if (tcp_send(fd, qb)) {
-			time_t start = time(NULL);
+			double start = now_seconds();
 			*wire = ldns_tcp_read_wire_timeout(fd, size, net->timeout);
 			if (*wire != NULL) {
 				pool_give(net, fd);
@@ -180,7 +192,7 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 			close(fd);
 			fd = -1;
 			/* An idle connection closed by the server fails at once, not after a timeout. */
-			if (!reused || time(NULL) - start > 1)
+			if (!reused || now_seconds() - start >= timeout_seconds(net) / 2)
 				return dnsb_error_set(err, DNSB_ETRANSIENT,
 						      "no reply from %s within %g s (timeout or connection closed)",
 						      net->server, timeout_seconds(net));

@@ -679,6 +679,7 @@ typedef struct fake_server {
 	size_t requests_per_connection; /* close the connection after this many; 0 = never */
 	int sign;                       /* sign replies with the key */
 	int id_offset;                  /* added to the reply's ID */
+	int reset;                      /* close with a TCP reset (RST), not FIN */
 	_Atomic size_t connections, requests; /* counted by the thread */
 	_Atomic size_t stop_after;            /* requests in all, then the thread ends */
 } fake_server;
@@ -754,6 +755,10 @@ static void *fake_run(void *arg)
 			if (fs->requests_per_connection && on_this == fs->requests_per_connection)
 				break;
 		}
+		if (fs->reset) {
+			struct linger lg = { 1, 0 };
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		}
 		close(fd);
 	}
 	return NULL;
@@ -791,6 +796,31 @@ static void test_pooled_connection_closed_by_server_is_replaced(void **state)
 	fake_stop(&fs);
 	assert_int_equal(fs.connections, 3);
 	assert_int_equal(fs.requests, 3);
+	dnsb_provider_free(p);
+	changes_free(cs, 1);
+}
+
+static void test_reset_connection_neither_kills_nor_fails(void **state)
+{
+	/* A write on a reset connection fails (ECONNRESET; or EPIPE and SIGPIPE, which would end the process). */
+	fake_server fs = { .rcode_for = rcode_noerror, .requests_per_connection = 1, .sign = 1, .reset = 1,
+			   .stop_after = 3 };
+	dnsb_change *cs[] = { change_new(DNSB_CHANGE_CREATE, "a.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1") };
+	dnsb_provider *p;
+	dnsb_result res;
+	dnsb_error err = { 0, "" };
+
+	(void)state;
+	fake_start(&fs);
+	p = open_at(fs.port, "2");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(p->ops->submit(p->state, "example.test.", cs, 1, &res, &err), 0);
+		if (res.cls != DNSB_CLASS_OK)
+			fail_msg("submission %d: class %d: %s", i, res.cls, res.message);
+		usleep(20000); /* let the reset arrive before the next write */
+	}
+	fake_stop(&fs);
+	assert_int_equal(fs.connections, 3);
 	dnsb_provider_free(p);
 	changes_free(cs, 1);
 }
@@ -881,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_silent_server_times_out),
 		cmocka_unit_test(test_oversized_batch_is_too_large_without_sending),
 		cmocka_unit_test(test_pooled_connection_closed_by_server_is_replaced),
+		cmocka_unit_test(test_reset_connection_neither_kills_nor_fails),
 		cmocka_unit_test(test_untrusted_replies_are_transient),
 		cmocka_unit_test(test_conflict_names_the_culprit),
 	};
