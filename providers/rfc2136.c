@@ -17,14 +17,22 @@ typedef struct rfc2136_state {
 	int net_ready;
 } rfc2136_state;
 
-/* A local failure to build or send that is not the server's answer. */
-static int submit_local_failure(dnsb_result *out, int rc, size_t n, size_t bad, const dnsb_error *e, dnsb_error *err)
+/*
+ * A failure that is not the server's answer. `bad` is the change ldns could
+ * not build, or -1 when building went well and sending failed.
+ */
+static int submit_local_failure(dnsb_result *out, int rc, size_t n, long bad, const dnsb_error *e, dnsb_error *err)
 {
 	switch (rc) {
 	case DNSB_EINVAL:
+		if (bad < 0) {
+			/* Signing or encoding failed: no batch can be sent with these settings. */
+			dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "%s", e->message);
+			return 0;
+		}
 		/* ldns refused a record: that change is invalid, nothing was sent. */
 		dnsb_result_set(out, DNSB_CLASS_INVALID, 0, "", "%s", e->message);
-		out->hint = (long)bad;
+		out->hint = bad;
 		return 0;
 	case DNSB_ETOOLARGE:
 		/* A single change cannot be split further: it can never be sent. */
@@ -113,12 +121,15 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 	int rc, tsig_ok, rcode, tsig_error;
 
 	dnsb_result_init(out);
-	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) == 0)
-		rc = dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, &size, &e);
+	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) != 0) {
+		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
+		return submit_local_failure(out, rc, n, bad == (size_t)-1 ? -1 : (long)bad, &e, err);
+	}
+	rc = dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, &size, &e);
 	ldns_pkt_free(query);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
-		return submit_local_failure(out, rc, n, bad, &e, err);
+		return submit_local_failure(out, rc, n, -1, &e, err);
 	}
 	rcode = ldns_pkt_get_rcode(reply);
 	tsig_error = dnsb_rfc2136_tsig_error(reply);

@@ -100,7 +100,7 @@ const char *dnsb_rfc2136_algorithm(const char *name);
  * batch removes leaves out the prerequisite the removal would break.
  * @param out      receives the unsigned packet (the caller's; ldns_pkt_free)
  * @param bad      receives the index of the change whose record ldns could
- *                 not build, when DNSB_EINVAL
+ *                 not build, or (size_t)-1 when the failure is no change's
  * @return 0; DNSB_EINVAL (the message names the record); DNSB_ENOMEM
  */
 int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n,

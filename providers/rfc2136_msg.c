@@ -181,6 +181,8 @@ static int build_message(ldns_pkt **out, const char *zone, dnsb_change *const *c
 	size_t i;
 
 	*out = NULL;
+	if (bad)
+		*bad = (size_t)-1;
 	if (pr == NULL || up == NULL)
 		goto done;
 	for (i = first; i < first + count; i++)
