@@ -190,100 +190,113 @@ static int keyname_equal(const char *a, const char *b)
 	return la == lb && strncasecmp(a, b, la) == 0;
 }
 
+/* One key statement of a key file, its strings owned. */
+typedef struct key_stmt {
+	char *name, *algorithm, *secret;
+} key_stmt;
+
+static void key_stmt_clear(key_stmt *k)
+{
+	free(k->name);
+	free(k->algorithm);
+	wipe_free(k->secret);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Replace *slot by a copy of the current token. @return 0 or DNSB_ENOMEM */
+static int take_token(char **slot, const keyfile_lexer *lx)
+{
+	char *copy = strdup(lx->tok);
+
+	if (copy == NULL)
+		return DNSB_ENOMEM;
+	wipe_free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+static int is_value(const keyfile_lexer *lx)
+{
+	return lx->quoted || strchr("{};", lx->tok[0]) == NULL;
+}
+
+/*
+ * The rest of a key statement after the word "key": NAME { CLAUSE VALUE; ... };
+ * @return 0; DNSB_EPARSE on a syntax error; DNSB_ENOMEM
+ */
+static int parse_key_stmt(keyfile_lexer *lx, key_stmt *k)
+{
+	int rc;
+
+	if (lex_next(lx) != 1 || !is_value(lx))
+		return DNSB_EPARSE;
+	if ((rc = take_token(&k->name, lx)) != 0)
+		return rc;
+	if (!lex_expect(lx, "{"))
+		return DNSB_EPARSE;
+	for (;;) {
+		char clause[32];
+
+		if (lex_next(lx) != 1)
+			return DNSB_EPARSE;
+		if (!lx->quoted && strcmp(lx->tok, "}") == 0)
+			break;
+		snprintf(clause, sizeof(clause), "%.31s", lx->tok);
+		if (lex_next(lx) != 1 || !is_value(lx))
+			return DNSB_EPARSE;
+		/* Other clauses of a key statement do not concern us. */
+		if (strcasecmp(clause, "algorithm") == 0 && (rc = take_token(&k->algorithm, lx)) != 0)
+			return rc;
+		if (strcasecmp(clause, "secret") == 0 && (rc = take_token(&k->secret, lx)) != 0)
+			return rc;
+		if (!lex_expect(lx, ";"))
+			return DNSB_EPARSE;
+	}
+	return lex_expect(lx, ";") ? 0 : DNSB_EPARSE;
+}
+
 int dnsb_rfc2136_keyfile_parse(char **name, char **algorithm, char **secret, const char *text,
 			       const char *want, const char *path, dnsb_error *err)
 {
 	keyfile_lexer lx = { text, 1, "", 0 };
-	int r, found_any = 0;
+	key_stmt found = { NULL, NULL, NULL }, k = { NULL, NULL, NULL };
+	int r, rc = 0, any = 0;
 
 	*name = *algorithm = *secret = NULL;
-	while ((r = lex_next(&lx)) == 1) {
-		char *kname, *kalg = NULL, *ksecret = NULL;
-
-		if (lx.quoted || strcasecmp(lx.tok, "key") != 0)
-			goto syntax;
-		if (lex_next(&lx) != 1 || (!lx.quoted && strchr("{};", lx.tok[0])))
-			goto syntax;
-		if ((kname = strdup(lx.tok)) == NULL)
-			return DNSB_ENOMEM;
-		if (!lex_expect(&lx, "{")) {
-			free(kname);
-			goto syntax;
+	while (rc == 0 && (r = lex_next(&lx)) != 0) {
+		if (r < 0 || lx.quoted || strcasecmp(lx.tok, "key") != 0) {
+			rc = DNSB_EPARSE;
+			break;
 		}
-		for (;;) {
-			char word[32];
-			if (lex_next(&lx) != 1)
-				goto syntax_key;
-			if (!lx.quoted && strcmp(lx.tok, "}") == 0)
-				break;
-			snprintf(word, sizeof(word), "%.31s", lx.tok);
-			if (lex_next(&lx) != 1 || (!lx.quoted && strchr("{};", lx.tok[0])))
-				goto syntax_key;
-			if (strcasecmp(word, "algorithm") == 0) {
-				free(kalg);
-				if ((kalg = strdup(lx.tok)) == NULL)
-					goto nomem_key;
-			} else if (strcasecmp(word, "secret") == 0) {
-				wipe_free(ksecret);
-				if ((ksecret = strdup(lx.tok)) == NULL)
-					goto nomem_key;
-			}
-			/* Other clauses of a key statement do not concern us. */
-			if (!lex_expect(&lx, ";"))
-				goto syntax_key;
+		if ((rc = parse_key_stmt(&lx, &k)) != 0)
+			break;
+		any = 1;
+		if (found.name == NULL && (want == NULL || keyname_equal(want, k.name))) {
+			found = k;
+			memset(&k, 0, sizeof(k));
 		}
-		if (!lex_expect(&lx, ";"))
-			goto syntax_key;
-		found_any = 1;
-		if (*name == NULL && (want == NULL || keyname_equal(want, kname))) {
-			if (kalg == NULL || ksecret == NULL) {
-				dnsb_error_set(err, DNSB_EINVAL, "%s: key \"%s\" has no %s", path, kname,
-					       kalg == NULL ? "algorithm" : "secret");
-				free(kname);
-				free(kalg);
-				wipe_free(ksecret);
-				goto fail;
-			}
-			*name = kname;
-			*algorithm = kalg;
-			*secret = ksecret;
-			continue;
-		}
-		free(kname);
-		free(kalg);
-		wipe_free(ksecret);
-		continue;
-syntax_key:
-		free(kname);
-		free(kalg);
-		wipe_free(ksecret);
-		goto syntax;
-nomem_key:
-		free(kname);
-		free(kalg);
-		wipe_free(ksecret);
-		r = DNSB_ENOMEM;
-		goto fail_code;
+		key_stmt_clear(&k);
 	}
-	if (r < 0)
-		goto syntax;
-	if (*name == NULL) {
-		if (want != NULL && found_any)
-			return dnsb_error_set(err, DNSB_EINVAL, "%s: no key named \"%s\"", path, want);
-		return dnsb_error_set(err, DNSB_EINVAL, "%s: no key statement (expected key \"name\" { algorithm ...; secret \"...\"; };)", path);
+	key_stmt_clear(&k);
+	if (rc == DNSB_EPARSE)
+		dnsb_error_set(err, DNSB_EINVAL,
+			       "%s:%u: not a BIND key file (expected key \"name\" { algorithm ...; secret \"...\"; };)", path,
+			       lx.line);
+	else if (rc == 0 && found.name == NULL)
+		rc = any && want ? dnsb_error_set(err, DNSB_EINVAL, "%s: no key named \"%s\"", path, want) :
+				   dnsb_error_set(err, DNSB_EINVAL, "%s: no key statement (expected key \"name\" { ... };)",
+						  path);
+	else if (rc == 0 && (found.algorithm == NULL || found.secret == NULL))
+		rc = dnsb_error_set(err, DNSB_EINVAL, "%s: key \"%s\" has no %s", path, found.name,
+				    found.algorithm == NULL ? "algorithm" : "secret");
+	if (rc != 0) {
+		key_stmt_clear(&found);
+		return rc == DNSB_EPARSE ? DNSB_EINVAL : rc;
 	}
+	*name = found.name;
+	*algorithm = found.algorithm;
+	*secret = found.secret;
 	return 0;
-syntax:
-	dnsb_error_set(err, DNSB_EINVAL, "%s:%u: not a BIND key file (expected key \"name\" { algorithm ...; secret \"...\"; };)",
-		       path, lx.line);
-fail:
-	r = DNSB_EINVAL;
-fail_code:
-	free(*name);
-	free(*algorithm);
-	wipe_free(*secret);
-	*name = *algorithm = *secret = NULL;
-	return r;
 }
 
 /* Trim the whitespace and newline that editors and `echo` leave in a secret file. */
