@@ -23,6 +23,8 @@ WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshad
            -Wpointer-arith -Wwrite-strings -Wformat=2 -Wundef -Wvla
 OPT     ?= -O2 -g
 SAN_1    = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_fuzz = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 60
 SANFLAGS = $(SAN_$(SAN))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -37,12 +39,14 @@ UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
 BENCH_SRC = $(sort $(wildcard tests/bench/bench_*.c))
 FAKE_SRC = $(sort $(wildcard tests/fakes/*.c))
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
 BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
 FAKE_BIN = $(FAKE_SRC:tests/fakes/%.c=$(BUILD)/%)
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 HEADERS  = $(wildcard include/dnsbatch/*.h include/dnsbatch/sys/*.h applier/*.h providers/*.h)
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
@@ -65,6 +69,9 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libdnsbatch.a $(HEADERS)
 $(BUILD)/bench_%: tests/bench/bench_%.c $(BUILD)/libdnsbatch.a $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libdnsbatch.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
+
 $(BUILD)/%: tests/fakes/%.c $(BUILD)/libdnsbatch.a $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
@@ -86,6 +93,16 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@BUILD=$(BUILD) sh scripts/run-bench.sh
 
+# libFuzzer targets for every parser of outside input (clang), FUZZ_SECONDS each, from the seed corpus.
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=fuzz OPT="-O1 -g" CFLAGS="-Wno-format-nonliteral" $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+	@for f in $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%); do \
+	  mkdir -p build-fuzz/corpus-$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
+	  build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ \
+	    build-fuzz/corpus-$$f tests/fuzz/corpus/$$f > build-fuzz/fuzz_$$f.log 2>&1; rc=$$?; \
+	  tail -n 2 build-fuzz/fuzz_$$f.log; [ $$rc -eq 0 ] || { echo "fuzz_$$f found a failure: build-fuzz/fuzz_$$f.log"; exit 1; }; \
+	done
+
 run: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) sh scripts/run-example.sh
@@ -98,6 +115,6 @@ install: all
 	cp include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench run install clean
+.PHONY: all tests deps test sanitize bench fuzz run install clean

@@ -448,8 +448,8 @@ static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_b
 			}
 			e->rep->retries++;
 			dnsb_metrics_retry(e->o->metrics, limit ? "rate_limited" : "transient");
-			dnsb_log(DNSB_LOG_INFO, "zone %s: batch of %zu changes: %d %s, retrying in %.3f s",
-				 zone, count, res.status, res.code, wait);
+			dnsb_log(DNSB_LOG_INFO, "zone %s: batch of %zu changes: %s (%d %s: %s), retrying in %.3f s",
+				 zone, count, dnsb_class_name(res.cls), res.status, res.code, res.message, wait);
 			if (limit)
 				pacer_slow_down(e, wait); /* the wait at the top is shared */
 			else

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,7 @@ static int check_endpoint_shape(parse_ctx *ctx, const char *list, size_t i, json
 	}
 	if (json_object_object_get_ex(ep, "recordTTL", &v) && v != NULL &&
 	    !json_object_is_type(v, json_type_int) &&
-	    !(json_object_is_type(v, json_type_double) &&
+	    !(json_object_is_type(v, json_type_double) && fabs(json_object_get_double(v)) < 9.2e18 &&
 	      json_object_get_double(v) == (double)(int64_t)json_object_get_double(v)))
 		return structure_error(ctx, list, i, "recordTTL", "expected a whole number of seconds");
 	return 0;
@@ -435,9 +436,10 @@ int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
 			break;
 	}
 	if (ferror(f)) {
+		int saved = errno;
 		free(buf);
 		fclose(f);
-		return dnsb_error_set(err, DNSB_EIO, "%s: read error", path);
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(saved));
 	}
 	fclose(f);
 	rc = dnsb_plan_parse(out, buf, len, path, err);

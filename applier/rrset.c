@@ -189,7 +189,27 @@ static int canonical_single_field(char **out, uint16_t type, const char *rdata, 
 	return 1;
 }
 
-int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err)
+/*
+ * The record types a plan may carry: those DNS providers accept from a
+ * controller (Cloud DNS's list less DNSKEY and SOA, which providers manage).
+ * Others are refused up front rather than fed to seldom-used ldns parsers.
+ */
+static int supported_type(uint16_t type)
+{
+	switch (type) {
+	case LDNS_RR_TYPE_A: case LDNS_RR_TYPE_AAAA: case LDNS_RR_TYPE_CAA: case LDNS_RR_TYPE_CNAME:
+	case LDNS_RR_TYPE_DS: case LDNS_RR_TYPE_MX: case LDNS_RR_TYPE_NAPTR: case LDNS_RR_TYPE_NS:
+	case LDNS_RR_TYPE_PTR: case LDNS_RR_TYPE_SPF: case LDNS_RR_TYPE_SRV: case LDNS_RR_TYPE_SSHFP:
+	case LDNS_RR_TYPE_TLSA: case LDNS_RR_TYPE_TXT:
+		return 1;
+	case 64: case 65: /* SVCB, HTTPS (RFC 9460), where this ldns knows them */
+		return ldns_rr_descript(type)->_name != NULL;
+	default:
+		return 0;
+	}
+}
+
+static int rdata_canonical_once(char **out, uint16_t type, const char *rdata, dnsb_error *err, int *full)
 {
 	const ldns_rr_descriptor *desc = ldns_rr_descript(type);
 	char *quoted = NULL, *line;
@@ -199,6 +219,10 @@ int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_erro
 
 	if (desc == NULL || desc->_name == NULL)
 		return dnsb_error_set(err, DNSB_EINVAL, "unknown record type %u", (unsigned)type);
+	if (!supported_type(type))
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "record type %s is not supported (A, AAAA, CAA, CNAME, DS, HTTPS, MX, NAPTR, "
+				      "NS, PTR, SPF, SRV, SSHFP, SVCB, TLSA, TXT)", desc->_name);
 	const char *start = rdata;
 	while (isspace((unsigned char)*start))
 		start++;
@@ -209,8 +233,10 @@ int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_erro
 		rdata = start;
 	if (*rdata == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "empty %s target", desc->_name);
+	*full = 0;
 	if (canonical_single_field(out, type, rdata, &rc))
 		return rc;
+	*full = 1;
 	if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && *rdata != '"') {
 		if ((quoted = quote_txt(rdata)) == NULL)
 			return DNSB_ENOMEM;
@@ -238,7 +264,57 @@ int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_erro
 	return rc;
 }
 
+/*
+ * ldns prints some text it would read back differently (a label "@" is
+ * printed as is, but read as the origin). Where the canonical text holds a
+ * character ldns treats specially, read it back and insist on the same.
+ */
+static int ambiguous(const char *text)
+{
+	return strpbrk(text, "\\@();$") != NULL;
+}
+
+int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err)
+{
+	char *again = NULL;
+	int full = 0, rc = rdata_canonical_once(out, type, rdata, err, &full);
+
+	/* The full record parser accepts a few forms it prints unreadably (SSHFP with an empty fingerprint). */
+	if (rc < 0 || (!full && !ambiguous(*out)))
+		return rc;
+	rc = rdata_canonical_once(&again, type, *out, NULL, &full);
+	if (rc == 0 && strcmp(again, *out) == 0) {
+		free(again);
+		return 0;
+	}
+	free(again);
+	free(*out);
+	*out = NULL;
+	return rc == DNSB_ENOMEM ? rc : dnsb_error_set(err, DNSB_EINVAL, "%s target '%s' has no unambiguous presentation form",
+						  dnsb_type_name(type), rdata);
+}
+
+static int name_canonical_once(char **out, const char *name, dnsb_error *err);
+
 int dnsb_name_canonical(char **out, const char *name, dnsb_error *err)
+{
+	char *again = NULL;
+	int rc = name_canonical_once(out, name, err);
+
+	if (rc < 0 || !ambiguous(*out))
+		return rc;
+	rc = name_canonical_once(&again, *out, NULL);
+	if (rc == 0 && strcmp(again, *out) == 0) {
+		free(again);
+		return 0;
+	}
+	free(again);
+	free(*out);
+	*out = NULL;
+	return rc == DNSB_ENOMEM ? rc : dnsb_error_set(err, DNSB_EINVAL, "'%s' has no unambiguous presentation form", name);
+}
+
+static int name_canonical_once(char **out, const char *name, dnsb_error *err)
 {
 	ldns_rdf *dname;
 	size_t len = strlen(name);

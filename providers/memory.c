@@ -50,6 +50,7 @@ static double uniform(uint64_t *state)
 	return (double)(next_random(state) >> 11) / 9007199254740992.0;
 }
 
+/* Seconds: a finite decimal from 0 to a day (a fault script is for tests, not for sleeping forever). */
 static int parse_number(double *out, const char *s, size_t len)
 {
 	char buf[64], *end;
@@ -60,7 +61,25 @@ static int parse_number(double *out, const char *s, size_t len)
 	buf[len] = '\0';
 	errno = 0;
 	*out = strtod(buf, &end);
-	return (*end != '\0' || errno != 0 || !(*out >= 0)) ? -1 : 0;
+	return (*end != '\0' || errno != 0 || !(*out >= 0) || *out > 86400 || !isdigit((unsigned char)buf[0])) ? -1 : 0;
+}
+
+/* A whole number in decimal digits only, no sign, no exponent, in [min, max]. */
+static int parse_whole(unsigned long long *out, const char *s, size_t len, unsigned long long min,
+		       unsigned long long max)
+{
+	char buf[32], *end;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 10);
+	return (*end != '\0' || errno != 0 || *out < min || *out > max) ? -1 : 0;
 }
 
 static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos, dnsb_error *err)
@@ -73,12 +92,12 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 	const char *colon = memchr(rule, ':', len), *eq, *act;
 	fault_rule r = { 1, 0, -1.0, F_TRANSIENT, -1.0 };
 	size_t when_len, act_len;
-	double d;
+	unsigned long long n;
 
 	if (len > 5 && strncmp(rule, "seed=", 5) == 0) {
-		if (parse_number(&d, rule + 5, len - 5) < 0)
+		if (parse_whole(&n, rule + 5, len - 5, 0, ~0ULL) < 0)
 			goto bad;
-		st->rng = (uint64_t)d;
+		st->rng = (uint64_t)n;
 		return 0;
 	}
 	if (colon == NULL)
@@ -93,13 +112,13 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 		r.last = 0;
 	} else {
 		const char *dash = memchr(rule, '-', when_len);
-		if (parse_number(&d, rule, dash ? (size_t)(dash - rule) : when_len) < 0 || d < 1)
+		if (parse_whole(&n, rule, dash ? (size_t)(dash - rule) : when_len, 1, ~0UL) < 0)
 			goto bad;
-		r.first = r.last = (unsigned long)d;
+		r.first = r.last = (unsigned long)n;
 		if (dash) {
-			if (parse_number(&d, dash + 1, when_len - (size_t)(dash + 1 - rule)) < 0 || d < r.first)
+			if (parse_whole(&n, dash + 1, when_len - (size_t)(dash + 1 - rule), r.first, ~0UL) < 0)
 				goto bad;
-			r.last = (unsigned long)d;
+			r.last = (unsigned long)n;
 		}
 	}
 	act = colon + 1;

@@ -108,8 +108,14 @@ static int persist(zf_zone *z, dnsb_error *err)
 		goto done;
 	}
 	fd = -1;
-	if (stat(z->path, &st) == 0)
+	if (stat(z->path, &st) == 0) {
+		/* Keep owner, group and mode: named reads the file as its own user. chown first: it clears set-id bits. */
+		if (fchown(fileno(f), st.st_uid, st.st_gid) < 0 && errno != EPERM) {
+			rc = dnsb_error_set(err, DNSB_EIO, "%s: chown: %s", tmp, strerror(errno));
+			goto done;
+		}
 		fchmod(fileno(f), st.st_mode & 07777);
+	}
 	if ((rc = dnsb_store_write(z->store, f, err)) < 0)
 		goto done;
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
@@ -258,7 +264,13 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 	st->zones = grown;
 	z = &st->zones[st->count];
 	memset(z, 0, sizeof(*z));
-	if ((z->path = strdup(eq + 1)) == NULL || asprintf(&z->lock_path, "%s.lock", eq + 1) < 0 ||
+	/* Work on the file a symbolic link points to: renaming over the link would fork the zone. */
+	if ((z->path = realpath(eq + 1, NULL)) == NULL) {
+		if (errno == ENOMEM)
+			return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", eq + 1, strerror(errno));
+	}
+	if (asprintf(&z->lock_path, "%s.lock", z->path) < 0 ||
 	    dnsb_store_new(&z->store, p->zones[p->zone_count - 1]) < 0) {
 		free(z->path);
 		return DNSB_ENOMEM;

@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -eu
 PKGS="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev libssl-dev libldns-dev libcmocka-dev
-libmicrohttpd-dev bind9 bind9-utils bind9-dnsutils knot prometheus jq curl wrk python3"
+libmicrohttpd-dev clang libclang-rt-14-dev bind9 bind9-utils bind9-dnsutils knot prometheus jq curl wrk python3"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

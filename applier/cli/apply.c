@@ -204,22 +204,35 @@ static void print_json(const dnsb_report *r, int exit_code, json_object *batches
 	json_object_put(o);
 }
 
-static void print_text(const dnsb_report *r, int dry_run)
+/* The summary on stderr: plain lines for a person, or log lines when the logs are JSON. */
+static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 {
 	if (dry_run) {
-		fprintf(stderr, "dnsbatch: dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent\n",
-			r->changes, r->batches, r->dropped);
+		if (json_logs)
+			dnsb_log(DNSB_LOG_INFO, "dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent",
+				 r->changes, r->batches, r->dropped);
+		else
+			fprintf(stderr, "dnsbatch: dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent\n",
+				r->changes, r->batches, r->dropped);
 		return;
 	}
-	fprintf(stderr,
-		"dnsbatch: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed "
-		"(%lu batches, %lu submissions, %lu reads, %lu bisections, %lu retries, %.3f s waited)\n",
-		r->changes, r->applied, r->already_applied, r->dropped, r->failed, r->batches, r->submissions,
-		r->reads, r->bisections, r->retries, r->backoff_seconds);
+#define SUMMARY_FMT "%zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed " \
+		    "(%lu batches, %lu submissions, %lu reads, %lu bisections, %lu retries, %.3f s waited)"
+#define SUMMARY_ARGS r->changes, r->applied, r->already_applied, r->dropped, r->failed, r->batches, r->submissions, \
+		     r->reads, r->bisections, r->retries, r->backoff_seconds
+	if (json_logs)
+		dnsb_log(DNSB_LOG_INFO, SUMMARY_FMT, SUMMARY_ARGS);
+	else
+		fprintf(stderr, "dnsbatch: " SUMMARY_FMT "\n", SUMMARY_ARGS);
 	for (size_t i = 0; i < r->zone_count; i++) {
 		const dnsb_zone_report *z = &r->zones[i];
-		fprintf(stderr, "  %-24s %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
-			*z->zone ? z->zone : "(no zone)", z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+		const char *name = *z->zone ? z->zone : "(no zone)";
+		if (json_logs)
+			dnsb_log(DNSB_LOG_INFO, "zone %s: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed",
+				 name, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+		else
+			fprintf(stderr, "  %-24s %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
+				name, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
 	}
 }
 
@@ -298,7 +311,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	if (dry.json || (a.output && strcmp(a.output, "json") == 0))
 		print_json(&report, code, dry.batches);
 	if (!a.quiet)
-		print_text(&report, a.dry_run);
+		print_text(&report, a.dry_run, a.log_format && strcmp(a.log_format, "json") == 0);
 done:
 	json_object_put(dry.batches);
 	dnsb_report_clear(&report);

@@ -55,7 +55,7 @@ int dnsb_cmd_drops(int argc, char **argv)
 {
 	const char *path = NULL, *want_outcome = NULL, *want_reason = NULL;
 	int as_plan = 0, code = DNSB_EXIT_USAGE;
-	json_object *counts = NULL, *plan = NULL;
+	json_object *counts = NULL, *plan = NULL, *seen = NULL;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, total = 0;
 	FILE *f = NULL;
@@ -94,6 +94,7 @@ int dnsb_cmd_drops(int argc, char **argv)
 	}
 	counts = json_object_new_object();
 	plan = json_object_new_object();
+	seen = json_object_new_object();
 	while (getline(&line, &cap, f) > 0) {
 		json_object *entry, *change;
 		char key[512];
@@ -116,6 +117,13 @@ int dnsb_cmd_drops(int argc, char **argv)
 		}
 		total++;
 		if (as_plan) {
+			/* The log is appended to run after run: give each change once, or the replay conflicts with itself. */
+			const char *text = json_object_to_json_string_ext(change, JSON_C_TO_STRING_PLAIN);
+			if (json_object_object_get_ex(seen, text, NULL)) {
+				json_object_put(entry);
+				continue;
+			}
+			json_object_object_add(seen, text, NULL);
 			merge_into(plan, change);
 		} else {
 			json_object *n;
@@ -145,5 +153,6 @@ done:
 	fclose(f);
 	json_object_put(counts);
 	json_object_put(plan);
+	json_object_put(seen);
 	return code;
 }

@@ -85,6 +85,13 @@ int dnsb_cmd_records(int argc, char **argv)
 		fprintf(stderr, "dnsbatch records: --zone: %s\n", err.message);
 		goto done;
 	}
+	int held = apex == NULL;
+	for (size_t z = 0; !held && z < dnsb_provider_zone_count(p); z++)
+		held = strcmp(apex, dnsb_provider_zone(p, z)) == 0;
+	if (!held) {
+		fprintf(stderr, "dnsbatch records: zone %s is not configured for provider %s\n", apex, provider);
+		goto done;
+	}
 	all = json_object_new_array();
 	code = DNSB_EXIT_OK;
 	for (size_t z = 0; z < dnsb_provider_zone_count(p); z++) {

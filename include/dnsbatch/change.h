@@ -102,8 +102,10 @@ typedef struct dnsb_change {
  * @param type    RR type code
  * @param rdata   presentation format, as in a zone file (borrowed)
  * @param err     detail on failure (may be NULL)
- * @return 0, DNSB_EINVAL when ldns cannot parse the RDATA for that type
- *         (the message names the type and ldns's reason), DNSB_ENOMEM
+ * @return 0, DNSB_EINVAL when the type is not one a plan may carry (A, AAAA,
+ *         CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SPF, SRV, SSHFP, SVCB, TLSA,
+ *         TXT) or ldns cannot parse the RDATA for that type (the message names
+ *         the type and ldns's reason), DNSB_ENOMEM
  */
 int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err);
 
