@@ -1,0 +1,207 @@
+/*
+ * test_rfc2136_threads.c - one rfc2136 provider used by several threads at
+ * once (as the sidecar does), against a real BIND started by servers.sh:
+ * submissions, conflicts with their culprit, reads and AXFR interleave on the
+ * shared connection pool, and every change lands exactly once.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../providers/rfc2136.h"
+
+enum { THREADS = 8, BATCHES = 10, PER_BATCH = 5 };
+
+/* The harness, found beside this file (tests are run from the top directory). */
+#define SERVERS_SH "tests/integration/servers.sh"
+
+typedef struct server {
+	FILE *pipe;
+	pid_t helper;   /* the bash that owns named; SIGTERM makes it stop named */
+	unsigned port;
+	char dir[128];
+	char key[160];
+} server;
+
+static server srv;
+
+/*
+ * Start named through servers.sh in a bash that prints its PID, the port and
+ * its scratch dir, then waits while we live; its trap stops named by PID when
+ * it is told to stop, or when this process has gone.
+ */
+static int setup(void **state)
+{
+	static const char script[] =
+		"exec bash -c '"
+		". " SERVERS_SH " || exit 1; "
+		"dnsb_servers_init; "
+		"printf \"\\$ORIGIN example.test.\\n\\$TTL 300\\n@ SOA ns1 h 1 3600 600 86400 300\\n@ NS ns1\\n"
+		"ns1 A 192.0.2.53\\ntaken A 192.0.2.1\\n\" >\"$DNSB_SERVERS_TMP/zone.db\"; "
+		"dnsb_tsig_keygen \"$DNSB_SERVERS_TMP/key.conf\" || exit 1; "
+		"dnsb_start_named example.test \"$DNSB_SERVERS_TMP/zone.db\" \"$DNSB_SERVERS_TMP/key.conf\" >&2 || exit 1; "
+		"echo \"$$ $DNSB_SERVER_PORT $DNSB_SERVERS_TMP\"; "
+		"while kill -0 $PPID 2>/dev/null; do sleep 0.2 & wait $!; done'";
+	int pid;
+
+	(void)state;
+	if ((srv.pipe = popen(script, "r")) == NULL)
+		return -1;
+	if (fscanf(srv.pipe, "%d %u %127s", &pid, &srv.port, srv.dir) != 3) {
+		fprintf(stderr, "named did not start (see above)\n");
+		pclose(srv.pipe);
+		return -1;
+	}
+	srv.helper = pid;
+	snprintf(srv.key, sizeof(srv.key), "%s/key.conf", srv.dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	kill(srv.helper, SIGTERM);
+	pclose(srv.pipe);
+	return 0;
+}
+
+static dnsb_provider *provider_open(void)
+{
+	char port[8];
+	dnsb_config *cfg;
+	dnsb_provider *p = NULL;
+	dnsb_error err = { 0, "" };
+
+	snprintf(port, sizeof(port), "%u", srv.port);
+	assert_int_equal(dnsb_config_new(&cfg), 0);
+	dnsb_config_add(cfg, "rfc2136-host", "127.0.0.1");
+	dnsb_config_add(cfg, "rfc2136-port", port);
+	dnsb_config_add(cfg, "rfc2136-zone", "example.test");
+	dnsb_config_add(cfg, "rfc2136-tsig-keyfile", srv.key);
+	if (dnsb_provider_open(&p, "rfc2136", cfg, &err) != 0)
+		fail_msg("open: %s", err.message);
+	dnsb_config_free(cfg);
+	return p;
+}
+
+static void create_change(dnsb_change *c, const char *owner, const char *rdata)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = DNSB_CHANGE_CREATE;
+	c->new_set.owner = strdup(owner);
+	c->new_set.type = LDNS_RR_TYPE_A;
+	c->new_set.ttl = 300;
+	dnsb_rrset_add_rdata(&c->new_set, rdata);
+}
+
+typedef struct worker {
+	dnsb_provider *p;
+	int id;
+	int failures;           /* checked by the main thread (cmocka asserts only there) */
+	char why[1024];
+} worker;
+
+static void worker_fail(worker *w, const char *what, const char *detail)
+{
+	if (w->failures++ == 0)
+		snprintf(w->why, sizeof(w->why), "thread %d: %s: %s", w->id, what, detail);
+}
+
+/* BATCHES batches of PER_BATCH creations, then one batch holding a conflict, then a read. */
+static void *work(void *arg)
+{
+	worker *w = arg;
+	dnsb_change cs[PER_BATCH + 1], *ptrs[PER_BATCH + 1];
+	dnsb_result res;
+	dnsb_error err;
+	char owner[64], rdata[32];
+
+	for (int b = 0; b < BATCHES; b++) {
+		for (int i = 0; i < PER_BATCH; i++) {
+			snprintf(owner, sizeof(owner), "t%d-b%d-%d.example.test.", w->id, b, i);
+			snprintf(rdata, sizeof(rdata), "10.%d.%d.%d", w->id, b, i);
+			create_change(&cs[i], owner, rdata);
+			ptrs[i] = &cs[i];
+		}
+		if (w->p->ops->submit(w->p->state, "example.test.", ptrs, PER_BATCH, &res, &err) != 0)
+			worker_fail(w, "submit", err.message);
+		else if (res.cls != DNSB_CLASS_OK)
+			worker_fail(w, "submit class", res.message);
+		for (int i = 0; i < PER_BATCH; i++)
+			dnsb_rrset_clear(&cs[i].new_set);
+	}
+	/* taken.example.test. A exists: in the middle of a batch, it must be named as the culprit. */
+	for (int i = 0; i <= PER_BATCH; i++) {
+		snprintf(owner, sizeof(owner), i == 3 ? "taken.example.test." : "c%d-%d.example.test.", w->id, i);
+		create_change(&cs[i], owner, "192.0.2.99");
+		ptrs[i] = &cs[i];
+	}
+	if (w->p->ops->submit(w->p->state, "example.test.", ptrs, PER_BATCH + 1, &res, &err) != 0)
+		worker_fail(w, "conflict submit", err.message);
+	else if (res.cls != DNSB_CLASS_CONFLICT || res.hint != 3 || strcmp(res.code, "YXRRSET") != 0)
+		worker_fail(w, "conflict culprit", res.message);
+	for (int i = 0; i <= PER_BATCH; i++)
+		dnsb_rrset_clear(&cs[i].new_set);
+	{
+		dnsb_rrset_list out = { 0 };
+		dnsb_rrkey key = { owner, LDNS_RR_TYPE_A };
+		snprintf(owner, sizeof(owner), "t%d-b0-0.example.test.", w->id);
+		if (w->p->ops->read(w->p->state, "example.test.", &key, 1, &out, &err) != 0)
+			worker_fail(w, "read", err.message);
+		else if (out.count != 1 || out.items[0].rdata_count != 1)
+			worker_fail(w, "read", "the RRset is missing");
+		dnsb_rrset_list_clear(&out);
+	}
+	return NULL;
+}
+
+static void test_threads_share_one_provider(void **state)
+{
+	dnsb_provider *p = provider_open();
+	pthread_t threads[THREADS];
+	worker workers[THREADS];
+	dnsb_rrset_list zone = { 0 };
+	dnsb_error err = { 0, "" };
+	size_t ours = 0;
+
+	(void)state;
+	for (int t = 0; t < THREADS; t++) {
+		workers[t] = (worker){ p, t, 0, "" };
+		assert_int_equal(pthread_create(&threads[t], NULL, work, &workers[t]), 0);
+	}
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(threads[t], NULL);
+	for (int t = 0; t < THREADS; t++)
+		if (workers[t].failures)
+			fail_msg("%d failures; first: %s", workers[t].failures, workers[t].why);
+	assert_int_equal(p->ops->list(p->state, "example.test.", &zone, &err), 0);
+	for (size_t i = 0; i < zone.count; i++)
+		if (zone.items[i].owner[0] == 't' && zone.items[i].owner[1] != 'a') {
+			assert_int_equal(zone.items[i].rdata_count, 1);
+			ours++;
+		}
+	/* Every creation exactly once; none of the conflicting batches' changes. */
+	assert_int_equal(ours, THREADS * BATCHES * PER_BATCH);
+	assert_null(dnsb_rrset_list_find(&zone, "c0-0.example.test.", LDNS_RR_TYPE_A));
+	dnsb_rrset_list_clear(&zone);
+	dnsb_provider_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threads_share_one_provider),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
