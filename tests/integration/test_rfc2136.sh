@@ -283,6 +283,16 @@ EOF
 	expect "$s unsigned update: refused ($server)" "$(jq -r '.code' "$T/insecure.drops" | sort -u)" \
 		"$([ "$server" = named ] && echo REFUSED || echo NOTAUTH)"
 
+	# --- a zone the server does not serve stops (NOTAUTH); the other zone goes on
+	plan "$T/plan-notserved.json" create="$(list "$(ep a.notserved.test A 300 192.0.2.1)" \
+		"$(ep served.example.test A 300 192.0.2.2)")"
+	apply notserved "$T/plan-notserved.json" --rfc2136-zone notserved.test --rfc2136-tsig-keyfile "$KEY"
+	expect "$s zone not served: exit 4" "$RC" 4
+	expect "$s zone not served: changes applied already dropped failed" "$(counts notserved)" "2 1 0 0 1"
+	expect "$s zone not served: drop log says fatal NOTAUTH for it" \
+		"$(jq -r '.zone + " " + .outcome + " " + .reason + " " + .code' "$T/notserved.drops")" \
+		"notserved.test. failed fatal NOTAUTH"
+
 	# --- records lists the zone by AXFR
 	"$DNSBATCH" records --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port "$PORT" \
 		--rfc2136-zone example.test --rfc2136-tsig-keyfile "$KEY" >"$T/records.out" 2>"$T/records.err"
