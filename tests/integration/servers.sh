@@ -63,6 +63,18 @@
 #       (no "server" line needed in the script; "send" is).
 #
 # Everything runs as the current user, in $DNSB_SERVERS_TMP (under $TMPDIR).
+# Set LC_ALL=C for a stable dnsb_axfr order.
+#
+# Example:
+#   . tests/integration/servers.sh
+#   dnsb_servers_init
+#   dnsb_tsig_keygen "$DNSB_SERVERS_TMP/key.conf"
+#   dnsb_start_named example.test my.zone "$DNSB_SERVERS_TMP/key.conf" || exit 1
+#   build/dnsbatch apply --plan p.json --provider rfc2136 --rfc2136-host 127.0.0.1 \
+#       --rfc2136-port "$DNSB_SERVER_PORT" --rfc2136-zone example.test \
+#       --rfc2136-tsig-keyfile "$DNSB_SERVERS_TMP/key.conf"
+#   dnsb_axfr "$DNSB_SERVER_PORT" example.test "$DNSB_SERVERS_TMP/key.conf"
+#   # named is stopped by PID when the script exits, also on failure.
 
 DNSB_SERVERS_TMP=${DNSB_SERVERS_TMP:-}
 DNSB_SERVERS_PIDS=()
