@@ -680,6 +680,8 @@ typedef struct fake_server {
 	int sign;                       /* sign replies with the key */
 	int id_offset;                  /* added to the reply's ID */
 	int reset;                      /* close with a TCP reset (RST), not FIN */
+	/* Adds records to a reply; may be NULL. */
+	void (*fill)(const ldns_pkt *query, ldns_pkt *reply);
 	_Atomic size_t connections, requests; /* counted by the thread */
 	_Atomic size_t stop_after;            /* requests in all, then the thread ends */
 } fake_server;
@@ -720,6 +722,8 @@ static int fake_reply(fake_server *fs, int fd, const uint8_t *wire, size_t size)
 	ldns_pkt_set_qr(reply, true);
 	ldns_pkt_set_rcode(reply, (uint8_t)fs->rcode_for(query));
 	ldns_pkt_set_id(reply, (uint16_t)(ldns_pkt_id(query) + fs->id_offset));
+	if (fs->fill)
+		fs->fill(query, reply);
 	mac = ldns_pkt_tsig(query) ? ldns_rr_rdf(ldns_pkt_tsig(query), 3) : NULL;
 	/* No cmocka assert here: this is not the test's thread. A failure shows as a wrong reply. */
 	ok = (!fs->sign || !mac ||
@@ -825,6 +829,67 @@ static void test_reset_connection_neither_kills_nor_fails(void **state)
 	changes_free(cs, 1);
 }
 
+static void push_rr(ldns_pkt *pkt, ldns_pkt_section section, const char *text)
+{
+	ldns_rr *rr = NULL;
+
+	if (ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) == LDNS_STATUS_OK)
+		ldns_pkt_push_rr(pkt, section, rr);
+}
+
+/* What an authoritative server answers: a CNAME chain for x, a referral for the delegated sub. */
+static void fill_answers(const ldns_pkt *query, ldns_pkt *reply)
+{
+	char *qname = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(ldns_pkt_question(query), 0)));
+
+	if (strcmp(qname, "x.example.test.") == 0) {
+		push_rr(reply, LDNS_SECTION_ANSWER, "x.example.test. 300 IN CNAME y.example.test.");
+		push_rr(reply, LDNS_SECTION_ANSWER, "y.example.test. 300 IN A 192.0.2.7");
+	} else if (strcmp(qname, "Y.example.test.") == 0 || strcmp(qname, "y.example.test.") == 0) {
+		push_rr(reply, LDNS_SECTION_ANSWER, "Y.Example.Test. 60 IN A 192.0.2.8");
+		push_rr(reply, LDNS_SECTION_ANSWER, "y.example.test. 60 IN A 192.0.2.7");
+	} else if (strcmp(qname, "sub.example.test.") == 0) {
+		push_rr(reply, LDNS_SECTION_AUTHORITY, "sub.example.test. 300 IN NS ns.sub.example.test.");
+	} else {
+		ldns_pkt_set_rcode(reply, LDNS_RCODE_NXDOMAIN);
+		push_rr(reply, LDNS_SECTION_AUTHORITY,
+			"example.test. 300 IN SOA ns1.example.test. h.example.test. 1 3600 600 86400 300");
+	}
+	free(qname);
+}
+
+static void test_read_takes_only_the_asked_rrset(void **state)
+{
+	fake_server fs = { .rcode_for = rcode_noerror, .sign = 1, .fill = fill_answers, .stop_after = 4 };
+	const dnsb_rrkey keys[] = {
+		{ "x.example.test.", LDNS_RR_TYPE_A },    /* a CNAME: no A of its own */
+		{ "y.example.test.", LDNS_RR_TYPE_A },    /* two records, one RRset, case folded */
+		{ "sub.example.test.", LDNS_RR_TYPE_NS }, /* from the referral */
+		{ "gone.example.test.", LDNS_RR_TYPE_A }, /* NXDOMAIN: absent, not an error */
+	};
+	dnsb_rrset_list out = { 0 };
+	dnsb_error err = { 0, "" };
+	dnsb_provider *p;
+	const dnsb_rrset *y, *sub;
+
+	(void)state;
+	fake_start(&fs);
+	p = open_at(fs.port, "2");
+	if (p->ops->read(p->state, "example.test.", keys, 4, &out, &err) != 0)
+		fail_msg("read: %s", err.message);
+	dnsb_provider_free(p);
+	fake_stop(&fs);
+	assert_int_equal(out.count, 2);
+	y = dnsb_rrset_list_find(&out, "y.example.test.", LDNS_RR_TYPE_A);
+	assert_non_null(y);
+	assert_int_equal(y->rdata_count, 2);
+	assert_int_equal(y->ttl, 60);
+	sub = dnsb_rrset_list_find(&out, "sub.example.test.", LDNS_RR_TYPE_NS);
+	assert_non_null(sub);
+	assert_string_equal(sub->rdata[0], "ns.sub.example.test.");
+	dnsb_rrset_list_clear(&out);
+}
+
 static void test_untrusted_replies_are_transient(void **state)
 {
 	dnsb_change *cs[] = { change_new(DNSB_CHANGE_CREATE, "a.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1") };
@@ -912,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_oversized_batch_is_too_large_without_sending),
 		cmocka_unit_test(test_pooled_connection_closed_by_server_is_replaced),
 		cmocka_unit_test(test_reset_connection_neither_kills_nor_fails),
+		cmocka_unit_test(test_read_takes_only_the_asked_rrset),
 		cmocka_unit_test(test_untrusted_replies_are_transient),
 		cmocka_unit_test(test_conflict_names_the_culprit),
 	};
