@@ -89,8 +89,8 @@ int dnsb_rfc2136_keyfile_parse(char **name, char **algorithm, char **secret, con
 const char *dnsb_rfc2136_algorithm(const char *name);
 
 /**
- * Build the UPDATE for a batch (RFC 2136 §2.4, §2.5): per change, its
- * prerequisites and then, after every change's deletions, its additions.
+ * Build the UPDATE for a batch (RFC 2136 §2.4, §2.5): the prerequisites of
+ * every change, then the update section: every deletion, then every addition.
  *   create  NONE <type> (the RRset does not exist); for other types also
  *           NONE CNAME (no CNAME at the name); for a CNAME, NONE ANY (the
  *           name is unused)
@@ -129,10 +129,12 @@ void dnsb_rfc2136_classify(dnsb_result *res, int rcode, int tsig_error, const ch
 			   dnsb_change *const *changes, size_t n, const char *server);
 
 /**
- * Append the RRs of `rrs` that belong to `zone` (and, when `only_owner` is
- * set, to that owner and type) as RRsets, RDATA in the same canonical form as
- * dnsb_rdata_canonical. SOA duplicates of AXFR are merged; the list stays
- * the caller's.
+ * Append the class-IN RRs of `rrs` (only those of `only_owner` and
+ * `only_type` when only_owner is not NULL) to `out` as RRsets, owner and
+ * RDATA in the same canonical form as dnsb_rdata_canonical, so that they
+ * compare with the plan's. Duplicates (the closing SOA of an AXFR) are
+ * merged; TSIG and OPT records skipped. `rrs` is canonicalised and sorted in
+ * place; `out` stays the caller's.
  * @return 0 or DNSB_ENOMEM
  */
 int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const char *only_owner,
