@@ -365,33 +365,14 @@ void dnsb_rfc2136_classify(dnsb_result *res, int rcode, int tsig_error, const ch
 	}
 }
 
-/* RDATA fields joined by one space, as dnsb_rdata_canonical prints them. */
-static int rdata_string(char **out, const ldns_rr *rr)
-{
-	ldns_buffer *buf = ldns_buffer_new(64);
-	int rc = DNSB_ENOMEM;
-
-	if (buf == NULL)
-		return DNSB_ENOMEM;
-	for (size_t i = 0; i < ldns_rr_rd_count(rr); i++) {
-		if (i > 0)
-			ldns_buffer_printf(buf, " ");
-		if (ldns_rdf2buffer_str(buf, ldns_rr_rdf(rr, i)) != LDNS_STATUS_OK)
-			goto done;
-	}
-	if (ldns_buffer_status(buf) == LDNS_STATUS_OK && (*out = ldns_buffer_export2str(buf)) != NULL)
-		rc = 0;
-done:
-	ldns_buffer_free(buf);
-	return rc;
-}
-
 int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const char *only_owner,
 				 uint16_t only_type)
 {
-	size_t first = out->count;
+	ldns_rdf *want = NULL;
 	int rc = 0;
 
+	if (only_owner && (want = ldns_dname_new_frm_str(only_owner)) == NULL)
+		return DNSB_ENOMEM;
 	/* Canonical order puts each RRset's records next to each other. */
 	for (size_t i = 0; i < ldns_rr_list_rr_count(rrs); i++)
 		ldns_rr2canonical(ldns_rr_list_rr(rrs, i));
@@ -399,32 +380,13 @@ int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const 
 	for (size_t i = 0; i < ldns_rr_list_rr_count(rrs) && rc == 0; i++) {
 		ldns_rr *rr = ldns_rr_list_rr(rrs, i);
 		uint16_t type = (uint16_t)ldns_rr_get_type(rr);
-		dnsb_rrset *last = out->count > first ? &out->items[out->count - 1] : NULL;
-		char *owner, *rdata = NULL;
 
 		if (type == LDNS_RR_TYPE_TSIG || type == LDNS_RR_TYPE_OPT || ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN)
 			continue;
-		if ((owner = ldns_rdf2str(ldns_rr_owner(rr))) == NULL)
-			return DNSB_ENOMEM;
-		if (only_owner && (type != only_type || strcmp(owner, only_owner) != 0)) {
-			free(owner);
+		if (want && (type != only_type || ldns_dname_compare(ldns_rr_owner(rr), want) != 0))
 			continue;
-		}
-		if ((rc = rdata_string(&rdata, rr)) != 0) {
-			free(owner);
-			return rc;
-		}
-		if (last && last->type == type && strcmp(last->owner, owner) == 0) {
-			free(owner);
-			rc = dnsb_rrset_add_rdata(last, rdata);
-		} else {
-			dnsb_rrset set = { owner, type, ldns_rr_ttl(rr), NULL, 0 };
-			rc = dnsb_rrset_add_rdata(&set, rdata);
-			if (rc == 0)
-				rc = dnsb_rrset_list_push(out, &set);
-			dnsb_rrset_clear(&set);
-		}
-		free(rdata);
+		rc = dnsb_rrset_list_add_ldns_rr(out, rr, NULL);
 	}
+	ldns_rdf_deep_free(want);
 	return rc;
 }

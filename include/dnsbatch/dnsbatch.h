@@ -20,5 +20,6 @@
 #include "engine.h"
 #include "log.h"
 #include "memory.h"
+#include "webhook.h"
 
 #endif
