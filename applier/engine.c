@@ -363,35 +363,129 @@ static void fail_zone(engine *e, group **gs, size_t n)
 	finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_FATAL, NULL, msg ? msg : "the zone was stopped");
 }
 
+/* Refused for its content: one group is verified (conflict) or dropped (invalid); more are split. */
+static void settle_rejected(engine *e, group **gs, size_t n, const dnsb_result *res)
+{
+	if (n > 1)
+		bisect(e, gs, n, res);
+	else if (res->cls == DNSB_CLASS_CONFLICT)
+		verify_or_drop(e, gs[0], DNSB_REASON_CONFLICT, res);
+	else
+		finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, res, NULL);
+}
+
+/* A fatal answer: this batch and every later one of the zone fail, naming the cause. */
+static void stop_zone(engine *e, group **gs, size_t n, const dnsb_result *res)
+{
+	size_t zone = gs[0]->zone;
+	char msg[DNSB_ERROR_MESSAGE_MAX + 96];
+
+	snprintf(msg, sizeof(msg), "zone %s stopped: %d %s: %s", zone_name(e, zone), res->status, res->code,
+		 res->message);
+	dnsb_log(DNSB_LOG_ERROR, "%s", msg);
+	e->zone_stopped[zone] = 1;
+	free(e->zone_stop_message[zone]);
+	e->zone_stop_message[zone] = strdup(msg);
+	finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_FATAL, res, msg);
+}
+
+/* The retry state of one batch. */
+typedef struct attempts {
+	unsigned transient, limited;
+	int saw_transient;   /* a transient answer may have hidden a commit */
+} attempts;
+
 /*
- * Submit a batch and act on the answer. `known_bad`, when not NULL, is the
- * answer of a larger batch that this one is known to have caused: it is not
- * sent again but split (or verified, when it is one group).
+ * After a transient or rate-limited answer: wait and return 1 to resubmit,
+ * or settle the batch and return 0 when the retries or the deadline ran out.
+ */
+static int retry_or_settle(engine *e, group **gs, size_t n, size_t count, const dnsb_result *res, attempts *a)
+{
+	int limit = res->cls == DNSB_CLASS_RATE_LIMITED;
+	unsigned attempt = limit ? a->limited++ : a->transient++;
+	double wait;
+
+	a->saw_transient |= !limit;
+	if (attempt >= (limit ? e->o->max_rate_limit_waits : e->o->max_retries)) {
+		/* A transient answer may hide a commit: look before calling it failed. */
+		if (limit || !verify_whole(e, gs, n, res))
+			finish_groups(gs, n, DNSB_OUTCOME_FAILED, limit ? DNSB_REASON_RATE_LIMITED : DNSB_REASON_TRANSIENT,
+				      res, NULL);
+		return 0;
+	}
+	wait = dnsb_backoff_delay(attempt, e->o->backoff_base, e->o->backoff_cap, uniform01(e));
+	if (res->retry_after > wait)
+		wait = res->retry_after;
+	if (past_deadline(e, wait)) {
+		finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, res, NULL);
+		return 0;
+	}
+	e->rep->retries++;
+	dnsb_metrics_retry(e->o->metrics, limit ? "rate_limited" : "transient");
+	dnsb_log(DNSB_LOG_INFO, "zone %s: batch of %zu changes: %s (%d %s: %s), retrying in %.3f s",
+		 zone_name(e, gs[0]->zone), count, dnsb_class_name(res->cls), res->status, res->code, res->message, wait);
+	if (limit)
+		pacer_slow_down(e, wait); /* waited out before the next submission, by every batch */
+	else
+		wait_for(e, wait);
+	return 1;
+}
+
+/*
+ * Wait for the provider's pacing, then submit once, counting it.
+ * @return 1 with `res` filled; 0 when the batch was settled instead
+ *         (the deadline passed, or a local error such as ENOMEM)
+ */
+static int submit_once(engine *e, group **gs, size_t n, dnsb_change **changes, size_t count, dnsb_result *res)
+{
+	const char *zone = zone_name(e, gs[0]->zone);
+	double secs = 0, wait = pacer_wait(e);
+	dnsb_error serr = { 0 };
+	int rc;
+
+	if (past_deadline(e, wait > 0 ? wait : 0)) {
+		finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, NULL,
+			      "the apply deadline passed before this change was applied");
+		return 0;
+	}
+	wait_for(e, wait);
+	if (e->o->on_batch)
+		e->o->on_batch(e->o->payload, zone, ++e->batch_no, changes, count);
+	rc = dnsb_provider_submit(e->p, zone, changes, count, res, &secs, &serr);
+	e->rep->submissions++;
+	zone_report(e, gs[0]->zone)->submissions++;
+	if (rc < 0) {
+		e->rc = dnsb_error_set(e->err, rc, "zone %s: %s", zone, serr.message);
+		finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, NULL, serr.message);
+		return 0;
+	}
+	dnsb_metrics_batch(e->o->metrics, zone, dnsb_class_name(res->cls));
+	dnsb_metrics_request(e->o->metrics, dnsb_provider_name(e->p), "submit", dnsb_class_name(res->cls), secs);
+	return 1;
+}
+
+/*
+ * Submit a batch and act on the answer's class (DESIGN §3). `known_bad`,
+ * when not NULL, is the answer of a larger batch that this one is known to
+ * have caused: it is not sent again but split (or verified, for one group).
  * @return RUN_WHOLE_OK when the batch applied in one submission
  */
 static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_bad)
 {
-	const char *zone;
 	dnsb_change **changes = NULL;
+	attempts tries = { 0, 0, 0 };
 	dnsb_result res;
-	unsigned transient = 0, limited = 0;
 	size_t count;
-	int rc, saw_transient = 0, ret = RUN_OTHER;
+	int ret = RUN_OTHER;
 
 	if (n == 0)
 		return RUN_WHOLE_OK;
-	zone = zone_name(e, gs[0]->zone);
 	if (e->zone_stopped[gs[0]->zone]) {
 		fail_zone(e, gs, n);
 		return RUN_OTHER;
 	}
 	if (known_bad) {
-		if (n == 1 && known_bad->cls == DNSB_CLASS_CONFLICT)
-			verify_or_drop(e, gs[0], DNSB_REASON_CONFLICT, known_bad);
-		else if (n == 1)
-			finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, known_bad, NULL);
-		else
-			bisect(e, gs, n, known_bad);
+		settle_rejected(e, gs, n, known_bad);
 		return RUN_OTHER;
 	}
 	if ((count = flatten(gs, n, &changes)) == 0) {
@@ -400,94 +494,32 @@ static int run_batch(engine *e, group **gs, size_t n, const dnsb_result *known_b
 		free(changes);
 		return RUN_OTHER;
 	}
-	for (;;) {
-		double secs = 0, wait = pacer_wait(e);
-		dnsb_error serr = { 0 };
-
-		if (past_deadline(e, wait > 0 ? wait : 0)) {
-			finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, NULL,
-				      "the apply deadline passed before this change was applied");
-			break;
-		}
-		wait_for(e, wait);
-		if (e->o->on_batch)
-			e->o->on_batch(e->o->payload, zone, ++e->batch_no, changes, count);
-		rc = dnsb_provider_submit(e->p, zone, changes, count, &res, &secs, &serr);
-		e->rep->submissions++;
-		zone_report(e, gs[0]->zone)->submissions++;
-		if (rc < 0) {
-			e->rc = dnsb_error_set(e->err, rc, "zone %s: %s", zone, serr.message);
-			finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, NULL, serr.message);
-			break;
-		}
-		dnsb_metrics_batch(e->o->metrics, zone, dnsb_class_name(res.cls));
-		dnsb_metrics_request(e->o->metrics, dnsb_provider_name(e->p), "submit", dnsb_class_name(res.cls), secs);
+	while (submit_once(e, gs, n, changes, count, &res)) {
 		if (res.cls == DNSB_CLASS_OK) {
 			finish_groups(gs, n, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL, NULL);
-			ret = saw_transient ? RUN_OTHER : RUN_WHOLE_OK;
+			ret = tries.saw_transient ? RUN_OTHER : RUN_WHOLE_OK;
 			break;
 		}
 		if (res.cls == DNSB_CLASS_RATE_LIMITED || res.cls == DNSB_CLASS_TRANSIENT) {
-			int limit = res.cls == DNSB_CLASS_RATE_LIMITED;
-			unsigned attempt = limit ? limited++ : transient++;
-
-			saw_transient |= !limit;
-			if (attempt >= (limit ? e->o->max_rate_limit_waits : e->o->max_retries)) {
-				/* A transient answer may hide a commit: look before calling it failed. */
-				if (limit || !verify_whole(e, gs, n, &res))
-					finish_groups(gs, n, DNSB_OUTCOME_FAILED,
-						      limit ? DNSB_REASON_RATE_LIMITED : DNSB_REASON_TRANSIENT, &res, NULL);
-				break;
-			}
-			wait = dnsb_backoff_delay(attempt, e->o->backoff_base, e->o->backoff_cap, uniform01(e));
-			if (res.retry_after > wait)
-				wait = res.retry_after;
-			if (past_deadline(e, wait)) {
-				finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, &res, NULL);
-				break;
-			}
-			e->rep->retries++;
-			dnsb_metrics_retry(e->o->metrics, limit ? "rate_limited" : "transient");
-			dnsb_log(DNSB_LOG_INFO, "zone %s: batch of %zu changes: %s (%d %s: %s), retrying in %.3f s",
-				 zone, count, dnsb_class_name(res.cls), res.status, res.code, res.message, wait);
-			if (limit)
-				pacer_slow_down(e, wait); /* the wait at the top is shared */
-			else
-				wait_for(e, wait);
-			continue;
+			if (retry_or_settle(e, gs, n, count, &res, &tries))
+				continue;
+			break;
 		}
 		if (res.cls == DNSB_CLASS_FATAL) {
-			char msg[DNSB_ERROR_MESSAGE_MAX + 96];
-			snprintf(msg, sizeof(msg), "zone %s stopped: %d %s: %s", zone, res.status, res.code, res.message);
-			dnsb_log(DNSB_LOG_ERROR, "%s", msg);
-			e->zone_stopped[gs[0]->zone] = 1;
-			free(e->zone_stop_message[gs[0]->zone]);
-			e->zone_stop_message[gs[0]->zone] = strdup(msg);
-			finish_groups(gs, n, DNSB_OUTCOME_FAILED, DNSB_REASON_FATAL, &res, msg);
+			stop_zone(e, gs, n, &res);
 			break;
 		}
-		if (res.cls == DNSB_CLASS_TOO_LARGE) {
-			free(changes);
-			changes = NULL;
-			if (n == 1) {
-				finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
-			} else {
-				run_batch(e, gs, n / 2, NULL);
-				run_batch(e, gs + n / 2, n - n / 2, NULL);
-			}
-			break;
-		}
-		/* conflict or invalid */
+		/* The halves below build their own lists: free this one before recursing. */
 		free(changes);
 		changes = NULL;
-		if (saw_transient && verify_whole(e, gs, n, &res))
-			break;
-		if (n == 1 && res.cls == DNSB_CLASS_CONFLICT)
-			verify_or_drop(e, gs[0], DNSB_REASON_CONFLICT, &res);
-		else if (n == 1)
+		if (res.cls == DNSB_CLASS_TOO_LARGE && n > 1) {
+			run_batch(e, gs, n / 2, NULL);
+			run_batch(e, gs + n / 2, n - n / 2, NULL);
+		} else if (res.cls == DNSB_CLASS_TOO_LARGE) {
 			finish_group(gs[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
-		else
-			bisect(e, gs, n, &res);
+		} else if (!(tries.saw_transient && verify_whole(e, gs, n, &res))) {
+			settle_rejected(e, gs, n, &res);
+		}
 		break;
 	}
 	free(changes);
