@@ -94,7 +94,8 @@ bench: deps
 	@BUILD=$(BUILD) sh scripts/run-bench.sh
 
 # libFuzzer targets for every parser of outside input (clang), FUZZ_SECONDS each, from the seed corpus.
-fuzz: deps
+fuzz:
+	@sh scripts/deps.sh clang libclang-rt-14-dev
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=fuzz OPT="-O1 -g" CFLAGS="-Wno-format-nonliteral" $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 	@for f in $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%); do \
 	  mkdir -p build-fuzz/corpus-$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \

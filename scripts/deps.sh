@@ -1,9 +1,10 @@
 #!/bin/sh
-# Install the Debian packages that the build, the tests and the benchmarks need.
-# As root it runs apt-get; otherwise it prints the one command to run.
+# Install the Debian packages that the build, the tests and the benchmarks need,
+# plus any named as arguments (make fuzz adds clang). As root it runs apt-get;
+# otherwise it prints the one command to run.
 set -eu
 PKGS="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev libssl-dev libldns-dev libcmocka-dev
-libmicrohttpd-dev clang libclang-rt-14-dev bind9 bind9-utils bind9-dnsutils knot prometheus jq curl wrk python3"
+libmicrohttpd-dev bind9 bind9-utils bind9-dnsutils knot prometheus jq curl python3 bc $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
