@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"  --quiet                  only errors on stderr\n"
 		"\n"
 		"exit: 0 all applied or already in effect, 2 usage or unreadable plan (nothing sent),\n"
-		"3 some changes dropped, 4 some changes failed (retry later), 1 internal error.\n"
+		"3 some changes dropped (with --dry-run: some are invalid or in no zone), 4 some changes\n"
+		"failed (retry later), 1 internal error.\n"
 		"\n"
 		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");
 	dnsb_cli_provider_help(f);
@@ -299,7 +300,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err.message);
 	code = rc < 0 ? DNSB_EXIT_INTERNAL
 	       : report.failed ? DNSB_EXIT_FAILED
-	       : report.dropped && !a.dry_run ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK;
+	       : report.dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
 	if (droplog && dnsb_droplog_flush(droplog) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a.drop_log);
 		code = DNSB_EXIT_INTERNAL;
