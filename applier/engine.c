@@ -848,34 +848,63 @@ static void tally(engine *e, dnsb_plan *plan)
 	}
 }
 
-static void quarantine_pass(engine *e, group *groups, size_t n, int after)
+/* Before sending: groups still in quarantine are dropped without a request. */
+static void quarantine_hold_back(engine *e, group *groups, size_t n)
 {
 	dnsb_quarantine *q = e->o->quarantine;
 	double t = now(e);
 
-	for (size_t i = 0; q && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		group *g = &groups[i];
-		if (g->key == NULL && group_key(g) < 0) {
+		if (group_key(g) < 0)
 			e->rc = DNSB_ENOMEM;
-			continue;
-		}
-		if (!after) {
-			if (dnsb_quarantine_check(q, g->key, e->qtoken, t))
-				finish_group(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_QUARANTINED, NULL,
-					     "conflicted before; held back until its quarantine ends");
-			continue;
-		}
+		else if (dnsb_quarantine_check(q, g->key, e->qtoken, t))
+			finish_group(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_QUARANTINED, NULL,
+				     "conflicted before; held back until its quarantine ends");
+	}
+}
+
+/*
+ * After: a group that conflicted is held (longer each time); one that is
+ * in effect is released; groups of this plan's zones not seen are forgotten.
+ */
+static void quarantine_finish(engine *e, dnsb_plan *plan, group *groups, size_t n)
+{
+	dnsb_quarantine *q = e->o->quarantine;
+	const dnsb_provider *p = e->p;
+	const char **zones = malloc((p->zone_count ? p->zone_count : 1) * sizeof(char *));
+	char *in_plan = calloc(p->zone_count + 1, 1);
+	double t = now(e);
+	size_t nzones = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		group *g = &groups[i];
 		int conflict = 0, done = 1;
 		for (size_t k = 0; k < g->count; k++) {
 			const dnsb_change *c = g->changes[k];
 			conflict |= c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_CONFLICT;
 			done &= c->outcome == DNSB_OUTCOME_APPLIED || c->outcome == DNSB_OUTCOME_ALREADY_APPLIED;
 		}
+		if (g->key == NULL)
+			continue;
 		if (conflict && dnsb_quarantine_hold(q, g->key, zone_name(e, g->zone), e->qtoken, t) < 0)
 			e->rc = DNSB_ENOMEM;
 		else if (done)
 			dnsb_quarantine_release(q, g->key);
 	}
+	/* Only this plan's zones: a plan for other zones may be running at the same time. */
+	for (size_t i = 0; in_plan && i < dnsb_plan_count(plan); i++)
+		in_plan[dnsb_plan_change(plan, i)->zone] = 1;
+	for (size_t z = 0; zones && in_plan && z < p->zone_count; z++)
+		if (in_plan[z])
+			zones[nzones++] = p->zones[z];
+	if (zones && in_plan)
+		dnsb_quarantine_end(q, e->qtoken, zones, nzones);
+	else
+		e->rc = DNSB_ENOMEM;
+	free(in_plan);
+	free(zones);
+	dnsb_metrics_set_quarantined(e->o->metrics, dnsb_quarantine_count(q, t));
 }
 
 static int check_options(const dnsb_engine_options *o, dnsb_error *err)
@@ -903,105 +932,113 @@ void dnsb_report_clear(dnsb_report *report)
 	memset(report, 0, sizeof(*report));
 }
 
-int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
-		      const dnsb_engine_options *opts, dnsb_error *err)
+/* Per-zone state and the report's zone array. @return 0 or DNSB_ENOMEM */
+static int engine_init(engine *e, dnsb_report *out, dnsb_provider *p, const dnsb_engine_options *o, dnsb_error *err)
 {
-	static const dnsb_engine_options defaults = DNSB_ENGINE_OPTIONS_INIT;
-	engine e = { 0 };
-	group *groups = NULL, **order = NULL;
-	size_t ngroups = 0, zones = p->zone_count + 1;
-	int rc;
+	size_t zones = p->zone_count + 1; /* the last slot: changes in no zone */
 
-	memset(out, 0, sizeof(*out));
-	e.o = opts ? opts : &defaults;
-	if ((rc = check_options(e.o, err)) < 0)
-		return rc;
-	e.p = p;
-	e.rep = out;
-	e.err = err;
-	e.clock = e.o->clock ? e.o->clock : dnsb_clock_system();
-	e.rng = e.o->seed ? e.o->seed : (uint64_t)(now(&e) * 1e9) ^ (uint64_t)time(NULL);
-	e.deadline = e.o->timeout > 0 ? now(&e) + e.o->timeout : 0;
-	e.zone_slot = malloc(zones * sizeof(long));
-	e.zone_stopped = calloc(zones, sizeof(int));
-	e.zone_stop_message = calloc(zones, sizeof(char *));
+	e->o = o;
+	e->p = p;
+	e->rep = out;
+	e->err = err;
+	e->clock = o->clock ? o->clock : dnsb_clock_system();
+	e->rng = o->seed ? o->seed : (uint64_t)(now(e) * 1e9) ^ (uint64_t)time(NULL);
+	e->deadline = o->timeout > 0 ? now(e) + o->timeout : 0;
+	e->zone_slot = malloc(zones * sizeof(long));
+	e->zone_stopped = calloc(zones, sizeof(int));
+	e->zone_stop_message = calloc(zones, sizeof(char *));
 	out->zones = calloc(zones, sizeof(dnsb_zone_report));
-	if (!e.zone_slot || !e.zone_stopped || !e.zone_stop_message || !out->zones) {
-		e.rc = DNSB_ENOMEM;
-		goto done;
-	}
+	if (!e->zone_slot || !e->zone_stopped || !e->zone_stop_message || !out->zones)
+		return DNSB_ENOMEM;
 	for (size_t i = 0; i < zones; i++)
-		e.zone_slot[i] = -1;
+		e->zone_slot[i] = -1;
+	return 0;
+}
 
-	map_zones(&e, plan);
-	if ((e.rc = make_groups(plan, p->zone_count, &groups, &ngroups)) < 0)
-		goto done;
-	drop_invalid_groups(groups, ngroups);
-	if (e.o->quarantine && !e.o->dry_run) {
-		e.qtoken = dnsb_quarantine_begin(e.o->quarantine);
-		quarantine_pass(&e, groups, ngroups, 0);
-	}
-	/* Zones in order of first appearance; each zone's groups in plan order. */
-	if ((order = malloc((ngroups ? ngroups : 1) * sizeof(group *))) == NULL) {
-		e.rc = DNSB_ENOMEM;
-		goto done;
-	}
-	for (size_t z = 0; z < p->zone_count; z++) {
+static void engine_release(engine *e)
+{
+	for (size_t z = 0; e->zone_stop_message && z <= e->p->zone_count; z++)
+		free(e->zone_stop_message[z]);
+	free(e->zone_stop_message);
+	free(e->zone_stopped);
+	free(e->zone_slot);
+}
+
+/* Zones in the provider's order; each zone's pending groups in plan order. */
+static int run_zones(engine *e, group *groups, size_t ngroups)
+{
+	group **order = malloc((ngroups ? ngroups : 1) * sizeof(group *));
+
+	if (order == NULL)
+		return DNSB_ENOMEM;
+	for (size_t z = 0; z < e->p->zone_count; z++) {
 		size_t n = 0;
 		for (size_t g = 0; g < ngroups; g++)
 			if (groups[g].zone == z && groups[g].changes[0]->outcome == DNSB_OUTCOME_PENDING)
 				order[n++] = &groups[g];
-		if (n == 0)
-			continue;
-		if (e.o->dry_run)
-			dry_run_zone(&e, order, n);
-		else
-			run_zone(&e, order, n);
+		if (n > 0 && e->o->dry_run)
+			dry_run_zone(e, order, n);
+		else if (n > 0)
+			run_zone(e, order, n);
 	}
-	if (e.o->quarantine && !e.o->dry_run) {
-		quarantine_pass(&e, groups, ngroups, 1);
-		/* Zones this plan has changes in: their unseen entries left the plan. */
-		const char **touched = malloc((p->zone_count ? p->zone_count : 1) * sizeof(char *));
-		size_t nt = 0;
-		char *in_plan = calloc(zones, 1);
-		for (size_t i = 0; in_plan && i < dnsb_plan_count(plan); i++)
-			in_plan[dnsb_plan_change(plan, i)->zone] = 1;
-		for (size_t z = 0; touched && in_plan && z < p->zone_count; z++)
-			if (in_plan[z])
-				touched[nt++] = p->zones[z];
-		free(in_plan);
-		if (touched)
-			dnsb_quarantine_end(e.o->quarantine, e.qtoken, touched, nt);
-		free(touched);
-		dnsb_metrics_set_quarantined(e.o->metrics, dnsb_quarantine_count(e.o->quarantine, now(&e)));
-	}
-done:
-	if (e.rc < 0 && !e.o->dry_run) {
-		/* Nothing is lost silently: whatever is still pending is reported failed. */
-		for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
-			dnsb_change *c = dnsb_plan_change(plan, i);
-			if (c->outcome == DNSB_OUTCOME_PENDING) {
-				c->outcome = DNSB_OUTCOME_FAILED;
-				c->reason = DNSB_REASON_TRANSIENT;
-				set_detail(c, 0, NULL, dnsb_strerror(e.rc));
-			}
+	free(order);
+	return 0;
+}
+
+/* After a local error nothing is lost silently: whatever is still pending is reported failed. */
+static void fail_pending(dnsb_plan *plan, int rc)
+{
+	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (c->outcome == DNSB_OUTCOME_PENDING) {
+			c->outcome = DNSB_OUTCOME_FAILED;
+			c->reason = DNSB_REASON_TRANSIENT;
+			set_detail(c, 0, NULL, dnsb_strerror(rc));
 		}
 	}
+}
+
+int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
+		      const dnsb_engine_options *opts, dnsb_error *err)
+{
+	static const dnsb_engine_options defaults = DNSB_ENGINE_OPTIONS_INIT;
+	const dnsb_engine_options *o = opts ? opts : &defaults;
+	int quarantine = o->quarantine && !o->dry_run;
+	engine e = { 0 };
+	group *groups = NULL;
+	size_t ngroups = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = check_options(o, err)) < 0)
+		return rc;
+	if ((e.rc = engine_init(&e, out, p, o, err)) < 0)
+		goto done;
+	map_zones(&e, plan);
+	if ((e.rc = make_groups(plan, p->zone_count, &groups, &ngroups)) < 0)
+		goto done;
+	drop_invalid_groups(groups, ngroups);
+	if (quarantine) {
+		e.qtoken = dnsb_quarantine_begin(o->quarantine);
+		quarantine_hold_back(&e, groups, ngroups);
+	}
+	if ((rc = run_zones(&e, groups, ngroups)) < 0)
+		e.rc = rc;
+	if (quarantine)
+		quarantine_finish(&e, plan, groups, ngroups);
+done:
+	if (e.rc < 0 && !o->dry_run)
+		fail_pending(plan, e.rc);
 	if (out->zones)
 		tally(&e, plan);
-	if (!e.o->dry_run)
-		dnsb_metrics_set_last_apply(e.o->metrics, (double)time(NULL));
+	if (!o->dry_run)
+		dnsb_metrics_set_last_apply(o->metrics, (double)time(NULL));
 	for (size_t g = 0; g < ngroups; g++) {
 		free(groups[g].changes);
 		free(groups[g].key);
 	}
 	free(groups);
-	free(order);
-	for (size_t z = 0; e.zone_stop_message && z < zones; z++)
-		free(e.zone_stop_message[z]);
-	free(e.zone_stop_message);
-	free(e.zone_stopped);
-	free(e.zone_slot);
+	engine_release(&e);
 	if (e.rc < 0 && err && err->code != e.rc)
 		dnsb_error_set(err, e.rc, "%s", dnsb_strerror(e.rc));
 	return e.rc;
