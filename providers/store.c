@@ -380,40 +380,30 @@ int dnsb_store_read(const dnsb_store *s, const dnsb_rrkey *keys, size_t n, dnsb_
 	return 0;
 }
 
-/* Merge one record into the store (first TTL of an RRset wins, RFC 2181 §5.2). */
-static int add_rr(dnsb_store *s, const ldns_rr *rr, dnsb_error *err)
+
+/*
+ * Check that a record read from a zone file is inside the zone and merge it
+ * in (first TTL of an RRset wins, RFC 2181 §5.2). The record is converted
+ * once; its canonical owner serves both the check and the merge.
+ */
+static int load_rr(dnsb_store *s, const char *path, int line, const ldns_rr *rr, dnsb_error *err)
 {
 	dnsb_rrset_list one = { 0 };
-	dnsb_rrset *cur;
-	owner_node *node;
+	dnsb_rrset *r, *cur;
 	int rc;
 
 	if ((rc = dnsb_rrset_list_add_ldns_rr(&one, rr, err)) < 0)
 		return rc;
-	node = dnsb_hmap_get(&s->owners, one.items[0].owner);
-	if ((cur = find_set(node, one.items[0].type)) != NULL)
-		rc = dnsb_rrset_add_rdata(cur, one.items[0].rdata[0]);
+	r = &one.items[0];
+	if (!dnsb_name_in_zone(r->owner, s->apex))
+		rc = dnsb_error_set(err, DNSB_EPARSE, "%s:%d: record %s is outside the zone %s", path, line, r->owner,
+				    s->apex);
+	else if ((cur = find_set(dnsb_hmap_get(&s->owners, r->owner), r->type)) != NULL)
+		rc = dnsb_rrset_add_rdata(cur, r->rdata[0]);
 	else
-		rc = raw_put(s, &one.items[0]);
+		rc = raw_put(s, r);
 	dnsb_rrset_list_clear(&one);
 	return rc;
-}
-
-/* Check that a record is inside the zone and merge it in. */
-static int load_rr(dnsb_store *s, const char *path, int line, const ldns_rr *rr, dnsb_error *err)
-{
-	char *owner = ldns_rdf2str(ldns_rr_owner(rr));
-	int inside;
-
-	if (owner == NULL)
-		return DNSB_ENOMEM;
-	for (char *c = owner; *c; c++)
-		*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
-	inside = dnsb_name_in_zone(owner, s->apex);
-	if (!inside)
-		dnsb_error_set(err, DNSB_EPARSE, "%s:%d: record %s is outside the zone %s", path, line, owner, s->apex);
-	free(owner);
-	return inside ? add_rr(s, rr, err) : DNSB_EPARSE;
 }
 
 /*
