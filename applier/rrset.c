@@ -274,6 +274,23 @@ static int ambiguous(const char *text)
 	return strpbrk(text, "\\@();$") != NULL;
 }
 
+/*
+ * `again` is *out read back (rc: how that went). Keep *out when the two
+ * agree; otherwise free it. Takes `again`.
+ * @return 0 (kept), DNSB_ENOMEM, or 1 when the text is not stable
+ */
+static int keep_if_stable(char **out, char *again, int rc)
+{
+	int same = rc == 0 && strcmp(again, *out) == 0;
+
+	free(again);
+	if (same)
+		return 0;
+	free(*out);
+	*out = NULL;
+	return rc == DNSB_ENOMEM ? rc : 1;
+}
+
 int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_error *err)
 {
 	char *again = NULL;
@@ -283,15 +300,10 @@ int dnsb_rdata_canonical(char **out, uint16_t type, const char *rdata, dnsb_erro
 	if (rc < 0 || (!full && !ambiguous(*out)))
 		return rc;
 	rc = rdata_canonical_once(&again, type, *out, NULL, &full);
-	if (rc == 0 && strcmp(again, *out) == 0) {
-		free(again);
-		return 0;
-	}
-	free(again);
-	free(*out);
-	*out = NULL;
-	return rc == DNSB_ENOMEM ? rc : dnsb_error_set(err, DNSB_EINVAL, "%s target '%s' has no unambiguous presentation form",
-						  dnsb_type_name(type), rdata);
+	if ((rc = keep_if_stable(out, again, rc)) != 1)
+		return rc;
+	return dnsb_error_set(err, DNSB_EINVAL, "%s target '%s' has no unambiguous presentation form",
+			      dnsb_type_name(type), rdata);
 }
 
 static int name_canonical_once(char **out, const char *name, dnsb_error *err);
@@ -304,14 +316,9 @@ int dnsb_name_canonical(char **out, const char *name, dnsb_error *err)
 	if (rc < 0 || !ambiguous(*out))
 		return rc;
 	rc = name_canonical_once(&again, *out, NULL);
-	if (rc == 0 && strcmp(again, *out) == 0) {
-		free(again);
-		return 0;
-	}
-	free(again);
-	free(*out);
-	*out = NULL;
-	return rc == DNSB_ENOMEM ? rc : dnsb_error_set(err, DNSB_EINVAL, "'%s' has no unambiguous presentation form", name);
+	if ((rc = keep_if_stable(out, again, rc)) != 1)
+		return rc;
+	return dnsb_error_set(err, DNSB_EINVAL, "'%s' has no unambiguous presentation form", name);
 }
 
 static int name_canonical_once(char **out, const char *name, dnsb_error *err)
