@@ -740,6 +740,26 @@ static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill
 	       (!l->max_rdata_bytes || after->rdata <= l->max_rdata_bytes);
 }
 
+/* One batch cut from a zone: counted, then submitted, or in a dry run only shown. */
+static void take_batch(engine *e, group **gs, size_t n)
+{
+	dnsb_change **changes;
+	size_t count;
+
+	zone_report(e, gs[0]->zone)->batches++;
+	e->rep->batches++;
+	if (!e->o->dry_run) {
+		run_batch(e, gs, n, NULL);
+		return;
+	}
+	if ((count = flatten(gs, n, &changes)) == 0)
+		e->rc = DNSB_ENOMEM;
+	else if (e->o->on_batch)
+		e->o->on_batch(e->o->payload, zone_name(e, gs[0]->zone), ++e->batch_no, changes, count);
+	free(changes);
+}
+
+/* Cut a zone's groups, in order, into batches within batch_size and the provider's limits. */
 static void run_zone(engine *e, group **gs, size_t n)
 {
 	size_t start = 0;
@@ -747,46 +767,15 @@ static void run_zone(engine *e, group **gs, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		if (!fits(e, &fill, gs[i], &after)) {
-			zone_report(e, gs[start]->zone)->batches++;
-			e->rep->batches++;
-			run_batch(e, gs + start, i - start, NULL);
+			take_batch(e, gs + start, i - start);
 			start = i;
 			memset(&fill, 0, sizeof(fill));
 			fits(e, &fill, gs[i], &after);
 		}
 		fill = after;
 	}
-	if (start < n) {
-		zone_report(e, gs[start]->zone)->batches++;
-		e->rep->batches++;
-		run_batch(e, gs + start, n - start, NULL);
-	}
-}
-
-static void dry_run_zone(engine *e, group **gs, size_t n)
-{
-	size_t start = 0;
-	batch_fill fill = { 0 }, after;
-
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n || !fits(e, &fill, gs[i], &after)) {
-			dnsb_change **changes;
-			size_t count = flatten(gs + start, i - start, &changes);
-			if (count > 0) {
-				zone_report(e, gs[start]->zone)->batches++;
-				e->rep->batches++;
-				if (e->o->on_batch)
-					e->o->on_batch(e->o->payload, zone_name(e, gs[start]->zone), ++e->batch_no, changes, count);
-			}
-			free(changes);
-			if (i == n)
-				break;
-			start = i;
-			memset(&fill, 0, sizeof(fill));
-			fits(e, &fill, gs[i], &after);
-		}
-		fill = after;
-	}
+	if (start < n)
+		take_batch(e, gs + start, n - start);
 }
 
 /* ---- the apply ---- */
@@ -976,9 +965,7 @@ static int run_zones(engine *e, group *groups, size_t ngroups)
 		for (size_t g = 0; g < ngroups; g++)
 			if (groups[g].zone == z && groups[g].changes[0]->outcome == DNSB_OUTCOME_PENDING)
 				order[n++] = &groups[g];
-		if (n > 0 && e->o->dry_run)
-			dry_run_zone(e, order, n);
-		else if (n > 0)
+		if (n > 0)
 			run_zone(e, order, n);
 	}
 	free(order);
