@@ -33,7 +33,6 @@ typedef struct memory_state {
 	uint64_t rng;
 	unsigned long submissions;
 	int hints;
-	dnsb_provider *self;        /* to map a zone apex to its store */
 } memory_state;
 
 /* splitmix64: small, seedable, good enough for fault injection. */
@@ -325,7 +324,6 @@ int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_c
 	p->limits.max_additions = 1000;
 	p->limits.max_deletions = 1000;
 	p->limits.max_rdata_bytes = 100000;
-	st->self = p;
 	*out = p;
 	return 0;
 fail:
