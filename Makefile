@@ -29,11 +29,12 @@ SANFLAGS = $(SAN_$(SAN))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null)
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -Iinclude $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -Iinclude -I. $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS     = $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  = $(sort $(wildcard applier/*.c providers/*.c))
+LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136
+LIB_SRC  = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC  = $(sort $(wildcard applier/cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
@@ -47,7 +48,7 @@ TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
 BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
 FAKE_BIN = $(FAKE_SRC:tests/fakes/%.c=$(BUILD)/%)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
-HEADERS  = $(wildcard include/dnsbatch/*.h include/dnsbatch/sys/*.h applier/*.h providers/*.h)
+HEADERS  = $(wildcard include/dnsbatch/*.h include/dnsbatch/sys/*.h $(foreach d,$(LIB_DIRS) applier/cli,$(d)/*.h))
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 

@@ -5,7 +5,7 @@
 
 #include <ldns/ldns.h>
 
-#include "../applier/hmap.h"
+#include "applier/core/hmap.h"
 #include "store.h"
 
 /* The RRsets at one owner name; the owner string is the map's key. */

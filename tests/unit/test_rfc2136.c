@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../providers/rfc2136.h"
+#include "providers/rfc2136/rfc2136.h"
 
 /* What tsig-keygen -a hmac-sha256 writes (a throwaway key). */
 #define SECRET "26B/b7HlQOhXC/zirCEzI9T21dKcV04ixTY3RydIE5I="

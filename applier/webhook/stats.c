@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "dnsbatch/common.h"
-#include "webhook_internal.h"
+#include "applier/webhook/internal.h"
 
 static const char *const route_names[DNSB_ROUTE_COUNT] = {
 	"/", "/records", "/adjustendpoints", "/healthz", "/metrics", "other"

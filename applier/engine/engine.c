@@ -13,8 +13,8 @@
 #include "dnsbatch/engine.h"
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
-#include "hmap.h"
-#include "quarantine.h"
+#include "applier/core/hmap.h"
+#include "applier/engine/quarantine.h"
 
 /* A change group: changes that land or drop together (DESIGN §2). */
 typedef struct group {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmap.h"
-#include "quarantine.h"
+#include "applier/core/hmap.h"
+#include "applier/engine/quarantine.h"
 
 typedef struct entry {
 	char *key;

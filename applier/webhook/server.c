@@ -19,7 +19,7 @@
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
-#include "webhook_internal.h"
+#include "applier/webhook/internal.h"
 
 /* The Prometheus text exposition format 0.0.4. */
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

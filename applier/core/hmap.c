@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "dnsbatch/common.h"
-#include "hmap.h"
+#include "applier/core/hmap.h"
 
 /* FNV-1a, 64 bit: short keys (owner names), no adversary within a process. */
 static uint64_t hash_key(const char *s)
