@@ -11,6 +11,7 @@
 
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/clock.h"
 #include "store.h"
 
 typedef enum fault_action {
@@ -35,19 +36,6 @@ typedef struct memory_state {
 	int hints;
 } memory_state;
 
-/* splitmix64: small, seedable, good enough for fault injection. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *state)
-{
-	return (double)(next_random(state) >> 11) / 9007199254740992.0;
-}
 
 /* Seconds: a finite decimal from 0 to a day (a fault script is for tests, not for sleeping forever). */
 static int parse_number(double *out, const char *s, size_t len)
@@ -208,7 +196,7 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 	number = ++st->submissions;
 	for (size_t i = 0; i < st->rule_count; i++) {
 		const fault_rule *r = &st->rules[i];
-		int hit = r->probability >= 0 ? uniform(&st->rng) < r->probability
+		int hit = r->probability >= 0 ? dnsb_uniform01(&st->rng) < r->probability
 					      : number >= r->first && (r->last == 0 || number <= r->last);
 		if (!hit)
 			continue;

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/clock.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,
@@ -119,13 +120,6 @@ long dnsb_provider_zone_for(const dnsb_provider *p, const char *owner)
 	return best;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void count(dnsb_provider *p, unsigned long *counter)
 {
@@ -137,27 +131,27 @@ static void count(dnsb_provider *p, unsigned long *counter)
 int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
 			 dnsb_result *out, double *seconds, dnsb_error *err)
 {
-	double start = mono_now();
+	double start = dnsb_monotonic();
 	int rc;
 
 	dnsb_result_init(out);
 	count(p, &p->submissions);
 	rc = p->ops->submit(p->state, zone, changes, n, out, err);
 	if (seconds)
-		*seconds = mono_now() - start;
+		*seconds = dnsb_monotonic() - start;
 	return rc;
 }
 
 int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
 		       dnsb_rrset_list *out, double *seconds, dnsb_error *err)
 {
-	double start = mono_now();
+	double start = dnsb_monotonic();
 	int rc;
 
 	count(p, &p->reads);
 	rc = p->ops->read(p->state, zone, keys, n, out, err);
 	if (seconds)
-		*seconds = mono_now() - start;
+		*seconds = dnsb_monotonic() - start;
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "dnsbatch/engine.h"
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/clock.h"
 #include "applier/core/hmap.h"
 #include "applier/engine/quarantine.h"
 
@@ -43,17 +44,9 @@ typedef struct engine {
 /* What became of one submission path, for the first-half shortcut. */
 enum { RUN_WHOLE_OK = 1, RUN_OTHER = 0 };
 
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
 static double uniform01(engine *e)
 {
-	return (double)(next_random(&e->rng) >> 11) / 9007199254740992.0;
+	return dnsb_uniform01(&e->rng);
 }
 
 static double now(engine *e)

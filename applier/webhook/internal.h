@@ -56,7 +56,5 @@ void dnsb_webhook_stats_count(dnsb_webhook_stats *s, enum dnsb_webhook_route rou
 int dnsb_webhook_stats_render(char **out, size_t *len, dnsb_webhook_stats *s,
 			      int ready, unsigned inflight, unsigned applies);
 
-/** CLOCK_MONOTONIC in seconds. */
-double dnsb_webhook_now(void);
 
 #endif

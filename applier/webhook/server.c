@@ -19,6 +19,7 @@
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
+#include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
 
 /* The Prometheus text exposition format 0.0.4. */
@@ -78,19 +79,6 @@ struct dnsb_webhook {
 	dnsb_webhook_stats stats;
 };
 
-double dnsb_webhook_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double unix_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void set_ready(dnsb_webhook *wh, const char *why)
 {
@@ -134,7 +122,7 @@ static enum MHD_Result reply(struct MHD_Connection *conn, dnsb_webhook *wh, stru
 	MHD_destroy_response(resp);
 	dnsb_webhook_stats_count(&wh->stats, req->route, req->method == M_GET ? "GET" :
 				 req->method == M_POST ? "POST" : "other", status,
-				 dnsb_webhook_now() - req->start);
+				 dnsb_monotonic() - req->start);
 	return ret;
 }
 
@@ -293,11 +281,11 @@ static int text_add(struct text *t, const char *s, size_t n)
 static int list_zone(dnsb_webhook *wh, const char *zone, struct text *out, size_t *count, dnsb_error *err)
 {
 	dnsb_rrset_list list = { 0 };
-	double t0 = dnsb_webhook_now();
+	double t0 = dnsb_monotonic();
 	int rc = dnsb_provider_list(wh->provider, zone, &list, err);
 
 	dnsb_metrics_request(wh->metrics, dnsb_provider_name(wh->provider), "list", class_of(rc),
-			     dnsb_webhook_now() - t0);
+			     dnsb_monotonic() - t0);
 	for (size_t i = 0; rc == 0 && i < list.count; i++) {
 		const dnsb_rrset *rs = &list.items[i];
 		struct json_object *ep;
@@ -407,7 +395,7 @@ static size_t fail_unreached(dnsb_webhook *wh, dnsb_plan *plan)
 		zone = z >= 0 ? dnsb_provider_zone(wh->provider, (size_t)z) : "";
 		dnsb_metrics_change(wh->metrics, zone, c);
 		if (wh->droplog)
-			dnsb_droplog_write(wh->droplog, zone, c, unix_now());
+			dnsb_droplog_write(wh->droplog, zone, c, dnsb_wall_clock());
 		failed++;
 	}
 	return failed;
@@ -426,7 +414,7 @@ static enum MHD_Result handle_records_post(struct MHD_Connection *conn, dnsb_web
 	dnsb_error err = { 0 };
 	dnsb_engine_options opts = wh->engine;
 	unsigned char *touched;
-	double start_unix = unix_now(), waited;
+	double start_unix = dnsb_wall_clock(), waited;
 	unsigned status;
 	int rc;
 
@@ -465,7 +453,7 @@ static enum MHD_Result handle_records_post(struct MHD_Connection *conn, dnsb_web
 		return reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  "zones busy past the apply timeout; retry next interval");
 	}
-	waited = unix_now() - start_unix;
+	waited = dnsb_wall_clock() - start_unix;
 	/* The deadline bounds the whole request, the wait for the zones included. */
 	opts.timeout = wh->apply_timeout - waited;
 	if (opts.timeout < 0.001)
@@ -480,7 +468,7 @@ static enum MHD_Result handle_records_post(struct MHD_Connection *conn, dnsb_web
 			dnsb_log(DNSB_LOG_ERROR, "drop log: flush failed");
 		pthread_mutex_unlock(&wh->droplog_lock);
 	}
-	dnsb_metrics_set_last_apply(wh->metrics, unix_now());
+	dnsb_metrics_set_last_apply(wh->metrics, dnsb_wall_clock());
 	update_quarantine_gauge(wh);
 	if (report.applied + report.already_applied > 0 || (report.submissions > 0 && report.failed == 0))
 		set_ready(wh, "apply");
@@ -495,7 +483,7 @@ static enum MHD_Result handle_records_post(struct MHD_Connection *conn, dnsb_web
 		 "POST /records: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed; "
 		 "%lu batches, %lu submissions, %lu bisections, %.3f s -> %u%s%s",
 		 report.changes, report.applied, report.already_applied, report.dropped, report.failed,
-		 report.batches, report.submissions, report.bisections, unix_now() - start_unix, status,
+		 report.batches, report.submissions, report.bisections, dnsb_wall_clock() - start_unix, status,
 		 rc != 0 ? ": " : "", rc != 0 ? (err.message[0] ? err.message : dnsb_strerror(rc)) : "");
 	dnsb_report_clear(&report);
 	dnsb_plan_free(plan);
@@ -658,7 +646,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		req = calloc(1, sizeof(*req));
 		if (req == NULL)
 			return MHD_NO;
-		req->start = dnsb_webhook_now();
+		req->start = dnsb_monotonic();
 		req->route = route_of(url);
 		req->method = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 ? M_GET :
 			      strcmp(method, "POST") == 0 ? M_POST : M_OTHER;
@@ -833,15 +821,15 @@ static void *probe_main(void *arg)
 		}
 		pthread_mutex_unlock(&wh->lock);
 
-		if (p->zone_count == 0) {
+		if (dnsb_provider_zone_count(p) == 0) {
 			set_ready(wh, "no zones");
 			return NULL;
 		}
-		key.owner = p->zones[0];
+		key.owner = dnsb_provider_zone(p, 0);
 		key.type = 6; /* SOA: every zone has one, and it is one small answer */
-		t0 = dnsb_webhook_now();
-		rc = p->ops->read(p->state, p->zones[0], &key, 1, &got, &err);
-		dnsb_metrics_request(wh->metrics, dnsb_provider_name(p), "read", class_of(rc), dnsb_webhook_now() - t0);
+		t0 = dnsb_monotonic();
+		rc = dnsb_provider_read(p, key.owner, &key, 1, &got, NULL, &err);
+		dnsb_metrics_request(wh->metrics, dnsb_provider_name(p), "read", class_of(rc), dnsb_monotonic() - t0);
 		dnsb_rrset_list_clear(&got);
 		if (rc == 0) {
 			set_ready(wh, "probe");

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "applier/core/clock.h"
 #include "rfc2136.h"
 
 /* RFC 8945 §4.5.2: the recommended fudge, seconds. */
@@ -86,13 +87,6 @@ static double timeout_seconds(const dnsb_rfc2136_net *net)
 	return (double)net->timeout.tv_sec + (double)net->timeout.tv_usec / 1e6;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A pooled connection, or -1 when none is idle. */
 static int pool_take(dnsb_rfc2136_net *net)
@@ -183,7 +177,7 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 		if (fd < 0 && (rc = tcp_connect(net, &fd, err)) != 0)
 			return rc;
 		if (tcp_send(fd, qb)) {
-			double start = now_seconds();
+			double start = dnsb_monotonic();
 			*wire = ldns_tcp_read_wire_timeout(fd, size, net->timeout);
 			if (*wire != NULL) {
 				pool_give(net, fd);
@@ -192,7 +186,7 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 			close(fd);
 			fd = -1;
 			/* An idle connection closed by the server fails at once, not after a timeout. */
-			if (!reused || now_seconds() - start >= timeout_seconds(net) / 2)
+			if (!reused || dnsb_monotonic() - start >= timeout_seconds(net) / 2)
 				return dnsb_error_set(err, DNSB_ETRANSIENT,
 						      "no reply from %s within %g s (timeout or connection closed)",
 						      net->server, timeout_seconds(net));

@@ -1,0 +1,62 @@
+/* clock.c - the monotonic and wall clocks, the system dnsb_clock, and splitmix64. */
+#include <errno.h>
+#include <time.h>
+
+#include "applier/core/clock.h"
+#include "dnsbatch/engine.h"
+
+double dnsb_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double dnsb_wall_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double system_now(void *payload)
+{
+	(void)payload;
+	return dnsb_monotonic();
+}
+
+static void system_sleep(void *payload, double seconds)
+{
+	struct timespec ts;
+
+	(void)payload;
+	if (!(seconds > 0))
+		return;
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+const dnsb_clock *dnsb_clock_system(void)
+{
+	static const dnsb_clock clock = { system_now, system_sleep, NULL };
+
+	return &clock;
+}
+
+uint64_t dnsb_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+double dnsb_uniform01(uint64_t *state)
+{
+	return (double)(dnsb_splitmix64(state) >> 11) / 9007199254740992.0;
+}
