@@ -926,6 +926,8 @@ static int engine_init(engine *e, dnsb_report *out, dnsb_provider *p, const dnsb
 	e->clock = o->clock ? o->clock : dnsb_clock_system();
 	e->rng = o->seed ? o->seed : (uint64_t)(now(e) * 1e9) ^ (uint64_t)time(NULL);
 	e->deadline = o->timeout > 0 ? now(e) + o->timeout : 0;
+	if (o->deadline > 0 && (e->deadline == 0 || o->deadline < e->deadline))
+		e->deadline = o->deadline;
 	e->zone_slot = malloc(zones * sizeof(long));
 	e->zone_stopped = calloc(zones, sizeof(int));
 	e->zone_stop_message = calloc(zones, sizeof(char *));

@@ -86,11 +86,15 @@ typedef struct dnsb_engine_options {
 	void (*on_batch)(void *payload, const char *zone, unsigned long batch_no,
 			 dnsb_change *const *changes, size_t n);
 	void *payload;
+	/** Absolute deadline on `clock` (seconds, as clock->now returns), 0 = none. With
+	 *  `timeout` too, the earlier wins. One already past settles every pending change
+	 *  failed/deadline without a request (the sidecar, when its zones stay busy). */
+	double deadline;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
-	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL }
+	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0 }
 
 /** Figures of one zone. */
 typedef struct dnsb_zone_report {
