@@ -15,11 +15,12 @@
 #include "store.h"
 
 typedef enum fault_action {
-	F_LATENCY, F_TRANSIENT, F_COMMIT_TRANSIENT, F_RATE_LIMIT, F_FATAL, F_CONFLICT
+	F_LATENCY, F_TRANSIENT, F_COMMIT_TRANSIENT, F_RATE_LIMIT, F_FATAL, F_CONFLICT, F_WRONG_HINT, F_READ_TRANSIENT
 } fault_action;
 
 typedef struct fault_rule {
-	unsigned long first, last;  /* submission numbers, 1-based, inclusive; last 0 = no end */
+	unsigned long first, last;  /* submission (or, for read-transient, read) numbers, 1-based,
+				       inclusive; last 0 = no end */
 	double probability;         /* < 0: by number only */
 	fault_action action;
 	double value;               /* latency or Retry-After seconds; < 0 none */
@@ -33,6 +34,7 @@ typedef struct memory_state {
 	size_t rule_count;
 	uint64_t rng;
 	unsigned long submissions;
+	unsigned long reads;        /* read and list calls, for read-transient rules */
 	int hints;
 } memory_state;
 
@@ -75,6 +77,7 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 		{ "latency", F_LATENCY, 1 }, { "transient", F_TRANSIENT, 0 },
 		{ "commit-transient", F_COMMIT_TRANSIENT, 0 }, { "rate-limit", F_RATE_LIMIT, 1 },
 		{ "fatal", F_FATAL, 0 }, { "conflict", F_CONFLICT, 0 },
+		{ "wrong-hint", F_WRONG_HINT, 0 }, { "read-transient", F_READ_TRANSIENT, 0 },
 	};
 	const char *colon = memchr(rule, ':', len), *eq, *act;
 	fault_rule r = { 1, 0, -1.0, F_TRANSIENT, -1.0 };
@@ -135,7 +138,7 @@ bad:
 	return dnsb_error_set(err, DNSB_EINVAL,
 			      "--memory-faults: rule %zu '%.*s' is not WHEN:ACTION[=SECONDS] "
 			      "(WHEN: N, N-M, * or pX; ACTION: latency=S, transient, commit-transient, "
-			      "rate-limit[=S], fatal, conflict) or seed=N",
+			      "rate-limit[=S], fatal, conflict, wrong-hint, read-transient) or seed=N",
 			      pos, (int)len, rule);
 }
 
@@ -181,6 +184,69 @@ static void sleep_seconds(double s)
 		;
 }
 
+/* Does rule r fire for request `number` (a submission, or a read for read-transient)? Under st->lock. */
+static int rule_hits(memory_state *st, const fault_rule *r, unsigned long number)
+{
+	return r->probability >= 0 ? dnsb_uniform01(&st->rng) < r->probability
+				   : number >= r->first && (r->last == 0 || number <= r->last);
+}
+
+/*
+ * Like Route53's InvalidChangeBatch, name every failing change of a refused
+ * batch, not only the first: each later part is tried on its own and undone.
+ */
+static int name_every_culprit(dnsb_store *store, dnsb_change *const *changes, size_t n, dnsb_result *out)
+{
+	size_t start = out->culprit_count ? out->culprits[0] + 1 : n;
+
+	while (start < n) {
+		dnsb_result part;
+		int rc = dnsb_store_apply(store, changes + start, n - start, 0, &part);
+		if (rc < 0)
+			return rc;
+		if (part.cls == DNSB_CLASS_OK) {
+			dnsb_store_undo(store);
+			break;
+		}
+		dnsb_result_add_culprit(out, start + part.culprits[0]);
+		start += part.culprits[0] + 1;
+	}
+	return 0;
+}
+
+/* A wrong culprit: the first change the reply does not name, or none when every change is named. */
+static void name_wrong_culprit(dnsb_result *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int named = 0;
+		for (size_t j = 0; j < out->culprit_count && !named; j++)
+			named = out->culprits[j] == i;
+		if (!named) {
+			out->culprit_count = 0;
+			dnsb_result_add_culprit(out, i);
+			return;
+		}
+	}
+	out->culprit_count = 0;
+}
+
+/* Apply to the store, and shape the culprit list as the hints setting and a wrong-hint rule say. */
+static int apply_to_store(memory_state *st, dnsb_store *store, dnsb_change *const *changes, size_t n,
+			  int wrong_hint, dnsb_result *out)
+{
+	int rc = dnsb_store_apply(store, changes, n, 1, out);
+
+	if (rc < 0 || out->cls == DNSB_CLASS_OK)
+		return rc;
+	if (st->hints && (rc = name_every_culprit(store, changes, n, out)) < 0)
+		return rc;
+	if (!st->hints)
+		out->culprit_count = 0;
+	else if (wrong_hint)
+		name_wrong_culprit(out, n);
+	return 0;
+}
+
 static int memory_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
 			 dnsb_result *out, dnsb_error *err)
 {
@@ -189,19 +255,19 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 	const fault_rule *failure = NULL;
 	double latency = 0;
 	unsigned long number;
-	int rc = 0;
+	int rc = 0, wrong_hint = 0;
 
 	(void)err;
 	pthread_mutex_lock(&st->lock);
 	number = ++st->submissions;
 	for (size_t i = 0; i < st->rule_count; i++) {
 		const fault_rule *r = &st->rules[i];
-		int hit = r->probability >= 0 ? dnsb_uniform01(&st->rng) < r->probability
-					      : number >= r->first && (r->last == 0 || number <= r->last);
-		if (!hit)
+		if (r->action == F_READ_TRANSIENT || !rule_hits(st, r, number))
 			continue;
 		if (r->action == F_LATENCY)
 			latency += r->value;
+		else if (r->action == F_WRONG_HINT)
+			wrong_hint = 1;
 		else if (failure == NULL)
 			failure = r;
 	}
@@ -214,9 +280,7 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 	if (store == NULL) {
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 404, "notFound", "The 'parameters.managedZone' resource named '%s' does not exist.", zone);
 	} else if (failure == NULL || failure->action == F_COMMIT_TRANSIENT) {
-		rc = dnsb_store_apply(store, changes, n, 1, out);
-		if (!st->hints)
-			out->hint = -1;
+		rc = apply_to_store(st, store, changes, n, wrong_hint, out);
 		if (rc == 0 && failure && out->cls == DNSB_CLASS_OK)
 			dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 502, "badGateway",
 					"Bad Gateway (submission %lu was committed; the reply was lost)", number);
@@ -235,6 +299,18 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 	return rc;
 }
 
+/* A read-transient rule firing for this read or list. Under st->lock. @return 0 or DNSB_ETRANSIENT */
+static int read_fault(memory_state *st, dnsb_error *err)
+{
+	unsigned long number = ++st->reads;
+
+	for (size_t i = 0; i < st->rule_count; i++)
+		if (st->rules[i].action == F_READ_TRANSIENT && rule_hits(st, &st->rules[i], number))
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "read %lu: 503 Service unavailable (fault script)",
+					      number);
+	return 0;
+}
+
 static int memory_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n,
 		       dnsb_rrset_list *out, dnsb_error *err)
 {
@@ -244,8 +320,9 @@ static int memory_read(void *state, const char *zone, const dnsb_rrkey *keys, si
 
 	pthread_mutex_lock(&st->lock);
 	store = store_for(st, zone);
-	rc = store ? dnsb_store_read(store, keys, n, out)
-		   : dnsb_error_set(err, DNSB_ENOTFOUND, "zone %s is not held by this provider", zone);
+	if ((rc = read_fault(st, err)) == 0)
+		rc = store ? dnsb_store_read(store, keys, n, out)
+			   : dnsb_error_set(err, DNSB_ENOTFOUND, "zone %s is not held by this provider", zone);
 	pthread_mutex_unlock(&st->lock);
 	return rc;
 }
@@ -258,8 +335,9 @@ static int memory_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb
 
 	pthread_mutex_lock(&st->lock);
 	store = store_for(st, zone);
-	rc = store ? dnsb_store_list(store, out)
-		   : dnsb_error_set(err, DNSB_ENOTFOUND, "zone %s is not held by this provider", zone);
+	if ((rc = read_fault(st, err)) == 0)
+		rc = store ? dnsb_store_list(store, out)
+			   : dnsb_error_set(err, DNSB_ENOTFOUND, "zone %s is not held by this provider", zone);
 	pthread_mutex_unlock(&st->lock);
 	return rc;
 }
@@ -285,6 +363,7 @@ static const dnsb_provider_ops memory_ops = {
 int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_count,
 		    const char *faults, dnsb_error *err)
 {
+	static const dnsb_provider_limits cloud_dns_limits = { 0, 1000, 1000, 100000, 0, 0 };
 	memory_state *st = calloc(1, sizeof(*st));
 	dnsb_provider *p;
 	int rc;
@@ -304,14 +383,12 @@ int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_c
 	for (size_t i = 0; i < zone_count; i++) {
 		if ((rc = dnsb_provider_add_zone(p, zones[i], err)) < 0)
 			goto fail;
-		if ((rc = dnsb_store_new(&st->stores[i], p->zones[i])) < 0)
+		if ((rc = dnsb_store_new(&st->stores[i], dnsb_provider_zone(p, i))) < 0)
 			goto fail;
 		st->zone_count++;
 	}
 	/* Cloud DNS's limits, so that the engine batches here as it would there. */
-	p->limits.max_additions = 1000;
-	p->limits.max_deletions = 1000;
-	p->limits.max_rdata_bytes = 100000;
+	dnsb_provider_set_limits(p, &cloud_dns_limits);
 	*out = p;
 	return 0;
 fail:
@@ -321,7 +398,7 @@ fail:
 
 static memory_state *state_of(dnsb_provider *p)
 {
-	return p->ops == &memory_ops ? p->state : NULL;
+	return dnsb_provider_state(p, &memory_ops);
 }
 
 int dnsb_memory_load(dnsb_provider *p, const char *zone, const char *path, dnsb_error *err)
@@ -361,11 +438,14 @@ int dnsb_memory_put(dnsb_provider *p, const dnsb_rrset *rrset)
 void dnsb_memory_set_hints(dnsb_provider *p, int on)
 {
 	memory_state *st = state_of(p);
+	dnsb_provider_limits limits;
 
 	if (st == NULL)
 		return;
+	limits = *dnsb_provider_get_limits(p);
 	st->hints = on;
-	p->limits.names_culprit = on;
+	limits.names_culprit = on;
+	dnsb_provider_set_limits(p, &limits);
 }
 
 size_t dnsb_memory_rrset_count(dnsb_provider *p)
@@ -382,47 +462,71 @@ size_t dnsb_memory_rrset_count(dnsb_provider *p)
 	return n;
 }
 
+/* The apexes of --memory-zone and --memory-zonefile, in that order; the latter's are owned. */
+typedef struct zone_specs {
+	const char **apex;
+	char **owned;
+	size_t count, owned_count;
+} zone_specs;
+
+static void zone_specs_clear(zone_specs *z)
+{
+	for (size_t i = 0; i < z->owned_count; i++)
+		free(z->owned[i]);
+	free(z->owned);
+	free(z->apex);
+}
+
+static int zone_specs_read(zone_specs *z, const dnsb_config *cfg, dnsb_error *err)
+{
+	size_t n = dnsb_config_count(cfg), it = 0;
+	const char *v;
+
+	/* No more zones than settings: one allocation, no silent cap. */
+	z->apex = calloc(n ? n : 1, sizeof(char *));
+	z->owned = calloc(n ? n : 1, sizeof(char *));
+	if (z->apex == NULL || z->owned == NULL)
+		return DNSB_ENOMEM;
+	while ((v = dnsb_config_next(cfg, "memory-zone", &it)) != NULL)
+		z->apex[z->count++] = v;
+	it = 0;
+	while ((v = dnsb_config_next(cfg, "memory-zonefile", &it)) != NULL) {
+		const char *eq = strchr(v, '=');
+		if (eq == NULL || eq == v || eq[1] == '\0')
+			return dnsb_error_set(err, DNSB_EINVAL, "--memory-zonefile: expected ZONE=PATH, got '%s'", v);
+		if ((z->owned[z->owned_count] = strndup(v, (size_t)(eq - v))) == NULL)
+			return DNSB_ENOMEM;
+		z->apex[z->count++] = z->owned[z->owned_count++];
+	}
+	if (z->count == 0)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "--provider memory needs --memory-zone APEX or --memory-zonefile ZONE=PATH");
+	return 0;
+}
+
 /* --provider memory: memory-zone APEX..., memory-zonefile APEX=PATH..., memory-faults, memory-hints. */
 static int memory_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
-	const char *zones[64], *v;
-	char *specs[64];
-	size_t n = 0, it = 0, nspec = 0;
+	zone_specs z = { 0 };
+	size_t it = 0;
+	const char *v;
 	int rc;
 
-	while ((v = dnsb_config_next(cfg, "memory-zone", &it)) != NULL && n < 64)
-		zones[n++] = v;
-	it = 0;
-	while ((v = dnsb_config_next(cfg, "memory-zonefile", &it)) != NULL && n < 64) {
-		const char *eq = strchr(v, '=');
-		if (eq == NULL || eq == v || eq[1] == '\0') {
-			rc = dnsb_error_set(err, DNSB_EINVAL, "--memory-zonefile: expected ZONE=PATH, got '%s'", v);
-			goto done;
-		}
-		if ((specs[nspec] = strndup(v, (size_t)(eq - v))) == NULL) {
-			rc = DNSB_ENOMEM;
-			goto done;
-		}
-		zones[n++] = specs[nspec++];
-	}
-	if (n == 0) {
-		rc = dnsb_error_set(err, DNSB_EINVAL, "--provider memory needs --memory-zone APEX or --memory-zonefile ZONE=PATH");
+	*out = NULL;
+	if ((rc = zone_specs_read(&z, cfg, err)) < 0)
 		goto done;
-	}
-	if ((rc = dnsb_memory_new(out, zones, n, dnsb_config_get(cfg, "memory-faults"), err)) < 0)
+	if ((rc = dnsb_memory_new(out, z.apex, z.count, dnsb_config_get(cfg, "memory-faults"), err)) < 0)
 		goto done;
 	dnsb_memory_set_hints(*out, dnsb_config_flag(cfg, "memory-hints"));
-	it = 0;
 	for (size_t i = 0; (v = dnsb_config_next(cfg, "memory-zonefile", &it)) != NULL; i++) {
-		if ((rc = dnsb_memory_load(*out, specs[i], strchr(v, '=') + 1, err)) < 0) {
+		if ((rc = dnsb_memory_load(*out, z.owned[i], strchr(v, '=') + 1, err)) < 0) {
 			dnsb_provider_free(*out);
 			*out = NULL;
 			break;
 		}
 	}
 done:
-	for (size_t i = 0; i < nspec; i++)
-		free(specs[i]);
+	zone_specs_clear(&z);
 	return rc;
 }
 

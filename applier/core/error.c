@@ -43,10 +43,18 @@ int dnsb_error_set(dnsb_error *err, int code, const char *fmt, ...)
 
 void dnsb_result_init(dnsb_result *res)
 {
-	memset(res, 0, sizeof(*res));
 	res->cls = DNSB_CLASS_OK;
-	res->hint = -1;
+	res->status = 0;
+	res->code[0] = '\0';
+	res->message[0] = '\0';
+	res->culprit_count = 0;
 	res->retry_after = -1.0;
+}
+
+void dnsb_result_add_culprit(dnsb_result *res, size_t index)
+{
+	if (res->culprit_count < DNSB_RESULT_CULPRITS_MAX)
+		res->culprits[res->culprit_count++] = index;
 }
 
 void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *code, const char *fmt, ...)

@@ -1,7 +1,15 @@
-/* retry.c - the full-jitter backoff (DESIGN §3). */
+/*
+ * retry.c - waiting: the full-jitter backoff (DESIGN §3), Retry-After as a
+ * floor within bounds, and the pacing every batch to one provider shares.
+ */
 #include <math.h>
 
-#include "dnsbatch/engine.h"
+#include "applier/core/clock.h"
+#include "applier/core/pacing.h"
+#include "applier/engine/internal.h"
+
+/* A Retry-After is honoured up to this many times --backoff-cap (a provider asking for hours is not obeyed). */
+#define RETRY_AFTER_CAP_FACTOR 10.0
 
 double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u)
 {
@@ -9,4 +17,59 @@ double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u)
 	double ceiling = attempt >= 63 ? cap : fmin(cap, base * ldexp(1.0, (int)attempt));
 
 	return u * ceiling;
+}
+
+void dnsb_engine_wait(engine *e, double seconds)
+{
+	if (!(seconds > 0))
+		return;
+	e->clock->sleep(e->clock->payload, seconds);
+	e->rep->backoff_seconds += seconds;
+	dnsb_metrics_backoff(e->o->metrics, seconds);
+}
+
+/* Seconds until the provider's pacing lets a request leave (<= 0: now). */
+double dnsb_engine_pacing_wait(engine *e)
+{
+	return dnsb_pacing_not_before(e->p) - dnsb_engine_now(e);
+}
+
+void dnsb_engine_pacing_hold(engine *e, double seconds)
+{
+	dnsb_pacing_hold(e->p, dnsb_engine_now(e) + seconds);
+}
+
+/*
+ * After a transient or rate-limited answer: the wait before the next try, or
+ * -1 with `give_up` set when the batch's budget (max_retries transient answers,
+ * max_rate_limit_waits rate limits, counted over the whole batch and all its
+ * parts) or the deadline does not allow another. A rate limit holds every
+ * batch to the provider (the wait happens before the next submission); a
+ * transient answer waits here.
+ */
+double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason *give_up)
+{
+	engine *e = br->e;
+	int limit = res->cls == DNSB_CLASS_RATE_LIMITED;
+	unsigned attempt = limit ? br->limited++ : br->transient++;
+	double wait;
+
+	if (attempt >= (limit ? e->o->max_rate_limit_waits : e->o->max_retries)) {
+		*give_up = limit ? DNSB_REASON_RATE_LIMITED : DNSB_REASON_TRANSIENT;
+		return -1;
+	}
+	wait = dnsb_backoff_delay(attempt, e->o->backoff_base, e->o->backoff_cap, dnsb_uniform01(&e->rng));
+	if (res->retry_after > wait)
+		wait = fmin(res->retry_after, e->o->backoff_cap * RETRY_AFTER_CAP_FACTOR);
+	if (e->deadline > 0 && dnsb_engine_now(e) + wait >= e->deadline) {
+		*give_up = DNSB_REASON_DEADLINE;
+		return -1;
+	}
+	e->rep->retries++;
+	dnsb_metrics_retry(e->o->metrics, limit ? "rate_limited" : "transient");
+	if (limit)
+		dnsb_engine_pacing_hold(e, wait);
+	else
+		dnsb_engine_wait(e, wait);
+	return wait;
 }

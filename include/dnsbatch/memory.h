@@ -9,7 +9,8 @@
  *
  * Command-line keys: memory-zone APEX (repeatable), memory-zonefile
  * APEX=PATH (repeatable: load the zone's state from a zone file, read only),
- * memory-faults SCRIPT, memory-hints (replies name the failing change).
+ * memory-faults SCRIPT, memory-hints (a refusal names every failing change,
+ * as Route53's InvalidChangeBatch does).
  *
  * Fault script: rules separated by ',' or ';', each WHEN:ACTION[=VALUE].
  *   WHEN    N      the Nth submission (1-based)
@@ -22,6 +23,10 @@
  *           rate-limit=SEC   answer 429 with Retry-After SEC (SEC may be omitted)
  *           fatal            answer 403 (authentication failure)
  *           conflict         answer 409 without looking at the data
+ *           wrong-hint       when the submission is refused for its data, the reply
+ *                            names a change that is not a culprit (with memory-hints)
+ *           read-transient   WHEN counts reads and lists, not submissions: that read
+ *                            or list fails with DNSB_ETRANSIENT (503)
  *   plus    seed=N           seed for the pX rules (default 1)
  *   e.g.    "2:commit-transient,p0.05:transient,seed=7,*:latency=0.001"
  * The first matching failure rule wins; latency rules add up.

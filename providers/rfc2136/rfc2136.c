@@ -32,7 +32,7 @@ static int submit_local_failure(dnsb_result *out, int rc, size_t n, long bad, co
 		}
 		/* ldns refused a record: that change is invalid, nothing was sent. */
 		dnsb_result_set(out, DNSB_CLASS_INVALID, 0, "", "%s", e->message);
-		out->hint = bad;
+		dnsb_result_add_culprit(out, (size_t)bad);
 		return 0;
 	case DNSB_ETOOLARGE:
 		/* A single change cannot be split further: it can never be sent. */
@@ -76,8 +76,8 @@ static int probe(rfc2136_state *st, const char *zone, dnsb_change *const *change
  * UPDATEs commits every half that passes (a journal write and a serial bump
  * each). Prerequisite-only UPDATEs change nothing and cost the server little:
  * binary-search them for the first conflicting change and name it in the
- * result (hint), so the engine retries the batch without it at once. A wrong
- * hint (the zone changed meanwhile) only costs the engine one request.
+ * result (a culprit), so the engine retries the batch without it at once. A
+ * wrong culprit (the zone changed meanwhile) costs the engine one request.
  */
 static void find_culprit(rfc2136_state *st, const char *zone, dnsb_change *const *changes, size_t n,
 			 dnsb_result *out)
@@ -108,7 +108,7 @@ static void find_culprit(rfc2136_state *st, const char *zone, dnsb_change *const
 	if (!is_prereq_failure(rcode))
 		return;
 	dnsb_rfc2136_classify(out, rcode, 0, zone, &changes[lo], 1, st->net.server);
-	out->hint = (long)lo;
+	dnsb_result_add_culprit(out, lo);
 }
 
 static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, dnsb_result *out,
@@ -241,6 +241,7 @@ static const dnsb_provider_ops rfc2136_ops = {
 static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
 	rfc2136_state *st = calloc(1, sizeof(*st));
+	dnsb_provider_limits limits = { 0 };
 	dnsb_provider *p;
 	int rc;
 
@@ -261,11 +262,11 @@ static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error 
 			return rc;
 		}
 	}
-	p->limits.max_changes = st->cfg.batch_size;
-	/* The 64 KiB message limit is checked on the encoded message (TOO_LARGE). */
-	p->limits.max_rdata_bytes = 0;
-	/* Replies never say which prerequisite failed, but probing does (find_culprit). */
-	p->limits.names_culprit = 1;
+	/* The 64 KiB message limit is checked on the encoded message (TOO_LARGE).
+	 * Replies never say which prerequisite failed, but probing does (find_culprit). */
+	limits.max_changes = st->cfg.batch_size;
+	limits.names_culprit = 1;
+	dnsb_provider_set_limits(p, &limits);
 	*out = p;
 	return 0;
 }

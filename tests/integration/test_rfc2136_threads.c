@@ -133,7 +133,7 @@ static void *work(void *arg)
 			create_change(&cs[i], owner, rdata);
 			ptrs[i] = &cs[i];
 		}
-		if (w->p->ops->submit(w->p->state, "example.test.", ptrs, PER_BATCH, &res, &err) != 0)
+		if (dnsb_provider_submit(w->p, "example.test.", ptrs, PER_BATCH, &res, NULL, &err) != 0)
 			worker_fail(w, "submit", err.message);
 		else if (res.cls != DNSB_CLASS_OK)
 			worker_fail(w, "submit class", res.message);
@@ -146,9 +146,9 @@ static void *work(void *arg)
 		create_change(&cs[i], owner, "192.0.2.99");
 		ptrs[i] = &cs[i];
 	}
-	if (w->p->ops->submit(w->p->state, "example.test.", ptrs, PER_BATCH + 1, &res, &err) != 0)
+	if (dnsb_provider_submit(w->p, "example.test.", ptrs, PER_BATCH + 1, &res, NULL, &err) != 0)
 		worker_fail(w, "conflict submit", err.message);
-	else if (res.cls != DNSB_CLASS_CONFLICT || res.hint != 3 || strcmp(res.code, "YXRRSET") != 0)
+	else if (res.cls != DNSB_CLASS_CONFLICT || res.culprit_count != 1 || res.culprits[0] != 3 || strcmp(res.code, "YXRRSET") != 0)
 		worker_fail(w, "conflict culprit", res.message);
 	for (int i = 0; i <= PER_BATCH; i++)
 		dnsb_rrset_clear(&cs[i].new_set);
@@ -156,7 +156,7 @@ static void *work(void *arg)
 		dnsb_rrset_list out = { 0 };
 		dnsb_rrkey key = { owner, LDNS_RR_TYPE_A };
 		snprintf(owner, sizeof(owner), "t%d-b0-0.example.test.", w->id);
-		if (w->p->ops->read(w->p->state, "example.test.", &key, 1, &out, &err) != 0)
+		if (dnsb_provider_read(w->p, "example.test.", &key, 1, &out, NULL, &err) != 0)
 			worker_fail(w, "read", err.message);
 		else if (out.count != 1 || out.items[0].rdata_count != 1)
 			worker_fail(w, "read", "the RRset is missing");
@@ -184,7 +184,7 @@ static void test_threads_share_one_provider(void **state)
 	for (int t = 0; t < THREADS; t++)
 		if (workers[t].failures)
 			fail_msg("%d failures; first: %s", workers[t].failures, workers[t].why);
-	assert_int_equal(p->ops->list(p->state, "example.test.", &zone, &err), 0);
+	assert_int_equal(dnsb_provider_list(p, "example.test.", &zone, &err), 0);
 	for (size_t i = 0; i < zone.count; i++)
 		if (zone.items[i].owner[0] == 't' && zone.items[i].owner[1] != 'a') {
 			assert_int_equal(zone.items[i].rdata_count, 1);

@@ -25,7 +25,7 @@
 
 #define BAD_RULE_TAIL \
 	" is not WHEN:ACTION[=SECONDS] (WHEN: N, N-M, * or pX; ACTION: latency=S, transient, commit-transient, " \
-	"rate-limit[=S], fatal, conflict) or seed=N"
+	"rate-limit[=S], fatal, conflict, wrong-hint, read-transient) or seed=N"
 
 /* ---- helpers ---- */
 
@@ -163,16 +163,16 @@ static void test_no_faults(void **state)
 	(void)state;
 	assert_int_equal(submit_change(p, dnsb_plan_change(plan, 0), &res), DNSB_CLASS_OK);
 	assert_int_equal(res.status, 0);
-	assert_int_equal(res.hint, -1);
+	assert_int_equal(res.culprit_count, 0);
 	assert_true(held(p, "www.example.com."));
 	assert_int_equal(dnsb_memory_rrset_count(p), 1);
 	/* a second create of the same RRset: 409, and no hint unless asked for */
 	assert_int_equal(submit_change(p, dnsb_plan_change(plan, 0), &res), DNSB_CLASS_CONFLICT);
 	assert_int_equal(res.status, 409);
 	assert_string_equal(res.code, "alreadyExists");
-	assert_int_equal(res.hint, -1);
-	assert_int_equal(p->limits.max_additions, 1000);
-	assert_int_equal(p->limits.names_culprit, 0);
+	assert_int_equal(res.culprit_count, 0);
+	assert_int_equal(dnsb_provider_get_limits(p)->max_additions, 1000);
+	assert_int_equal(dnsb_provider_get_limits(p)->names_culprit, 0);
 	dnsb_plan_free(plan);
 	dnsb_provider_free(p);
 	/* an empty script is no script */
@@ -191,19 +191,20 @@ static void test_hints(void **state)
 	(void)state;
 	assert_int_equal(submit_change(p, batch[1], &res), DNSB_CLASS_OK);
 	dnsb_memory_set_hints(p, 1);
-	assert_int_equal(p->limits.names_culprit, 1);
+	assert_int_equal(dnsb_provider_get_limits(p)->names_culprit, 1);
 	dnsb_result_init(&res);
 	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
-	assert_int_equal(res.hint, 1);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 1);
 	/* atomic: a.example.com, before the failing change, was not kept */
 	assert_false(held(p, "a.example.com."));
 	dnsb_memory_set_hints(p, 0);
-	assert_int_equal(p->limits.names_culprit, 0);
+	assert_int_equal(dnsb_provider_get_limits(p)->names_culprit, 0);
 	dnsb_result_init(&res);
 	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
-	assert_int_equal(res.hint, -1);
+	assert_int_equal(res.culprit_count, 0);
 	dnsb_plan_free(a);
 	dnsb_plan_free(b);
 	dnsb_provider_free(p);

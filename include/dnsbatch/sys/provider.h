@@ -11,8 +11,6 @@
 #ifndef DNSBATCH_SYS_PROVIDER_H
 #define DNSBATCH_SYS_PROVIDER_H
 
-#include <pthread.h>
-
 #include <ldns/ldns.h>
 
 #include "../change.h"
@@ -37,38 +35,61 @@ typedef enum dnsb_class {
 /** Name of a class as in metrics labels ("rate_limited"). */
 const char *dnsb_class_name(dnsb_class cls);
 
-/** The provider's answer to one submission; written by the backend. */
+/** At most this many culprits are kept per reply; later ones are not named (the engine splits instead). */
+#define DNSB_RESULT_CULPRITS_MAX 256
+
+/**
+ * The provider's answer to one submission; written by the backend. A plain
+ * value: it owns no memory, so it needs no freeing.
+ */
 typedef struct dnsb_result {
 	dnsb_class cls;
 	int status;          /**< HTTP status or DNS rcode (incl. TSIG error as rcode), 0 if none */
 	char code[64];       /**< provider error code: "alreadyExists", "YXRRSET", "BADSIG"; "" if none */
 	char message[512];   /**< provider message, one line, no secrets; "" if none */
-	long hint;           /**< index into the batch's changes of a change the reply
-			          names as failing, or -1 when it names none */
+	/** CONFLICT/INVALID: indexes into the submitted batch's changes (0-based, ascending
+	 *  order not required, duplicates allowed) of the changes the reply names as failing:
+	 *  Cloud DNS errors[] entries naming entity.change.additions[i], Route53's
+	 *  "[name='...', type='...']" messages, an RFC 2136 prerequisite probe. Empty when
+	 *  the reply names none. Only read when the provider declares names_culprit. */
+	size_t culprits[DNSB_RESULT_CULPRITS_MAX];
+	size_t culprit_count;
 	double retry_after;  /**< RATE_LIMITED/TRANSIENT: seconds the provider asked to wait, < 0 if none */
 } dnsb_result;
 
-/** Reset a result to "ok, no detail" (hint -1, retry_after -1). */
+/** Reset a result to "ok, no detail" (no culprits, retry_after -1). */
 void dnsb_result_init(dnsb_result *res);
 
 /**
  * Fill a result: class, status, code (copied, may be NULL) and a printf-style
- * message (truncated). Returns nothing: a backend calls it and returns 0.
+ * message (truncated). The culprit list is left as it is. Returns nothing: a
+ * backend calls it and returns 0.
  */
 void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 /**
- * Limits of one submission, declared by the backend. 0 means no limit.
+ * Name the change at `index` of the submitted batch as a culprit. Past
+ * DNSB_RESULT_CULPRITS_MAX names the call does nothing (the engine then finds
+ * the rest by splitting).
+ */
+void dnsb_result_add_culprit(dnsb_result *res, size_t index);
+
+/**
+ * Limits of one submission and what the backend's answers can prove, declared
+ * by the backend with dnsb_provider_set_limits. 0 means no limit.
  * The engine never builds a batch beyond them (a single change group larger
- * than a limit is sent alone; the backend answers TOO_LARGE or INVALID).
+ * than a limit is sent alone; an answer TOO_LARGE or INVALID to it drops the
+ * group with reason invalid).
  */
 typedef struct dnsb_provider_limits {
 	size_t max_changes;      /**< changes per submission (rfc2136: --rfc2136-batch-change-size) */
 	size_t max_additions;    /**< RRsets added per submission (Cloud DNS: 1000) */
 	size_t max_deletions;    /**< RRsets deleted per submission (Cloud DNS: 1000) */
 	size_t max_rdata_bytes;  /**< RDATA bytes per submission (Cloud DNS: 100000; RFC 2136: ~64 KiB message) */
-	int names_culprit;       /**< 1 when replies may set dnsb_result.hint */
+	int names_culprit;       /**< 1 when refusals may fill dnsb_result.culprits */
+	int ttl_inexact;         /**< 1 when the provider may store a TTL other than the one asked
+				      (a minimum, a default): read-backs then compare RDATA only */
 } dnsb_provider_limits;
 
 /** The (owner, type) of an RRset to read back. Borrowed strings. */
@@ -122,28 +143,6 @@ typedef struct dnsb_provider_ops {
 #define DNSB_PROVIDER_OPS_VERSION 1
 
 /**
- * Pacing shared by every batch sent to one provider: after a rate limit no
- * request leaves before `not_before`. Protected by `lock`.
- */
-typedef struct dnsb_pacer {
-	pthread_mutex_t lock;
-	double not_before;   /**< clock seconds (the engine's clock) */
-} dnsb_pacer;
-
-/** A provider instance: the ops, the backend state and what it declares. */
-struct dnsb_provider {
-	const dnsb_provider_ops *ops;
-	void *state;              /**< owned by the backend, released by ops->close */
-	char **zones;             /**< zone apexes, absolute lower-case; owned */
-	size_t zone_count;
-	dnsb_provider_limits limits;
-	dnsb_pacer pacer;
-	pthread_mutex_t stats_lock;
-	unsigned long submissions; /**< submit calls so far */
-	unsigned long reads;       /**< read and list calls so far */
-};
-
-/**
  * For backends: allocate a provider with the given ops and state; zones are
  * added with dnsb_provider_add_zone.
  * @param out  receives the provider (the caller's; free with dnsb_provider_free,
@@ -151,6 +150,15 @@ struct dnsb_provider {
  * @return 0 or DNSB_ENOMEM (ops->close is then called on state)
  */
 int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state);
+
+/** For backends: declare the limits and capabilities (copied). Call before the provider is used. */
+void dnsb_provider_set_limits(dnsb_provider *p, const dnsb_provider_limits *limits);
+
+/** What the backend declared (borrowed, valid while `p` lives). */
+const dnsb_provider_limits *dnsb_provider_get_limits(const dnsb_provider *p);
+
+/** The backend's own state given to dnsb_provider_alloc, when `p` runs on `ops`; else NULL. */
+void *dnsb_provider_state(const dnsb_provider *p, const dnsb_provider_ops *ops);
 
 /**
  * Add a zone apex (copied, made absolute and lower-case).

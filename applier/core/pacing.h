@@ -1,0 +1,17 @@
+/*
+ * pacing.h - the pacing shared by every batch sent to one provider (DESIGN §3:
+ * "a rate limit slows the whole provider, not one batch"). The engine's own:
+ * backends never pace themselves. Times are on the engine's clock.
+ */
+#ifndef DNSBATCH_CORE_PACING_H
+#define DNSBATCH_CORE_PACING_H
+
+#include "dnsbatch/provider.h"
+
+/** The time before which no request may leave for `p` (0 when never held). Thread-safe. */
+double dnsb_pacing_not_before(dnsb_provider *p);
+
+/** Hold every request to `p` until `until` (a later hold wins; an earlier one is ignored). Thread-safe. */
+void dnsb_pacing_hold(dnsb_provider *p, double until);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * provider.c - the provider handle: backend ops and state, zone apexes,
+ * declared limits, request counters and the pacing shared by every batch
+ * sent to one provider. The struct is private to this file.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnsbatch/sys/provider.h"
+#include "applier/core/clock.h"
+#include "applier/core/pacing.h"
+
+struct dnsb_provider {
+	const dnsb_provider_ops *ops;
+	void *state;              /* owned by the backend, released by ops->close */
+	char **zones;             /* zone apexes, absolute lower-case; owned */
+	size_t zone_count;
+	dnsb_provider_limits limits;
+	pthread_mutex_t lock;     /* guards the counters and the pacing */
+	unsigned long submissions;
+	unsigned long reads;      /* read and list calls */
+	double not_before;        /* pacing, on the clock of the engine that set it */
+};
+
+int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state)
+{
+	dnsb_provider *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (p == NULL) {
+		ops->close(state);
+		return DNSB_ENOMEM;
+	}
+	p->ops = ops;
+	p->state = state;
+	pthread_mutex_init(&p->lock, NULL);
+	*out = p;
+	return 0;
+}
+
+void dnsb_provider_free(dnsb_provider *p)
+{
+	if (p == NULL)
+		return;
+	if (p->ops && p->ops->close)
+		p->ops->close(p->state);
+	for (size_t i = 0; i < p->zone_count; i++)
+		free(p->zones[i]);
+	free(p->zones);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err)
+{
+	char *apex, **grown;
+	int rc;
+
+	if ((rc = dnsb_name_canonical(&apex, zone, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < p->zone_count; i++) {
+		if (strcmp(p->zones[i], apex) == 0) {
+			free(apex);
+			return dnsb_error_set(err, DNSB_EINVAL, "zone %s is configured twice", zone);
+		}
+	}
+	if ((grown = realloc(p->zones, (p->zone_count + 1) * sizeof(char *))) == NULL) {
+		free(apex);
+		return DNSB_ENOMEM;
+	}
+	p->zones = grown;
+	p->zones[p->zone_count++] = apex;
+	return 0;
+}
+
+const char *dnsb_provider_name(const dnsb_provider *p)
+{
+	return p->ops->name;
+}
+
+size_t dnsb_provider_zone_count(const dnsb_provider *p)
+{
+	return p->zone_count;
+}
+
+const char *dnsb_provider_zone(const dnsb_provider *p, size_t i)
+{
+	return i < p->zone_count ? p->zones[i] : NULL;
+}
+
+long dnsb_provider_zone_for(const dnsb_provider *p, const char *owner)
+{
+	long best = -1;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < p->zone_count; i++) {
+		size_t len = strlen(p->zones[i]);
+		if ((best < 0 || len > best_len) && dnsb_name_in_zone(owner, p->zones[i])) {
+			best = (long)i;
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+
+static void count(dnsb_provider *p, unsigned long *counter)
+{
+	pthread_mutex_lock(&p->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
+			 dnsb_result *out, double *seconds, dnsb_error *err)
+{
+	double start = dnsb_monotonic();
+	int rc;
+
+	dnsb_result_init(out);
+	count(p, &p->submissions);
+	rc = p->ops->submit(p->state, zone, changes, n, out, err);
+	if (seconds)
+		*seconds = dnsb_monotonic() - start;
+	return rc;
+}
+
+int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
+		       dnsb_rrset_list *out, double *seconds, dnsb_error *err)
+{
+	double start = dnsb_monotonic();
+	int rc;
+
+	count(p, &p->reads);
+	rc = p->ops->read(p->state, zone, keys, n, out, err);
+	if (seconds)
+		*seconds = dnsb_monotonic() - start;
+	return rc;
+}
+
+int dnsb_provider_list(dnsb_provider *p, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+{
+	char *apex;
+	int rc, known = 0;
+
+	if ((rc = dnsb_name_canonical(&apex, zone, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < p->zone_count; i++)
+		known |= strcmp(p->zones[i], apex) == 0;
+	if (!known) {
+		free(apex);
+		return dnsb_error_set(err, DNSB_ENOTFOUND, "zone %s is not configured for provider %s", zone,
+				      p->ops->name);
+	}
+	count(p, &p->reads);
+	rc = p->ops->list(p->state, apex, out, err);
+	free(apex);
+	return rc;
+}
+
+static unsigned long read_counter(dnsb_provider *p, unsigned long *counter)
+{
+	unsigned long v;
+
+	pthread_mutex_lock(&p->lock);
+	v = *counter;
+	pthread_mutex_unlock(&p->lock);
+	return v;
+}
+
+unsigned long dnsb_provider_submissions(dnsb_provider *p)
+{
+	return read_counter(p, &p->submissions);
+}
+
+unsigned long dnsb_provider_reads(dnsb_provider *p)
+{
+	return read_counter(p, &p->reads);
+}
+
+void dnsb_provider_set_limits(dnsb_provider *p, const dnsb_provider_limits *limits)
+{
+	p->limits = *limits;
+}
+
+const dnsb_provider_limits *dnsb_provider_get_limits(const dnsb_provider *p)
+{
+	return &p->limits;
+}
+
+void *dnsb_provider_state(const dnsb_provider *p, const dnsb_provider_ops *ops)
+{
+	return p != NULL && p->ops == ops ? p->state : NULL;
+}
+
+double dnsb_pacing_not_before(dnsb_provider *p)
+{
+	double t;
+
+	pthread_mutex_lock(&p->lock);
+	t = p->not_before;
+	pthread_mutex_unlock(&p->lock);
+	return t;
+}
+
+void dnsb_pacing_hold(dnsb_provider *p, double until)
+{
+	pthread_mutex_lock(&p->lock);
+	if (until > p->not_before)
+		p->not_before = until;
+	pthread_mutex_unlock(&p->lock);
+}

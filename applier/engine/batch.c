@@ -1,0 +1,79 @@
+/*
+ * batch.c - a zone's groups, in order, cut into batches within --batch-size
+ * and the provider's declared limits (DESIGN §2).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "applier/engine/internal.h"
+
+/* Would adding g overflow the batch under the provider's limits? */
+typedef struct batch_fill {
+	size_t groups, changes, additions, deletions, rdata;
+} batch_fill;
+
+static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill *after)
+{
+	const dnsb_provider_limits *l = e->limits;
+
+	*after = *f;
+	after->groups++;
+	for (size_t i = 0; i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		after->changes++;
+		if (c->kind != DNSB_CHANGE_DELETE) {
+			after->additions++;
+			after->rdata += dnsb_rrset_rdata_bytes(&c->new_set);
+		}
+		if (c->kind != DNSB_CHANGE_CREATE) {
+			after->deletions++;
+			after->rdata += dnsb_rrset_rdata_bytes(&c->old);
+		}
+	}
+	if (f->groups == 0)
+		return 1; /* a group always fits an empty batch; the provider judges it */
+	return after->groups <= e->o->batch_size &&
+	       (!l->max_changes || after->changes <= l->max_changes) &&
+	       (!l->max_additions || after->additions <= l->max_additions) &&
+	       (!l->max_deletions || after->deletions <= l->max_deletions) &&
+	       (!l->max_rdata_bytes || after->rdata <= l->max_rdata_bytes);
+}
+
+/* One batch cut from a zone: counted, then submitted, or in a dry run only shown. */
+static void take_batch(engine *e, group **gs, size_t n)
+{
+	dnsb_change **changes;
+	size_t count;
+
+	dnsb_engine_zone_report(e, gs[0]->zone)->batches++;
+	e->rep->batches++;
+	if (!e->o->dry_run) {
+		dnsb_engine_run_batch(e, gs, n);
+		return;
+	}
+	count = dnsb_engine_flatten(gs, n, &changes);
+	if (changes == NULL)
+		e->rc = DNSB_ENOMEM;
+	else if (e->o->on_batch)
+		e->o->on_batch(e->o->payload, dnsb_engine_zone_name(e, gs[0]->zone), ++e->batch_no, changes, count);
+	free(changes);
+}
+
+/* Cut a zone's groups, in order, into batches within batch_size and the provider's limits. */
+void dnsb_engine_run_zone(engine *e, group **gs, size_t n)
+{
+	size_t start = 0;
+	batch_fill fill = { 0 }, after;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!fits(e, &fill, gs[i], &after)) {
+			take_batch(e, gs + start, i - start);
+			start = i;
+			memset(&fill, 0, sizeof(fill));
+			fits(e, &fill, gs[i], &after);
+		}
+		fill = after;
+	}
+	if (start < n)
+		take_batch(e, gs + start, n - start);
+}

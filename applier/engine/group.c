@@ -1,0 +1,197 @@
+/*
+ * group.c - change groups (DESIGN §2): changes with one owner name, joined
+ * by the external-dns registry's ownership records (labels.ownedRecord).
+ * Union-find over owner names; groups in order of first appearance.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applier/core/hmap.h"
+#include "applier/engine/internal.h"
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static int uf_join(dnsb_hmap *names, size_t *parent, const char *name, size_t i)
+{
+	void *seen = dnsb_hmap_get(names, name);
+
+	if (seen == NULL)
+		return dnsb_hmap_put(names, name, (void *)(i + 1));
+	size_t a = uf_find(parent, (size_t)seen - 1), b = uf_find(parent, i);
+	if (a != b)
+		parent[a > b ? a : b] = a > b ? b : a;
+	return 0;
+}
+
+/* Inside a group: deletions, then updates, then creations, so a name can change type. */
+static int kind_rank(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_DELETE ? 0 : c->kind == DNSB_CHANGE_UPDATE ? 1 : 2;
+}
+
+static int append_rrset_key(char **buf, size_t *len, size_t *cap, const char *tag, const dnsb_rrset *r)
+{
+	size_t need = strlen(tag) + strlen(r->owner) + 32 + dnsb_rrset_rdata_bytes(r) + r->rdata_count;
+
+	if (*len + need + 1 > *cap) {
+		size_t c = (*len + need + 1) * 2;
+		char *grown = realloc(*buf, c);
+		if (grown == NULL)
+			return DNSB_ENOMEM;
+		*buf = grown;
+		*cap = c;
+	}
+	*len += (size_t)sprintf(*buf + *len, "%s %s %u %u", tag, r->owner, (unsigned)r->type, r->ttl);
+	for (size_t i = 0; i < r->rdata_count; i++)
+		*len += (size_t)sprintf(*buf + *len, "\x1f%s", r->rdata[i]);
+	*len += (size_t)sprintf(*buf + *len, "\x1e");
+	return 0;
+}
+
+int dnsb_engine_group_key(group *g)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		if (c->kind != DNSB_CHANGE_CREATE)
+			rc = append_rrset_key(&buf, &len, &cap, "-", &c->old);
+		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
+			rc = append_rrset_key(&buf, &len, &cap, "+", &c->new_set);
+	}
+	g->key = buf;
+	return rc;
+}
+
+/*
+ * Pending changes form groups; so do changes the parser found invalid, when
+ * their owner name is known, so that their group is dropped with them.
+ */
+static int groupable(const dnsb_change *c, size_t zone_count)
+{
+	if (c->outcome == DNSB_OUTCOME_PENDING)
+		return 1;
+	return c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_INVALID && c->zone < zone_count &&
+	       dnsb_change_owner(c) != NULL;
+}
+
+/* A group with an invalid member is dropped whole: half of a pair misleads the registry. */
+void dnsb_engine_drop_invalid_groups(group *groups, size_t n)
+{
+	for (size_t g = 0; g < n; g++) {
+		const dnsb_change *bad = NULL;
+		char msg[DNSB_ERROR_MESSAGE_MAX];
+
+		for (size_t i = 0; i < groups[g].count && bad == NULL; i++)
+			if (groups[g].changes[i]->outcome != DNSB_OUTCOME_PENDING)
+				bad = groups[g].changes[i];
+		if (bad == NULL)
+			continue;
+		snprintf(msg, sizeof(msg), "dropped with its group: %s", bad->message ? bad->message : "invalid record");
+		for (size_t i = 0; i < groups[g].count; i++) {
+			dnsb_change *c = groups[g].changes[i];
+			if (c->outcome != DNSB_OUTCOME_PENDING)
+				continue;
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_INVALID;
+			dnsb_engine_set_detail(c, 0, NULL, msg);
+		}
+	}
+}
+
+/* Build the change groups. @return 0 or DNSB_ENOMEM */
+int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups)
+{
+	size_t n = dnsb_plan_count(plan), *parent, *slot, count = 0;
+	dnsb_hmap names = DNSB_HMAP_INIT;
+	group *groups = NULL;
+	int rc = 0;
+
+	parent = malloc((n ? n : 1) * sizeof(size_t));
+	slot = malloc((n ? n : 1) * sizeof(size_t));
+	if (parent == NULL || slot == NULL) {
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		parent[i] = i;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (!groupable(c, zone_count))
+			continue;
+		/* An update's pair shares its owner (the parser checks), so one name per change. */
+		rc = uf_join(&names, parent, dnsb_change_owner(c), i);
+		if (rc == 0 && c->owned_record)
+			rc = uf_join(&names, parent, c->owned_record, i);
+	}
+	if (rc < 0)
+		goto done;
+	/* Count the groups and their sizes, in order of first appearance. */
+	for (size_t i = 0; i < n; i++)
+		slot[i] = (size_t)-1;
+	size_t *sizes = calloc(n ? n : 1, sizeof(size_t));
+	if (sizes == NULL) {
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (!groupable(c, zone_count))
+			continue;
+		size_t r = uf_find(parent, i);
+		if (slot[r] == (size_t)-1)
+			slot[r] = count++;
+		sizes[slot[r]]++;
+	}
+	if ((groups = calloc(count ? count : 1, sizeof(group))) == NULL) {
+		free(sizes);
+		rc = DNSB_ENOMEM;
+		goto done;
+	}
+	for (size_t g = 0; g < count && rc == 0; g++)
+		if ((groups[g].changes = malloc(sizes[g] * sizeof(dnsb_change *))) == NULL)
+			rc = DNSB_ENOMEM;
+	free(sizes);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		if (!groupable(c, zone_count))
+			continue;
+		group *g = &groups[slot[uf_find(parent, i)]];
+		size_t k = g->count++;
+		/* Insertion by kind rank, stable: groups are small. */
+		while (k > 0 && kind_rank(g->changes[k - 1]) > kind_rank(c)) {
+			g->changes[k] = g->changes[k - 1];
+			k--;
+		}
+		g->changes[k] = c;
+		g->zone = c->zone;
+		g->id = (size_t)(g - groups);
+		c->group = g->id;
+	}
+done:
+	dnsb_hmap_clear(&names);
+	free(parent);
+	free(slot);
+	*out = groups;
+	*ngroups = count;
+	return rc;
+}
+
+void dnsb_engine_free_groups(group *groups, size_t n)
+{
+	for (size_t g = 0; g < n; g++) {
+		free(groups[g].changes);
+		free(groups[g].key);
+	}
+	free(groups);
+}

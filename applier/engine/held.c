@@ -1,0 +1,160 @@
+/*
+ * held.c - the engine's use of the quarantine (DESIGN §5): a group whose
+ * changes were dropped for conflict is held back, without a request, until
+ * its backoff runs out. Only the changes that conflicted are held: the entry's
+ * key is the group's content key plus the set of its conflicting changes, so
+ * a change that was in effect beside them is sent (and proved) again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applier/engine/internal.h"
+#include "applier/engine/quarantine.h"
+
+/* Groups up to this size are looked up under every subset of conflicting changes; larger ones only whole. */
+#define MASK_BITS 6
+
+/* key + "|" + the held changes as a bit mask, in hex. @return a malloc'd string or NULL */
+static char *held_key(const group *g, unsigned long mask)
+{
+	size_t len = strlen(g->key) + 24;
+	char *k = malloc(len);
+
+	if (k != NULL)
+		snprintf(k, len, "%s|%lx", g->key, mask);
+	return k;
+}
+
+static unsigned long all_changes(const group *g)
+{
+	return g->count >= MASK_BITS ? ~0UL : (1UL << g->count) - 1;
+}
+
+static int is_held(engine *e, const group *g, unsigned long mask, double t)
+{
+	char *k = held_key(g, mask);
+	int held = k && dnsb_quarantine_check(e->o->quarantine, k, e->qtoken, t);
+
+	if (k == NULL)
+		e->rc = DNSB_ENOMEM;
+	free(k);
+	return held;
+}
+
+/* The mask under which the quarantine holds g now, or 0. The whole group first: the common case. */
+static unsigned long held_mask(engine *e, const group *g, double t)
+{
+	unsigned long full = all_changes(g);
+
+	if (is_held(e, g, full, t))
+		return full;
+	for (unsigned long m = 1; g->count < MASK_BITS && m < full; m++)
+		if (is_held(e, g, m, t))
+			return m;
+	return 0;
+}
+
+/* Before sending: the held changes of held groups are dropped (quarantined) without a request. */
+void dnsb_engine_hold_back(engine *e, group *groups, size_t n)
+{
+	double t = dnsb_engine_now(e);
+
+	for (size_t i = 0; i < n; i++) {
+		group *g = &groups[i];
+		unsigned long mask;
+
+		if (dnsb_engine_group_key(g) < 0) {
+			e->rc = DNSB_ENOMEM;
+			continue;
+		}
+		if (!dnsb_engine_group_open(g) || (mask = held_mask(e, g, t)) == 0)
+			continue;
+		for (size_t k = 0; k < g->count; k++) {
+			dnsb_change *c = g->changes[k];
+			if (c->outcome == DNSB_OUTCOME_PENDING && (k >= MASK_BITS || (mask >> k) & 1)) {
+				c->outcome = DNSB_OUTCOME_DROPPED;
+				c->reason = DNSB_REASON_QUARANTINED;
+				dnsb_engine_set_detail(c, 0, NULL, "conflicted before; held back until its quarantine ends");
+			}
+		}
+	}
+}
+
+/* The changes of g that conflicted in this apply or are still held, as a mask; 0 when none. */
+static unsigned long conflict_mask(const group *g)
+{
+	unsigned long mask = 0;
+
+	for (size_t k = 0; k < g->count; k++) {
+		const dnsb_change *c = g->changes[k];
+		if (c->outcome == DNSB_OUTCOME_DROPPED &&
+		    (c->reason == DNSB_REASON_CONFLICT || c->reason == DNSB_REASON_QUARANTINED))
+			mask |= k >= MASK_BITS ? all_changes(g) : 1UL << k;
+	}
+	return mask;
+}
+
+static int group_in_effect_now(const group *g)
+{
+	for (size_t k = 0; k < g->count; k++)
+		if (g->changes[k]->outcome != DNSB_OUTCOME_APPLIED &&
+		    g->changes[k]->outcome != DNSB_OUTCOME_ALREADY_APPLIED)
+			return 0;
+	return 1;
+}
+
+/* A group that conflicted now is held (longer each time); one in effect is released. */
+static void hold_or_release(engine *e, group *g, double t)
+{
+	int conflicted = 0;
+	unsigned long mask = conflict_mask(g);
+	char *k;
+
+	for (size_t i = 0; i < g->count; i++)
+		conflicted |= g->changes[i]->outcome == DNSB_OUTCOME_DROPPED &&
+			      g->changes[i]->reason == DNSB_REASON_CONFLICT;
+	if (conflicted) {
+		if ((k = held_key(g, mask)) == NULL ||
+		    dnsb_quarantine_hold(e->o->quarantine, k, dnsb_engine_zone_name(e, g->zone), e->qtoken, t) < 0)
+			e->rc = DNSB_ENOMEM;
+		free(k);
+	} else if (group_in_effect_now(g)) {
+		unsigned long full = all_changes(g);
+		for (unsigned long m = g->count < MASK_BITS ? 1 : full; m <= full && m != 0; m++) {
+			if ((k = held_key(g, m)) != NULL)
+				dnsb_quarantine_release(e->o->quarantine, k);
+			free(k);
+		}
+	}
+}
+
+/*
+ * After the apply: hold or release each group; entries of this plan's zones
+ * that it did not see are forgotten (their groups left the plan).
+ */
+void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n)
+{
+	dnsb_quarantine *q = e->o->quarantine;
+	const char **zones = malloc((e->zone_count ? e->zone_count : 1) * sizeof(char *));
+	char *in_plan = calloc(e->zone_count + 1, 1);
+	double t = dnsb_engine_now(e);
+	size_t nzones = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (groups[i].key != NULL)
+			hold_or_release(e, &groups[i], t);
+	/* Only this plan's zones: a plan for other zones may be running at the same time. */
+	for (size_t i = 0; in_plan && i < dnsb_plan_count(plan); i++)
+		in_plan[dnsb_plan_change(plan, i)->zone] = 1;
+	for (size_t z = 0; zones && in_plan && z < e->zone_count; z++)
+		if (in_plan[z])
+			zones[nzones++] = dnsb_provider_zone(e->p, z);
+	if (zones && in_plan)
+		dnsb_quarantine_end(q, e->qtoken, zones, nzones);
+	else
+		e->rc = DNSB_ENOMEM;
+	free(in_plan);
+	free(zones);
+	dnsb_metrics_set_quarantined(e->o->metrics, dnsb_quarantine_count(q, t));
+}

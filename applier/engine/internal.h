@@ -1,0 +1,122 @@
+/*
+ * internal.h - the engine's state, shared by the files of applier/engine/.
+ *
+ * The pipeline, one file a stage: zones.c maps changes to zones, group.c
+ * forms change groups, batch.c cuts batches, isolate.c runs a batch and
+ * isolates the groups it refuses, submit.c sends one submission, retry.c
+ * decides waits, verify.c reads back and judges, outcome.c settles changes
+ * and tallies, held.c applies the quarantine; engine.c orchestrates.
+ */
+#ifndef DNSBATCH_ENGINE_INTERNAL_H
+#define DNSBATCH_ENGINE_INTERNAL_H
+
+#include "dnsbatch/engine.h"
+#include "dnsbatch/log.h"
+#include "dnsbatch/sys/provider.h"
+
+/* A change group: changes that land or drop together (DESIGN §2). */
+typedef struct group {
+	dnsb_change **changes;   /* deletions, then updates, then creations */
+	size_t count;
+	size_t zone;
+	size_t id;               /* its index in the engine's group array */
+	char *key;               /* content key, for the quarantine; NULL without one */
+} group;
+
+typedef struct engine {
+	dnsb_provider *p;
+	const dnsb_engine_options *o;
+	const dnsb_provider_limits *limits;
+	const dnsb_clock *clock;
+	uint64_t rng;
+	double deadline;             /* clock seconds; 0 = none */
+	dnsb_report *rep;
+	size_t zone_count;           /* the provider's zones; index zone_count = no zone */
+	long *zone_slot;             /* zone index -> rep->zones index, -1 unseen */
+	int *zone_stopped;           /* a fatal answer stopped the zone */
+	char **zone_stop_message;
+	unsigned long batch_no;
+	dnsb_error *err;
+	int rc;                      /* first local error (ENOMEM), kept to return */
+	unsigned long qtoken;        /* this apply's quarantine token */
+} engine;
+
+/* One batch as cut from a zone, while it is being run: its budget is the batch's, not a part's. */
+typedef struct batch_run {
+	engine *e;
+	group **gs;
+	size_t n;
+	unsigned transient;      /* transient answers so far */
+	unsigned limited;        /* rate-limit waits so far */
+	int saw_transient;       /* a transient answer may have hidden a commit */
+	int suspect;             /* the part last sent met a transient answer */
+	int hints_on;            /* culprit lists are followed until one proves wrong */
+	int over;                /* settled whole: retries, waits or the deadline ran out, or the zone stopped */
+	size_t chunk;            /* groups in the next submission (adaptive) */
+	size_t chunk_cap;        /* after too_large: never grow past it; 0 = none */
+} batch_run;
+
+/* What a submission came to, for the isolation loop. */
+typedef enum sent {
+	SENT_OK,          /* applied */
+	SENT_REFUSED,     /* conflict or invalid: nothing committed, `res` says which changes */
+	SENT_TOO_LARGE,   /* split it */
+	SENT_OVER         /* the run is over (br->over): every unsettled group of the batch has an outcome */
+} sent;
+
+/* What a read-back says (DESIGN §3: three values). */
+typedef enum verdict { NOT_IN_EFFECT = 0, IN_EFFECT = 1, UNKNOWN = -1 } verdict;
+
+/* engine.c */
+double dnsb_engine_now(engine *e);
+const char *dnsb_engine_zone_name(const engine *e, size_t zone);
+
+/* outcome.c */
+dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone);
+void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
+void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
+			const char *message);
+void dnsb_engine_tally(engine *e, dnsb_plan *plan);
+int dnsb_engine_group_open(const group *g);
+void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
+
+/* zones.c */
+void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
+const char *dnsb_change_owner(const dnsb_change *c);
+
+/* group.c */
+int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
+void dnsb_engine_drop_invalid_groups(group *groups, size_t n);
+int dnsb_engine_group_key(group *g);
+void dnsb_engine_free_groups(group *groups, size_t n);
+
+/* batch.c */
+void dnsb_engine_run_zone(engine *e, group **gs, size_t n);
+
+/* isolate.c */
+void dnsb_engine_run_batch(engine *e, group **gs, size_t n);
+
+/* submit.c */
+sent dnsb_engine_send(batch_run *br, group **gs, size_t n, dnsb_result *res);
+size_t dnsb_engine_flatten(group **gs, size_t n, dnsb_change ***out);
+void dnsb_engine_end_run(batch_run *br, dnsb_reason reason, const dnsb_result *res, const char *message);
+
+/* retry.c */
+double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason *give_up);
+void dnsb_engine_wait(engine *e, double seconds);
+double dnsb_engine_pacing_wait(engine *e);
+void dnsb_engine_pacing_hold(engine *e, double seconds);
+
+/* verify.c */
+int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held, dnsb_error *rerr);
+int dnsb_engine_group_in_effect(const engine *e, const group *g, const dnsb_rrset_list *held);
+int dnsb_engine_change_in_effect(const engine *e, const group *g, const dnsb_change *c, const dnsb_rrset_list *held);
+int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_list *held);
+verdict dnsb_engine_verify(engine *e, group **gs, size_t n, verdict *each, dnsb_error *rerr);
+void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict *each, const dnsb_result *res);
+
+/* held.c */
+void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
+void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
+
+#endif

@@ -1,0 +1,37 @@
+/* zones.c - each change to the configured zone with the longest matching apex (DESIGN §2). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "applier/engine/internal.h"
+
+const char *dnsb_change_owner(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner;
+}
+
+/* A change in no zone is dropped (no_zone) before anything is sent. */
+void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
+{
+	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		const char *owner = dnsb_change_owner(c);
+		long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
+
+		c->zone = z < 0 ? e->zone_count : (size_t)z;
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		if (z < 0) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_NO_ZONE;
+			dnsb_engine_set_detail(c, 0, NULL, msg);
+			continue;
+		}
+		/* An ownership record joins its owner's group only inside one zone. */
+		if (c->owned_record && dnsb_provider_zone_for(e->p, c->owned_record) != z) {
+			free(c->owned_record);
+			c->owned_record = NULL;
+		}
+	}
+}
