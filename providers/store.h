@@ -42,7 +42,7 @@ const dnsb_rrset *dnsb_store_get(const dnsb_store *s, const char *owner, uint16_
 
 /*
  * Apply a batch atomically. `res` gets the class and, on failure, the index
- * of the first failing change in `hint`. With bump_soa, the apex SOA serial
+ * of the first failing change as its one culprit. With bump_soa, the apex SOA serial
  * is incremented once when the batch applies.
  * @return 0 with res filled; DNSB_ENOMEM (nothing applied)
  */

@@ -271,7 +271,7 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", eq + 1, strerror(errno));
 	}
 	if (asprintf(&z->lock_path, "%s.lock", z->path) < 0 ||
-	    dnsb_store_new(&z->store, p->zones[p->zone_count - 1]) < 0) {
+	    dnsb_store_new(&z->store, dnsb_provider_zone(p, dnsb_provider_zone_count(p) - 1)) < 0) {
 		free(z->path);
 		return DNSB_ENOMEM;
 	}
@@ -281,6 +281,7 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 
 static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
+	static const dnsb_provider_limits cloud_dns_limits = { 0, 1000, 1000, 100000, 1, 0 };
 	zf_state *st = calloc(1, sizeof(*st));
 	dnsb_provider *p;
 	const char *spec;
@@ -301,10 +302,7 @@ static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error
 		goto fail;
 	}
 	/* Same limits as Cloud DNS, whose semantics this provider follows. */
-	p->limits.max_additions = 1000;
-	p->limits.max_deletions = 1000;
-	p->limits.max_rdata_bytes = 100000;
-	p->limits.names_culprit = 1;
+	dnsb_provider_set_limits(p, &cloud_dns_limits);
 	*out = p;
 	return 0;
 fail:

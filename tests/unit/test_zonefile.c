@@ -196,7 +196,10 @@ static void assert_result(const dnsb_result *res, dnsb_class cls, int status, co
 	assert_int_equal(res->cls, cls);
 	assert_int_equal(res->status, status);
 	assert_string_equal(res->code, code);
-	assert_int_equal(res->hint, hint);
+	/* hint: the one culprit the reply names, or -1 for none */
+	assert_int_equal(res->culprit_count, hint < 0 ? 0 : 1);
+	if (hint >= 0)
+		assert_int_equal(res->culprits[0], (size_t)hint);
 	assert_string_equal(res->message, message);
 }
 
@@ -537,7 +540,8 @@ static void test_failed_batch_leaves_file_byte_identical(void **state)
 	submit_json(p, "{\"create\":[" A_EP("legacy.example.com", 300, "\"203.0.113.200\"") "],"
 		    "\"delete\":[" A_EP("old-promo.example.com", 300, "\"203.0.113.50\"") "]}", &res);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
-	assert_int_equal(res.hint, 0);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 0);
 	after = slurp(fx->path, &after_len);
 	assert_int_equal(after_len, before_len);
 	assert_memory_equal(after, before, before_len);
