@@ -190,14 +190,16 @@ static size_t named_groups(group **part, size_t m, const dnsb_result *res, group
  * (read back once for all of them), and the rest is sent next as one part.
  * A named group that applies on its own proves the list wrong: culprit lists
  * are ignored for the rest of the batch, so a wrong one costs one request.
- * @return 1 when it followed the list, 0 when the list names nothing in part
+ * @return 0 when the list names nothing in part; 1 when it was followed; 2
+ *         when every named group applied (all wrong): the rest, compacted at
+ *         the front of part, is known to hold the culprit
  */
-static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_result *res)
+static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_result *res, size_t *left)
 {
 	group **named = malloc(m * sizeof(group *));
 	dnsb_rrset_list held = { 0 };
 	dnsb_error rerr = { 0, "" };
-	size_t k = named ? named_groups(part, m, res, named) : 0;
+	size_t k = named ? named_groups(part, m, res, named) : 0, applied = 0;
 	int have_read;
 
 	if (k == 0) {
@@ -215,25 +217,26 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 		else if (have_read && dnsb_engine_cause_shown(br->e, g, &held))
 			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
 		else if (try_alone(br, g))
-			br->hints_on = 0;
+			applied++;
 	}
+	if (applied > 0)
+		br->hints_on = 0;
 	dnsb_rrset_list_clear(&held);
 	free(named);
-	br->chunk = compact(part, m);
-	if (br->chunk == 0)
-		br->chunk = 1;
-	return 1;
+	*left = compact(part, m);
+	return applied == k && *left > 0 ? 2 : 1;
 }
 
 /*
  * Binary-search a refused part for its first culprit: the groups before it
  * apply on the way, the culprit is settled, the groups after it go back to
  * the stream. The refused range [rlo, rhi) tells whether the culprit was
- * refused on its own or only found by elimination.
+ * refused on its own or only found by elimination; `exact` says whether
+ * `res` refused exactly this part (not a larger one).
  */
-static void search_first(batch_run *br, group **part, size_t m, const dnsb_result *res)
+static void search_first(batch_run *br, group **part, size_t m, const dnsb_result *res, int exact)
 {
-	size_t lo = 0, hi = m, rlo = 0, rhi = m;
+	size_t lo = 0, hi = m, rlo = 0, rhi = exact ? m : m + 1;
 	dnsb_result last = *res, r;
 
 	while (hi - lo > 1) {
@@ -289,6 +292,35 @@ static void count_bisection(engine *e, size_t zone)
 	dnsb_metrics_bisection(e->o->metrics, dnsb_engine_zone_name(e, zone));
 }
 
+/*
+ * A part was refused for its content: our own lost commit (after a transient
+ * answer), a lone group to settle, a culprit list to follow, or a search.
+ */
+static void isolate(batch_run *br, group **part, size_t m, const dnsb_result *res)
+{
+	size_t sent_m = m, left = 0;
+
+	if (br->suspect && check_suspect(br, part, m, res) < m)
+		return; /* some were our own lost commit: what is left is sent again */
+	if (m == 1) {
+		settle_lone(br, part[0], res, 1);
+	} else {
+		count_bisection(br->e, part[0]->zone);
+		if (br->hints_on && res->culprit_count > 0) {
+			int followed = follow_culprits(br, part, m, res, &left);
+			if (followed == 1) {
+				br->chunk = left ? left : 1; /* the rest goes next, whole */
+				return;
+			}
+			if (followed == 2)
+				m = left; /* every name was wrong: the refusal is the rest's */
+		}
+		if (!br->over)
+			search_first(br, part, m, res, m == sent_m);
+	}
+	br->chunk = br->chunk / 2 ? br->chunk / 2 : 1;
+}
+
 /* One part sent: act on what it came to. */
 static void run_part(batch_run *br, group **part, size_t m)
 {
@@ -298,33 +330,20 @@ static void run_part(batch_run *br, group **part, size_t m)
 	case SENT_OK:
 		finish_all(part, m, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL);
 		grow(br);
-		return;
+		break;
 	case SENT_OVER:
-		return;
+		break;
 	case SENT_TOO_LARGE:
 		/* Split: no retry counted, nothing dropped, and never grown past it again. */
 		if (m == 1)
 			dnsb_engine_finish(part[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
 		else
 			br->chunk = br->chunk_cap = m / 2;
-		return;
+		break;
 	case SENT_REFUSED:
+		isolate(br, part, m, &res);
 		break;
 	}
-	if (br->suspect) {
-		size_t left = check_suspect(br, part, m, &res);
-		if (left < m)
-			return; /* some were our own lost commit: send what is left again */
-	}
-	if (m == 1) {
-		settle_lone(br, part[0], &res, 1);
-	} else {
-		count_bisection(br->e, part[0]->zone);
-		if (br->hints_on && res.culprit_count > 0 && follow_culprits(br, part, m, &res))
-			return; /* the chunk is what the list left */
-		search_first(br, part, m, &res);
-	}
-	br->chunk = br->chunk / 2 ? br->chunk / 2 : 1;
 }
 
 void dnsb_engine_run_batch(engine *e, group **gs, size_t n)

@@ -17,6 +17,7 @@
 
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/pacing.h"
 
 /* A clock that only moves when the engine sleeps. */
 typedef struct fake_clock {
@@ -26,12 +27,12 @@ typedef struct fake_clock {
 	dnsb_clock clock;
 } fake_clock;
 
-static double fake_now(void *payload)
+static inline double fake_now(void *payload)
 {
 	return ((fake_clock *)payload)->t;
 }
 
-static void fake_sleep(void *payload, double s)
+static inline void fake_sleep(void *payload, double s)
 {
 	fake_clock *c = payload;
 
@@ -41,7 +42,7 @@ static void fake_sleep(void *payload, double s)
 	c->t += s;
 }
 
-static void fake_clock_init(fake_clock *c)
+static inline void fake_clock_init(fake_clock *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = 1000.0;
@@ -51,7 +52,7 @@ static void fake_clock_init(fake_clock *c)
 }
 
 /* A plan of n A-record creations h0..h(n-1).example.com, optionally with ownership TXT records. */
-static dnsb_plan *plan_of_creates(size_t n, int with_txt)
+static inline dnsb_plan *plan_of_creates(size_t n, int with_txt)
 {
 	json_object *root = json_object_new_object(), *list = json_object_new_array();
 	dnsb_plan *plan = NULL;
@@ -87,7 +88,7 @@ static dnsb_plan *plan_of_creates(size_t n, int with_txt)
 	return plan;
 }
 
-static dnsb_provider *memory_zone(const char *faults)
+static inline dnsb_provider *memory_zone(const char *faults)
 {
 	const char *zones[] = { "example.com." };
 	dnsb_provider *p = NULL;
@@ -98,7 +99,7 @@ static dnsb_provider *memory_zone(const char *faults)
 }
 
 /* Put an RRset "owner A rdata" (TTL 300) into the memory provider. */
-static void put_a(dnsb_provider *p, const char *owner, const char *rdata)
+static inline void put_a(dnsb_provider *p, const char *owner, const char *rdata)
 {
 	dnsb_rrset r = { 0 };
 
@@ -111,7 +112,7 @@ static void put_a(dnsb_provider *p, const char *owner, const char *rdata)
 }
 
 /* Every change has exactly one outcome and the report adds up. */
-static void assert_invariant(dnsb_plan *plan, const dnsb_report *rep)
+static inline void assert_invariant(dnsb_plan *plan, const dnsb_report *rep)
 {
 	size_t n[5] = { 0 };
 
@@ -146,7 +147,7 @@ typedef struct scripted {
 	dnsb_rrset_list held;
 } scripted;
 
-static int scripted_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
+static inline int scripted_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
 			   dnsb_result *out, dnsb_error *err)
 {
 	scripted *s = state;
@@ -160,7 +161,7 @@ static int scripted_submit(void *state, const char *zone, dnsb_change *const *ch
 	return 0;
 }
 
-static int scripted_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
+static inline int scripted_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
 			 dnsb_error *err)
 {
 	scripted *s = state;
@@ -176,7 +177,7 @@ static int scripted_read(void *state, const char *zone, const dnsb_rrkey *keys, 
 	return 0;
 }
 
-static int scripted_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static inline int scripted_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
 {
 	(void)state;
 	(void)zone;
@@ -185,22 +186,96 @@ static int scripted_list(void *state, const char *zone, dnsb_rrset_list *out, dn
 	return 0;
 }
 
-static void scripted_close(void *state)
+static inline void scripted_close(void *state)
 {
 	dnsb_rrset_list_clear(&((scripted *)state)->held);
 }
 
-static const dnsb_provider_ops scripted_ops = {
+__attribute__((unused)) static const dnsb_provider_ops scripted_ops = {
 	DNSB_PROVIDER_OPS_VERSION, "scripted", scripted_submit, scripted_read, scripted_list, scripted_close
 };
 
-static dnsb_provider *scripted_provider(scripted *s)
+static inline dnsb_provider *scripted_provider(scripted *s)
 {
 	dnsb_provider *p = NULL;
 
 	assert_int_equal(dnsb_provider_alloc(&p, &scripted_ops, s), 0);
 	assert_int_equal(dnsb_provider_add_zone(p, "example.com", NULL), 0);
 	return p;
+}
+
+static inline void set_names_culprit(dnsb_provider *p, int on)
+{
+	dnsb_provider_limits l = *dnsb_provider_get_limits(p);
+
+	l.names_culprit = on;
+	dnsb_provider_set_limits(p, &l);
+}
+
+/* One engine run: a fake clock, a provider, a plan, options and the report. */
+typedef struct run {
+	fake_clock c;
+	dnsb_provider *p;
+	dnsb_plan *plan;
+	dnsb_engine_options o;
+	dnsb_report rep;
+} run;
+
+/* A memory zone with `faults`, a plan of n creations (with ownership TXT records when txt). */
+static inline void run_init(run *r, const char *faults, size_t n, int txt)
+{
+	memset(r, 0, sizeof(*r));
+	fake_clock_init(&r->c);
+	r->o = (dnsb_engine_options)DNSB_ENGINE_OPTIONS_INIT;
+	r->o.clock = &r->c.clock;
+	r->o.seed = 42;
+	r->p = memory_zone(faults);
+	r->plan = n ? plan_of_creates(n, txt) : NULL;
+}
+
+/* The same with a scripted provider. */
+static inline void run_init_scripted(run *r, scripted *s, size_t n)
+{
+	run_init(r, NULL, n, 0);
+	dnsb_provider_free(r->p);
+	r->p = scripted_provider(s);
+}
+
+/* Apply, check the outcome invariant; a second apply clears the first report. */
+static inline void run_apply(run *r)
+{
+	dnsb_error err = { 0 };
+
+	dnsb_report_clear(&r->rep);
+	assert_int_equal(dnsb_engine_apply(&r->rep, r->p, r->plan, &r->o, &err), 0);
+	assert_invariant(r->plan, &r->rep);
+}
+
+/* Replace the plan (the old one is freed). */
+static inline void run_plan(run *r, dnsb_plan *plan)
+{
+	dnsb_plan_free(r->plan);
+	r->plan = plan;
+}
+
+static inline dnsb_change *run_change(run *r, size_t i)
+{
+	return dnsb_plan_change(r->plan, i);
+}
+
+static inline void run_free(run *r)
+{
+	dnsb_report_clear(&r->rep);
+	dnsb_plan_free(r->plan);
+	dnsb_provider_free(r->p);
+}
+
+static inline dnsb_plan *parse_plan(const char *json)
+{
+	dnsb_plan *plan = NULL;
+
+	assert_int_equal(dnsb_plan_parse(&plan, json, strlen(json), "t", NULL), 0);
+	return plan;
 }
 
 #endif
