@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  --max-retries N          resubmissions after transient errors (default 5)\n"
 		"  --max-rate-limit-waits N waits after rate limits, per batch (default 20)\n"
 		"  --backoff-base SECONDS   first backoff ceiling (default 1)\n"
-		"  --backoff-cap SECONDS    largest backoff (default 60)\n"
+		"  --backoff-cap SECONDS    largest backoff (default 60); a Retry-After is a floor, capped\n"
+		"                           at 10 x this and by the time left before --timeout\n"
 		"  --timeout SECONDS        give up on what is not applied by then (default: none)\n"
 		"  --seed N                 seed of the backoff jitter, for reproducible runs\n"
 		"  --drop-log FILE          append dropped and failed changes (JSON Lines, re-playable)\n"
@@ -47,7 +48,9 @@ static void usage(FILE *f)
 	dnsb_cli_provider_help(f);
 	fprintf(f, "\n--memory-faults SCRIPT: rules WHEN:ACTION[=SEC] separated by commas. WHEN is N, N-M, *\n"
 		   "or pX (probability X); ACTION is latency=S, transient, commit-transient (commit, then 502),\n"
-		   "rate-limit[=S] (429 with Retry-After S), fatal, conflict; plus seed=N.\n"
+		   "rate-limit[=S] (429 with Retry-After S), fatal, conflict, wrong-hint (with --memory-hints,\n"
+		   "a refusal names a change that is not a culprit), read-transient (WHEN counts reads and\n"
+		   "lists, not submissions: that read fails with 503); plus seed=N.\n"
 		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n");
 }
 
