@@ -25,10 +25,14 @@ struct dnsb_provider {
 
 int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state)
 {
-	dnsb_provider *p = calloc(1, sizeof(*p));
+	dnsb_provider *p;
 
 	*out = NULL;
-	if (p == NULL) {
+	if (ops->version != DNSB_PROVIDER_OPS_VERSION) {
+		ops->close(state);
+		return DNSB_EINVAL;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		ops->close(state);
 		return DNSB_ENOMEM;
 	}

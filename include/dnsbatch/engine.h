@@ -7,20 +7,31 @@
  *   dropped, reason no_zone); form change groups (same owner name, plus the
  *   ownership TXT records of the external-dns registry, labels.ownedRecord);
  *   cut each zone's groups into batches of at most batch_size groups and
- *   within the provider's limits; submit; then act on the class:
- *     ok            every change applied
- *     conflict,     halve the batch and handle each half the same way, down
- *     invalid       to single groups (when the first half applies whole, the
- *                   second is split at once); a single group that still
- *                   conflicts is read back: already in effect -> already_applied,
- *                   else dropped (reason conflict or invalid)
- *     too_large     halve, nothing counted as a retry
- *     rate_limited  wait (Retry-After as a floor, else full-jitter backoff),
- *                   the wait shared by every batch to this provider; resubmit
- *     transient     resubmit up to max_retries times with backoff; a batch
- *                   that then meets conflict is verified whole first (a lost
- *                   success reply is the likely cause: the 502-then-409 case)
+ *   within the provider's declared limits; send each batch, in parts, and act
+ *   on the class of each answer:
+ *     ok            the part's changes are applied
+ *     conflict,     the part is isolated: a culprit list in the reply is
+ *     invalid       followed (until one proves wrong: then it costs one
+ *                   request and lists are ignored for the rest of the batch);
+ *                   else the part is binary-searched for its first culprit
+ *                   and the rest goes back to the stream. Parts grow after a
+ *                   success and shrink after a refusal (adaptive group
+ *                   testing). A group is dropped only after its own refusal
+ *                   or when a read-back shows why it was refused, and always
+ *                   after a read-back: already in effect -> already_applied
+ *     too_large     the part is split, no retry counted, and parts never grow
+ *                   past that size again; a single group too large alone is
+ *                   dropped with reason invalid
+ *     rate_limited  wait (Retry-After as a floor, capped at 10 x backoff_cap
+ *                   and by the deadline; else full-jitter backoff), the wait
+ *                   shared by every batch and read to this provider; resubmit
+ *     transient     resubmit, up to max_retries for the whole batch
  *     fatal         the zone stops: its remaining changes fail
+ * After a transient answer a lost success reply may have committed the part,
+ * so every exit that would call its changes dropped or failed reads them
+ * back first; a read that fails leaves the truth unknown: failed, reason
+ * transient, never a bisection. Whether a group is in effect is judged over
+ * its whole desired final state, per owner name and type.
  * Backoff is full jitter: wait = U(0, min(cap, base * 2^attempt)) seconds.
  */
 #ifndef DNSBATCH_ENGINE_H
@@ -50,30 +61,37 @@ const dnsb_clock *dnsb_clock_system(void);
 
 /**
  * Quarantine of change groups dropped for conflict (the sidecar's memory
- * across requests, DESIGN §5): a group that conflicted is not resubmitted
- * while its backoff runs (initial, doubling up to max); it is reset when the
- * group applies or leaves the plan. Thread-safe. Opaque.
+ * across requests, DESIGN §5): the changes of a group that conflicted are
+ * not resubmitted while its backoff runs (initial, doubling up to max) and
+ * end dropped/quarantined; changes of the group that were in effect beside
+ * them are sent and proved again. It is reset when the group applies or
+ * leaves the plan. Thread-safe. Opaque. A group is held by its content, so a
+ * changed group is a new one.
  */
 typedef struct dnsb_quarantine dnsb_quarantine;
 
 /**
+ * Create an empty quarantine.
+ * @param out      receives it (the caller's; dnsb_quarantine_free)
  * @param initial  first backoff in seconds (DESIGN: 60)
  * @param max      cap in seconds (DESIGN: 3600)
  * @return 0, DNSB_EINVAL (initial <= 0 or max < initial), DNSB_ENOMEM
  */
 int dnsb_quarantine_new(dnsb_quarantine **out, double initial, double max);
+/** Free it and every entry. NULL is a no-op. */
 void dnsb_quarantine_free(dnsb_quarantine *q);
-/** Number of groups currently held (their backoff has not run out). */
+/** Number of entries whose backoff has not run out at `now` (seconds on the engine's clock). */
 size_t dnsb_quarantine_count(dnsb_quarantine *q, double now);
 
 /** Engine settings. Initialise with DNSB_ENGINE_OPTIONS_INIT. */
 typedef struct dnsb_engine_options {
 	unsigned version;
 	size_t batch_size;             /**< change groups per batch (default 1000) */
-	unsigned max_retries;          /**< resubmissions after transient errors (default 5) */
-	unsigned max_rate_limit_waits; /**< waits after rate limits per batch (default 20) */
+	unsigned max_retries;          /**< resubmissions after transient errors, per batch (all its parts
+					    together; default 5) */
+	unsigned max_rate_limit_waits; /**< waits after rate limits, per batch (default 20) */
 	double backoff_base;           /**< seconds (default 1) */
-	double backoff_cap;            /**< seconds (default 60) */
+	double backoff_cap;            /**< seconds (default 60); a Retry-After is capped at 10 x this */
 	double timeout;                /**< seconds for the whole apply, 0 = none; changes not
 					    reached end failed with reason deadline */
 	uint64_t seed;                 /**< jitter seed; 0 = seeded from the clock */
@@ -82,7 +100,9 @@ typedef struct dnsb_engine_options {
 	dnsb_metrics *metrics;         /**< borrowed, may be NULL */
 	dnsb_droplog *droplog;         /**< borrowed, may be NULL: dropped and failed changes */
 	dnsb_quarantine *quarantine;   /**< borrowed, may be NULL (one-shot runs) */
-	/** Called for each batch before it is submitted (and in dry-run, instead). May be NULL. */
+	/** Called before each submission (every part and every resubmission of a batch, so
+	 *  batch_no counts submissions), and in a dry run once per batch instead of sending.
+	 *  `changes` are borrowed for the call. May be NULL. */
 	void (*on_batch)(void *payload, const char *zone, unsigned long batch_no,
 			 dnsb_change *const *changes, size_t n);
 	void *payload;
@@ -96,7 +116,11 @@ typedef struct dnsb_engine_options {
 #define DNSB_ENGINE_OPTIONS_INIT \
 	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0 }
 
-/** Figures of one zone. */
+/**
+ * Figures of one zone. submissions count every request sent (parts and
+ * resubmissions), reads every read-back, bisections every refused part of
+ * more than one group that had to be isolated.
+ */
 typedef struct dnsb_zone_report {
 	char *zone;                   /**< apex; owned by the report; "" for changes with no zone */
 	size_t changes, applied, already_applied, dropped, failed;
@@ -128,9 +152,10 @@ void dnsb_report_clear(dnsb_report *report);
  * @param opts  settings (borrowed), NULL for the defaults
  * @param err   detail of a returned error
  * @return 0 when every change got an outcome (even dropped or failed ones);
- *         DNSB_EINVAL for bad options; DNSB_ENOMEM; DNSB_EIO when the drop
- *         log cannot be written. On a negative return, changes still pending
- *         are marked failed so that nothing is silently lost.
+ *         DNSB_EINVAL for bad options, before anything is looked at (every
+ *         change stays pending and `out` is zero); DNSB_ENOMEM; DNSB_EIO when
+ *         the drop log cannot be written. On DNSB_ENOMEM or DNSB_EIO, changes
+ *         still pending are marked failed so that nothing is silently lost.
  */
 int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		      const dnsb_engine_options *opts, dnsb_error *err);

@@ -140,14 +140,17 @@ typedef struct dnsb_provider_ops {
 	void (*close)(void *state);
 } dnsb_provider_ops;
 
-#define DNSB_PROVIDER_OPS_VERSION 1
+/* 2: dnsb_result carries a culprit list (was one hint); limits are declared with dnsb_provider_set_limits. */
+#define DNSB_PROVIDER_OPS_VERSION 2
 
 /**
  * For backends: allocate a provider with the given ops and state; zones are
  * added with dnsb_provider_add_zone.
  * @param out  receives the provider (the caller's; free with dnsb_provider_free,
  *             which calls ops->close(state))
- * @return 0 or DNSB_ENOMEM (ops->close is then called on state)
+ * @return 0; DNSB_EINVAL when ops->version is not DNSB_PROVIDER_OPS_VERSION (a
+ *         backend built against another version of this header); DNSB_ENOMEM.
+ *         On an error ops->close is called on state.
  */
 int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state);
 
