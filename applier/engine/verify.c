@@ -199,7 +199,7 @@ void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict 
 		settled++;
 	}
 	if (settled > 0)
-		dnsb_log(DNSB_LOG_INFO, "zone %s: %zu of %zu groups are already in effect after a transient error%s%s: "
-			 "an earlier reply was lost", dnsb_engine_zone_name(e, gs[0]->zone), settled, n,
-			 res ? " and then " : "", res ? dnsb_class_name(res->cls) : "");
+		dnsb_log(DNSB_LOG_INFO, "zone %s: read back after a transient error%s%s: %zu of %zu groups already in effect",
+			 dnsb_engine_zone_name(e, gs[0]->zone), res ? ", then " : "", res ? dnsb_class_name(res->cls) : "",
+			 settled, n);
 }
