@@ -3,7 +3,7 @@
 #include <time.h>
 
 #include "applier/core/clock.h"
-#include "dnsbatch/engine.h"
+#include "dnsbatch/clock.h"
 
 double dnsb_monotonic(void)
 {

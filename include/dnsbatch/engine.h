@@ -37,6 +37,7 @@
 #ifndef DNSBATCH_ENGINE_H
 #define DNSBATCH_ENGINE_H
 
+#include "clock.h"
 #include "droplog.h"
 #include "metrics.h"
 #include "plan.h"
@@ -45,19 +46,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/**
- * A clock, injectable so that tests run without waiting. Times are seconds
- * (double) since an arbitrary origin; sleep waits that many seconds.
- */
-typedef struct dnsb_clock {
-	double (*now)(void *payload);
-	void (*sleep)(void *payload, double seconds);
-	void *payload;
-} dnsb_clock;
-
-/** The real clock: CLOCK_MONOTONIC and nanosleep. Static. */
-const dnsb_clock *dnsb_clock_system(void);
 
 /**
  * Quarantine of change groups dropped for conflict (the sidecar's memory
