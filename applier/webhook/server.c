@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <float.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -377,28 +378,14 @@ static void unlock_zones(dnsb_webhook *wh, const unsigned char *touched)
 			pthread_mutex_unlock(&wh->zone_locks[z]);
 }
 
-/* The zones stayed busy past the deadline: nothing was sent, so every
- * change still pending fails with reason deadline, logged like the engine
- * would, so the count in = count out invariant holds for this request too. */
-static size_t fail_unreached(dnsb_webhook *wh, dnsb_plan *plan)
+static void flush_droplog(dnsb_webhook *wh)
 {
-	size_t failed = 0;
-	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
-		dnsb_change *c = dnsb_plan_change(plan, i);
-		long z;
-		const char *zone;
-		if (c->outcome != DNSB_OUTCOME_PENDING)
-			continue;
-		c->outcome = DNSB_OUTCOME_FAILED;
-		c->reason = DNSB_REASON_DEADLINE;
-		z = dnsb_provider_zone_for(wh->provider, change_owner(c));
-		zone = z >= 0 ? dnsb_provider_zone(wh->provider, (size_t)z) : "";
-		dnsb_metrics_change(wh->metrics, zone, c);
-		if (wh->droplog)
-			dnsb_droplog_write(wh->droplog, zone, c, dnsb_wall_clock());
-		failed++;
-	}
-	return failed;
+	if (wh->droplog == NULL)
+		return;
+	pthread_mutex_lock(&wh->droplog_lock);
+	if (dnsb_droplog_flush(wh->droplog) != 0)
+		dnsb_log(DNSB_LOG_ERROR, "drop log: flush failed");
+	pthread_mutex_unlock(&wh->droplog_lock);
 }
 
 static void update_quarantine_gauge(dnsb_webhook *wh)
@@ -413,10 +400,11 @@ static enum MHD_Result handle_records_post(struct MHD_Connection *conn, dnsb_web
 	dnsb_report report = { 0 };
 	dnsb_error err = { 0 };
 	dnsb_engine_options opts = wh->engine;
+	const dnsb_clock *clk = opts.clock ? opts.clock : dnsb_clock_system();
 	unsigned char *touched;
 	double start_unix = dnsb_wall_clock(), waited;
 	unsigned status;
-	int rc;
+	int rc, busy;
 
 	rc = dnsb_plan_parse(&plan, req->body ? req->body : "", req->len, "POST /records", &err);
 	if (rc == DNSB_EPARSE) {
@@ -439,35 +427,31 @@ static enum MHD_Result handle_records_post(struct MHD_Connection *conn, dnsb_web
 			touched[z] = 1;
 	}
 
-	if (lock_zones(wh, touched, start_unix + wh->apply_timeout) != 0) {
-		size_t failed = fail_unreached(wh, plan);
-		if (wh->droplog && failed) {
-			pthread_mutex_lock(&wh->droplog_lock);
-			dnsb_droplog_flush(wh->droplog);
-			pthread_mutex_unlock(&wh->droplog_lock);
-		}
+	busy = lock_zones(wh, touched, start_unix + wh->apply_timeout) != 0;
+	/* The deadline bounds the whole request, the wait for the zones included. When the
+	 * zones stayed busy it has passed: the engine settles and counts every change itself
+	 * (pending ones failed/deadline, without a request; invalid and no_zone as such). */
+	waited = dnsb_wall_clock() - start_unix;
+	opts.timeout = 0;
+	opts.deadline = clk->now(clk->payload) + (busy ? 0.0 : wh->apply_timeout - waited);
+	if (!(opts.deadline > 0))
+		opts.deadline = DBL_MIN;
+	rc = dnsb_engine_apply(&report, wh->provider, plan, &opts, &err);
+	if (busy) {
 		dnsb_log(DNSB_LOG_WARN, "POST /records: zones still busy after %.1f s: %zu changes failed (deadline)",
-			 wh->apply_timeout, failed);
+			 wh->apply_timeout, report.failed);
+		flush_droplog(wh);
 		free(touched);
 		dnsb_plan_free(plan);
+		dnsb_report_clear(&report);
 		return reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  "zones busy past the apply timeout; retry next interval");
 	}
-	waited = dnsb_wall_clock() - start_unix;
-	/* The deadline bounds the whole request, the wait for the zones included. */
-	opts.timeout = wh->apply_timeout - waited;
-	if (opts.timeout < 0.001)
-		opts.timeout = 0.001;
-	rc = dnsb_engine_apply(&report, wh->provider, plan, &opts, &err);
 	unlock_zones(wh, touched);
 	free(touched);
 
-	if (wh->droplog && report.dropped + report.failed > 0) {
-		pthread_mutex_lock(&wh->droplog_lock);
-		if (dnsb_droplog_flush(wh->droplog) != 0)
-			dnsb_log(DNSB_LOG_ERROR, "drop log: flush failed");
-		pthread_mutex_unlock(&wh->droplog_lock);
-	}
+	if (report.dropped + report.failed > 0)
+		flush_droplog(wh);
 	dnsb_metrics_set_last_apply(wh->metrics, dnsb_wall_clock());
 	update_quarantine_gauge(wh);
 	if (report.applied + report.already_applied > 0 || (report.submissions > 0 && report.failed == 0))

@@ -763,7 +763,8 @@ static void test_apply_timeout(void **state)
 {
 	setup_args a = { .faults = "*:latency=0.8", .apply_timeout = 0.5 };
 	struct json_object *c1 = list_of(1, a_record("one.example.com", "192.0.2.1"));
-	struct json_object *c2 = list_of(1, a_record("two.example.com", "192.0.2.2"));
+	struct json_object *c2 = list_of(3, a_record("two.example.com", "192.0.2.2"),
+					 a_record("bad.example.com", "999.1.1.1"), a_record("x.nozone.test", "192.0.2.9"));
 	post_job jobs[2];
 	pthread_t th[2];
 	char base[64];
@@ -786,6 +787,12 @@ static void test_apply_timeout(void **state)
 	assert_int_equal(jobs[1].status, 503);
 	assert_true(jobs[1].seconds < 0.75); /* gave up at its deadline, not after the first apply */
 	assert_int_equal(count_lines(f.droplog_path, "\"reason\":\"deadline\""), 1);
+	/* Changes in = sum of outcomes, in the metrics too: the busy zone's change failed, the
+	 * invalid one and the one in no zone counted as such (the engine settled all three). */
+	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"example.com.\",outcome=\"applied\"}"), 1);
+	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"example.com.\",outcome=\"failed\"}"), 1);
+	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"example.com.\",outcome=\"dropped\"}"), 1);
+	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"\",outcome=\"dropped\"}"), 1);
 	for (int i = 0; i < 2; i++)
 		json_object_put(jobs[i].plan);
 	json_object_put(c1);
