@@ -295,7 +295,7 @@ static int list_zone(dnsb_webhook *wh, const char *zone, struct text *out, size_
 
 		if (!dnsb_webhook_type_listed(rs->type) || !dnsb_domain_filter_match(wh->filter, rs->owner))
 			continue;
-		ep = dnsb_webhook_endpoint(rs);
+		ep = dnsb_rrset_to_endpoint(rs);
 		s = ep ? json_object_to_json_string_length(ep, JSON_C_TO_STRING_PLAIN |
 							   JSON_C_TO_STRING_NOSLASHESCAPE, &len) : NULL;
 		if (s == NULL || (*count > 0 && text_add(out, ",", 1) != 0) || text_add(out, s, len) != 0)

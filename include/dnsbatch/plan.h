@@ -71,8 +71,15 @@ dnsb_change *dnsb_plan_change(dnsb_plan *plan, size_t i);
 struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
 
 /**
- * An RRset as an external-dns Endpoint: dnsName without the trailing dot,
- * targets, recordType, recordTTL.
+ * An RRset as the Endpoint external-dns expects from a provider's Records
+ * (endpoint.NewEndpointWithTTL): dnsName without the trailing dot, every
+ * RDATA of the RRset as one target, recordType, recordTTL (left out when
+ * 0). Targets of name-valued types (CNAME, NS, PTR, MX, DNAME, ...) lose
+ * their trailing dot; TXT, SRV and NAPTR targets are kept as is, TXT in
+ * quoted presentation form as the TXT registry reads it.
+ * The one Endpoint serializer: GET /records, `dnsbatch records --output json`
+ * and the drop log (for changes the plan gave no endpoint for) all use it.
+ * @param rrset  borrowed
  * @return a new json-c object (the caller's reference), or NULL (ENOMEM)
  */
 struct json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset);

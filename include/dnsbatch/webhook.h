@@ -111,17 +111,6 @@ int dnsb_domain_filter_to_json(struct json_object **out, const dnsb_domain_filte
 /* ------------------------------------------------------------------ */
 
 /**
- * An RRset as the Endpoint external-dns expects from a provider's Records
- * (endpoint.NewEndpointWithTTL): dnsName without the trailing dot, every
- * RDATA of the RRset as one target, recordType, recordTTL (left out when
- * 0). Targets of name-valued types (CNAME, NS, PTR, MX, DNAME, ...) lose
- * their trailing dot; TXT, SRV and NAPTR targets are kept as is, TXT in
- * quoted presentation form as the TXT registry reads it.
- * @return a new json-c object (the caller's reference), or NULL (ENOMEM)
- */
-struct json_object *dnsb_webhook_endpoint(const dnsb_rrset *rrset);
-
-/**
  * Should GET /records show this RR type? SOA and DNSSEC records (RRSIG,
  * NSEC, NSEC3, NSEC3PARAM, DNSKEY) are the server's, never external-dns's.
  * @return 1 or 0

@@ -361,7 +361,7 @@ static void endpoint_expect(const char *owner, uint16_t type, uint32_t ttl, cons
 	rs.ttl = ttl;
 	rs.rdata = (char **)(uintptr_t)&rdata;
 	rs.rdata_count = 1;
-	ep = dnsb_webhook_endpoint(&rs);
+	ep = dnsb_rrset_to_endpoint(&rs);
 	assert_non_null(ep);
 	assert_string_equal(json_object_to_json_string_ext(ep, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), json);
 	json_object_put(ep);

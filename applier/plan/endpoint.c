@@ -1,0 +1,124 @@
+/*
+ * endpoint.c - the one Endpoint/plan JSON serializer: RRsets as the Endpoints
+ * external-dns expects from a provider (GET /records, `dnsbatch records
+ * --output json`), and changes in plan form (the drop log, --dry-run).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "dnsbatch/plan.h"
+
+enum { TYPE_TXT = 16, TYPE_SRV = 33, TYPE_NAPTR = 35 };
+
+/* endpoint.NewEndpointWithTTL trims the trailing dot of every target but
+ * TXT, NAPTR and SRV ones; external-dns then compares targets with what the
+ * sources want ("lb.example.com"), so a kept dot would mean an update every
+ * loop. A lone "." (null MX, root NS) keeps it: without it the RDATA would
+ * not parse when external-dns sends it back. */
+static struct json_object *target(uint16_t type, const char *rdata)
+{
+	size_t len = strlen(rdata);
+
+	if (type != TYPE_TXT && type != TYPE_NAPTR && type != TYPE_SRV && len > 1 &&
+	    rdata[len - 1] == '.' && rdata[len - 2] != ' ' && rdata[len - 2] != '\\')
+		return json_object_new_string_len(rdata, (int)len - 1);
+	return json_object_new_string(rdata);
+}
+
+static int add(struct json_object *obj, const char *key, struct json_object *val)
+{
+	if (val == NULL)
+		return -1;
+	if (json_object_object_add(obj, key, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset)
+{
+	struct json_object *ep, *targets;
+	size_t olen = rrset->owner ? strlen(rrset->owner) : 0;
+
+	ep = json_object_new_object();
+	targets = json_object_new_array_ext((int)rrset->rdata_count);
+	if (ep == NULL || targets == NULL)
+		goto fail;
+	if (olen > 1 && rrset->owner[olen - 1] == '.')
+		olen--;
+	/* Field order as Go's encoder writes the Endpoint struct. */
+	if (add(ep, "dnsName", json_object_new_string_len(rrset->owner ? rrset->owner : "", (int)olen)) != 0)
+		goto fail;
+	for (size_t i = 0; i < rrset->rdata_count; i++) {
+		struct json_object *t = target(rrset->type, rrset->rdata[i]);
+		if (t == NULL || json_object_array_add(targets, t) != 0) {
+			json_object_put(t);
+			goto fail;
+		}
+	}
+	if (add(ep, "targets", targets) != 0) {
+		targets = NULL; /* add() released it */
+		goto fail;
+	}
+	targets = NULL;
+	if (add(ep, "recordType", json_object_new_string(dnsb_type_name(rrset->type))) != 0)
+		goto fail;
+	if (rrset->ttl != 0 && add(ep, "recordTTL", json_object_new_int64(rrset->ttl)) != 0)
+		goto fail;
+	return ep;
+fail:
+	json_object_put(targets);
+	json_object_put(ep);
+	return NULL;
+}
+
+static json_object *one_list(const char *key, json_object *ep)
+{
+	json_object *obj = json_object_new_object(), *arr = json_object_new_array();
+
+	if (obj == NULL || arr == NULL || json_object_array_add(arr, ep) != 0) {
+		json_object_put(obj);
+		json_object_put(arr);
+		json_object_put(ep);
+		return NULL;
+	}
+	json_object_object_add(obj, key, arr);
+	return obj;
+}
+
+static json_object *endpoint_of(json_object *given, const dnsb_rrset *rrset)
+{
+	return given ? json_object_get(given) : dnsb_rrset_to_endpoint(rrset);
+}
+
+json_object *dnsb_change_to_plan_json(const dnsb_change *change)
+{
+	json_object *obj, *ep;
+
+	switch (change->kind) {
+	case DNSB_CHANGE_CREATE:
+		ep = endpoint_of(change->endpoint_new, &change->new_set);
+		return ep ? one_list("create", ep) : NULL;
+	case DNSB_CHANGE_DELETE:
+		ep = endpoint_of(change->endpoint_old, &change->old);
+		return ep ? one_list("delete", ep) : NULL;
+	case DNSB_CHANGE_UPDATE:
+		ep = endpoint_of(change->endpoint_old, &change->old);
+		if (ep == NULL || (obj = one_list("updateOld", ep)) == NULL)
+			return NULL;
+		ep = endpoint_of(change->endpoint_new, &change->new_set);
+		json_object *other = ep ? one_list("updateNew", ep) : NULL;
+		if (other == NULL) {
+			json_object_put(obj);
+			return NULL;
+		}
+		json_object *arr = json_object_object_get(other, "updateNew");
+		json_object_object_add(obj, "updateNew", json_object_get(arr));
+		json_object_put(other);
+		return obj;
+	}
+	return NULL;
+}
