@@ -23,7 +23,13 @@
 static const double duration_bounds[] = {
 	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 };
-#define BUCKETS (sizeof(duration_bounds) / sizeof(duration_bounds[0]))
+
+/* dnsbatch_webhook_request_duration_seconds: wide enough for a GET / (microseconds) and an apply at its deadline. */
+static const double webhook_bounds[] = {
+	0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30, 60
+};
+#define MAX_BUCKETS 13
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 enum family_id {
 	F_CHANGES,
@@ -37,6 +43,11 @@ enum family_id {
 	F_BACKOFF,
 	F_QUARANTINED,
 	F_LAST_APPLY,
+	F_WH_REQUESTS,
+	F_WH_DURATION,
+	F_WH_READY,
+	F_WH_INFLIGHT,
+	F_WH_APPLIES,
 	F_COUNT
 };
 
@@ -46,6 +57,9 @@ struct family {
 	const char *type;
 	size_t label_count;
 	const char *labels[MAX_LABELS];
+	const double *bounds;   /* histograms: bucket upper bounds */
+	size_t bound_count;
+	int sidecar;            /* printed only once the sidecar has recorded one (not in one-shot files) */
 };
 
 /* Printed in this order, which is the order of metrics.h. */
@@ -67,7 +81,7 @@ static const struct family families[F_COUNT] = {
 		"counter", 3, { "provider", "operation", "class" } },
 	[F_DURATION] = { "dnsbatch_provider_request_duration_seconds",
 		"Time taken by provider requests, seconds.",
-		"histogram", 2, { "provider", "operation" } },
+		"histogram", 2, { "provider", "operation" }, duration_bounds, COUNT_OF(duration_bounds), 0 },
 	[F_RETRIES] = { "dnsbatch_retries_total",
 		"Batch resubmissions, by reason.",
 		"counter", 1, { "reason" } },
@@ -83,6 +97,21 @@ static const struct family families[F_COUNT] = {
 	[F_LAST_APPLY] = { "dnsbatch_last_apply_timestamp_seconds",
 		"Time of the last apply, Unix seconds.",
 		"gauge", 0, { NULL } },
+	[F_WH_REQUESTS] = { "dnsbatch_webhook_requests_total",
+		"HTTP requests answered by the webhook server.",
+		"counter", 3, { "route", "method", "code" }, NULL, 0, 1 },
+	[F_WH_DURATION] = { "dnsbatch_webhook_request_duration_seconds",
+		"Time from a request's arrival to its reply.",
+		"histogram", 1, { "route" }, webhook_bounds, COUNT_OF(webhook_bounds), 1 },
+	[F_WH_READY] = { "dnsbatch_webhook_ready",
+		"1 once the provider has answered, else 0.",
+		"gauge", 0, { NULL }, NULL, 0, 1 },
+	[F_WH_INFLIGHT] = { "dnsbatch_webhook_requests_in_flight",
+		"Requests being read, handled or answered.",
+		"gauge", 0, { NULL }, NULL, 0, 1 },
+	[F_WH_APPLIES] = { "dnsbatch_webhook_applies_in_flight",
+		"POST /records requests being applied.",
+		"gauge", 0, { NULL }, NULL, 0, 1 },
 };
 
 /* One labelled series. Counters and gauges use `value`; the histogram uses
@@ -91,7 +120,7 @@ static const struct family families[F_COUNT] = {
 struct series {
 	char *labels[MAX_LABELS];
 	double value;
-	uint64_t buckets[BUCKETS];
+	uint64_t buckets[MAX_BUCKETS];
 	double sum;
 	uint64_t count;
 };
@@ -107,6 +136,7 @@ struct table {
 struct dnsb_metrics {
 	pthread_mutex_t lock;
 	struct table tables[F_COUNT];
+	int sidecar;   /* the sidecar has recorded its own series */
 };
 
 int dnsb_metrics_new(dnsb_metrics **out)
@@ -267,6 +297,18 @@ void dnsb_metrics_batch(dnsb_metrics *m, const char *zone, const char *cls)
 	counter_add(m, F_BATCHES, (const char *const[]){ zone, cls }, 1);
 }
 
+/* One histogram observation. Call with the lock held; s may be NULL (out of memory: the sample is lost). */
+static void observe(struct series *s, enum family_id f, double seconds)
+{
+	if (s == NULL)
+		return;
+	for (size_t b = 0; b < families[f].bound_count; b++)
+		if (seconds <= families[f].bounds[b])
+			s->buckets[b]++;
+	s->sum += seconds;
+	s->count++;
+}
+
 void dnsb_metrics_request(dnsb_metrics *m, const char *provider, const char *operation,
 			  const char *cls, double seconds)
 {
@@ -282,14 +324,7 @@ void dnsb_metrics_request(dnsb_metrics *m, const char *provider, const char *ope
 	s = series_get(m, F_REQUESTS, (const char *const[]){ provider, operation, cls });
 	if (s)
 		s->value += 1;
-	s = series_get(m, F_DURATION, (const char *const[]){ provider, operation });
-	if (s) {
-		for (size_t b = 0; b < BUCKETS; b++)
-			if (seconds <= duration_bounds[b])
-				s->buckets[b]++;
-		s->sum += seconds;
-		s->count++;
-	}
+	observe(series_get(m, F_DURATION, (const char *const[]){ provider, operation }), F_DURATION, seconds);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -318,6 +353,38 @@ void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups)
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds)
 {
 	gauge_set(m, F_LAST_APPLY, unix_seconds);
+}
+
+void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char *method, unsigned code,
+				  double seconds)
+{
+	char status[16];
+	struct series *s;
+
+	if (!m)
+		return;
+	if (!(seconds > 0))
+		seconds = 0;
+	snprintf(status, sizeof(status), "%u", code);
+	pthread_mutex_lock(&m->lock);
+	m->sidecar = 1;
+	s = series_get(m, F_WH_REQUESTS, (const char *const[]){ route, method, status });
+	if (s)
+		s->value += 1;
+	observe(series_get(m, F_WH_DURATION, (const char *const[]){ route }), F_WH_DURATION, seconds);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->sidecar = 1;
+	pthread_mutex_unlock(&m->lock);
+	gauge_set(m, F_WH_READY, ready ? 1 : 0);
+	gauge_set(m, F_WH_INFLIGHT, inflight);
+	gauge_set(m, F_WH_APPLIES, applies);
 }
 
 /*
@@ -379,8 +446,8 @@ static void put_histogram(FILE *f, const struct family *fam, const struct series
 {
 	char num[32], le[32];
 
-	for (size_t b = 0; b < BUCKETS; b++) {
-		format_value(le, sizeof(le), duration_bounds[b]);
+	for (size_t b = 0; b < fam->bound_count; b++) {
+		format_value(le, sizeof(le), fam->bounds[b]);
 		fprintf(f, "%s_bucket", fam->name);
 		put_labels(f, fam, s, le);
 		fprintf(f, " %llu\n", (unsigned long long)s->buckets[b]);
@@ -414,6 +481,8 @@ static int emit(const dnsb_metrics *m, FILE *f)
 		const struct table *t = m ? &m->tables[id] : NULL;
 		size_t count = t ? t->count : 0;
 
+		if (fam->sidecar && !(m && m->sidecar))
+			continue;
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, fam->type);
 		if (fam->label_count == 0 && count == 0) {
 			fprintf(f, "%s 0\n", fam->name);
@@ -422,7 +491,7 @@ static int emit(const dnsb_metrics *m, FILE *f)
 		for (size_t i = 0; i < count; i++) {
 			const struct series *s = &t->items[i];
 
-			if (id == F_DURATION) {
+			if (fam->bounds != NULL) {
 				put_histogram(f, fam, s);
 				continue;
 			}

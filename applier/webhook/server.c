@@ -77,7 +77,6 @@ struct dnsb_webhook {
 	int probe_started;
 	double probe_interval;
 
-	dnsb_webhook_stats stats;
 };
 
 
@@ -103,6 +102,11 @@ int dnsb_webhook_ready(dnsb_webhook *wh)
 
 /* ---------------------------------------------------------------- */
 /* replies                                                           */
+/* Each route's label value in dnsbatch_webhook_requests_total, by enum dnsb_webhook_route. */
+static const char *const route_names[DNSB_ROUTE_COUNT] = {
+	"/", "/records", "/adjustendpoints", "/healthz", "/metrics", "other"
+};
+
 /* ---------------------------------------------------------------- */
 
 static enum MHD_Result reply(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
@@ -121,9 +125,8 @@ static enum MHD_Result reply(struct MHD_Connection *conn, dnsb_webhook *wh, stru
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
-	dnsb_webhook_stats_count(&wh->stats, req->route, req->method == M_GET ? "GET" :
-				 req->method == M_POST ? "POST" : "other", status,
-				 dnsb_monotonic() - req->start);
+	dnsb_metrics_webhook_request(wh->metrics, route_names[req->route], req->method == M_GET ? "GET" :
+				     req->method == M_POST ? "POST" : "other", status, dnsb_monotonic() - req->start);
 	return ret;
 }
 
@@ -499,31 +502,18 @@ static enum MHD_Result handle_healthz(struct MHD_Connection *conn, dnsb_webhook 
 
 static enum MHD_Result handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
 {
-	char *core = NULL, *own = NULL, *all;
-	size_t core_len = 0, own_len = 0;
-	unsigned inflight, applies;
-	int ready;
+	char *text = NULL;
+	size_t len = 0;
 	enum MHD_Result ret;
 
 	pthread_mutex_lock(&wh->lock);
-	inflight = wh->inflight;
-	applies = wh->applies;
-	ready = wh->ready;
+	dnsb_metrics_webhook_state(wh->metrics, wh->ready, wh->inflight, wh->applies);
 	pthread_mutex_unlock(&wh->lock);
 	update_quarantine_gauge(wh);
-	if (dnsb_metrics_render(&core, &core_len, wh->metrics) != 0 ||
-	    dnsb_webhook_stats_render(&own, &own_len, &wh->stats, ready, inflight, applies) != 0 ||
-	    (all = malloc(core_len + own_len + 1)) == NULL) {
-		free(core);
-		free(own);
+	if (dnsb_metrics_render(&text, &len, wh->metrics) != 0)
 		return reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	}
-	memcpy(all, core, core_len);
-	memcpy(all + core_len, own, own_len);
-	ret = reply(conn, wh, req, MHD_HTTP_OK, METRICS_CONTENT_TYPE, all, core_len + own_len);
-	free(all);
-	free(core);
-	free(own);
+	ret = reply(conn, wh, req, MHD_HTTP_OK, METRICS_CONTENT_TYPE, text, len);
+	free(text);
 	return ret;
 }
 
@@ -842,7 +832,6 @@ static void release(dnsb_webhook *wh)
 	free(wh->zone_locks);
 	dnsb_quarantine_free(wh->own_quarantine);
 	dnsb_metrics_free(wh->own_metrics);
-	dnsb_webhook_stats_clear(&wh->stats);
 	pthread_mutex_destroy(&wh->droplog_lock);
 	pthread_cond_destroy(&wh->cond);
 	pthread_mutex_destroy(&wh->lock);
@@ -873,7 +862,6 @@ int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 	pthread_mutex_init(&wh->lock, NULL);
 	pthread_cond_init(&wh->cond, NULL);
 	pthread_mutex_init(&wh->droplog_lock, NULL);
-	dnsb_webhook_stats_init(&wh->stats);
 	wh->provider = provider;
 	wh->filter = opts->filter;
 	wh->max_body = opts->max_body_size;

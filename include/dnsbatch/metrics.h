@@ -58,6 +58,23 @@ void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
 
 /**
+ * The sidecar's own series, rendered by the same renderer as the engine's
+ * (and only once the sidecar has recorded one, so one-shot metrics files
+ * hold none of them): one answered request, counted in
+ * dnsbatch_webhook_requests_total{route,method,code} and observed in the
+ * histogram dnsbatch_webhook_request_duration_seconds{route}.
+ * @param route    "/", "/records", "/adjustendpoints", "/healthz", "/metrics" or "other" (copied)
+ * @param method   "GET", "POST" or "other" (copied)
+ * @param code     the HTTP status answered
+ * @param seconds  from the request's first byte to its reply
+ */
+void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char *method, unsigned code,
+				  double seconds);
+
+/** Set the sidecar's gauges: dnsbatch_webhook_ready (0/1), _requests_in_flight, _applies_in_flight. */
+void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies);
+
+/**
  * Write every series in the text format.
  * @return 0 or DNSB_EIO
  */

@@ -612,10 +612,38 @@ static void test_promtool_accepts(void **state)
 	dnsb_metrics_free(m);
 }
 
+/* The sidecar's series come from the same renderer, and only once the sidecar recorded one. */
+static void test_webhook_series_one_renderer(void **state)
+{
+	dnsb_metrics *m = NULL;
+	char *text;
+
+	(void)state;
+	assert_int_equal(dnsb_metrics_new(&m), 0);
+	text = render(m);
+	assert_null(strstr(text, "dnsbatch_webhook_"));
+	free(text);
+	dnsb_metrics_webhook_request(m, "/records", "POST", 204, 0.02);
+	dnsb_metrics_webhook_request(m, "/records", "POST", 204, 7);
+	dnsb_metrics_webhook_state(m, 1, 3, 1);
+	text = render(m);
+	assert_non_null(strstr(text, "# TYPE dnsbatch_webhook_requests_total counter\n"
+				     "dnsbatch_webhook_requests_total{route=\"/records\",method=\"POST\",code=\"204\"} 2\n"));
+	assert_non_null(strstr(text, "dnsbatch_webhook_request_duration_seconds_bucket{route=\"/records\",le=\"0.025\"} 1\n"));
+	assert_non_null(strstr(text, "dnsbatch_webhook_request_duration_seconds_bucket{route=\"/records\",le=\"10\"} 2\n"));
+	assert_non_null(strstr(text, "dnsbatch_webhook_request_duration_seconds_sum{route=\"/records\"} 7.02\n"));
+	assert_non_null(strstr(text, "dnsbatch_webhook_ready 1\n"));
+	assert_non_null(strstr(text, "dnsbatch_webhook_requests_in_flight 3\n"));
+	assert_non_null(strstr(text, "dnsbatch_webhook_applies_in_flight 1\n"));
+	free(text);
+	dnsb_metrics_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fresh_prints_every_family),
+		cmocka_unit_test(test_webhook_series_one_renderer),
 		cmocka_unit_test(test_null_handle),
 		cmocka_unit_test(test_every_series_exact),
 		cmocka_unit_test(test_label_escaping),
