@@ -5,6 +5,11 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include <json-c/json.h>
+#include <microhttpd.h>
+
+#include "dnsbatch/webhook.h"
+
 /** The routes the server knows, as labels of its own metrics. */
 enum dnsb_webhook_route {
 	DNSB_ROUTE_NEGOTIATE = 0,  /* GET / */
@@ -15,5 +20,82 @@ enum dnsb_webhook_route {
 	DNSB_ROUTE_OTHER,
 	DNSB_ROUTE_COUNT
 };
+
+/* The Prometheus text exposition format 0.0.4. */
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define TEXT_CONTENT_TYPE "text/plain; charset=utf-8"
+
+enum method { M_GET, M_POST, M_OTHER };
+
+struct request {
+	enum dnsb_webhook_route route;
+	enum method method;
+	char *body;
+	size_t len, cap;
+	int too_large;
+	int refused;       /* a reply was queued before the body was read */
+	int apply;         /* counted in dnsb_webhook.applies */
+	double start;
+};
+
+struct listener {
+	struct MHD_Daemon *daemon;
+	MHD_socket quiesced;
+	unsigned port;
+	int monitor_only;  /* the metrics listener: /healthz and /metrics only */
+	char name[300];    /* "127.0.0.1:8888", for the log */
+	struct dnsb_webhook *wh;
+};
+
+/* The server (dnsbatch/webhook.h's opaque handle). */
+struct dnsb_webhook {
+	dnsb_provider *provider;
+	const dnsb_domain_filter *filter;
+	size_t max_body;
+	double apply_timeout;
+	dnsb_engine_options engine;
+	dnsb_metrics *metrics, *own_metrics;
+	dnsb_quarantine *quarantine, *own_quarantine;
+	dnsb_droplog *droplog;
+	pthread_mutex_t *zone_locks;
+	size_t zone_count;
+	pthread_mutex_t droplog_lock;
+
+	struct listener api, mon;
+
+	pthread_mutex_t lock;      /* guards the fields below */
+	pthread_cond_t cond;
+	unsigned inflight;         /* requests between first call and completion */
+	unsigned applies;          /* POST /records running */
+	int stopping, stopped, ready;
+	pthread_t probe;
+	int probe_started;
+	double probe_interval;
+};
+
+/* reply.c: answer a request; every reply is counted in the sidecar's metrics. */
+enum MHD_Result dnsb_webhook_reply(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
+				   unsigned status, const char *content_type, const char *body, size_t len);
+enum MHD_Result dnsb_webhook_reply_text(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
+					unsigned status, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+enum MHD_Result dnsb_webhook_reply_json(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
+					struct json_object *obj);
+
+/* The routes (adjust.c, records.c, apply.c, health.c). */
+enum MHD_Result dnsb_webhook_handle_negotiate(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+enum MHD_Result dnsb_webhook_handle_adjust(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+enum MHD_Result dnsb_webhook_handle_records_get(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+
+/* health.c: the provider answered (a read, a list or an apply): /healthz turns ready. */
+void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why);
+/* health.c: the readiness probe thread (arg: the dnsb_webhook). */
+void *dnsb_webhook_probe_main(void *arg);
+/* records.c: a provider call's return code as a metrics class label. */
+const char *dnsb_webhook_class_of(int rc);
+/* apply.c: refresh dnsbatch_quarantined_groups. */
+void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh);
 
 #endif

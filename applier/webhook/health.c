@@ -1,0 +1,120 @@
+/* health.c - readiness: the probe that waits for the provider's first answer, /healthz and /metrics. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <microhttpd.h>
+
+#include "dnsbatch/log.h"
+#include "dnsbatch/sys/provider.h"
+#include "dnsbatch/webhook.h"
+#include "applier/core/clock.h"
+#include "applier/webhook/internal.h"
+
+void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why)
+{
+	int was;
+	pthread_mutex_lock(&wh->lock);
+	was = wh->ready;
+	wh->ready = 1;
+	pthread_mutex_unlock(&wh->lock);
+	if (!was)
+		dnsb_log(DNSB_LOG_INFO, "provider %s answered (%s): ready", dnsb_provider_name(wh->provider), why);
+}
+
+int dnsb_webhook_ready(dnsb_webhook *wh)
+{
+	int r;
+	pthread_mutex_lock(&wh->lock);
+	r = wh->ready;
+	pthread_mutex_unlock(&wh->lock);
+	return r;
+}
+
+enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
+{
+	int ready, stopping;
+
+	pthread_mutex_lock(&wh->lock);
+	ready = wh->ready;
+	stopping = wh->stopping;
+	pthread_mutex_unlock(&wh->lock);
+	if (stopping)
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
+	if (!ready)
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "not ready: provider %s has not answered yet", dnsb_provider_name(wh->provider));
+	return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_OK, "ok");
+}
+
+enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
+{
+	char *text = NULL;
+	size_t len = 0;
+	enum MHD_Result ret;
+
+	pthread_mutex_lock(&wh->lock);
+	dnsb_metrics_webhook_state(wh->metrics, wh->ready, wh->inflight, wh->applies);
+	pthread_mutex_unlock(&wh->lock);
+	dnsb_webhook_update_quarantine_gauge(wh);
+	if (dnsb_metrics_render(&text, &len, wh->metrics) != 0)
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	ret = dnsb_webhook_reply(conn, wh, req, MHD_HTTP_OK, METRICS_CONTENT_TYPE, text, len);
+	free(text);
+	return ret;
+}
+
+/* Probe the provider until it answers once: /healthz stays 503 until then,
+ * so Kubernetes sends no traffic to a sidecar that cannot reach its DNS. */
+void *dnsb_webhook_probe_main(void *arg)
+{
+	dnsb_webhook *wh = arg;
+	dnsb_provider *p = wh->provider;
+
+	for (;;) {
+		dnsb_rrset_list got = { 0 };
+		dnsb_error err = { 0 };
+		dnsb_rrkey key;
+		double t0;
+		int rc;
+
+		pthread_mutex_lock(&wh->lock);
+		if (wh->ready || wh->stopping) {
+			pthread_mutex_unlock(&wh->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&wh->lock);
+
+		if (dnsb_provider_zone_count(p) == 0) {
+			dnsb_webhook_set_ready(wh, "no zones");
+			return NULL;
+		}
+		key.owner = dnsb_provider_zone(p, 0);
+		key.type = 6; /* SOA: every zone has one, and it is one small answer */
+		t0 = dnsb_monotonic();
+		rc = dnsb_provider_read(p, key.owner, &key, 1, &got, NULL, &err);
+		dnsb_metrics_request(wh->metrics, dnsb_provider_name(p), "read", dnsb_webhook_class_of(rc), dnsb_monotonic() - t0);
+		dnsb_rrset_list_clear(&got);
+		if (rc == 0) {
+			dnsb_webhook_set_ready(wh, "probe");
+			return NULL;
+		}
+		dnsb_log(DNSB_LOG_WARN, "provider %s not answering yet: %s", dnsb_provider_name(p),
+			 err.message[0] ? err.message : dnsb_strerror(rc));
+
+		pthread_mutex_lock(&wh->lock);
+		if (!wh->stopping) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			double until = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + wh->probe_interval;
+			ts.tv_sec = (time_t)until;
+			ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+			pthread_cond_timedwait(&wh->cond, &wh->lock, &ts);
+		}
+		pthread_mutex_unlock(&wh->lock);
+	}
+}
