@@ -34,10 +34,13 @@ extern "C" {
 /** The media type of the protocol, exactly as external-dns compares it. */
 #define DNSB_WEBHOOK_MEDIA_TYPE "application/external.dns.webhook+json;version=1"
 
-/** Defaults of the command line (issue 4, external-dns's own defaults). */
+/** The provider port external-dns's webhook provider calls by default (--webhook-provider-url). */
 #define DNSB_WEBHOOK_LISTEN_DEFAULT "127.0.0.1:8888"
+/** The port of /healthz and /metrics, as external-dns's webhook providers serve them. */
 #define DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT "0.0.0.0:8080"
+/** Largest POST body accepted, bytes (larger: 413). */
 #define DNSB_WEBHOOK_MAX_BODY_DEFAULT ((size_t)32 * 1024 * 1024)
+/** Seconds one POST /records may take, waiting for zone locks included. */
 #define DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT 50.0
 
 /* ------------------------------------------------------------------ */
