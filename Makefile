@@ -17,6 +17,7 @@ CC = cc
 endif
 AR      ?= ar
 PKGS     = libcurl json-c openssl ldns libmicrohttpd
+VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/dnsbatch.h)
 SAN     ?= 0
 
 WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
@@ -110,13 +111,26 @@ run: deps
 	@BUILD=$(BUILD) sh scripts/run-example.sh
 
 install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
 	cp $(BUILD)/dnsbatch $(DESTDIR)$(PREFIX)/bin/
 	cp $(BUILD)/libdnsbatch.a $(DESTDIR)$(PREFIX)/lib/
 	cp include/dnsbatch/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/
 	cp include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: dnsbatch' 'Description: apply DNS change batches without one conflict blocking the rest' \
+	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm' \
+	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dnsbatch.pc
+
+# Every public header compiles alone, as a user's first #include would, with -pedantic.
+check-headers:
+	@for h in include/dnsbatch/*.h include/dnsbatch/sys/*.h; do \
+	  if printf '#include "%s"\nint dnsb_header_check;\n' "$${h#include/}" | \
+	    $(CC) -std=c11 -pedantic -Werror -Wall -Wextra -Iinclude $(PKG_CFLAGS) -x c -fsyntax-only -; \
+	  then echo "ok - $$h compiles alone with -pedantic -Werror"; \
+	  else echo "not ok - $$h compiles alone with -pedantic -Werror"; fi; \
+	done
 
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench fuzz run install clean
+.PHONY: all tests deps test sanitize bench fuzz run install check-headers clean

@@ -26,14 +26,16 @@ enum {
 	DNSB_EINVAL = -3,      /**< bad argument or bad configuration value */
 	DNSB_EPARSE = -4,      /**< input is not JSON, or not a plan */
 	DNSB_EIO = -5,         /**< reading or writing a file failed */
-	DNSB_ECONFLICT = -6,   /**< the change conflicts with the data held by the provider */
+	DNSB_ECONFLICT = -6,   /**< reserved: no function returns it today (a conflict is a provider's
+				    answer, dnsb_class CONFLICT, and a change's outcome, never an error) */
 	DNSB_ENOTFOUND = -7,   /**< no such zone, file or record */
 	DNSB_ETRANSIENT = -8,  /**< temporary failure (5xx, timeout, SERVFAIL): retry later */
 	DNSB_ERATELIMIT = -9,  /**< the provider asked us to slow down (429) */
 	DNSB_EFATAL = -10,     /**< authentication or authority failure: retrying will not help */
 	DNSB_ETOOLARGE = -11,  /**< the batch exceeds a provider limit */
-	DNSB_EDEADLINE = -12,  /**< the deadline passed before the work was done */
-	DNSB_EUSAGE = -13      /**< a command-line usage error */
+	DNSB_EDEADLINE = -12,  /**< the deadline passed before the work was done; no public function
+				    returns it today (a change not reached ends failed/deadline) */
+	DNSB_EUSAGE = -13      /**< reserved for command-line usage errors; no library function returns it */
 };
 
 /** Size of dnsb_error.message, including the terminating NUL. */

@@ -1,5 +1,6 @@
 /*
- * dnsbatch/dnsbatch.h - the whole public API.
+ * dnsbatch/dnsbatch.h - the core public API (the sidecar is dnsbatch/webhook.h,
+ * the in-process test provider dnsbatch/memory.h: include them apart).
  *
  * dnsbatch applies DNS RRset change batches (the external-dns webhook plan
  * format) to a provider without letting one conflicting record block the
@@ -19,7 +20,5 @@
 #include "droplog.h"
 #include "engine.h"
 #include "log.h"
-#include "memory.h"
-#include "webhook.h"
 
 #endif

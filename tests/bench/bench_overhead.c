@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/memory.h"
 
 static double now(void)
 {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/memory.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

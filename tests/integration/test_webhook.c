@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
 

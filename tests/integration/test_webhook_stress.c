@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/memory.h"
 #include "dnsbatch/webhook.h"
 
 #include "extdns_client.c"

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/pacing.h"
 
