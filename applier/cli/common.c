@@ -69,33 +69,22 @@ void dnsb_cli_provider_help(FILE *f)
 
 int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max)
 {
-	char *end;
-	unsigned long v;
+	dnsb_error err = { 0, "" };
 
-	errno = 0;
-	v = strtoul(value, &end, 10);
-	if (*value == '\0' || *value == '-' || *end != '\0' || errno != 0 || v < min || v > max) {
-		fprintf(stderr, "dnsbatch: --%s: expected a whole number from %lu to %lu, got '%s'\n", name, min, max,
-			value);
+	if (dnsb_parse_uint(out, name, value, min, max, &err) < 0) {
+		fprintf(stderr, "dnsbatch: %s\n", err.message);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 
 int dnsb_cli_seconds(double *out, const char *name, const char *value)
 {
-	char *end;
-	double v;
+	dnsb_error err = { 0, "" };
 
-	errno = 0;
-	v = strtod(value, &end);
-	if (end != value && *end == 's' && end[1] == '\0')
-		end++;
-	if (*value == '\0' || *end != '\0' || errno != 0 || !(v >= 0) || v > 1e9) {
-		fprintf(stderr, "dnsbatch: --%s: expected seconds (a number >= 0), got '%s'\n", name, value);
+	if (dnsb_parse_seconds(out, name, value, &err) < 0) {
+		fprintf(stderr, "dnsbatch: %s\n", err.message);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }

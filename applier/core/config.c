@@ -80,45 +80,58 @@ const char *dnsb_config_next(const dnsb_config *cfg, const char *key, size_t *it
 	return NULL;
 }
 
+int dnsb_parse_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max,
+		    dnsb_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (*value == '\0' || *value == '-' || *end != '\0' || errno != 0 || n < min || n > max)
+		return dnsb_error_set(err, DNSB_EINVAL, "--%s: expected a whole number from %lu to %lu, got '%s'",
+				      name, min, max, value);
+	*out = n;
+	return 0;
+}
+
+int dnsb_parse_seconds(double *out, const char *name, const char *value, dnsb_error *err)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(value, &end);
+	/* Accept a Go-style trailing "s" ("30s"), as external-dns flags are durations. */
+	if (end != value && *end == 's' && end[1] == '\0')
+		end++;
+	if (*value == '\0' || *end != '\0' || errno != 0 || !(d >= 0) || d > 1e9)
+		return dnsb_error_set(err, DNSB_EINVAL, "--%s: expected seconds (a number >= 0), got '%s'", name, value);
+	*out = d;
+	return 0;
+}
+
 int dnsb_config_uint(unsigned long *out, const dnsb_config *cfg, const char *key,
 		     unsigned long dflt, unsigned long min, unsigned long max, dnsb_error *err)
 {
 	const char *v = dnsb_config_get(cfg, key);
-	char *end;
-	unsigned long n;
 
 	if (v == NULL) {
 		*out = dflt;
 		return 0;
 	}
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (*v == '\0' || *v == '-' || *end != '\0' || errno != 0 || n < min || n > max)
-		return dnsb_error_set(err, DNSB_EINVAL, "--%s: expected a whole number from %lu to %lu, got '%s'",
-				      key, min, max, v);
-	*out = n;
-	return 0;
+	return dnsb_parse_uint(out, key, v, min, max, err);
 }
 
 int dnsb_config_seconds(double *out, const dnsb_config *cfg, const char *key, double dflt, dnsb_error *err)
 {
 	const char *v = dnsb_config_get(cfg, key);
-	char *end;
-	double d;
 
 	if (v == NULL) {
 		*out = dflt;
 		return 0;
 	}
-	errno = 0;
-	d = strtod(v, &end);
-	/* Accept a Go-style trailing "s" ("30s"), as external-dns flags are durations. */
-	if (end != v && *end == 's' && end[1] == '\0')
-		end++;
-	if (*v == '\0' || *end != '\0' || errno != 0 || !(d >= 0) || d > 1e9)
-		return dnsb_error_set(err, DNSB_EINVAL, "--%s: expected seconds (a number >= 0), got '%s'", key, v);
-	*out = d;
-	return 0;
+	return dnsb_parse_seconds(out, key, v, err);
 }
 
 int dnsb_config_flag(const dnsb_config *cfg, const char *key)

@@ -42,6 +42,23 @@ const char *dnsb_config_get(const dnsb_config *cfg, const char *key);
 const char *dnsb_config_next(const dnsb_config *cfg, const char *key, size_t *iter);
 
 /**
+ * Parse a whole number in decimal digits (no sign) within [min, max]: the one
+ * number parser of the configuration and the command line.
+ * @param name   the flag, for the message ("batch-size", without dashes; borrowed)
+ * @param value  the text (borrowed)
+ * @return 0; DNSB_EINVAL naming the flag, the range and the value
+ */
+int dnsb_parse_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max,
+		    dnsb_error *err);
+
+/**
+ * Parse a duration in seconds: a number >= 0 and <= 1e9, optionally with a
+ * Go-style "s" suffix ("30s"), as external-dns's duration flags are written.
+ * @return 0; DNSB_EINVAL naming the flag and the value
+ */
+int dnsb_parse_seconds(double *out, const char *name, const char *value, dnsb_error *err);
+
+/**
  * A non-negative integer value, or `dflt` when the key is absent.
  * @return 0; DNSB_EINVAL when the value is not a whole number in
  *         [min, max] (the message names the flag and the value)
