@@ -208,12 +208,26 @@ static void test_truncated_to_4k(void **state)
 	free(big);
 }
 
+/* With stderr closed the write fails (EBADF): the caller's errno must survive that, text and JSON. */
 static void test_errno_preserved(void **state)
 {
+	int keep = dup(STDERR_FILENO), text_errno, json_errno;
+
 	(void)state;
+	assert_true(keep >= 0);
+	close(STDERR_FILENO);
 	errno = ENOENT;
 	dnsb_log(DNSB_LOG_INFO, "reading %s", "plan.json");
-	assert_int_equal(errno, ENOENT);
+	text_errno = errno;
+	dnsb_log_set_format(DNSB_LOG_JSON);
+	errno = ENOENT;
+	dnsb_log(DNSB_LOG_INFO, "reading %s", "plan.json");
+	json_errno = errno;
+	dnsb_log_set_format(DNSB_LOG_TEXT);
+	assert_int_equal(dup2(keep, STDERR_FILENO), STDERR_FILENO);
+	close(keep);
+	assert_int_equal(text_errno, ENOENT);
+	assert_int_equal(json_errno, ENOENT);
 }
 
 static void test_parse_format(void **state)
