@@ -8,6 +8,7 @@
 
 #include "dnsbatch/change.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/hmap.h"
 
 /*
  * ldns_rdf2str allocates a 64 KiB buffer for every call; a plan has a few
@@ -447,6 +448,67 @@ size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset)
 	return n;
 }
 
+/* Lists shorter than this are scanned; longer ones are indexed. */
+#define INDEX_FROM 32
+
+/*
+ * The owner-name index of a long list: owner -> the newest item at that
+ * owner, and per item the next older item at the same owner. Owner strings
+ * are the items' own (they do not move when the array grows).
+ */
+struct dnsb_rrset_index {
+	dnsb_hmap owners;
+	size_t *older;     /* per item: index + 1 of the next older item at its owner, 0 none */
+	size_t capacity;
+};
+
+static void index_free(struct dnsb_rrset_index *ix)
+{
+	if (ix == NULL)
+		return;
+	dnsb_hmap_clear(&ix->owners);
+	free(ix->older);
+	free(ix);
+}
+
+/* Index item i (the newest). @return 0 or DNSB_ENOMEM */
+static int index_add(struct dnsb_rrset_index *ix, const dnsb_rrset_list *list, size_t i)
+{
+	const char *owner = list->items[i].owner ? list->items[i].owner : "";
+
+	if (i >= ix->capacity) {
+		size_t cap = list->capacity > i ? list->capacity : i + 1;
+		size_t *older = realloc(ix->older, cap * sizeof(*older));
+		if (older == NULL)
+			return DNSB_ENOMEM;
+		ix->older = older;
+		ix->capacity = cap;
+	}
+	ix->older[i] = (size_t)(uintptr_t)dnsb_hmap_get(&ix->owners, owner);
+	return dnsb_hmap_put(&ix->owners, owner, (void *)(uintptr_t)(i + 1));
+}
+
+/* Build the index once the list is long; a list that cannot get one stays scanned (slower, still right). */
+static void index_update(dnsb_rrset_list *list)
+{
+	if (list->index != NULL) {
+		if (index_add(list->index, list, list->count - 1) < 0) {
+			index_free(list->index);
+			list->index = NULL;
+		}
+		return;
+	}
+	if (list->count < INDEX_FROM || (list->index = calloc(1, sizeof(*list->index))) == NULL)
+		return;
+	for (size_t i = 0; i < list->count; i++) {
+		if (index_add(list->index, list, i) < 0) {
+			index_free(list->index);
+			list->index = NULL;
+			return;
+		}
+	}
+}
+
 int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset)
 {
 	if (list->count == list->capacity) {
@@ -459,11 +521,19 @@ int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset)
 	}
 	list->items[list->count++] = *rrset;
 	memset(rrset, 0, sizeof(*rrset));
+	index_update(list);
 	return 0;
 }
 
 const dnsb_rrset *dnsb_rrset_list_find(const dnsb_rrset_list *list, const char *owner, uint16_t type)
 {
+	if (list->index != NULL) {
+		size_t at = (size_t)(uintptr_t)dnsb_hmap_get(&list->index->owners, owner);
+		for (; at != 0; at = list->index->older[at - 1])
+			if (list->items[at - 1].type == type)
+				return &list->items[at - 1];
+		return NULL;
+	}
 	for (size_t i = list->count; i > 0; i--) {
 		const dnsb_rrset *r = &list->items[i - 1];
 		if (r->type == type && strcmp(r->owner, owner) == 0)
@@ -479,6 +549,7 @@ void dnsb_rrset_list_clear(dnsb_rrset_list *list)
 	for (size_t i = 0; i < list->count; i++)
 		dnsb_rrset_clear(&list->items[i]);
 	free(list->items);
+	index_free(list->index);
 	memset(list, 0, sizeof(*list));
 }
 
@@ -499,15 +570,7 @@ int dnsb_rrset_list_add_ldns_rr(dnsb_rrset_list *list, const ldns_rr *rr, dnsb_e
 		dnsb_error_set(err, rc, "record at %s cannot be printed back", owner);
 	if (rc < 0)
 		goto done;
-	/* Transfers and ldns-written files keep an RRset's records together: look at the end first. */
-	target = NULL;
-	for (size_t i = list->count; i > 0; i--) {
-		dnsb_rrset *r = &list->items[i - 1];
-		if (r->type == ldns_rr_get_type(copy) && strcmp(r->owner, owner) == 0) {
-			target = r;
-			break;
-		}
-	}
+	target = (dnsb_rrset *)dnsb_rrset_list_find(list, owner, ldns_rr_get_type(copy));
 	if (target == NULL) {
 		fresh.owner = owner;
 		owner = NULL;

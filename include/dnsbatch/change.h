@@ -36,11 +36,17 @@ typedef struct dnsb_rrset {
 	size_t rdata_count;
 } dnsb_rrset;
 
-/** A growable array of RRsets. Owns its items. Zeroed = empty. */
+/**
+ * A growable array of RRsets. Owns its items. Zeroed = empty. Grow it only
+ * with dnsb_rrset_list_push (or dnsb_rrset_list_add_ldns_rr): past a few
+ * dozen items the list keeps an index by owner name, so that finding an
+ * RRset, and merging a zone transfer record by record, cost O(1) each.
+ */
 typedef struct dnsb_rrset_list {
 	dnsb_rrset *items;
 	size_t count;
 	size_t capacity;
+	struct dnsb_rrset_index *index;  /**< private: owned; NULL while the list is short */
 } dnsb_rrset_list;
 
 /** What a change does to the zone. */
