@@ -140,24 +140,23 @@ static int zone_listed(const char *zone, const char *const *zones, size_t nzones
 
 void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *const *zones, size_t nzones)
 {
-	size_t it = 0;
+	size_t it = 0, n = 0;
 	const char *key;
 	void *value;
-	int removed;
+	entry **gone;
 
 	pthread_mutex_lock(&q->lock);
-	do {
-		removed = 0;
-		it = 0;
-		while (dnsb_hmap_next(&q->map, &it, &key, &value)) {
-			entry *e = value;
-			if (e->seen != token && zone_listed(e->zone, zones, nzones)) {
-				dnsb_hmap_remove(&q->map, e->key);
-				entry_free(e);
-				removed = 1;
-				break; /* removal shifts slots: rescan */
-			}
-		}
-	} while (removed);
+	/* Collect first, then remove: a removal shifts slots under the iterator. One pass, not one per removal. */
+	gone = malloc((q->map.count ? q->map.count : 1) * sizeof(*gone));
+	while (gone && dnsb_hmap_next(&q->map, &it, &key, &value)) {
+		entry *e = value;
+		if (e->seen != token && zone_listed(e->zone, zones, nzones))
+			gone[n++] = e;
+	}
+	for (size_t i = 0; i < n; i++) {
+		dnsb_hmap_remove(&q->map, gone[i]->key);
+		entry_free(gone[i]);
+	}
+	free(gone); /* out of memory: nothing is forgotten this time, the next end does it */
 	pthread_mutex_unlock(&q->lock);
 }
