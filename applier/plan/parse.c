@@ -131,6 +131,46 @@ static const char *ep_string(json_object *ep, const char *key)
 	return json_object_get_string(v);
 }
 
+/* Does this JSON string hold a NUL (JSON's \u0000)? C strings would silently end there. */
+static int has_nul(json_object *v)
+{
+	return json_object_is_type(v, json_type_string) &&
+	       strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
+}
+
+/*
+ * The first string of the endpoint holding a NUL, as a path below the
+ * endpoint ("targets[1]", "labels.ownedRecord"), into `at`; 0 when none.
+ */
+static int find_nul(json_object *ep, char *at, size_t size)
+{
+	static const char *const plain[] = { "dnsName", "recordType", "setIdentifier" };
+	json_object *v;
+
+	for (size_t f = 0; f < sizeof(plain) / sizeof(plain[0]); f++)
+		if (json_object_object_get_ex(ep, plain[f], &v) && v != NULL && has_nul(v))
+			return snprintf(at, size, "%s", plain[f]), 1;
+	if (json_object_object_get_ex(ep, "targets", &v) && v != NULL)
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (has_nul(json_object_array_get_idx(v, i)))
+				return snprintf(at, size, "targets[%zu]", i), 1;
+	if (json_object_object_get_ex(ep, "labels", &v) && v != NULL) {
+		json_object_object_foreach(v, key, val)
+			if (has_nul(val))
+				return snprintf(at, size, "labels.%s", key), 1;
+	}
+	if (json_object_object_get_ex(ep, "providerSpecific", &v) && v != NULL) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *p = json_object_array_get_idx(v, i), *field;
+			if (json_object_is_type(p, json_type_object) &&
+			    ((json_object_object_get_ex(p, "name", &field) && has_nul(field)) ||
+			     (json_object_object_get_ex(p, "value", &field) && has_nul(field))))
+				return snprintf(at, size, "providerSpecific[%zu]", i), 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Endpoint to RRset. Value problems go to `why` (the change is then
  * invalid); only ENOMEM is returned.
@@ -142,10 +182,13 @@ static int endpoint_rrset(dnsb_rrset *out, json_object *ep, const char *path, ch
 	json_object *targets = NULL, *ttl = NULL;
 	dnsb_error e = { 0 };
 	int64_t t;
+	char nul_at[96];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 #define INVALID(...) do { if (asprintf(why, __VA_ARGS__) < 0) return DNSB_ENOMEM; return 0; } while (0)
+	if (find_nul(ep, nul_at, sizeof(nul_at)))
+		INVALID("%s.%s: holds a NUL character (\\u0000), which no DNS name or record can carry", path, nul_at);
 	if (name == NULL || *name == '\0')
 		INVALID("%s: dnsName is missing", path);
 	if ((rc = dnsb_name_canonical(&out->owner, name, &e)) == DNSB_ENOMEM)

@@ -931,9 +931,37 @@ static void test_plan_load_file(void **state)
 	rmdir(dir);
 }
 
+/* A NUL (\u0000) inside a name or a target would silently cut the C string: the change is invalid, named. */
+static void test_nul_inside_strings_is_invalid(void **state)
+{
+	static const struct { const char *json, *message; } cases[] = {
+		{ "{\"create\":[{\"dnsName\":\"a.example.com\",\"recordType\":\"A\",\"targets\":[\"192.0.2.6\\u0000junk\"]}]}",
+		  "$.create[0].targets[0]: holds a NUL character (\\u0000), which no DNS name or record can carry" },
+		{ "{\"create\":[{\"dnsName\":\"a.example.com\",\"recordType\":\"TXT\",\"targets\":[\"ok\",\"\\\"a\\u0000b\\\"\"]}]}",
+		  "$.create[0].targets[1]: holds a NUL character (\\u0000), which no DNS name or record can carry" },
+		{ "{\"delete\":[{\"dnsName\":\"a.example.com\\u0000.evil\",\"recordType\":\"A\",\"targets\":[\"192.0.2.6\"]}]}",
+		  "$.delete[0].dnsName: holds a NUL character (\\u0000), which no DNS name or record can carry" },
+		{ "{\"create\":[{\"dnsName\":\"a.example.com\",\"recordType\":\"A\",\"targets\":[\"192.0.2.6\"],"
+		  "\"labels\":{\"ownedRecord\":\"x\\u0000y\"}}]}",
+		  "$.create[0].labels.ownedRecord: holds a NUL character (\\u0000), which no DNS name or record can carry" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		dnsb_plan *plan = parse_ok(cases[i].json);
+		dnsb_change *c = dnsb_plan_change(plan, 0);
+		assert_int_equal(dnsb_plan_count(plan), 1);
+		assert_int_equal(c->outcome, DNSB_OUTCOME_DROPPED);
+		assert_int_equal(c->reason, DNSB_REASON_INVALID);
+		assert_string_equal(c->message, cases[i].message);
+		dnsb_plan_free(plan);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nul_inside_strings_is_invalid),
 		cmocka_unit_test(test_lower_case_keys),
 		cmocka_unit_test(test_capitalised_keys),
 		cmocka_unit_test(test_spellings_mixed_across_lists),
