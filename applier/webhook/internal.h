@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include <json-c/json.h>
 #include <microhttpd.h>
@@ -97,5 +98,17 @@ void *dnsb_webhook_probe_main(void *arg);
 const char *dnsb_webhook_class_of(int rc);
 /* apply.c: refresh dnsbatch_quarantined_groups. */
 void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh);
+
+/* listen.c: a listen address, "HOST:PORT", "[V6]:PORT" or ":PORT" (every IPv4 interface), split. */
+struct dnsb_listen_spec {
+	char host[256];    /* the address or host name, without brackets; "" for ":PORT" */
+	unsigned port;     /* 0 to 65535; 0 asks the kernel for a free port */
+};
+/* Split `spec` (borrowed) into *out. Returns 0, or DNSB_EINVAL with a message quoting spec in err. */
+int dnsb_webhook_listen_split(struct dnsb_listen_spec *out, const char *spec, dnsb_error *err);
+/* Split and resolve `spec` (getaddrinfo: may look a host name up) into the first socket address, *outlen its length
+ * and *v6 set when it is IPv6. Returns 0, or DNSB_EINVAL (bad syntax, unknown host) with a message quoting spec. */
+int dnsb_webhook_listen_resolve(struct sockaddr_storage *out, socklen_t *outlen, int *v6, const char *spec,
+				dnsb_error *err);
 
 #endif

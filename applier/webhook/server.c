@@ -201,47 +201,6 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	dnsb_log(DNSB_LOG_WARN, "http: %s", buf);
 }
 
-/* "HOST:PORT", "[V6]:PORT" or ":PORT" into a socket address. */
-static int resolve(struct sockaddr_storage *out, socklen_t *outlen, int *v6, const char *spec, dnsb_error *err)
-{
-	char host[256];
-	const char *colon, *port;
-	struct addrinfo hints = { 0 }, *res = NULL;
-	int rc;
-
-	if (spec[0] == '[') {
-		const char *close = strchr(spec, ']');
-		if (close == NULL || close[1] != ':')
-			return dnsb_error_set(err, DNSB_EINVAL, "bad listen address \"%s\": expected [ADDR]:PORT", spec);
-		if ((size_t)(close - spec - 1) >= sizeof(host))
-			return dnsb_error_set(err, DNSB_EINVAL, "bad listen address \"%s\"", spec);
-		memcpy(host, spec + 1, (size_t)(close - spec - 1));
-		host[close - spec - 1] = '\0';
-		port = close + 2;
-	} else {
-		colon = strrchr(spec, ':');
-		if (colon == NULL || (size_t)(colon - spec) >= sizeof(host))
-			return dnsb_error_set(err, DNSB_EINVAL, "bad listen address \"%s\": expected HOST:PORT", spec);
-		memcpy(host, spec, (size_t)(colon - spec));
-		host[colon - spec] = '\0';
-		port = colon + 1;
-	}
-	if (*port == '\0' || strspn(port, "0123456789") != strlen(port) || atol(port) > 65535)
-		return dnsb_error_set(err, DNSB_EINVAL, "bad listen address \"%s\": bad port", spec);
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	/* ":PORT" means every IPv4 interface, as 0.0.0.0 in the defaults. */
-	hints.ai_family = host[0] == '\0' ? AF_INET : AF_UNSPEC;
-	rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
-	if (rc != 0 || res == NULL)
-		return dnsb_error_set(err, DNSB_EINVAL, "bad listen address \"%s\": %s", spec, gai_strerror(rc));
-	memcpy(out, res->ai_addr, res->ai_addrlen);
-	*outlen = res->ai_addrlen;
-	*v6 = res->ai_family == AF_INET6;
-	freeaddrinfo(res);
-	return 0;
-}
-
 static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec, int monitor_only, dnsb_error *err)
 {
 	struct sockaddr_storage ss;
@@ -251,7 +210,7 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 			 MHD_USE_ITC | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *info;
 
-	rc = resolve(&ss, &sslen, &v6, spec, err);
+	rc = dnsb_webhook_listen_resolve(&ss, &sslen, &v6, spec, err);
 	if (rc != 0)
 		return rc;
 	if (v6)
