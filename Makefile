@@ -98,7 +98,7 @@ bench: deps
 # libFuzzer targets for every parser of outside input (clang), FUZZ_SECONDS each, from the seed corpus.
 fuzz:
 	@sh scripts/deps.sh clang libclang-rt-14-dev
-	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=fuzz OPT="-O1 -g" CFLAGS="-Wno-format-nonliteral" $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=fuzz OPT="-O1 -g" CFLAGS="-Wno-format-nonliteral -Wno-missing-field-initializers" $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 	@for f in $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%); do \
 	  mkdir -p build-fuzz/corpus-$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
 	  build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ \
