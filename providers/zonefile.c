@@ -2,13 +2,16 @@
  * zonefile.c - an RFC 1035 zone file as a provider, read and written with
  * ldns. The semantics are the store's (store.h). A batch is atomic across
  * processes: under an exclusive flock on PATH.lock, the file is re-read if
- * it changed, the batch applied in memory, the whole zone written to a
- * temporary file beside it, fsync'd and renamed over the original; a failed
- * batch leaves the file untouched, byte for byte. The SOA serial is bumped
+ * it changed, the batch applied in memory, the zone written to a temporary
+ * file beside it as its author wrote it (zonefile_text.c: unchanged records
+ * keep their lines and comments), fsync'd and renamed over the original;
+ * temporary files left by a killed writer are removed under the lock; a
+ * failed batch leaves the file untouched, byte for byte. The SOA serial is bumped
  * once per applied batch, so secondaries and `named` see the change.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,7 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
+#include "providers/zonefile_text.h"
 #include "store.h"
 
 typedef struct zf_zone {
@@ -86,6 +91,45 @@ static void unlock_zone(int fd)
 	close(fd);
 }
 
+/*
+ * Remove the temporary files a writer killed mid-write left behind. Called
+ * under the exclusive lock, so no live writer owns one of them.
+ */
+static void remove_stale_temps(const zf_zone *z)
+{
+	char *pattern;
+	glob_t found;
+
+	if (asprintf(&pattern, "%s.dnsbatch.??????", z->path) < 0)
+		return;
+	if (glob(pattern, GLOB_NOSORT, NULL, &found) == 0) {
+		for (size_t i = 0; i < found.gl_pathc; i++)
+			if (unlink(found.gl_pathv[i]) == 0)
+				dnsb_log(DNSB_LOG_WARN, "zone file %s: removed %s, left by a writer that was stopped",
+					 z->path, found.gl_pathv[i]);
+		globfree(&found);
+	}
+	free(pattern);
+}
+
+/*
+ * The zone as its author wrote it (zonefile_text.c); the whole zone printed
+ * anew only when the old file cannot be read back the same way.
+ */
+static int write_zone(zf_zone *z, FILE *f, dnsb_error *err)
+{
+	FILE *old = fopen(z->path, "r");
+	int rc = old ? dnsb_zonefile_rewrite(f, old, z->store, err) : DNSB_EPARSE;
+
+	if (old)
+		fclose(old);
+	if (rc != DNSB_EPARSE)
+		return rc;
+	if (fseek(f, 0, SEEK_SET) != 0 || ftruncate(fileno(f), 0) != 0)
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->path, strerror(errno));
+	return dnsb_store_write(z->store, f, err);
+}
+
 /* Write the zone to a temporary file, fsync, rename over the original, fsync the directory. */
 static int persist(zf_zone *z, dnsb_error *err)
 {
@@ -116,7 +160,7 @@ static int persist(zf_zone *z, dnsb_error *err)
 		}
 		fchmod(fileno(f), st.st_mode & 07777);
 	}
-	if ((rc = dnsb_store_write(z->store, f, err)) < 0)
+	if ((rc = write_zone(z, f, err)) < 0)
 		goto done;
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
@@ -178,6 +222,7 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 				rc == DNSB_EPARSE ? "badZoneFile" : "io", "%s", ferr.message);
 		rc = rc == DNSB_ENOMEM ? rc : 0;
 	} else if ((rc = dnsb_store_apply(z->store, changes, n, 1, out)) == 0 && out->cls == DNSB_CLASS_OK) {
+		remove_stale_temps(z);
 		if ((rc = persist(z, &ferr)) < 0) {
 			dnsb_store_undo(z->store);
 			dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "io", "writing the zone file: %s", ferr.message);

@@ -662,6 +662,84 @@ static void test_small_zone_output_passes_named_checkzone(void **state)
 	assert_int_equal(named_checkzone(fx->path), 0);
 }
 
+/* The author's file stays as written: comments, $ORIGIN/$TTL, relative names, layout; only what changed moves. */
+static void test_rewrite_keeps_the_authors_text(void **state)
+{
+	static const char before[] =
+		"; example.com, written by hand\n"
+		"$ORIGIN example.com.\n"
+		"$TTL 300\n"
+		"@   IN SOA ns1 hostmaster (\n"
+		"        2026010101 ; serial\n"
+		"        3600 600 86400 300 )\n"
+		"    IN NS ns1\n"
+		"ns1 IN A 192.0.2.53   ; the name server\n"
+		"\n"
+		"; web tier\n"
+		"www IN A 192.0.2.10\n"
+		"    IN A 192.0.2.11\n"
+		"old IN A 192.0.2.99   ; to be deleted\n"
+		"    IN TXT \"keep me\"\n"
+		"api 60 IN CNAME www\n"
+		"; trailing comment\n";
+	static const char after[] =
+		"; example.com, written by hand\n"
+		"$ORIGIN example.com.\n"
+		"$TTL 300\n"
+		"example.com.\t300\tIN\tSOA\tns1.example.com. hostmaster.example.com. 2026010102 3600 600 86400 300\n"
+		"    IN NS ns1\n"
+		"ns1 IN A 192.0.2.53   ; the name server\n"
+		"\n"
+		"; web tier\n"
+		"www IN A 192.0.2.10\n"
+		"    IN A 192.0.2.11\n"
+		"www.example.com.\t300\tIN\tAAAA\t2001:db8::10\n"
+		"old.example.com.\t300\tIN\tTXT\t\"keep me\"\n"
+		"api 60 IN CNAME www\n"
+		"; trailing comment\n"
+		"new.example.com.\t300\tIN\tA\t192.0.2.20\n";
+	fixture *fx = *state;
+	dnsb_provider *p;
+	dnsb_result res;
+	size_t len;
+	char *text;
+
+	write_file(fx->path, before, strlen(before));
+	p = open_zone(fx->path);
+	submit_json(p, "{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.20\"") ","
+		    "{\"dnsName\":\"www.example.com\",\"recordType\":\"AAAA\",\"targets\":[\"2001:db8::10\"]}],"
+		    "\"delete\":[" A_EP("old.example.com", 300, "\"192.0.2.99\"") "]}", &res);
+	assert_ok(&res);
+	dnsb_provider_free(p);
+	text = slurp(fx->path, &len);
+	assert_string_equal(text, after);
+	free(text);
+	assert_int_equal(stray_files(fx), 0);
+	if (!have_named_checkzone())
+		skip();
+	assert_int_equal(named_checkzone(fx->path), 0);
+}
+
+/* A writer killed mid-write leaves its temporary file; the next batch removes it under the lock. */
+static void test_stale_temporary_file_removed(void **state)
+{
+	fixture *fx = *state;
+	dnsb_provider *p = open_zone(fx->path);
+	dnsb_result res;
+	char stale[600];
+
+	snprintf(stale, sizeof(stale), "%s.dnsbatch.AbC123", fx->path);
+	write_file(stale, "half a zone", 11);
+	assert_int_equal(stray_files(fx), 1);
+	submit_json(p, "{\"create\":[" A_EP("fresh.example.com", 300, "\"192.0.2.77\"") "]}", &res);
+	assert_ok(&res);
+	assert_int_equal(stray_files(fx), 0);
+	dnsb_provider_free(p);
+	p = open_zone(fx->path);
+	expect_rrset(p, "fresh.example.com.", LDNS_RR_TYPE_A, 300, 1, "192.0.2.77");
+	dnsb_provider_free(p);
+}
+
 static void test_rewrite_keeps_owner(void **state)
 {
 	/*
@@ -997,6 +1075,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_applied_batch_bumps_serial_once, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_small_zone_output_passes_named_checkzone, fixture_setup,
 						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_rewrite_keeps_the_authors_text, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_stale_temporary_file_removed, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_rewrite_keeps_owner, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_zone_file, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_sees_changes, fixture_setup, fixture_teardown),

@@ -1,0 +1,25 @@
+/*
+ * zonefile_text.h - internal: writing a zone file back as its author wrote it
+ * (providers/zonefile_text.c).
+ */
+#ifndef DNSB_ZONEFILE_TEXT_H
+#define DNSB_ZONEFILE_TEXT_H
+
+#include <stdio.h>
+
+#include "store.h"
+
+/*
+ * Write the store's zone to `out`, keeping the old file's text where its
+ * records are still held: unchanged records keep their lines and comments,
+ * directives and blank lines stay, deleted records lose their lines, new
+ * ones (absolute names, printed by ldns) go after their owner's last line or
+ * at the end, and the SOA is printed anew in its place.
+ * @param old  the file as it is now, open for reading at its start (borrowed)
+ * @return 0; DNSB_EPARSE when the old file no longer reads as the store read
+ *         it (the caller then writes the zone whole); DNSB_EINVAL when an
+ *         RRset cannot be printed; DNSB_ENOMEM
+ */
+int dnsb_zonefile_rewrite(FILE *out, FILE *old, const dnsb_store *store, dnsb_error *err);
+
+#endif
