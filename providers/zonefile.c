@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/atomic.h"
 #include "providers/zonefile_text.h"
 #include "store.h"
 
@@ -130,71 +130,19 @@ static int write_zone(zf_zone *z, FILE *f, dnsb_error *err)
 	return dnsb_store_write(z->store, f, err);
 }
 
-/* Write the zone to a temporary file, fsync, rename over the original, fsync the directory. */
+static int fill_zone(FILE *f, void *payload, dnsb_error *err)
+{
+	return write_zone(payload, f, err);
+}
+
+/* Replace the file with the zone atomically (core/atomic.c), keeping its owner and mode: named reads it. */
 static int persist(zf_zone *z, dnsb_error *err)
 {
-	char *dir_copy = strdup(z->path), *tmp = NULL;
-	const char *dir;
-	FILE *f = NULL;
-	int fd = -1, rc = 0;
-	struct stat st;
+	static const dnsb_atomic_options o = { "", ".dnsbatch.", 0644, 1 };
+	int rc = dnsb_atomic_write(z->path, &o, fill_zone, z, err);
 
-	if (dir_copy == NULL)
-		return DNSB_ENOMEM;
-	dir = dirname(dir_copy);
-	if (asprintf(&tmp, "%s.dnsbatch.XXXXXX", z->path) < 0) {
-		tmp = NULL;
-		rc = DNSB_ENOMEM;
-		goto done;
-	}
-	if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
-		goto done;
-	}
-	fd = -1;
-	if (stat(z->path, &st) == 0) {
-		/* Keep owner, group and mode: named reads the file as its own user. chown first: it clears set-id bits. */
-		if (fchown(fileno(f), st.st_uid, st.st_gid) < 0 && errno != EPERM) {
-			rc = dnsb_error_set(err, DNSB_EIO, "%s: chown: %s", tmp, strerror(errno));
-			goto done;
-		}
-		fchmod(fileno(f), st.st_mode & 07777);
-	}
-	if ((rc = write_zone(z, f, err)) < 0)
-		goto done;
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
-		goto done;
-	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", tmp, strerror(errno));
-		goto done;
-	}
-	f = NULL;
-	if (rename(tmp, z->path) < 0) {
-		rc = dnsb_error_set(err, DNSB_EIO, "rename %s: %s", z->path, strerror(errno));
-		goto done;
-	}
-	free(tmp);
-	tmp = NULL;
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY)) >= 0) {
-		fsync(fd);
-		close(fd);
-		fd = -1;
-	}
-	if (stat(z->path, &z->seen) < 0)
+	if (rc == 0 && stat(z->path, &z->seen) < 0)
 		memset(&z->seen, 0, sizeof(z->seen));
-done:
-	if (f)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	free(dir_copy);
 	return rc;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dnsbatch/metrics.h"
+#include "applier/core/atomic.h"
 
 #define MAX_LABELS 3
 
@@ -553,77 +554,19 @@ int dnsb_metrics_write(dnsb_metrics *m, FILE *f)
 	return 0;
 }
 
-/* Make the rename itself durable. Best effort: some file systems refuse fsync on a directory. */
-static void sync_dir(const char *dir)
+static int fill_metrics(FILE *f, void *payload, dnsb_error *err)
 {
-	int fd = open(dir, O_RDONLY);
-
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
+	if (dnsb_metrics_write(payload, f) != 0)
+		return dnsb_error_set(err, DNSB_EIO, "writing metrics: %s", strerror(errno ? errno : EIO));
+	return 0;
 }
 
 int dnsb_metrics_write_file(dnsb_metrics *m, const char *path, dnsb_error *err)
 {
-	const char *slash = strrchr(path, '/');
-	size_t dir_len = slash ? (size_t)(slash - path) : 0;
-	const char *base = slash ? slash + 1 : path;
-	char *dir, *tmp;
-	size_t tmp_size;
-	int fd, saved;
-	FILE *f;
+	/* The temporary file starts with a dot and does not end in .prom, so node_exporter's textfile
+	 * collector never reads it half written; 0644, as node_exporter usually runs as another user. */
+	static const dnsb_atomic_options o = { ".", ".tmp.", 0644, 0 };
+	int rc = dnsb_atomic_write(path, &o, fill_metrics, m, err);
 
-	/* The temporary file sits beside the target so that rename(2) stays
-	 * within one file system; it starts with a dot and does not end in
-	 * .prom, so node_exporter's textfile collector never reads it half
-	 * written. */
-	dir = slash ? strndup(path, dir_len ? dir_len : 1) : strdup(".");
-	tmp_size = strlen(path) + sizeof("/..tmp.XXXXXX");
-	tmp = malloc(tmp_size);
-	if (!dir || !tmp) {
-		free(dir);
-		free(tmp);
-		return dnsb_error_set(err, DNSB_EIO, "%s: out of memory", path);
-	}
-	if (slash)
-		snprintf(tmp, tmp_size, "%.*s/.%s.tmp.XXXXXX", (int)dir_len, path, base);
-	else
-		snprintf(tmp, tmp_size, ".%s.tmp.XXXXXX", base);
-
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		saved = errno;
-		dnsb_error_set(err, DNSB_EIO, "%s: cannot create a temporary file: %s", path, strerror(saved));
-		free(dir);
-		free(tmp);
-		return DNSB_EIO;
-	}
-	/* mkstemp makes the file 0600; node_exporter usually runs as another user. */
-	if (fchmod(fd, 0644) != 0 || !(f = fdopen(fd, "w"))) {
-		saved = errno;
-		close(fd);
-		goto fail;
-	}
-	errno = 0;
-	if (dnsb_metrics_write(m, f) != 0 || fsync(fileno(f)) != 0) {
-		saved = errno ? errno : EIO;
-		fclose(f);
-		goto fail;
-	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		saved = errno;
-		goto fail;
-	}
-	sync_dir(dir);
-	free(dir);
-	free(tmp);
-	return 0;
-
-fail:
-	unlink(tmp);
-	dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(saved));
-	free(dir);
-	free(tmp);
-	return DNSB_EIO;
+	return rc == DNSB_ENOMEM ? dnsb_error_set(err, DNSB_EIO, "%s: out of memory", path) : rc;
 }
