@@ -20,7 +20,6 @@
 
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/memory.h"
-#include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
 
 /* The client is test code shared with the other webhook tests and the
@@ -158,6 +157,27 @@ static double metric(fixture *f, const char *series)
 	}
 	extdns_reply_clear(&r);
 	return v;
+}
+
+/* The sum of every series of one family in /metrics (name followed by '{' or ' '). */
+static double metric_sum(fixture *f, const char *family)
+{
+	extdns_reply r;
+	double sum = 0;
+	size_t n = strlen(family);
+
+	assert_int_equal(extdns_request(f->monitor, "GET", "/metrics", NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	for (const char *line = r.body; line && *line;) {
+		const char *nl = strchr(line, '\n'), *sp = nl ? nl : line + strlen(line);
+		while (sp > line && sp[-1] != ' ')
+			sp--;
+		if (strncmp(line, family, n) == 0 && (line[n] == '{' || line[n] == ' ') && sp > line)
+			sum += strtod(sp, NULL);
+		line = nl ? nl + 1 : "";
+	}
+	extdns_reply_clear(&r);
+	return sum;
 }
 
 static double metric0(fixture *f, const char *series)
@@ -625,76 +645,32 @@ static void test_post_oversized(void **state)
 /* readiness, concurrency, shutdown                                     */
 /* ------------------------------------------------------------------ */
 
-/* A provider in front of a memory provider whose reads fail while provider_down is set. */
-static dnsb_provider *gated_inner;
-static volatile int provider_down;
-
-static int gated_submit(void *st, const char *zone, dnsb_change *const *changes, size_t n, dnsb_result *out,
-			dnsb_error *err)
-{
-	(void)st;
-	return dnsb_provider_submit(gated_inner, zone, changes, n, out, NULL, err);
-}
-
-static int gated_read(void *st, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out, dnsb_error *err)
-{
-	(void)st;
-	if (provider_down)
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "connection refused");
-	return dnsb_provider_read(gated_inner, zone, keys, n, out, NULL, err);
-}
-
-static int gated_list(void *st, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
-{
-	(void)st;
-	return dnsb_provider_list(gated_inner, zone, out, err);
-}
-
-static void gated_close(void *st)
-{
-	(void)st;
-}
-
-static const dnsb_provider_ops gated_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "gated", gated_submit, gated_read, gated_list, gated_close
-};
-
+/* The provider refuses its first five reads (the fault script's read-transient):
+ * /healthz stays 503 until the probe's sixth read answers, then 200. */
 static void test_healthz_waits_for_provider(void **state)
 {
-	dnsb_webhook_options wo = DNSB_WEBHOOK_OPTIONS_INIT;
-	dnsb_provider *p = NULL;
-	dnsb_webhook *wh = NULL;
-	dnsb_error err = { 0 };
-	extdns_client *mon;
+	setup_args a = { .faults = "1-5:read-transient" };
+	fixture f;
 	extdns_reply r;
-	char url[64];
 	(void)state;
 
-	assert_int_equal(dnsb_memory_new(&gated_inner, zones, 1, NULL, &err), 0);
-	assert_int_equal(dnsb_provider_alloc(&p, &gated_ops, NULL), 0);
-	assert_int_equal(dnsb_provider_add_zone(p, zones[0], &err), 0);
-	provider_down = 1;
-	wo.listen = "127.0.0.1:0";
-	wo.metrics_listen = "127.0.0.1:0";
-	wo.probe_interval = 0.05;
-	assert_int_equal(dnsb_webhook_start(&wh, p, &wo, &err), 0);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", dnsb_webhook_port(wh, 1));
-	mon = extdns_client_new(url, 5);
-	usleep(150 * 1000);
-	assert_int_equal(extdns_request(mon, "GET", "/healthz", NULL, NULL, 0, &r), 0);
+	fixture_start(&f, &a);
+	assert_int_equal(extdns_request(f.monitor, "GET", "/healthz", NULL, NULL, 0, &r), 0);
 	assert_int_equal(r.status, 503);
+	assert_non_null(strstr(r.body, "not ready: provider memory has not answered yet"));
 	extdns_reply_clear(&r);
-	assert_int_equal(dnsb_webhook_ready(wh), 0);
-	provider_down = 0;
-	for (int i = 0; i < 100 && !dnsb_webhook_ready(wh); i++)
+	for (int i = 0; i < 200 && !dnsb_webhook_ready(f.wh); i++)
 		usleep(10 * 1000);
-	assert_int_equal(extdns_request(mon, "GET", "/healthz", NULL, NULL, 0, &r), 0);
+	assert_int_equal(dnsb_webhook_ready(f.wh), 1);
+	assert_int_equal(extdns_request(f.monitor, "GET", "/healthz", NULL, NULL, 0, &r), 0);
 	assert_int_equal(r.status, 200);
 	extdns_reply_clear(&r);
-	extdns_client_free(mon);
-	dnsb_webhook_free(wh);
-	dnsb_provider_free(p);
-	dnsb_provider_free(gated_inner);
+	/* Exactly six probes: five refused, one answered, and no more once ready. */
+	usleep(150 * 1000);
+	assert_int_equal(dnsb_provider_reads(f.provider), 6);
+	assert_int_equal(metric(&f, "dnsbatch_provider_requests_total{provider=\"memory\",operation=\"read\",class=\"transient\"}"), 5);
+	assert_int_equal(metric(&f, "dnsbatch_provider_requests_total{provider=\"memory\",operation=\"read\",class=\"ok\"}"), 1);
+	fixture_stop(&f);
 }
 
 typedef struct post_job {
@@ -794,6 +770,9 @@ static void test_apply_timeout(void **state)
 	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"example.com.\",outcome=\"failed\"}"), 1);
 	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"example.com.\",outcome=\"dropped\"}"), 1);
 	assert_int_equal(metric(&f, "dnsbatch_changes_total{zone=\"\",outcome=\"dropped\"}"), 1);
+	assert_int_equal(metric_sum(&f, "dnsbatch_changes_total"), 1 + 3);
+	assert_int_equal(metric(&f, "dnsbatch_dropped_changes_total{zone=\"example.com.\",record_type=\"A\",reason=\"invalid\"}"), 1);
+	assert_int_equal(metric(&f, "dnsbatch_dropped_changes_total{zone=\"\",record_type=\"A\",reason=\"no_zone\"}"), 1);
 	for (int i = 0; i < 2; i++)
 		json_object_put(jobs[i].plan);
 	json_object_put(c1);
