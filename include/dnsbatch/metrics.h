@@ -13,8 +13,17 @@
  *   dnsbatch_backoff_seconds_total                               counter
  *   dnsbatch_quarantined_groups                                  gauge
  *   dnsbatch_last_apply_timestamp_seconds                        gauge
- * Output follows the text exposition format 0.0.4 and passes
- * `promtool check metrics`.
+ * and the sidecar's own, printed only once it has recorded one (so a
+ * one-shot --metrics-file holds none of them):
+ *   dnsbatch_webhook_requests_total{route,method,code}           counter
+ *   dnsbatch_webhook_request_duration_seconds{route}             histogram
+ *   dnsbatch_webhook_ready                                       gauge
+ *   dnsbatch_webhook_requests_in_flight                          gauge
+ *   dnsbatch_webhook_applies_in_flight                           gauge
+ * One renderer prints them all, for the one-shot file and for the sidecar's
+ * /metrics. Series of a family come out sorted by label values; a family
+ * without labels and without a sample prints 0. Output follows the text
+ * exposition format 0.0.4 and passes `promtool check metrics`.
  */
 #ifndef DNSBATCH_METRICS_H
 #define DNSBATCH_METRICS_H
@@ -27,9 +36,14 @@
 extern "C" {
 #endif
 
+/** The series above, in memory, behind one mutex. Opaque. */
 typedef struct dnsb_metrics dnsb_metrics;
 
-/** @return 0 or DNSB_ENOMEM */
+/**
+ * A new, empty set of series.
+ * @param out  receives it (the caller's; dnsb_metrics_free)
+ * @return 0 or DNSB_ENOMEM
+ */
 int dnsb_metrics_new(dnsb_metrics **out);
 /** NULL is a no-op. */
 void dnsb_metrics_free(dnsb_metrics *m);
@@ -39,7 +53,13 @@ void dnsb_metrics_free(dnsb_metrics *m);
  * callers need not check. Out of memory loses the sample, never crashes.
  */
 
-/** One change ended: counts changes_total, and dropped/failed_changes_total. */
+/**
+ * One change ended: counts changes_total{zone,outcome} and, when dropped or
+ * failed, dropped/failed_changes_total{zone,record_type,reason}, in one
+ * critical section (a scrape never sees one without the other).
+ * @param zone    the zone apex, "" for a change in no zone (borrowed, copied)
+ * @param change  its outcome, reason and RR type are read (borrowed)
+ */
 void dnsb_metrics_change(dnsb_metrics *m, const char *zone, const dnsb_change *change);
 /** One batch submission answered with `cls` (a dnsb_class name). */
 void dnsb_metrics_batch(dnsb_metrics *m, const char *zone, const char *cls);
@@ -48,13 +68,13 @@ void dnsb_metrics_request(dnsb_metrics *m, const char *provider, const char *ope
 			  const char *cls, double seconds);
 /** One retry, reason "transient" or "rate_limited". */
 void dnsb_metrics_retry(dnsb_metrics *m, const char *reason);
-/** One batch halved. */
+/** One refused part split while the engine isolates its culprits (dnsb_report.bisections). */
 void dnsb_metrics_bisection(dnsb_metrics *m, const char *zone);
-/** Time spent waiting, seconds. */
+/** Time spent waiting before a resubmission, seconds; values <= 0 are ignored (a counter never goes down). */
 void dnsb_metrics_backoff(dnsb_metrics *m, double seconds);
 /** Set the quarantined-groups gauge. */
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
-/** Set the last-apply gauge, Unix seconds. */
+/** Set the last-apply gauge, Unix seconds (wall clock). */
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
 
 /**
@@ -75,13 +95,17 @@ void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char
 void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies);
 
 /**
- * Write every series in the text format.
+ * Write every series in the text format to `f` (borrowed) and flush it.
+ * @param m  may be NULL: the families print with no series
  * @return 0 or DNSB_EIO
  */
 int dnsb_metrics_write(dnsb_metrics *m, FILE *f);
 
 /**
- * Render into a malloc'd NUL-terminated string (the caller's).
+ * Render every series into a malloc'd NUL-terminated string.
+ * @param out  receives the text (the caller's; free)
+ * @param len  receives its length without the NUL; may be NULL
+ * @param m    may be NULL, as for dnsb_metrics_write
  * @return 0 or DNSB_ENOMEM
  */
 int dnsb_metrics_render(char **out, size_t *len, dnsb_metrics *m);

@@ -4,7 +4,9 @@
  * An HTTP server (libmicrohttpd, one thread per connection) that speaks the
  * external-dns webhook protocol (external-dns provider/webhook/api/httpapi.go):
  *   GET  /                 domain filter negotiation
- *   GET  /records          every RRset of every zone, as Endpoints
+ *   GET  /records          every RRset of every zone the domain filter lets
+ *                          through, as Endpoints (not SOA or DNSSEC types:
+ *                          dnsb_webhook_type_listed)
  *   POST /records          apply a plan through dnsb_engine_apply
  *   POST /adjustendpoints  Endpoints in, the same Endpoints out
  * plus GET /healthz and GET /metrics, served on the API listener and on a
@@ -15,8 +17,16 @@
  * other value. POST /records answers 204 when no change ended `failed`
  * (conflicts are dropped, logged and counted, never blocking the rest), 503
  * when some failed (external-dns retries the plan next interval), 400 for a
- * body that is not a plan and 413 for a body over the size cap: external-dns
- * treats any other 4xx as fatal and exits.
+ * body that is not a plan, 413 for a body over the size cap and 500 when the
+ * engine itself fails (out of memory): external-dns treats any other 4xx as
+ * fatal and exits.
+ *
+ * Every POST /records has one deadline, apply_timeout after its arrival, on
+ * the engine's clock (dnsb_engine_options.deadline): the wait for its zones'
+ * locks counts against it. What is not reached by then ends failed/deadline
+ * (503); when the locks stay busy past it, the engine still settles the whole
+ * plan without a request, so invalid and no_zone changes keep their outcomes
+ * and every change is counted once in the metrics and the drop log.
  *
  * Applies are serialised per zone: two plans touching different zones run
  * at once; a plan touching several zones holds their locks in zone order.
@@ -139,11 +149,12 @@ typedef struct dnsb_webhook_options {
 	/** Largest request body accepted, bytes; bigger ones get 413. */
 	size_t max_body_size;
 	/** Seconds one POST /records may take, waiting for zone locks included;
-	 * becomes the engine's deadline. */
+	 * must be > 0. Each apply's engine deadline is its arrival plus this. */
 	double apply_timeout;
 	/** Template for the engine (borrowed, copied by start; NULL = defaults).
-	 * Its timeout, metrics, droplog and quarantine are replaced by the
-	 * fields below. */
+	 * Its metrics, droplog and quarantine are replaced by the fields below;
+	 * its timeout and deadline by each apply's deadline (apply_timeout); its
+	 * clock, when set, also keeps that deadline. */
 	const dnsb_engine_options *engine;
 	/** Borrowed for the life of the server; NULL = the server keeps its own. */
 	dnsb_metrics *metrics;
@@ -154,7 +165,7 @@ typedef struct dnsb_webhook_options {
 	 * (60 s doubling to 3600 s, DESIGN §5). */
 	dnsb_quarantine *quarantine;
 	/** Seconds between readiness probes of the provider until it first
-	 * answers. */
+	 * answers; <= 0 means 5. */
 	double probe_interval;
 } dnsb_webhook_options;
 
@@ -179,9 +190,10 @@ typedef struct dnsb_webhook dnsb_webhook;
  *                  threads at once
  * @param opts      borrowed during the call; NULL = defaults
  * @param err       detail on failure
- * @return 0; DNSB_EINVAL for a bad address, a zero body cap or a timeout
- *         <= 0; DNSB_EIO when a listener cannot be bound (the message names
- *         the address); DNSB_ENOMEM
+ * @return 0; DNSB_EINVAL for a missing or bad address (the message quotes
+ *         it), a zero body cap or an apply_timeout <= 0; DNSB_EIO when a
+ *         listener cannot be bound (the message names the address);
+ *         DNSB_ENOMEM
  */
 int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 		       const dnsb_webhook_options *opts, dnsb_error *err);
@@ -193,7 +205,12 @@ int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
  */
 unsigned dnsb_webhook_port(const dnsb_webhook *wh, int metrics);
 
-/** Has the provider answered at least once? @return 1 or 0 */
+/**
+ * Has the provider answered at least once (the probe, GET /records or an
+ * apply)? Also 1 when the provider has no zone to probe, or the probe thread
+ * could not start (so /healthz never stays 503 for a reason of its own).
+ * @return 1 or 0
+ */
 int dnsb_webhook_ready(dnsb_webhook *wh);
 
 /**
