@@ -65,15 +65,84 @@ void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
 	dnsb_metrics_set_quarantined(wh->metrics, dnsb_quarantine_count(wh->quarantine, clk->now(clk->payload)));
 }
 
+/* Mark the zones the plan's changes fall in; a change in no zone marks none.
+ * @return a zone_count-long array (the caller's), or NULL when out of memory */
+static unsigned char *touched_zones(dnsb_webhook *wh, dnsb_plan *plan)
+{
+	unsigned char *touched = calloc(wh->zone_count ? wh->zone_count : 1, 1);
+
+	for (size_t i = 0; touched && i < dnsb_plan_count(plan); i++) {
+		const char *owner = change_owner(dnsb_plan_change(plan, i));
+		long z = owner ? dnsb_provider_zone_for(wh->provider, owner) : -1;
+		if (z >= 0 && (size_t)z < wh->zone_count)
+			touched[z] = 1;
+	}
+	return touched;
+}
+
+/* Run the engine once, whatever happened to the locks, so that every change is
+ * settled and counted by it alone. The deadline bounds the whole request, the
+ * wait for the zones included; when they stayed busy it has passed, and the
+ * engine settles pending changes failed/deadline without a request (invalid
+ * and no_zone keep their outcomes). Its clock: the engine's. */
+static int run_engine(dnsb_report *report, dnsb_webhook *wh, dnsb_plan *plan, int busy, double waited,
+		      dnsb_error *err)
+{
+	dnsb_engine_options opts = wh->engine;
+	const dnsb_clock *clk = opts.clock ? opts.clock : dnsb_clock_system();
+
+	opts.timeout = 0;
+	opts.deadline = clk->now(clk->payload) + (busy ? 0.0 : wh->apply_timeout - waited);
+	if (!(opts.deadline > 0)) /* 0 would mean no deadline: a clock near its epoch */
+		opts.deadline = DBL_MIN;
+	return dnsb_engine_apply(report, wh->provider, plan, &opts, err);
+}
+
+/* What external-dns acts on: 204 every change settled, 503 some failed (it
+ * retries the plan next interval), 500 the engine itself failed. */
+static unsigned status_of(int rc, const dnsb_report *report)
+{
+	if (rc != 0)
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	return report->failed > 0 ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NO_CONTENT;
+}
+
+static void log_apply(int rc, const dnsb_report *r, const dnsb_error *err, double seconds, unsigned status)
+{
+	dnsb_log(rc != 0 ? DNSB_LOG_ERROR : r->failed ? DNSB_LOG_WARN : DNSB_LOG_INFO,
+		 "POST /records: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed; "
+		 "%lu batches, %lu submissions, %lu bisections, %.3f s -> %u%s%s",
+		 r->changes, r->applied, r->already_applied, r->dropped, r->failed,
+		 r->batches, r->submissions, r->bisections, seconds, status,
+		 rc != 0 ? ": " : "", rc != 0 ? (err->message[0] ? err->message : dnsb_strerror(rc)) : "");
+}
+
+/* After an apply that held its zones: the drop log to disk, the gauges, readiness. */
+static void after_apply(dnsb_webhook *wh, const dnsb_report *r)
+{
+	if (r->dropped + r->failed > 0)
+		flush_droplog(wh);
+	dnsb_metrics_set_last_apply(wh->metrics, dnsb_wall_clock());
+	dnsb_webhook_update_quarantine_gauge(wh);
+	if (r->applied + r->already_applied > 0 || (r->submissions > 0 && r->failed == 0))
+		dnsb_webhook_set_ready(wh, "apply");
+}
+
+static enum MHD_Result answer(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req, unsigned status)
+{
+	if (status == MHD_HTTP_NO_CONTENT)
+		return dnsb_webhook_reply(conn, wh, req, status, NULL, NULL, 0);
+	return dnsb_webhook_reply_text(conn, wh, req, status, "%s", status == MHD_HTTP_SERVICE_UNAVAILABLE ?
+			  "some changes failed and will be retried next interval" : "internal error");
+}
+
 enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
 {
 	dnsb_plan *plan = NULL;
 	dnsb_report report = { 0 };
 	dnsb_error err = { 0 };
-	dnsb_engine_options opts = wh->engine;
-	const dnsb_clock *clk = opts.clock ? opts.clock : dnsb_clock_system();
 	unsigned char *touched;
-	double start_unix = dnsb_wall_clock(), waited;
+	double start_unix = dnsb_wall_clock();
 	unsigned status;
 	int rc, busy;
 
@@ -85,65 +154,29 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 	if (rc != 0)
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
 				  err.message[0] ? err.message : dnsb_strerror(rc));
-
-	touched = calloc(wh->zone_count ? wh->zone_count : 1, 1);
-	if (touched == NULL) {
+	if ((touched = touched_zones(wh, plan)) == NULL) {
 		dnsb_plan_free(plan);
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	}
-	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
-		const char *owner = change_owner(dnsb_plan_change(plan, i));
-		long z = owner ? dnsb_provider_zone_for(wh->provider, owner) : -1;
-		if (z >= 0 && (size_t)z < wh->zone_count)
-			touched[z] = 1;
-	}
 
+	/* pthread_mutex_timedlock takes CLOCK_REALTIME: the lock wait is timed on the wall clock. */
 	busy = lock_zones(wh, touched, start_unix + wh->apply_timeout) != 0;
-	/* The deadline bounds the whole request, the wait for the zones included. When the
-	 * zones stayed busy it has passed: the engine settles and counts every change itself
-	 * (pending ones failed/deadline, without a request; invalid and no_zone as such). */
-	waited = dnsb_wall_clock() - start_unix;
-	opts.timeout = 0;
-	opts.deadline = clk->now(clk->payload) + (busy ? 0.0 : wh->apply_timeout - waited);
-	if (!(opts.deadline > 0))
-		opts.deadline = DBL_MIN;
-	rc = dnsb_engine_apply(&report, wh->provider, plan, &opts, &err);
+	rc = run_engine(&report, wh, plan, busy, dnsb_wall_clock() - start_unix, &err);
 	if (busy) {
 		dnsb_log(DNSB_LOG_WARN, "POST /records: zones still busy after %.1f s: %zu changes failed (deadline)",
 			 wh->apply_timeout, report.failed);
 		flush_droplog(wh);
-		free(touched);
-		dnsb_plan_free(plan);
-		dnsb_report_clear(&report);
-		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  "zones busy past the apply timeout; retry next interval");
-	}
-	unlock_zones(wh, touched);
-	free(touched);
-
-	if (report.dropped + report.failed > 0)
-		flush_droplog(wh);
-	dnsb_metrics_set_last_apply(wh->metrics, dnsb_wall_clock());
-	dnsb_webhook_update_quarantine_gauge(wh);
-	if (report.applied + report.already_applied > 0 || (report.submissions > 0 && report.failed == 0))
-		dnsb_webhook_set_ready(wh, "apply");
-
-	if (rc != 0)
-		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-	else if (report.failed > 0)
 		status = MHD_HTTP_SERVICE_UNAVAILABLE;
-	else
-		status = MHD_HTTP_NO_CONTENT;
-	dnsb_log(rc != 0 ? DNSB_LOG_ERROR : report.failed ? DNSB_LOG_WARN : DNSB_LOG_INFO,
-		 "POST /records: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed; "
-		 "%lu batches, %lu submissions, %lu bisections, %.3f s -> %u%s%s",
-		 report.changes, report.applied, report.already_applied, report.dropped, report.failed,
-		 report.batches, report.submissions, report.bisections, dnsb_wall_clock() - start_unix, status,
-		 rc != 0 ? ": " : "", rc != 0 ? (err.message[0] ? err.message : dnsb_strerror(rc)) : "");
+	} else {
+		unlock_zones(wh, touched);
+		after_apply(wh, &report);
+		status = status_of(rc, &report);
+		log_apply(rc, &report, &err, dnsb_wall_clock() - start_unix, status);
+	}
+	free(touched);
 	dnsb_report_clear(&report);
 	dnsb_plan_free(plan);
-	if (status == MHD_HTTP_NO_CONTENT)
-		return dnsb_webhook_reply(conn, wh, req, status, NULL, NULL, 0);
-	return dnsb_webhook_reply_text(conn, wh, req, status, "%s", status == MHD_HTTP_SERVICE_UNAVAILABLE ?
-			  "some changes failed and will be retried next interval" : "internal error");
+	if (busy)
+		return dnsb_webhook_reply_text(conn, wh, req, status, "zones busy past the apply timeout; retry next interval");
+	return answer(conn, wh, req, status);
 }
