@@ -249,11 +249,51 @@ static void release(dnsb_webhook *wh)
 	free(wh);
 }
 
+/* The server's own state from the options: what it borrows, what it keeps itself,
+ * the engine template and one lock per zone. @return 0 or DNSB_ENOMEM */
+static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webhook_options *opts)
+{
+	static const dnsb_engine_options engine_defaults = DNSB_ENGINE_OPTIONS_INIT;
+	int rc;
+
+	pthread_mutex_init(&wh->lock, NULL);
+	pthread_cond_init(&wh->cond, NULL);
+	pthread_mutex_init(&wh->droplog_lock, NULL);
+	wh->provider = provider;
+	wh->filter = opts->filter;
+	wh->max_body = opts->max_body_size;
+	wh->apply_timeout = opts->apply_timeout;
+	wh->probe_interval = opts->probe_interval > 0 ? opts->probe_interval : 5.0;
+	wh->engine = opts->engine ? *opts->engine : engine_defaults;
+	wh->droplog = opts->droplog;
+	wh->metrics = opts->metrics;
+	wh->quarantine = opts->quarantine;
+	wh->api.quiesced = wh->mon.quiesced = MHD_INVALID_SOCKET;
+	if (wh->metrics == NULL && (rc = dnsb_metrics_new(&wh->own_metrics)) != 0)
+		return rc;
+	if (wh->metrics == NULL)
+		wh->metrics = wh->own_metrics;
+	if (wh->quarantine == NULL && (rc = dnsb_quarantine_new(&wh->own_quarantine, 60.0, 3600.0)) != 0)
+		return rc;
+	if (wh->quarantine == NULL)
+		wh->quarantine = wh->own_quarantine;
+	wh->engine.metrics = wh->metrics;
+	wh->engine.droplog = wh->droplog;
+	wh->engine.quarantine = wh->quarantine;
+
+	wh->zone_count = dnsb_provider_zone_count(provider);
+	wh->zone_locks = calloc(wh->zone_count ? wh->zone_count : 1, sizeof(*wh->zone_locks));
+	if (wh->zone_locks == NULL)
+		return DNSB_ENOMEM;
+	for (size_t z = 0; z < wh->zone_count; z++)
+		pthread_mutex_init(&wh->zone_locks[z], NULL);
+	return 0;
+}
+
 int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 		       const dnsb_webhook_options *opts, dnsb_error *err)
 {
 	static const dnsb_webhook_options defaults = DNSB_WEBHOOK_OPTIONS_INIT;
-	static const dnsb_engine_options engine_defaults = DNSB_ENGINE_OPTIONS_INIT;
 	dnsb_webhook *wh;
 	int rc;
 
@@ -270,40 +310,10 @@ int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 	wh = calloc(1, sizeof(*wh));
 	if (wh == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	pthread_mutex_init(&wh->lock, NULL);
-	pthread_cond_init(&wh->cond, NULL);
-	pthread_mutex_init(&wh->droplog_lock, NULL);
-	wh->provider = provider;
-	wh->filter = opts->filter;
-	wh->max_body = opts->max_body_size;
-	wh->apply_timeout = opts->apply_timeout;
-	wh->probe_interval = opts->probe_interval > 0 ? opts->probe_interval : 5.0;
-	wh->engine = opts->engine ? *opts->engine : engine_defaults;
-	wh->droplog = opts->droplog;
-	wh->metrics = opts->metrics;
-	wh->quarantine = opts->quarantine;
-	wh->api.quiesced = wh->mon.quiesced = MHD_INVALID_SOCKET;
-	if (wh->metrics == NULL && (rc = dnsb_metrics_new(&wh->own_metrics)) != 0)
-		goto fail_msg;
-	if (wh->metrics == NULL)
-		wh->metrics = wh->own_metrics;
-	if (wh->quarantine == NULL && (rc = dnsb_quarantine_new(&wh->own_quarantine, 60.0, 3600.0)) != 0)
-		goto fail_msg;
-	if (wh->quarantine == NULL)
-		wh->quarantine = wh->own_quarantine;
-	wh->engine.metrics = wh->metrics;
-	wh->engine.droplog = wh->droplog;
-	wh->engine.quarantine = wh->quarantine;
-
-	wh->zone_count = dnsb_provider_zone_count(provider);
-	wh->zone_locks = calloc(wh->zone_count ? wh->zone_count : 1, sizeof(*wh->zone_locks));
-	if (wh->zone_locks == NULL) {
-		rc = DNSB_ENOMEM;
-		goto fail_msg;
+	if ((rc = init_state(wh, provider, opts)) != 0) {
+		release(wh);
+		return dnsb_error_set(err, rc, "%s", dnsb_strerror(rc));
 	}
-	for (size_t z = 0; z < wh->zone_count; z++)
-		pthread_mutex_init(&wh->zone_locks[z], NULL);
-
 	rc = start_listener(&wh->api, wh, opts->listen, 0, err);
 	if (rc == 0 && opts->metrics_listen && opts->metrics_listen[0])
 		rc = start_listener(&wh->mon, wh, opts->metrics_listen, 1, err);
@@ -322,10 +332,6 @@ int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 		 wh->zone_count);
 	*out = wh;
 	return 0;
-
-fail_msg:
-	release(wh);
-	return dnsb_error_set(err, rc, "%s", dnsb_strerror(rc));
 }
 
 unsigned dnsb_webhook_port(const dnsb_webhook *wh, int metrics)
@@ -334,34 +340,12 @@ unsigned dnsb_webhook_port(const dnsb_webhook *wh, int metrics)
 	return l->daemon ? l->port : 0;
 }
 
-void dnsb_webhook_shutdown(dnsb_webhook *wh, double grace)
+/* Wait up to `grace` seconds for the requests in flight to complete. */
+static void drain(dnsb_webhook *wh, double grace)
 {
 	struct timespec ts;
 	double until;
 
-	pthread_mutex_lock(&wh->lock);
-	if (wh->stopped) {
-		pthread_mutex_unlock(&wh->lock);
-		return;
-	}
-	wh->stopping = 1;
-	pthread_cond_broadcast(&wh->cond);
-	pthread_mutex_unlock(&wh->lock);
-
-	/* Stop accepting. The sockets are closed only after the daemons stop,
-	 * as libmicrohttpd's threads may still look at them until then; but
-	 * shut down now, so that new connections are refused at once instead
-	 * of waiting in the backlog until the client's deadline. */
-	if (wh->api.daemon && (wh->api.quiesced = MHD_quiesce_daemon(wh->api.daemon)) != MHD_INVALID_SOCKET)
-		shutdown(wh->api.quiesced, SHUT_RDWR);
-	if (wh->mon.daemon && (wh->mon.quiesced = MHD_quiesce_daemon(wh->mon.daemon)) != MHD_INVALID_SOCKET)
-		shutdown(wh->mon.quiesced, SHUT_RDWR);
-	if (wh->probe_started)
-		pthread_join(wh->probe, NULL);
-	wh->probe_started = 0;
-
-	if (grace <= 0)
-		grace = wh->apply_timeout + 10.0;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	until = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + grace;
 	ts.tv_sec = (time_t)until;
@@ -375,17 +359,47 @@ void dnsb_webhook_shutdown(dnsb_webhook *wh, double grace)
 	if (wh->inflight > 0)
 		dnsb_log(DNSB_LOG_WARN, "shutting down: %u request(s) still in flight after %.0f s", wh->inflight, grace);
 	pthread_mutex_unlock(&wh->lock);
+}
 
-	if (wh->api.daemon)
-		MHD_stop_daemon(wh->api.daemon);
-	if (wh->mon.daemon)
-		MHD_stop_daemon(wh->mon.daemon);
-	if (wh->api.quiesced != MHD_INVALID_SOCKET)
-		close(wh->api.quiesced);
-	if (wh->mon.quiesced != MHD_INVALID_SOCKET)
-		close(wh->mon.quiesced);
-	wh->api.daemon = wh->mon.daemon = NULL;
-	wh->api.quiesced = wh->mon.quiesced = MHD_INVALID_SOCKET;
+/* Stop accepting. The sockets are closed only after the daemons stop, as
+ * libmicrohttpd's threads may still look at them until then; but shut down
+ * now, so that new connections are refused at once instead of waiting in
+ * the backlog until the client's deadline. */
+static void quiesce(struct listener *l)
+{
+	if (l->daemon && (l->quiesced = MHD_quiesce_daemon(l->daemon)) != MHD_INVALID_SOCKET)
+		shutdown(l->quiesced, SHUT_RDWR);
+}
+
+static void stop_listener(struct listener *l)
+{
+	if (l->daemon)
+		MHD_stop_daemon(l->daemon);
+	if (l->quiesced != MHD_INVALID_SOCKET)
+		close(l->quiesced);
+	l->daemon = NULL;
+	l->quiesced = MHD_INVALID_SOCKET;
+}
+
+void dnsb_webhook_shutdown(dnsb_webhook *wh, double grace)
+{
+	pthread_mutex_lock(&wh->lock);
+	if (wh->stopped) {
+		pthread_mutex_unlock(&wh->lock);
+		return;
+	}
+	wh->stopping = 1;
+	pthread_cond_broadcast(&wh->cond);
+	pthread_mutex_unlock(&wh->lock);
+
+	quiesce(&wh->api);
+	quiesce(&wh->mon);
+	if (wh->probe_started)
+		pthread_join(wh->probe, NULL);
+	wh->probe_started = 0;
+	drain(wh, grace > 0 ? grace : wh->apply_timeout + 10.0);
+	stop_listener(&wh->api);
+	stop_listener(&wh->mon);
 
 	if (wh->droplog && dnsb_droplog_flush(wh->droplog) != 0)
 		dnsb_log(DNSB_LOG_ERROR, "drop log: flush failed at shutdown");
