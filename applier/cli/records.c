@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
+#include "dnsbatch/webhook.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -13,7 +14,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: dnsbatch records --provider NAME [provider flags] [--zone APEX] [--output text|json]\n"
 		   "\n"
 		   "List every RRset of the provider's zones (or of one): text prints zone-file lines,\n"
-		   "json prints external-dns Endpoints (as GET /records does).\n");
+		   "json prints external-dns Endpoints as GET /records does (no SOA or DNSSEC records),\n"
+		   "without a domain filter.\n");
 	dnsb_cli_provider_help(f);
 }
 
@@ -31,7 +33,18 @@ static int print_zone(dnsb_provider *p, const char *zone, int json, json_object 
 	for (size_t i = 0; i < list.count; i++) {
 		const dnsb_rrset *r = &list.items[i];
 		if (json) {
-			json_object_array_add(all, dnsb_rrset_to_endpoint(r));
+			json_object *ep;
+
+			/* The server's own records (SOA, DNSSEC) are never external-dns's: as GET /records. */
+			if (!dnsb_webhook_type_listed(r->type))
+				continue;
+			ep = dnsb_rrset_to_endpoint(r);
+			if (ep == NULL || json_object_array_add(all, ep) != 0) {
+				json_object_put(ep);
+				fprintf(stderr, "dnsbatch records: %s: out of memory\n", zone);
+				dnsb_rrset_list_clear(&list);
+				return DNSB_ENOMEM;
+			}
 			continue;
 		}
 		for (size_t k = 0; k < r->rdata_count; k++)
@@ -41,70 +54,100 @@ static int print_zone(dnsb_provider *p, const char *zone, int json, json_object 
 	return 0;
 }
 
-int dnsb_cmd_records(int argc, char **argv)
-{
-	const char *provider = NULL, *zone = NULL, *output = "text";
-	dnsb_config *cfg = NULL;
-	dnsb_provider *p = NULL;
-	dnsb_error err = { 0 };
-	json_object *all = NULL;
-	char *apex = NULL;
-	int code = DNSB_EXIT_USAGE, r;
+struct records_args {
+	const char *provider, *zone, *output;
+};
 
-	if (dnsb_config_new(&cfg) < 0)
-		return DNSB_EXIT_INTERNAL;
+/* @return -1 to go on, else the exit code (--help, a bad or unknown option) */
+static int parse_args(struct records_args *a, dnsb_config *cfg, int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *v;
+		int r;
+
 		if (strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
-			code = DNSB_EXIT_OK;
-			goto done;
+			return DNSB_EXIT_OK;
 		}
 		if ((r = dnsb_cli_take(argc, argv, &i, "provider", &v)) > 0)
-			provider = v;
+			a->provider = v;
 		else if (r == 0 && (r = dnsb_cli_take(argc, argv, &i, "zone", &v)) > 0)
-			zone = v;
+			a->zone = v;
 		else if (r == 0 && (r = dnsb_cli_take(argc, argv, &i, "output", &v)) > 0)
-			output = v;
+			a->output = v;
 		else if (r == 0 && (r = dnsb_cli_provider_flag(cfg, argc, argv, &i)) == 0) {
 			fprintf(stderr, "dnsbatch records: unknown option '%s'\n", argv[i]);
-			goto done;
+			return DNSB_EXIT_USAGE;
 		}
 		if (r < 0)
-			goto done;
+			return DNSB_EXIT_USAGE;
 	}
-	if (provider == NULL || (strcmp(output, "text") != 0 && strcmp(output, "json") != 0)) {
+	if (a->provider == NULL || (strcmp(a->output, "text") != 0 && strcmp(a->output, "json") != 0)) {
 		usage(stderr);
-		goto done;
+		return DNSB_EXIT_USAGE;
 	}
-	if (dnsb_provider_open(&p, provider, cfg, &err) < 0) {
-		fprintf(stderr, "dnsbatch records: provider %s: %s\n", provider, err.message);
-		goto done;
-	}
-	if (zone && dnsb_name_canonical(&apex, zone, &err) < 0) {
-		fprintf(stderr, "dnsbatch records: --zone: %s\n", err.message);
-		goto done;
-	}
+	return -1;
+}
+
+/* Is `apex` (canonical, or NULL for every zone) one of the provider's zones? */
+static int zone_held(dnsb_provider *p, const char *apex)
+{
 	int held = apex == NULL;
+
 	for (size_t z = 0; !held && z < dnsb_provider_zone_count(p); z++)
 		held = strcmp(apex, dnsb_provider_zone(p, z)) == 0;
-	if (!held) {
-		fprintf(stderr, "dnsbatch records: zone %s is not configured for provider %s\n", apex, provider);
-		goto done;
-	}
-	all = json_object_new_array();
-	code = DNSB_EXIT_OK;
+	return held;
+}
+
+/* List the zones (or the one at apex) in the chosen form. @return the exit code */
+static int list_zones(dnsb_provider *p, const char *apex, int json)
+{
+	json_object *all = json ? json_object_new_array() : NULL;
+	int code = DNSB_EXIT_OK;
+
+	if (json && all == NULL)
+		return DNSB_EXIT_INTERNAL;
 	for (size_t z = 0; z < dnsb_provider_zone_count(p); z++) {
 		if (apex && strcmp(apex, dnsb_provider_zone(p, z)) != 0)
 			continue;
-		if (print_zone(p, dnsb_provider_zone(p, z), strcmp(output, "json") == 0, all) < 0)
+		if (print_zone(p, dnsb_provider_zone(p, z), json, all) < 0)
 			code = DNSB_EXIT_FAILED;
 	}
-	if (strcmp(output, "json") == 0)
+	if (json)
 		puts(json_object_to_json_string_ext(all, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(all);
+	return code;
+}
+
+int dnsb_cmd_records(int argc, char **argv)
+{
+	struct records_args a = { NULL, NULL, "text" };
+	dnsb_config *cfg = NULL;
+	dnsb_provider *p = NULL;
+	dnsb_error err = { 0 };
+	char *apex = NULL;
+	int code;
+
+	if (dnsb_config_new(&cfg) < 0)
+		return DNSB_EXIT_INTERNAL;
+	if ((code = parse_args(&a, cfg, argc, argv)) >= 0)
+		goto done;
+	code = DNSB_EXIT_USAGE;
+	if (dnsb_provider_open(&p, a.provider, cfg, &err) < 0) {
+		fprintf(stderr, "dnsbatch records: provider %s: %s\n", a.provider, err.message);
+		goto done;
+	}
+	if (a.zone && dnsb_name_canonical(&apex, a.zone, &err) < 0) {
+		fprintf(stderr, "dnsbatch records: --zone: %s\n", err.message);
+		goto done;
+	}
+	if (!zone_held(p, apex)) {
+		fprintf(stderr, "dnsbatch records: zone %s is not configured for provider %s\n", apex, a.provider);
+		goto done;
+	}
+	code = list_zones(p, apex, strcmp(a.output, "json") == 0);
 done:
 	free(apex);
-	json_object_put(all);
 	dnsb_provider_free(p);
 	dnsb_config_free(cfg);
 	return code;

@@ -73,6 +73,10 @@ extdns_check "GET /records answers 200 with the media type" [ "$EXTDNS_STATUS:$E
 extdns_check "GET /records: multi-value RRset is one endpoint" has_endpoint "$tmp/records.json" multi.example.test A 192.0.2.10 192.0.2.11
 extdns_check "GET /records: CNAME target without trailing dot" has_endpoint "$tmp/records.json" www.example.test CNAME lb.example.net
 extdns_check "GET /records: no SOA" jq -e 'all(.recordType != "SOA")' "$tmp/records.json"
+# One Endpoint serializer: the command line lists the zone exactly as GET /records does.
+"$DNSBATCH" records --provider zonefile --zonefile "example.test=$tmp/example.test.zone" --output json >"$tmp/cli.json"
+extdns_check "records --output json: the same Endpoints as GET /records" jq -e --slurpfile cli "$tmp/cli.json" \
+	'sort_by(.dnsName, .recordType) == ($cli[0] | sort_by(.dnsName, .recordType))' "$tmp/records.json"
 
 # A plan with a conflict: 204, the rest applied, the conflict dropped and logged.
 extdns_post "$EXTDNS_API" /records "$tmp/plan.json" >/dev/null
