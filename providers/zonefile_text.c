@@ -4,11 +4,12 @@
  * records still in the store keep their lines, comments and layout (relative
  * names, $ORIGIN and $TTL included); deleted ones lose their lines; new ones,
  * printed by ldns with absolute names, go after their owner's last line, or
- * at the end. The SOA is printed anew in its place (its serial changed).
+ * at the end. The SOA keeps its text too, only its serial changed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ldns/ldns.h>
 
@@ -279,9 +280,84 @@ static int print_list(FILE *out, const dnsb_rrset_list *l, dnsb_error *err)
 	return rc;
 }
 
+/* The start and length of the n-th (0-based) space-separated field of an RDATA string. */
+static const char *field(const char *rdata, int n, size_t *len)
+{
+	for (; n > 0 && *rdata; n--) {
+		rdata += strcspn(rdata, " ");
+		rdata += strspn(rdata, " ");
+	}
+	*len = strcspn(rdata, " ");
+	return rdata;
+}
+
+/* Whether two SOA RDATA strings differ in the serial (field 2) at most. */
+static int same_but_serial(const char *a, const char *b)
+{
+	size_t la, lb, sa, sb;
+
+	la = (size_t)(field(a, 2, &sa) - a);
+	lb = (size_t)(field(b, 2, &sb) - b);
+	return la == lb && strncmp(a, b, la) == 0 && strcmp(a + la + sa, b + lb + sb) == 0;
+}
+
+/*
+ * The serial's span in an SOA record's source text: the third field after
+ * the SOA type, comments and parentheses skipped. NULL when not found.
+ */
+static const char *serial_in_text(const char *text, size_t *len)
+{
+	int after_type = -1;
+
+	for (const char *t = text; *t;) {
+		size_t n;
+
+		if (*t == ';') {
+			t += strcspn(t, "\n");
+			continue;
+		}
+		if (strchr(" \t\r\n()", *t)) {
+			t++;
+			continue;
+		}
+		n = strcspn(t, " \t\r\n();");
+		if (after_type >= 0 && ++after_type == 3) {
+			*len = n;
+			return t;
+		}
+		if (after_type < 0 && n == 3 && strncasecmp(t, "SOA", 3) == 0)
+			after_type = 0;
+		t += n;
+	}
+	return NULL;
+}
+
+/*
+ * The SOA entry: its own text with only the serial changed, when nothing
+ * else of it changed; else printed anew by ldns.
+ */
+static int print_soa(FILE *out, const entry *e, const dnsb_rrset *held, dnsb_error *err)
+{
+	size_t len = 0, old_len;
+	const char *at = serial_in_text(e->text, &len);
+	const char *old_serial = field(e->rr.rdata[0], 2, &old_len);
+	const char *new_serial;
+	size_t new_len;
+
+	if (held == NULL || held->rdata_count != 1 || held->ttl != e->rr.ttl || at == NULL || len != old_len ||
+	    strncmp(at, old_serial, len) != 0 || !same_but_serial(e->rr.rdata[0], held->rdata[0]))
+		return print_rrset(out, held, err);
+	new_serial = field(held->rdata[0], 2, &new_len);
+	fprintf(out, "%.*s%.*s%s", (int)(at - e->text), e->text, (int)new_len, new_serial, at + len);
+	if (e->text[strlen(e->text) - 1] != '\n')
+		fputc('\n', out);
+	return 0;
+}
+
 /*
  * Print the entries: kept lines verbatim, unless their owner was inherited
- * from a line no longer there (then printed by ldns, absolute); the SOA anew.
+ * from a line no longer there (then printed by ldns, absolute); the SOA with
+ * only its serial changed.
  */
 static int print_text(FILE *out, const text_zone *z, const shown *s, const dnsb_rrset_list *tail, dnsb_error *err)
 {
@@ -297,7 +373,7 @@ static int print_text(FILE *out, const text_zone *z, const shown *s, const dnsb_
 		if (!e->keep)
 			continue;
 		if (e->rr.type == LDNS_RR_TYPE_SOA) {
-			rc = print_rrset(out, dnsb_rrset_list_find(&s->held, e->rr.owner, LDNS_RR_TYPE_SOA), err);
+			rc = print_soa(out, e, dnsb_rrset_list_find(&s->held, e->rr.owner, LDNS_RR_TYPE_SOA), err);
 		} else if (e->inherits_owner && (owner_above == NULL || strcmp(owner_above, e->rr.owner) != 0)) {
 			rc = print_rrset(out, &one, err);
 		} else {

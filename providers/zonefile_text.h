@@ -14,7 +14,8 @@
  * records are still held: unchanged records keep their lines and comments,
  * directives and blank lines stay, deleted records lose their lines, new
  * ones (absolute names, printed by ldns) go after their owner's last line or
- * at the end, and the SOA is printed anew in its place.
+ * at the end, and the SOA keeps its text with only the serial changed
+ * (printed anew in its place when more than the serial changed).
  * @param old  the file as it is now, open for reading at its start (borrowed)
  * @return 0; DNSB_EPARSE when the old file no longer reads as the store read
  *         it (the caller then writes the zone whole); DNSB_EINVAL when an
