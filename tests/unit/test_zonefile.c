@@ -722,6 +722,59 @@ static void test_rewrite_keeps_the_authors_text(void **state)
 	assert_int_equal(named_checkzone(fx->path), 0);
 }
 
+/*
+ * Multi-line records keep their parentheses and comments; an update puts the
+ * new RDATA after its owner's last line; a conflict leaves the file as it
+ * was; each applied batch moves the serial, in its own line, by one.
+ */
+static void test_multiline_update_and_conflict_keep_layout(void **state)
+{
+	static const char before[] =
+		"$TTL 300\n"
+		"@ IN SOA ns1.example.com. hostmaster.example.com. ( 7 ; serial\n"
+		"  3600 600 86400 300 )\n"
+		"  IN NS ns1.example.com.\n"
+		"ns1 IN A 192.0.2.53\n"
+		"txt IN TXT ( \"part one\" ; first\n"
+		"             \"part two\" )\n"
+		"www IN A 192.0.2.10 ; old address\n"
+		"    IN MX ( 10 ; preference\n"
+		"            mail )\n";
+	static const char after[] =
+		"$TTL 300\n"
+		"@ IN SOA ns1.example.com. hostmaster.example.com. ( 8 ; serial\n"
+		"  3600 600 86400 300 )\n"
+		"  IN NS ns1.example.com.\n"
+		"ns1 IN A 192.0.2.53\n"
+		"txt IN TXT ( \"part one\" ; first\n"
+		"             \"part two\" )\n"
+		"www.example.com.\t300\tIN\tMX\t10 mail.example.com.\n"
+		"www.example.com.\t300\tIN\tA\t192.0.2.11\n";
+	fixture *fx = *state;
+	dnsb_provider *p;
+	dnsb_result res;
+	size_t len;
+	char *text;
+
+	write_file(fx->path, before, strlen(before));
+	p = open_zone(fx->path);
+	submit_json(p, "{\"updateOld\":[" A_EP("www.example.com", 300, "\"192.0.2.10\"") "],"
+		    "\"updateNew\":[" A_EP("www.example.com", 300, "\"192.0.2.11\"") "]}", &res);
+	assert_ok(&res);
+	text = slurp(fx->path, &len);
+	assert_string_equal(text, after);
+	free(text);
+	submit_json(p, "{\"create\":[" A_EP("www.example.com", 300, "\"192.0.2.12\"") "]}", &res);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	dnsb_provider_free(p);
+	text = slurp(fx->path, &len);
+	assert_string_equal(text, after);
+	free(text);
+	if (!have_named_checkzone())
+		skip();
+	assert_int_equal(named_checkzone(fx->path), 0);
+}
+
 /* A writer killed mid-write leaves its temporary file; the next batch removes it under the lock. */
 static void test_stale_temporary_file_removed(void **state)
 {
@@ -1079,6 +1132,8 @@ int main(void)
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_rewrite_keeps_the_authors_text, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_stale_temporary_file_removed, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_multiline_update_and_conflict_keep_layout, fixture_setup,
+						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_rewrite_keeps_owner, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_zone_file, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_sees_changes, fixture_setup, fixture_teardown),
