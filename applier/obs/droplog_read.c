@@ -1,0 +1,219 @@
+/* droplog_read.c - a drop log read back: counts by zone, outcome, reason and type, and its changes as one plan. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "applier/obs/droplog_read.h"
+
+/* The state of one read: the summary being filled and its indexes. */
+struct reader {
+	dnsb_drops *out;
+	struct json_object *row_index; /* JSON array of the four keys -> row number */
+	struct json_object *seen;      /* a change's JSON text -> NULL: changes already in the plan */
+	size_t row_cap;
+};
+
+static const char *str_field(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v) : "";
+}
+
+/* The record type of a change in plan form: the first endpoint's recordType. */
+static const char *record_type(struct json_object *change)
+{
+	json_object_object_foreach(change, key, list) {
+		(void)key;
+		if (json_object_is_type(list, json_type_array) && json_object_array_length(list) > 0)
+			return str_field(json_object_array_get_idx(list, 0), "recordType");
+	}
+	return "";
+}
+
+static int add_row(struct reader *r, const char *const keys[4])
+{
+	dnsb_drops *d = r->out;
+	dnsb_drops_row *row;
+
+	if (d->row_count == r->row_cap) {
+		size_t cap = r->row_cap ? r->row_cap * 2 : 8;
+		dnsb_drops_row *rows = realloc(d->rows, cap * sizeof(*rows));
+		if (rows == NULL)
+			return DNSB_ENOMEM;
+		d->rows = rows;
+		r->row_cap = cap;
+	}
+	row = &d->rows[d->row_count];
+	row->zone = strdup(keys[0]);
+	row->outcome = strdup(keys[1]);
+	row->reason = strdup(keys[2]);
+	row->record_type = strdup(keys[3]);
+	row->count = 1;
+	d->row_count++; /* counted before the check: dnsb_drops_clear frees what was copied */
+	if (!row->zone || !row->outcome || !row->reason || !row->record_type)
+		return DNSB_ENOMEM;
+	return 0;
+}
+
+/* Count one line under its (zone, outcome, reason, type). */
+static int count_line(struct reader *r, struct json_object *entry, struct json_object *change)
+{
+	const char *keys[4] = { str_field(entry, "zone"), str_field(entry, "outcome"), str_field(entry, "reason"),
+				record_type(change) };
+	struct json_object *key = json_object_new_array_ext(4), *n;
+	const char *text;
+	int rc = DNSB_ENOMEM;
+
+	if (keys[0][0] == '\0')
+		keys[0] = "-";
+	/* A JSON array as the index key: no separator character a field could hold makes two kinds one. */
+	for (size_t i = 0; key && i < 4; i++)
+		if (json_object_array_add(key, json_object_new_string(keys[i])) != 0)
+			goto done;
+	if (key == NULL || (text = json_object_to_json_string_ext(key, JSON_C_TO_STRING_PLAIN)) == NULL)
+		goto done;
+	if (json_object_object_get_ex(r->row_index, text, &n)) {
+		r->out->rows[json_object_get_int64(n)].count++;
+		rc = 0;
+	} else if ((rc = add_row(r, keys)) == 0 &&
+		   json_object_object_add(r->row_index, text, json_object_new_int64((int64_t)r->out->row_count - 1)) != 0) {
+		rc = DNSB_ENOMEM;
+	}
+done:
+	json_object_put(key);
+	return rc;
+}
+
+/* Append each endpoint list of a change to the plan's list of the same key, once per distinct change. */
+static int merge_change(struct reader *r, struct json_object *change)
+{
+	const char *text = json_object_to_json_string_ext(change, JSON_C_TO_STRING_PLAIN);
+
+	if (text == NULL)
+		return DNSB_ENOMEM;
+	if (json_object_object_get_ex(r->seen, text, NULL))
+		return 0;
+	if (json_object_object_add(r->seen, text, NULL) != 0)
+		return DNSB_ENOMEM;
+	json_object_object_foreach(change, key, list) {
+		struct json_object *dest;
+		if (!json_object_is_type(list, json_type_array))
+			continue;
+		if (!json_object_object_get_ex(r->out->plan, key, &dest)) {
+			if ((dest = json_object_new_array()) == NULL ||
+			    json_object_object_add(r->out->plan, key, dest) != 0) {
+				json_object_put(dest);
+				return DNSB_ENOMEM;
+			}
+		}
+		for (size_t i = 0; i < json_object_array_length(list); i++)
+			if (json_object_array_add(dest, json_object_get(json_object_array_get_idx(list, i))) != 0)
+				return DNSB_ENOMEM;
+	}
+	return 0;
+}
+
+/* One line of `len` bytes (it may hold NUL bytes: all of it must be the one JSON object). */
+static int parse_line(struct json_object **entry, const char *line, size_t len, const char *path, size_t lineno,
+		      dnsb_error *err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	enum json_tokener_error jerr;
+	size_t used;
+
+	*entry = NULL;
+	if (len > (size_t)INT32_MAX) {
+		json_tokener_free(tok);
+		return dnsb_error_set(err, DNSB_EPARSE, "%s:%zu: not a drop log line (longer than 2 GiB)", path, lineno);
+	}
+	if (tok == NULL)
+		return DNSB_ENOMEM;
+	*entry = json_tokener_parse_ex(tok, line, (int)len);
+	jerr = *entry ? json_tokener_success : json_tokener_get_error(tok);
+	if (jerr == json_tokener_continue)
+		jerr = json_tokener_error_parse_eof;
+	used = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (jerr != json_tokener_success)
+		return dnsb_error_set(err, DNSB_EPARSE, "%s:%zu: not a drop log line (column %zu: %s)", path, lineno,
+				      used + 1, json_tokener_error_desc(jerr));
+	if (strspn(line + used, " \t\r\n") != len - used) {
+		json_object_put(*entry);
+		*entry = NULL;
+		return dnsb_error_set(err, DNSB_EPARSE, "%s:%zu: not a drop log line (column %zu: text after the JSON object)",
+				      path, lineno, used + 1);
+	}
+	return 0;
+}
+
+static int read_line(struct reader *r, const char *line, size_t len, size_t lineno, const char *path,
+		     const char *outcome, const char *reason, dnsb_error *err)
+{
+	struct json_object *entry, *change;
+	int rc;
+
+	if (strspn(line, " \t\r\n") == len)
+		return 0;
+	if ((rc = parse_line(&entry, line, len, path, lineno, err)) != 0)
+		return rc;
+	if (!json_object_is_type(entry, json_type_object) || !json_object_object_get_ex(entry, "change", &change) ||
+	    !json_object_is_type(change, json_type_object)) {
+		json_object_put(entry);
+		return dnsb_error_set(err, DNSB_EPARSE, "%s:%zu: not a drop log line (a JSON object with a \"change\" object)",
+				      path, lineno);
+	}
+	if ((outcome && strcmp(outcome, str_field(entry, "outcome")) != 0) ||
+	    (reason && strcmp(reason, str_field(entry, "reason")) != 0)) {
+		json_object_put(entry);
+		return 0;
+	}
+	r->out->selected++;
+	rc = count_line(r, entry, change);
+	if (rc == 0)
+		rc = merge_change(r, change);
+	json_object_put(entry);
+	return rc == DNSB_ENOMEM ? dnsb_error_set(err, rc, "%s:%zu: out of memory", path, lineno) : rc;
+}
+
+int dnsb_drops_read(dnsb_drops *out, FILE *f, const char *path, const char *outcome, const char *reason,
+		    dnsb_error *err)
+{
+	struct reader r = { out, json_object_new_object(), json_object_new_object(), 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (r.row_index == NULL || r.seen == NULL || (out->plan = json_object_new_object()) == NULL)
+		rc = dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", path);
+	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
+		rc = read_line(&r, line, (size_t)len, ++out->lines, path, outcome, reason, err);
+	if (rc == 0 && ferror(f))
+		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
+	free(line);
+	json_object_put(r.row_index);
+	json_object_put(r.seen);
+	return rc;
+}
+
+void dnsb_drops_clear(dnsb_drops *d)
+{
+	if (d == NULL)
+		return;
+	for (size_t i = 0; i < d->row_count; i++) {
+		free(d->rows[i].zone);
+		free(d->rows[i].outcome);
+		free(d->rows[i].reason);
+		free(d->rows[i].record_type);
+	}
+	free(d->rows);
+	json_object_put(d->plan);
+	memset(d, 0, sizeof(*d));
+}
