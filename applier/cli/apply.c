@@ -54,84 +54,89 @@ static void usage(FILE *f)
 		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n");
 }
 
+enum {
+	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_METRICS_FILE, OPT_OUTPUT, OPT_LOG_FORMAT,
+	OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_MAX_RATE_LIMIT_WAITS, OPT_SEED, OPT_BACKOFF_BASE, OPT_BACKOFF_CAP,
+	OPT_TIMEOUT, OPT_DRY_RUN, OPT_QUIET
+};
+
+static const dnsb_cli_option apply_options[] = {
+	{ "plan", 1, OPT_PLAN }, { "provider", 1, OPT_PROVIDER }, { "drop-log", 1, OPT_DROP_LOG },
+	{ "metrics-file", 1, OPT_METRICS_FILE }, { "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT },
+	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES },
+	{ "max-rate-limit-waits", 1, OPT_MAX_RATE_LIMIT_WAITS }, { "seed", 1, OPT_SEED },
+	{ "backoff-base", 1, OPT_BACKOFF_BASE }, { "backoff-cap", 1, OPT_BACKOFF_CAP }, { "timeout", 1, OPT_TIMEOUT },
+	{ "dry-run", 0, OPT_DRY_RUN }, { "quiet", 0, OPT_QUIET }, { NULL, 0, 0 }
+};
+
+/* A whole number in [min, max] into *out. @return 0 or DNSB_EXIT_USAGE */
+static int take_uint(unsigned long *out, const char *name, const char *v, unsigned long min, unsigned long max)
+{
+	return dnsb_cli_uint(out, name, v, min, max) < 0 ? DNSB_EXIT_USAGE : 0;
+}
+
+static int take_seconds(double *out, const char *name, const char *v)
+{
+	return dnsb_cli_seconds(out, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
+}
+
+static int on_option(void *ctx, int code, const char *name, const char *v)
+{
+	apply_args *a = ctx;
+	unsigned long n = 0;
+	int rc = 0;
+
+	switch (code) {
+	case OPT_PLAN: a->plan = v; break;
+	case OPT_PROVIDER: a->provider = v; break;
+	case OPT_DROP_LOG: a->drop_log = v; break;
+	case OPT_METRICS_FILE: a->metrics_file = v; break;
+	case OPT_OUTPUT: a->output = v; break;
+	case OPT_LOG_FORMAT: a->log_format = v; break;
+	case OPT_DRY_RUN: a->dry_run = 1; break;
+	case OPT_QUIET: a->quiet = 1; break;
+	case OPT_BATCH_SIZE:
+		if ((rc = take_uint(&n, name, v, 1, 100000)) == 0)
+			a->opts.batch_size = n;
+		break;
+	case OPT_MAX_RETRIES:
+		if ((rc = take_uint(&n, name, v, 0, 1000)) == 0)
+			a->opts.max_retries = (unsigned)n;
+		break;
+	case OPT_MAX_RATE_LIMIT_WAITS:
+		if ((rc = take_uint(&n, name, v, 0, 100000)) == 0)
+			a->opts.max_rate_limit_waits = (unsigned)n;
+		break;
+	case OPT_SEED:
+		if ((rc = take_uint(&n, name, v, 1, ~0UL)) == 0)
+			a->opts.seed = n;
+		break;
+	case OPT_BACKOFF_BASE: rc = take_seconds(&a->opts.backoff_base, name, v); break;
+	case OPT_BACKOFF_CAP: rc = take_seconds(&a->opts.backoff_cap, name, v); break;
+	case OPT_TIMEOUT: rc = take_seconds(&a->opts.timeout, name, v); break;
+	default:
+		fprintf(stderr, "dnsbatch apply: unexpected argument '%s' (see --help)\n", v);
+		rc = DNSB_EXIT_USAGE;
+	}
+	return rc;
+}
+
+/* @return -1 to go on, else the exit code */
 static int parse_args(apply_args *a, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		unsigned long n;
-		int r;
+	int rc = dnsb_cli_parse("apply", argc, argv, apply_options, a->cfg, usage, on_option, a);
 
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			exit(DNSB_EXIT_OK);
-		}
-		if (strcmp(argv[i], "--dry-run") == 0) {
-			a->dry_run = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--quiet") == 0) {
-			a->quiet = 1;
-			continue;
-		}
-#define TAKE(name) ((r = dnsb_cli_take(argc, argv, &i, name, &v)) != 0)
-		if (TAKE("plan")) {
-			a->plan = v;
-		} else if (TAKE("provider")) {
-			a->provider = v;
-		} else if (TAKE("drop-log")) {
-			a->drop_log = v;
-		} else if (TAKE("metrics-file")) {
-			a->metrics_file = v;
-		} else if (TAKE("output")) {
-			a->output = v;
-		} else if (TAKE("log-format")) {
-			a->log_format = v;
-		} else if (TAKE("batch-size")) {
-			if (r < 0 || dnsb_cli_uint(&n, "batch-size", v, 1, 100000) < 0)
-				return -1;
-			a->opts.batch_size = n;
-		} else if (TAKE("max-retries")) {
-			if (r < 0 || dnsb_cli_uint(&n, "max-retries", v, 0, 1000) < 0)
-				return -1;
-			a->opts.max_retries = (unsigned)n;
-		} else if (TAKE("max-rate-limit-waits")) {
-			if (r < 0 || dnsb_cli_uint(&n, "max-rate-limit-waits", v, 0, 100000) < 0)
-				return -1;
-			a->opts.max_rate_limit_waits = (unsigned)n;
-		} else if (TAKE("seed")) {
-			if (r < 0 || dnsb_cli_uint(&n, "seed", v, 1, ~0UL) < 0)
-				return -1;
-			a->opts.seed = n;
-		} else if (TAKE("backoff-base")) {
-			if (r < 0 || dnsb_cli_seconds(&a->opts.backoff_base, "backoff-base", v) < 0)
-				return -1;
-		} else if (TAKE("backoff-cap")) {
-			if (r < 0 || dnsb_cli_seconds(&a->opts.backoff_cap, "backoff-cap", v) < 0)
-				return -1;
-		} else if (TAKE("timeout")) {
-			if (r < 0 || dnsb_cli_seconds(&a->opts.timeout, "timeout", v) < 0)
-				return -1;
-		} else if ((r = dnsb_cli_provider_flag(a->cfg, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return -1;
-			continue;
-		} else {
-			fprintf(stderr, "dnsbatch apply: unknown option '%s' (see --help)\n", argv[i]);
-			return -1;
-		}
-#undef TAKE
-		if (r < 0)
-			return -1;
-	}
+	if (rc >= 0)
+		return rc;
 	if (a->plan == NULL || a->provider == NULL) {
 		fprintf(stderr, "dnsbatch apply: --plan and --provider are required (see --help)\n");
-		return -1;
+		return DNSB_EXIT_USAGE;
 	}
 	if (a->output && strcmp(a->output, "text") != 0 && strcmp(a->output, "json") != 0) {
 		fprintf(stderr, "dnsbatch apply: --output: expected text or json, got '%s'\n", a->output);
-		return -1;
+		return DNSB_EXIT_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
 static void change_line(FILE *f, const dnsb_change *c)
@@ -255,8 +260,10 @@ int dnsb_cmd_apply(int argc, char **argv)
 
 	if (dnsb_config_new(&a.cfg) < 0)
 		return DNSB_EXIT_INTERNAL;
-	if (parse_args(&a, argc, argv) < 0)
+	if ((rc = parse_args(&a, argc, argv)) >= 0) {
+		code = rc;
 		goto done;
+	}
 	if (a.log_format) {
 		if (dnsb_log_parse_format(&fmt, a.log_format) < 0) {
 			fprintf(stderr, "dnsbatch apply: --log-format: expected text or json, got '%s'\n", a.log_format);

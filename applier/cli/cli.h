@@ -18,19 +18,36 @@ int dnsb_cmd_records(int argc, char **argv);
 int dnsb_cmd_drops(int argc, char **argv);
 int dnsb_cmd_serve(int argc, char **argv);
 
-/*
- * A command-line cursor: `--name value` and `--name=value` both work.
- * dnsb_cli_take returns 1 and sets *value when argv[*i] is --name (moving *i
- * past the value), 0 when it is another flag, -1 when the value is missing
- * (after printing the error).
- */
-int dnsb_cli_take(int argc, char **argv, int *i, const char *name, const char **value);
+/* Table codes start here: getopt_long keeps 1, '?', ':' and 'h' for itself. */
+#define DNSB_CLI_CODE_MIN 256
+
+/* One long option of a subcommand's table; tables end with { NULL, 0, 0 }. */
+typedef struct dnsb_cli_option {
+	const char *name;  /* without the leading "--" */
+	int takes_value;   /* 1: --name VALUE or --name=VALUE; 0: a switch */
+	int code;          /* DNSB_CLI_CODE_MIN..999, handed to the handler */
+} dnsb_cli_option;
 
 /*
- * If argv[*i] is a flag of any built-in provider, add it to cfg (boolean
- * flags get "") and return 1; 0 when it is not; -1 on a missing value or ENOMEM.
+ * The subcommand's handler: called once per option, in order, with its table
+ * code, name and value (NULL for a switch), and with code 0 and value = the
+ * argument for each operand (an argument that is not an option).
+ * @return 0 to go on, else the exit code to stop with (after printing why)
  */
-int dnsb_cli_provider_flag(dnsb_config *cfg, int argc, char **argv, int *i);
+typedef int (*dnsb_cli_handler)(void *ctx, int code, const char *name, const char *value);
+
+/*
+ * Parse argv[1..argc-1] with getopt_long: `table`, then (when cfg is not NULL)
+ * every built-in provider's flags, added to cfg as given (switches get "").
+ * --help and -h print usage(stdout). Unique prefixes of long names are taken,
+ * as getopt_long does.
+ * @param cmd  the subcommand's name, for messages ("apply")
+ * @return -1 to go on; else the exit code: DNSB_EXIT_OK after --help,
+ *         DNSB_EXIT_USAGE after an unknown option or a missing value (the
+ *         message names it), DNSB_EXIT_INTERNAL out of memory, or the handler's
+ */
+int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option *table, dnsb_config *cfg,
+		   void (*usage)(FILE *), dnsb_cli_handler handler, void *ctx);
 
 /* Print every provider's flags (for --help). */
 void dnsb_cli_provider_help(FILE *f);

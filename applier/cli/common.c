@@ -1,5 +1,6 @@
 /* common.c - command-line helpers shared by the subcommands. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,53 +8,82 @@
 #include "dnsbatch/sys/provider.h"
 #include "cli.h"
 
-int dnsb_cli_take(int argc, char **argv, int *i, const char *name, const char **value)
-{
-	const char *arg = argv[*i];
-	size_t len = strlen(name);
+/* Provider flags get getopt codes from here on, table codes stay below. */
+#define PROVIDER_CODE 1000
 
-	if (strncmp(arg, "--", 2) != 0 || strncmp(arg + 2, name, len) != 0)
-		return 0;
-	if (arg[2 + len] == '=') {
-		*value = arg + 3 + len;
-		return 1;
-	}
-	if (arg[2 + len] != '\0')
-		return 0;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "dnsbatch: --%s needs a value\n", name);
-		return -1;
-	}
-	*value = argv[++*i];
-	return 1;
-}
-
-int dnsb_cli_provider_flag(dnsb_config *cfg, int argc, char **argv, int *i)
+/* Every built-in provider's flags, in order. @return how many (at most max) */
+static size_t provider_flags(const dnsb_provider_flag **out, size_t max)
 {
 	const dnsb_backend *const *b = dnsb_backends();
+	size_t n = 0;
 
-	for (size_t k = 0; b[k]; k++) {
-		for (const dnsb_provider_flag *f = b[k]->flags; f && f->name; f++) {
-			const char *value = "";
-			int got;
+	for (size_t k = 0; b[k]; k++)
+		for (const dnsb_provider_flag *f = b[k]->flags; f && f->name; f++)
+			if (n < max)
+				out[n++] = f;
+	return n;
+}
 
-			if (f->takes_value) {
-				got = dnsb_cli_take(argc, argv, i, f->name, &value);
-			} else {
-				got = strncmp(argv[*i], "--", 2) == 0 && strcmp(argv[*i] + 2, f->name) == 0;
-			}
-			if (got < 0)
-				return -1;
-			if (got == 0)
-				continue;
-			if (dnsb_config_add(cfg, f->name, value) < 0) {
+/* The option as the user wrote it, without a value: "--bogus" of "--bogus=1". */
+static void print_bad(const char *cmd, const char *arg, int opt, int missing)
+{
+	char name[128];
+
+	if (arg && arg[0] == '-' && arg[1] == '-')
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else
+		snprintf(name, sizeof(name), "-%c", opt > 32 && opt < 127 ? opt : '?');
+	if (missing)
+		fprintf(stderr, "dnsbatch %s: %s needs a value (see --help)\n", cmd, name);
+	else
+		fprintf(stderr, "dnsbatch %s: unknown option '%s' (see --help)\n", cmd, name);
+}
+
+int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option *table, dnsb_config *cfg,
+		   void (*usage)(FILE *), dnsb_cli_handler handler, void *ctx)
+{
+	const dnsb_provider_flag *pf[256];
+	size_t nt = 0, np = cfg ? provider_flags(pf, sizeof(pf) / sizeof(pf[0])) : 0;
+	struct option *opts;
+	int c, idx, rc = -1;
+
+	while (table[nt].name)
+		nt++;
+	if ((opts = calloc(nt + np + 2, sizeof(*opts))) == NULL)
+		return DNSB_EXIT_INTERNAL;
+	for (size_t k = 0; k < nt; k++)
+		opts[k] = (struct option){ table[k].name, table[k].takes_value ? required_argument : no_argument, NULL,
+					   table[k].code };
+	for (size_t k = 0; k < np; k++)
+		opts[nt + k] = (struct option){ pf[k]->name, pf[k]->takes_value ? required_argument : no_argument, NULL,
+						PROVIDER_CODE + (int)k };
+	opts[nt + np] = (struct option){ "help", no_argument, NULL, 'h' };
+	optind = 0; /* glibc: start afresh */
+	opterr = 0; /* the messages below name the subcommand */
+	/* "-": operands come back in order as code 1; ":": a missing value is ':' */
+	while (rc < 0 && (c = getopt_long(argc, argv, "-:h", opts, &idx)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			rc = DNSB_EXIT_OK;
+		} else if (c == ':') {
+			print_bad(cmd, argv[optind - 1], optopt, 1);
+			rc = DNSB_EXIT_USAGE;
+		} else if (c == '?') {
+			print_bad(cmd, argv[optind - 1], optopt, 0);
+			rc = DNSB_EXIT_USAGE;
+		} else if (c >= PROVIDER_CODE) {
+			if (dnsb_config_add(cfg, pf[c - PROVIDER_CODE]->name, optarg ? optarg : "") < 0) {
 				fprintf(stderr, "dnsbatch: out of memory\n");
-				return -1;
+				rc = DNSB_EXIT_INTERNAL;
 			}
-			return 1;
+		} else {
+			int r = c == 1 ? handler(ctx, 0, NULL, optarg) : handler(ctx, c, opts[idx].name, optarg);
+			if (r != 0)
+				rc = r;
 		}
 	}
-	return 0;
+	free(opts);
+	return rc;
 }
 
 void dnsb_cli_provider_help(FILE *f)

@@ -18,52 +18,60 @@ static void usage(FILE *f)
 		   "selected changes, ready for `dnsbatch apply --plan`.\n");
 }
 
+typedef struct drops_args {
+	const char *path, *outcome, *reason;
+	int as_plan;
+} drops_args;
+
+enum { OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_OUTCOME, OPT_REASON };
+
+static const dnsb_cli_option drops_options[] = {
+	{ "plan", 0, OPT_PLAN }, { "outcome", 1, OPT_OUTCOME }, { "reason", 1, OPT_REASON }, { NULL, 0, 0 }
+};
+
+static int on_option(void *ctx, int code, const char *name, const char *v)
+{
+	drops_args *a = ctx;
+
+	(void)name;
+	switch (code) {
+	case OPT_PLAN: a->as_plan = 1; return 0;
+	case OPT_OUTCOME: a->outcome = v; return 0;
+	case OPT_REASON: a->reason = v; return 0;
+	default:
+		if (a->path == NULL) {
+			a->path = v;
+			return 0;
+		}
+		fprintf(stderr, "dnsbatch drops: one drop log at a time ('%s' and '%s')\n", a->path, v);
+		return DNSB_EXIT_USAGE;
+	}
+}
+
 int dnsb_cmd_drops(int argc, char **argv)
 {
-	const char *path = NULL, *want_outcome = NULL, *want_reason = NULL;
-	int as_plan = 0, code = DNSB_EXIT_USAGE, rc;
+	drops_args a = { 0 };
+	int code = DNSB_EXIT_USAGE, rc;
 	dnsb_drops drops = { 0 };
 	dnsb_error err = { 0, "" };
 	FILE *f = NULL;
 
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int r;
-		if (strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return DNSB_EXIT_OK;
-		}
-		if (strcmp(argv[i], "--plan") == 0) {
-			as_plan = 1;
-		} else if ((r = dnsb_cli_take(argc, argv, &i, "outcome", &v)) != 0) {
-			if (r < 0)
-				return DNSB_EXIT_USAGE;
-			want_outcome = v;
-		} else if ((r = dnsb_cli_take(argc, argv, &i, "reason", &v)) != 0) {
-			if (r < 0)
-				return DNSB_EXIT_USAGE;
-			want_reason = v;
-		} else if (argv[i][0] != '-' && path == NULL) {
-			path = argv[i];
-		} else {
-			usage(stderr);
-			return DNSB_EXIT_USAGE;
-		}
-	}
-	if (path == NULL) {
+	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, usage, on_option, &a)) >= 0)
+		return rc;
+	if (a.path == NULL) {
 		usage(stderr);
 		return DNSB_EXIT_USAGE;
 	}
-	if ((f = fopen(path, "r")) == NULL) {
-		fprintf(stderr, "dnsbatch drops: %s: %s\n", path, strerror(errno));
+	if ((f = fopen(a.path, "r")) == NULL) {
+		fprintf(stderr, "dnsbatch drops: %s: %s\n", a.path, strerror(errno));
 		return DNSB_EXIT_USAGE;
 	}
-	rc = dnsb_drops_read(&drops, f, path, want_outcome, want_reason, &err);
+	rc = dnsb_drops_read(&drops, f, a.path, a.outcome, a.reason, &err);
 	if (rc != 0) {
 		fprintf(stderr, "dnsbatch drops: %s\n", err.message);
 		goto done;
 	}
-	if (as_plan) {
+	if (a.as_plan) {
 		puts(json_object_to_json_string_ext(drops.plan, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		printf("%-8s %-24s %-10s %-12s %s\n", "count", "zone", "outcome", "reason", "type");
@@ -72,7 +80,7 @@ int dnsb_cmd_drops(int argc, char **argv)
 			printf("%-8lu %-24s %-10s %-12s %s\n", row->count, row->zone, row->outcome, row->reason,
 			       row->record_type);
 		}
-		printf("%zu changes in %s\n", drops.selected, path);
+		printf("%zu changes in %s\n", drops.selected, a.path);
 	}
 	code = DNSB_EXIT_OK;
 done:

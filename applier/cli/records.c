@@ -58,30 +58,34 @@ struct records_args {
 	const char *provider, *zone, *output;
 };
 
+enum { OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_ZONE, OPT_OUTPUT };
+
+static const dnsb_cli_option records_options[] = {
+	{ "provider", 1, OPT_PROVIDER }, { "zone", 1, OPT_ZONE }, { "output", 1, OPT_OUTPUT }, { NULL, 0, 0 }
+};
+
+static int on_option(void *ctx, int code, const char *name, const char *v)
+{
+	struct records_args *a = ctx;
+
+	(void)name;
+	switch (code) {
+	case OPT_PROVIDER: a->provider = v; return 0;
+	case OPT_ZONE: a->zone = v; return 0;
+	case OPT_OUTPUT: a->output = v; return 0;
+	default:
+		fprintf(stderr, "dnsbatch records: unexpected argument '%s' (see --help)\n", v);
+		return DNSB_EXIT_USAGE;
+	}
+}
+
 /* @return -1 to go on, else the exit code (--help, a bad or unknown option) */
 static int parse_args(struct records_args *a, dnsb_config *cfg, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int r;
+	int rc = dnsb_cli_parse("records", argc, argv, records_options, cfg, usage, on_option, a);
 
-		if (strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return DNSB_EXIT_OK;
-		}
-		if ((r = dnsb_cli_take(argc, argv, &i, "provider", &v)) > 0)
-			a->provider = v;
-		else if (r == 0 && (r = dnsb_cli_take(argc, argv, &i, "zone", &v)) > 0)
-			a->zone = v;
-		else if (r == 0 && (r = dnsb_cli_take(argc, argv, &i, "output", &v)) > 0)
-			a->output = v;
-		else if (r == 0 && (r = dnsb_cli_provider_flag(cfg, argc, argv, &i)) == 0) {
-			fprintf(stderr, "dnsbatch records: unknown option '%s'\n", argv[i]);
-			return DNSB_EXIT_USAGE;
-		}
-		if (r < 0)
-			return DNSB_EXIT_USAGE;
-	}
+	if (rc >= 0)
+		return rc;
 	if (a->provider == NULL || (strcmp(a->output, "text") != 0 && strcmp(a->output, "json") != 0)) {
 		usage(stderr);
 		return DNSB_EXIT_USAGE;

@@ -103,75 +103,79 @@ static int positive_seconds(double *out, const char *name, const char *value)
 	return 0;
 }
 
+enum {
+	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
+	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_QUARANTINE_BACKOFF,
+	OPT_QUARANTINE_MAX, OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_DROP_LOG, OPT_LOG_FORMAT
+};
+
+static const dnsb_cli_option serve_options[] = {
+	{ "provider", 1, OPT_PROVIDER }, { "listen", 1, OPT_LISTEN }, { "metrics-listen", 1, OPT_METRICS_LISTEN },
+	{ "domain-filter", 1, OPT_DOMAIN_FILTER }, { "exclude-domains", 1, OPT_EXCLUDE_DOMAINS },
+	{ "regex-domain-filter", 1, OPT_REGEX_FILTER }, { "regex-domain-exclusion", 1, OPT_REGEX_EXCLUSION },
+	{ "max-body-size", 1, OPT_MAX_BODY }, { "apply-timeout", 1, OPT_APPLY_TIMEOUT },
+	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
+	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES }, { "drop-log", 1, OPT_DROP_LOG },
+	{ "log-format", 1, OPT_LOG_FORMAT }, { NULL, 0, 0 }
+};
+
+/* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
+static int push(const char **list, size_t *count, const char *name, const char *v)
+{
+	if (*count == MAX_LIST)
+		return bad(name, v, "too many");
+	list[(*count)++] = v;
+	return 0;
+}
+
+static int on_option(void *ctx, int code, const char *name, const char *v)
+{
+	struct serve_args *a = ctx;
+
+	switch (code) {
+	case OPT_PROVIDER: a->provider = v; return 0;
+	case OPT_LISTEN: a->listen = v; return 0;
+	case OPT_METRICS_LISTEN: a->metrics_listen = v; return 0;
+	case OPT_REGEX_FILTER: a->regex_include = v; return 0;
+	case OPT_REGEX_EXCLUSION: a->regex_exclude = v; return 0;
+	case OPT_DROP_LOG: a->drop_log = v; return 0;
+	case OPT_LOG_FORMAT: a->log_format = v; return 0;
+	case OPT_DOMAIN_FILTER: return push(a->include, &a->include_count, name, v);
+	case OPT_EXCLUDE_DOMAINS: return push(a->exclude, &a->exclude_count, name, v);
+	case OPT_MAX_BODY:
+		if (parse_size(&a->max_body, v) != 0)
+			return bad(name, v, "expected a number of bytes > 0 (suffix k, m or g allowed)");
+		return 0;
+	case OPT_APPLY_TIMEOUT:
+		return positive_seconds(&a->apply_timeout, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_QUARANTINE_BACKOFF:
+		return positive_seconds(&a->quarantine_initial, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_QUARANTINE_MAX:
+		return positive_seconds(&a->quarantine_max, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_BATCH_SIZE:
+		return dnsb_cli_uint(&a->batch_size, name, v, 1, 1000000) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_MAX_RETRIES:
+		return dnsb_cli_uint(&a->max_retries, name, v, 0, 1000) != 0 ? DNSB_EXIT_USAGE : 0;
+	default:
+		fprintf(stderr, "dnsbatch serve: unknown argument '%s' (see --help)\n", v);
+		return DNSB_EXIT_USAGE;
+	}
+}
+
+/* @return -1 to go on, else the exit code */
 static int parse_args(struct serve_args *a, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int r;
+	int rc = dnsb_cli_parse("serve", argc, argv, serve_options, a->cfg, usage, on_option, a);
 
-#define TAKE(name) ((r = dnsb_cli_take(argc, argv, &i, name, &v)) != 0)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			return -1;
-		} else if (TAKE("provider")) {
-			a->provider = v;
-		} else if (TAKE("listen")) {
-			a->listen = v;
-		} else if (TAKE("metrics-listen")) {
-			a->metrics_listen = v;
-		} else if (TAKE("domain-filter")) {
-			if (r > 0 && a->include_count == MAX_LIST)
-				return bad("domain-filter", v, "too many");
-			if (r > 0)
-				a->include[a->include_count++] = v;
-		} else if (TAKE("exclude-domains")) {
-			if (r > 0 && a->exclude_count == MAX_LIST)
-				return bad("exclude-domains", v, "too many");
-			if (r > 0)
-				a->exclude[a->exclude_count++] = v;
-		} else if (TAKE("regex-domain-filter")) {
-			a->regex_include = v;
-		} else if (TAKE("regex-domain-exclusion")) {
-			a->regex_exclude = v;
-		} else if (TAKE("max-body-size")) {
-			if (r > 0 && parse_size(&a->max_body, v) != 0)
-				return bad("max-body-size", v, "expected a number of bytes > 0 (suffix k, m or g allowed)");
-		} else if (TAKE("apply-timeout")) {
-			if (r > 0 && positive_seconds(&a->apply_timeout, "apply-timeout", v) != 0)
-				return DNSB_EXIT_USAGE;
-		} else if (TAKE("quarantine-backoff")) {
-			if (r > 0 && positive_seconds(&a->quarantine_initial, "quarantine-backoff", v) != 0)
-				return DNSB_EXIT_USAGE;
-		} else if (TAKE("quarantine-max")) {
-			if (r > 0 && positive_seconds(&a->quarantine_max, "quarantine-max", v) != 0)
-				return DNSB_EXIT_USAGE;
-		} else if (TAKE("batch-size")) {
-			if (r > 0 && dnsb_cli_uint(&a->batch_size, "batch-size", v, 1, 1000000) != 0)
-				return DNSB_EXIT_USAGE;
-		} else if (TAKE("max-retries")) {
-			if (r > 0 && dnsb_cli_uint(&a->max_retries, "max-retries", v, 0, 1000) != 0)
-				return DNSB_EXIT_USAGE;
-		} else if (TAKE("drop-log")) {
-			a->drop_log = v;
-		} else if (TAKE("log-format")) {
-			a->log_format = v;
-		} else if ((r = dnsb_cli_provider_flag(a->cfg, argc, argv, &i)) != 0) {
-			/* a provider's own flag, exactly as `dnsbatch apply` takes it */
-		} else {
-			fprintf(stderr, "dnsbatch serve: unknown argument '%s' (see --help)\n", argv[i]);
-			return DNSB_EXIT_USAGE;
-		}
-		if (r < 0)
-			return DNSB_EXIT_USAGE;
-#undef TAKE
-	}
+	if (rc >= 0)
+		return rc;
 	if (a->provider == NULL) {
 		fprintf(stderr, "dnsbatch serve: --provider is required (see --help)\n");
 		return DNSB_EXIT_USAGE;
 	}
 	if (a->quarantine_max < a->quarantine_initial)
 		return bad("quarantine-max", NULL, "must not be less than --quarantine-backoff");
-	return 0;
+	return -1;
 }
 
 /* Runs until SIGTERM or SIGINT; the server's threads inherit the blocked
@@ -234,9 +238,9 @@ int dnsb_cmd_serve(int argc, char **argv)
 	if (dnsb_config_new(&a.cfg) != 0)
 		return DNSB_EXIT_INTERNAL;
 	rc = parse_args(&a, argc, argv);
-	if (rc != 0) {
+	if (rc >= 0) {
 		dnsb_config_free(a.cfg);
-		return rc < 0 ? DNSB_EXIT_OK : rc;
+		return rc;
 	}
 	if (a.log_format) {
 		if (dnsb_log_parse_format(&fmt, a.log_format) != 0) {

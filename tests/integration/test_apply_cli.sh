@@ -358,6 +358,27 @@ run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile -
 eq "missing zone file: exit 2" "$rc" 2
 run "$T/u.out" "$T/u.err" frobnicate
 eq "unknown command: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" apply --provider zonefile --zonefile "example.com=$T/bad.zone" --plan
+eq "value-less --plan: exit 2" "$rc" 2
+check "value-less --plan: named" grep -Fq "dnsbatch apply: --plan needs a value" "$T/u.err"
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/bad.zone" --dry-run=yes
+eq "a switch given a value: exit 2" "$rc" 2
+check "a switch given a value: named without its value" grep -Fq "unknown option '--dry-run'" "$T/u.err"
+run "$T/u.out" "$T/u.err" apply --plan "$PLANS/clean.json" --provider zonefile --zonefile "example.com=$T/bad.zone" stray
+eq "an operand: exit 2" "$rc" 2
+check "an operand: named" grep -Fq "unexpected argument 'stray'" "$T/u.err"
+cp "$ZONE" "$T/abbrev.zone"
+run "$T/u.out" "$T/u.err" apply --plan="$PLANS/clean.json" --provider=zonefile --zonefile="example.com=$T/abbrev.zone" --dry --batch-s 2
+eq "--name=value and unique prefixes (getopt_long): exit 0" "$rc" 0
+check "unique prefixes: --dry is --dry-run, --batch-s 2 makes batches of 2" grep -q "^batch 2 zone" "$T/u.out"
+check "unique prefixes: the dry run wrote nothing" cmp -s "$T/abbrev.zone" "$ZONE"
+run "$T/u.out" "$T/u.err" drops "$T/a.log" "$T/b.log"
+eq "drops: two files: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" records --provider zonefile --zonefile "example.com=$T/bad.zone" extra
+eq "records: an operand: exit 2" "$rc" 2
+run "$T/u.out" "$T/u.err" serve --provider memory --listen
+eq "serve: value-less --listen: exit 2" "$rc" 2
+check "serve: value-less --listen: named" grep -Fq "dnsbatch serve: --listen needs a value" "$T/u.err"
 check "usage errors: zone file unchanged" cmp -s "$T/bad.zone" "$ZONE"
 
 ##### --dry-run: prints batches, sends nothing ########################################################
