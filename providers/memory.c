@@ -247,7 +247,7 @@ static int apply_to_store(memory_state *st, dnsb_store *store, dnsb_change *cons
 	return 0;
 }
 
-static int memory_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
+static int memory_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 			 dnsb_result *out, dnsb_error *err)
 {
 	memory_state *st = state;
@@ -272,6 +272,13 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 			failure = r;
 	}
 	pthread_mutex_unlock(&st->lock);
+	if (timeout > 0 && latency > timeout) {
+		/* The client gives up first; this server never sees the request. */
+		sleep_seconds(timeout);
+		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "timeout",
+				"no reply within %.3g s (submission %lu; latency %.3g s)", timeout, number, latency);
+		return 0;
+	}
 	if (latency > 0)
 		sleep_seconds(latency);
 
@@ -311,10 +318,12 @@ static int read_fault(memory_state *st, dnsb_error *err)
 	return 0;
 }
 
-static int memory_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n,
+static int memory_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
 		       dnsb_rrset_list *out, dnsb_error *err)
 {
 	memory_state *st = state;
+
+	(void)timeout; /* reads have no latency rule: they answer at once */
 	dnsb_store *store;
 	int rc;
 

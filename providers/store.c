@@ -234,7 +234,7 @@ static int check_delete(dnsb_store *s, const dnsb_rrset *old, size_t i, dnsb_res
 				RRSET_ARGS(old));
 		return 1;
 	}
-	if (!dnsb_rrset_equal(cur, old)) {
+	if (!dnsb_rrset_matches_old(cur, old)) {
 		dnsb_result_set(res, DNSB_CLASS_CONFLICT, 412, "conditionNotMet",
 				"Precondition not met for 'entity.change.deletions[%zu]': " RRSET_FMT
 				" holds other data or TTL", i, RRSET_ARGS(old));

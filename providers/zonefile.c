@@ -18,11 +18,13 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/atomic.h"
+#include "applier/core/clock.h"
 #include "providers/zonefile_text.h"
 #include "store.h"
 
@@ -69,17 +71,31 @@ static int refresh(zf_zone *z, dnsb_error *err)
 	return 0;
 }
 
-static int lock_zone(zf_zone *z, int how, dnsb_error *err)
+/*
+ * Take the zone's lock file; another process (an editor's script, a second
+ * dnsbatch) may hold it. With a timeout (seconds, > 0) the wait polls every
+ * 10 ms and gives up with DNSB_ETRANSIENT; 0 waits as long as it takes.
+ * @return the locked descriptor, DNSB_EIO or DNSB_ETRANSIENT
+ */
+static int lock_zone(zf_zone *z, int how, double timeout, dnsb_error *err)
 {
 	int fd = open(z->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	double give_up = timeout > 0 ? dnsb_monotonic() + timeout : 0;
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 
 	if (fd < 0)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->lock_path, strerror(errno));
-	while (flock(fd, how) < 0) {
-		if (errno != EINTR) {
-			dnsb_error_set(err, DNSB_EIO, "%s: flock: %s", z->lock_path, strerror(errno));
+	while (flock(fd, give_up > 0 ? how | LOCK_NB : how) < 0) {
+		if (errno == EWOULDBLOCK && dnsb_monotonic() < give_up) {
+			nanosleep(&tick, NULL);
+		} else if (errno != EINTR) {
+			int rc = errno == EWOULDBLOCK ? DNSB_ETRANSIENT : DNSB_EIO;
+			if (rc == DNSB_ETRANSIENT)
+				dnsb_error_set(err, rc, "%s: held by another process for %.3g s", z->lock_path, timeout);
+			else
+				dnsb_error_set(err, rc, "%s: flock: %s", z->lock_path, strerror(errno));
 			close(fd);
-			return DNSB_EIO;
+			return rc;
 		}
 	}
 	return fd;
@@ -146,7 +162,7 @@ static int persist(zf_zone *z, dnsb_error *err)
 	return rc;
 }
 
-static int zf_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
+static int zf_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		     dnsb_result *out, dnsb_error *err)
 {
 	zf_state *st = state;
@@ -160,8 +176,8 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 404, "notFound", "no zone file for %s", zone);
 		goto done;
 	}
-	if ((fd = lock_zone(z, LOCK_EX, &ferr)) < 0) {
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "io", "%s", ferr.message);
+	if ((fd = lock_zone(z, LOCK_EX, timeout, &ferr)) < 0) {
+		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, fd == DNSB_ETRANSIENT ? "timeout" : "io", "%s", ferr.message);
 		goto done;
 	}
 	if ((rc = refresh(z, &ferr)) < 0) {
@@ -184,7 +200,7 @@ done:
 }
 
 static int zf_read_or_list(zf_state *st, const char *zone, const dnsb_rrkey *keys, size_t n, int all,
-			   dnsb_rrset_list *out, dnsb_error *err)
+			   double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
 	zf_zone *z;
 	int fd, rc;
@@ -194,7 +210,7 @@ static int zf_read_or_list(zf_state *st, const char *zone, const dnsb_rrkey *key
 		rc = dnsb_error_set(err, DNSB_ENOTFOUND, "no zone file for %s", zone);
 		goto done;
 	}
-	if ((fd = lock_zone(z, LOCK_SH, err)) < 0) {
+	if ((fd = lock_zone(z, LOCK_SH, timeout, err)) < 0) {
 		rc = fd;
 		goto done;
 	}
@@ -206,15 +222,15 @@ done:
 	return rc;
 }
 
-static int zf_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
-		   dnsb_error *err)
+static int zf_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
+		   dnsb_rrset_list *out, dnsb_error *err)
 {
-	return zf_read_or_list(state, zone, keys, n, 0, out, err);
+	return zf_read_or_list(state, zone, keys, n, 0, timeout, out, err);
 }
 
 static int zf_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
 {
-	return zf_read_or_list(state, zone, NULL, 0, 1, out, err);
+	return zf_read_or_list(state, zone, NULL, 0, 1, 0, out, err);
 }
 
 static void zf_close(void *state)

@@ -117,27 +117,27 @@ static void count(dnsb_provider *p, unsigned long *counter)
 }
 
 int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
-			 dnsb_result *out, double *seconds, dnsb_error *err)
+			 double timeout, dnsb_result *out, double *seconds, dnsb_error *err)
 {
 	double start = dnsb_monotonic();
 	int rc;
 
 	dnsb_result_init(out);
 	count(p, &p->submissions);
-	rc = p->ops->submit(p->state, zone, changes, n, out, err);
+	rc = p->ops->submit(p->state, zone, changes, n, timeout > 0 ? timeout : 0, out, err);
 	if (seconds)
 		*seconds = dnsb_monotonic() - start;
 	return rc;
 }
 
 int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
-		       dnsb_rrset_list *out, double *seconds, dnsb_error *err)
+		       double timeout, dnsb_rrset_list *out, double *seconds, dnsb_error *err)
 {
 	double start = dnsb_monotonic();
 	int rc;
 
 	count(p, &p->reads);
-	rc = p->ops->read(p->state, zone, keys, n, out, err);
+	rc = p->ops->read(p->state, zone, keys, n, timeout > 0 ? timeout : 0, out, err);
 	if (seconds)
 		*seconds = dnsb_monotonic() - start;
 	return rc;

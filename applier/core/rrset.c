@@ -439,6 +439,11 @@ int dnsb_rrset_equal(const dnsb_rrset *a, const dnsb_rrset *b)
 	return a->ttl == b->ttl && dnsb_rrset_same_data(a, b);
 }
 
+int dnsb_rrset_matches_old(const dnsb_rrset *held, const dnsb_rrset *old)
+{
+	return (old->ttl == DNSB_TTL_UNSET || held->ttl == old->ttl) && dnsb_rrset_same_data(held, old);
+}
+
 size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset)
 {
 	size_t n = 0;

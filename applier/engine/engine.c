@@ -16,6 +16,16 @@ double dnsb_engine_now(engine *e)
 	return e->clock->now(e->clock->payload);
 }
 
+double dnsb_engine_time_left(engine *e)
+{
+	double left;
+
+	if (e->deadline <= 0)
+		return 0;
+	left = e->deadline - dnsb_engine_now(e);
+	return left > 1e-3 ? left : 1e-3; /* never 0, which means "no limit" */
+}
+
 const char *dnsb_engine_zone_name(const engine *e, size_t zone)
 {
 	return zone < e->zone_count ? dnsb_provider_zone(e->p, zone) : "";

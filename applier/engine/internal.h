@@ -69,6 +69,8 @@ typedef enum verdict { NOT_IN_EFFECT = 0, IN_EFFECT = 1, UNKNOWN = -1 } verdict;
 
 /* engine.c */
 double dnsb_engine_now(engine *e);
+/* Seconds left before the deadline for one provider call (> 0), or 0 without a deadline. */
+double dnsb_engine_time_left(engine *e);
 const char *dnsb_engine_zone_name(const engine *e, size_t zone);
 
 /* outcome.c */

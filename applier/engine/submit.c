@@ -105,7 +105,7 @@ static int submit_once(batch_run *br, size_t zone, dnsb_change **changes, size_t
 	dnsb_engine_wait(e, wait);
 	if (e->o->on_batch)
 		e->o->on_batch(e->o->payload, zname, ++e->batch_no, changes, count);
-	rc = dnsb_provider_submit(e->p, zname, changes, count, res, &secs, &serr);
+	rc = dnsb_provider_submit(e->p, zname, changes, count, dnsb_engine_time_left(e), res, &secs, &serr);
 	e->rep->submissions++;
 	dnsb_engine_zone_report(e, zone)->submissions++;
 	if (rc < 0) {

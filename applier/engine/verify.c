@@ -66,7 +66,7 @@ int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = group_keys(&k, gs[i]);
 	if (rc == 0)
-		rc = dnsb_provider_read(e->p, zone, k.at, k.n, held, &secs, rerr);
+		rc = dnsb_provider_read(e->p, zone, k.at, k.n, dnsb_engine_time_left(e), held, &secs, rerr);
 	free(k.at);
 	if (rc == DNSB_ENOMEM)
 		e->rc = rc;

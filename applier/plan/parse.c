@@ -175,7 +175,7 @@ static int find_nul(json_object *ep, char *at, size_t size)
  * Endpoint to RRset. Value problems go to `why` (the change is then
  * invalid); only ENOMEM is returned.
  */
-static int endpoint_rrset(dnsb_rrset *out, json_object *ep, const char *path, char **why)
+static int endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why)
 {
 	const char *name = ep_string(ep, "dnsName"), *type = ep_string(ep, "recordType");
 	const char *setid = ep_string(ep, "setIdentifier");
@@ -208,7 +208,9 @@ static int endpoint_rrset(dnsb_rrset *out, json_object *ep, const char *path, ch
 	if (t < 0 || t > (int64_t)DNSB_TTL_MAX)
 		INVALID("%s (%s %s): recordTTL %lld is out of range 0..%u", path, name, type, (long long)t,
 			DNSB_TTL_MAX);
-	out->ttl = t == 0 ? DNSB_TTL_DEFAULT : (uint32_t)t;
+	/* external-dns: 0 or absent means "not set". A new RRset gets the default; an
+	 * old one (its registry sends TTL 0 in updateOld and delete) matches any TTL. */
+	out->ttl = t == 0 ? (old ? DNSB_TTL_UNSET : DNSB_TTL_DEFAULT) : (uint32_t)t;
 	json_object_object_get_ex(ep, "targets", &targets);
 	if (targets == NULL || json_object_array_length(targets) == 0)
 		INVALID("%s (%s %s): no targets", path, name, type);
@@ -270,14 +272,14 @@ static int add_change(dnsb_plan *plan, dnsb_change_kind kind, json_object *old_e
 	c->endpoint_new = new_ep ? json_object_get(new_ep) : NULL;
 	if (old_ep) {
 		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateOld" : list, index);
-		if ((rc = endpoint_rrset(&c->old, old_ep, path, &why)) < 0)
+		if ((rc = endpoint_rrset(&c->old, old_ep, 1, path, &why)) < 0)
 			return rc;
 		if ((rc = owned_record(&c->owned_record, old_ep)) < 0)
 			return rc;
 	}
 	if (new_ep && why == NULL) {
 		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateNew" : list, index);
-		if ((rc = endpoint_rrset(&c->new_set, new_ep, path, &why)) < 0)
+		if ((rc = endpoint_rrset(&c->new_set, new_ep, 0, path, &why)) < 0)
 			return rc;
 		if (c->owned_record == NULL && (rc = owned_record(&c->owned_record, new_ep)) < 0)
 			return rc;

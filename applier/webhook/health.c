@@ -96,7 +96,7 @@ void *dnsb_webhook_probe_main(void *arg)
 		key.owner = dnsb_provider_zone(p, 0);
 		key.type = 6; /* SOA: every zone has one, and it is one small answer */
 		t0 = dnsb_monotonic();
-		rc = dnsb_provider_read(p, key.owner, &key, 1, &got, NULL, &err);
+		rc = dnsb_provider_read(p, key.owner, &key, 1, wh->probe_interval, &got, NULL, &err);
 		dnsb_metrics_request(wh->metrics, dnsb_provider_name(p), "read", dnsb_webhook_class_of(rc), dnsb_monotonic() - t0);
 		dnsb_rrset_list_clear(&got);
 		if (rc == 0) {

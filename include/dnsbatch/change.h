@@ -25,13 +25,20 @@ struct json_object;
 #define DNSB_TTL_DEFAULT 300u
 
 /**
+ * The TTL of an old RRset (updateOld, delete) that did not say one: external-dns
+ * sends recordTTL 0 or none for "not set" (its TXT registry does so for the
+ * ownership records it deletes or updates). It matches any TTL held.
+ */
+#define DNSB_TTL_UNSET 0u
+
+/**
  * An RRset. Every pointer is owned by the struct; free with
  * dnsb_rrset_clear(). A zeroed struct is an empty, valid RRset.
  */
 typedef struct dnsb_rrset {
 	char *owner;         /**< absolute, lower-case, trailing dot */
 	uint16_t type;       /**< RR type code (ldns_rr_type / IANA value) */
-	uint32_t ttl;        /**< seconds */
+	uint32_t ttl;        /**< seconds; DNSB_TTL_UNSET (0) in a change's old RRset: any TTL */
 	char **rdata;        /**< canonical presentation format, sorted, no duplicates */
 	size_t rdata_count;
 } dnsb_rrset;
@@ -156,6 +163,13 @@ int dnsb_rrset_equal(const dnsb_rrset *a, const dnsb_rrset *b);
 
 /** Same as dnsb_rrset_equal, but ignoring the TTL. @return 1 or 0 */
 int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b);
+
+/**
+ * Does the held RRset satisfy a change's old RRset: same owner, type and RDATA
+ * set, and the same TTL unless the old one's is DNSB_TTL_UNSET?
+ * @return 1 or 0
+ */
+int dnsb_rrset_matches_old(const dnsb_rrset *held, const dnsb_rrset *old);
 
 /**
  * Total bytes of RDATA in presentation format (an estimate of the size the

@@ -50,8 +50,14 @@ extern "C" {
 #define DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT "0.0.0.0:8080"
 /** Largest POST body accepted, bytes (larger: 413). */
 #define DNSB_WEBHOOK_MAX_BODY_DEFAULT ((size_t)32 * 1024 * 1024)
-/** Seconds one POST /records may take, waiting for zone locks included. */
-#define DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT 50.0
+/**
+ * Seconds one POST /records may take, waiting for zone locks included.
+ * external-dns (v0.21 and later) gives up on a webhook request after its
+ * read + write timeouts, 5 s + 10 s by default, and a timeout is not a soft
+ * error to it: it exits. 10 s answers well inside that, leaving room for
+ * the reply; raise it only with --webhook-provider-write-timeout.
+ */
+#define DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT 10.0
 
 /* ------------------------------------------------------------------ */
 /* Domain filter (external-dns endpoint/domain_filter.go)              */

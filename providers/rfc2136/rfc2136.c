@@ -111,8 +111,8 @@ static void find_culprit(rfc2136_state *st, const char *zone, dnsb_change *const
 	dnsb_result_add_culprit(out, lo);
 }
 
-static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, dnsb_result *out,
-			  dnsb_error *err)
+static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
+			  dnsb_result *out, dnsb_error *err)
 {
 	rfc2136_state *st = opaque;
 	dnsb_error e = { 0, "" };
@@ -120,6 +120,7 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 	size_t bad = 0, size = 0;
 	int rc, tsig_ok, rcode, tsig_error;
 
+	(void)timeout; /* XXX-timeout */
 	dnsb_result_init(out);
 	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
@@ -191,12 +192,13 @@ static int read_one(rfc2136_state *st, const dnsb_rrkey *key, dnsb_rrset_list *o
 	return rc;
 }
 
-static int rfc2136_read(void *opaque, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
-			dnsb_error *err)
+static int rfc2136_read(void *opaque, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
+			dnsb_rrset_list *out, dnsb_error *err)
 {
 	rfc2136_state *st = opaque;
 
 	(void)zone;
+	(void)timeout; /* XXX-timeout */
 	for (size_t i = 0; i < n; i++) {
 		int rc = read_one(st, &keys[i], out, err);
 		if (rc != 0)

@@ -34,7 +34,7 @@ static void exercise(dnsb_provider *p)
 	for (int i = 0; i < ROUNDS; i++) {
 		dnsb_rrset_list list = { 0 };
 		dnsb_result_init(&res);
-		(void)dnsb_provider_submit(p, ZONE, batch, 1, &res, NULL, &err);
+		(void)dnsb_provider_submit(p, ZONE, batch, 1, 0, &res, NULL, &err);
 		if (res.cls > DNSB_CLASS_FATAL || res.culprit_count > DNSB_RESULT_CULPRITS_MAX)
 			abort();
 		(void)dnsb_provider_list(p, ZONE, &list, &err);

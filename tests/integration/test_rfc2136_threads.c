@@ -133,7 +133,7 @@ static void *work(void *arg)
 			create_change(&cs[i], owner, rdata);
 			ptrs[i] = &cs[i];
 		}
-		if (dnsb_provider_submit(w->p, "example.test.", ptrs, PER_BATCH, &res, NULL, &err) != 0)
+		if (dnsb_provider_submit(w->p, "example.test.", ptrs, PER_BATCH, 0, &res, NULL, &err) != 0)
 			worker_fail(w, "submit", err.message);
 		else if (res.cls != DNSB_CLASS_OK)
 			worker_fail(w, "submit class", res.message);
@@ -146,7 +146,7 @@ static void *work(void *arg)
 		create_change(&cs[i], owner, "192.0.2.99");
 		ptrs[i] = &cs[i];
 	}
-	if (dnsb_provider_submit(w->p, "example.test.", ptrs, PER_BATCH + 1, &res, NULL, &err) != 0)
+	if (dnsb_provider_submit(w->p, "example.test.", ptrs, PER_BATCH + 1, 0, &res, NULL, &err) != 0)
 		worker_fail(w, "conflict submit", err.message);
 	else if (res.cls != DNSB_CLASS_CONFLICT || res.culprit_count != 1 || res.culprits[0] != 3 || strcmp(res.code, "YXRRSET") != 0)
 		worker_fail(w, "conflict culprit", res.message);
@@ -156,7 +156,7 @@ static void *work(void *arg)
 		dnsb_rrset_list out = { 0 };
 		dnsb_rrkey key = { owner, LDNS_RR_TYPE_A };
 		snprintf(owner, sizeof(owner), "t%d-b0-0.example.test.", w->id);
-		if (dnsb_provider_read(w->p, "example.test.", &key, 1, &out, NULL, &err) != 0)
+		if (dnsb_provider_read(w->p, "example.test.", &key, 1, 0, &out, NULL, &err) != 0)
 			worker_fail(w, "read", err.message);
 		else if (out.count != 1 || out.items[0].rdata_count != 1)
 			worker_fail(w, "read", "the RRset is missing");

@@ -149,11 +149,12 @@ typedef struct scripted {
 } scripted;
 
 static inline int scripted_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n,
-			   dnsb_result *out, dnsb_error *err)
+			   double timeout, dnsb_result *out, dnsb_error *err)
 {
 	scripted *s = state;
 
 	(void)zone;
+	(void)timeout;
 	(void)err;
 	if (s->calls < 256)
 		s->sizes[s->calls] = n;
@@ -162,12 +163,13 @@ static inline int scripted_submit(void *state, const char *zone, dnsb_change *co
 	return 0;
 }
 
-static inline int scripted_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out,
-			 dnsb_error *err)
+static inline int scripted_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
+			 dnsb_rrset_list *out, dnsb_error *err)
 {
 	scripted *s = state;
 
 	(void)zone;
+	(void)timeout;
 	(void)err;
 	for (size_t i = 0; i < n; i++) {
 		const dnsb_rrset *r = dnsb_rrset_list_find(&s->held, keys[i].owner, keys[i].type);

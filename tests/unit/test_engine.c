@@ -592,7 +592,7 @@ static void test_invariant_random_faults(void **state)
 			dnsb_change *ch = run_change(&r, i);
 			dnsb_rrkey key = { ch->new_set.owner, ch->new_set.type };
 			dnsb_rrset_list held = { 0 };
-			assert_int_equal(dnsb_provider_read(r.p, "example.com.", &key, 1, &held, NULL, NULL), 0);
+			assert_int_equal(dnsb_provider_read(r.p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
 			int in_effect = held.count == 1 && dnsb_rrset_equal(&held.items[0], &ch->new_set);
 			if (ch->outcome == DNSB_OUTCOME_APPLIED || ch->outcome == DNSB_OUTCOME_ALREADY_APPLIED)
 				assert_true(in_effect);

@@ -14,7 +14,7 @@ static int holds_a(dnsb_provider *p, const char *owner, const char *rdata)
 	dnsb_rrset_list held = { 0 };
 	int yes;
 
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, &held, NULL, NULL), 0);
+	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
 	yes = held.count == 1 && held.items[0].rdata_count == 1 && strcmp(held.items[0].rdata[0], rdata) == 0;
 	dnsb_rrset_list_clear(&held);
 	return yes;
@@ -312,7 +312,7 @@ static void test_soak_committed_is_never_failed(void **state)
 			dnsb_rrset_list held = { 0 };
 			int in_effect;
 
-			assert_int_equal(dnsb_provider_read(r.p, "example.com.", &key, 1, &held, NULL, NULL), 0);
+			assert_int_equal(dnsb_provider_read(r.p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
 			in_effect = held.count == 1 && dnsb_rrset_equal(&held.items[0], &ch->new_set);
 			if (ch->outcome == DNSB_OUTCOME_FAILED || ch->outcome == DNSB_OUTCOME_DROPPED) {
 				if (in_effect)
@@ -325,6 +325,62 @@ static void test_soak_committed_is_never_failed(void **state)
 		}
 		run_free(&r);
 	}
+}
+
+
+/* Put "owner TTL TXT rdata" into the memory provider. */
+static void put_txt_ttl(dnsb_provider *p, const char *owner, uint32_t ttl, const char *rdata)
+{
+	dnsb_rrset r = { 0 };
+
+	r.owner = strdup(owner);
+	r.type = 16;
+	r.ttl = ttl;
+	assert_int_equal(dnsb_rrset_add_rdata(&r, rdata), 0);
+	assert_int_equal(dnsb_memory_put(p, &r), 0);
+	dnsb_rrset_clear(&r);
+}
+
+/*
+ * external-dns's TXT registry sends its ownership records in delete and
+ * updateOld with recordTTL 0 (or none): "not set", whatever TTL the zone
+ * holds. Both apply; a stated TTL that differs still conflicts.
+ */
+#define OWN_JSON "\"\\\"heritage=external-dns,external-dns/owner=default\\\"\""
+static void test_old_ttl_unset_matches_any_ttl(void **state)
+{
+	const char *own = "\"heritage=external-dns,external-dns/owner=default\"";
+	dnsb_rrkey key = { "a-gone.example.com.", 16 };
+	dnsb_rrset_list held = { 0 };
+	char plan[1024];
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 0, 0);
+	put_txt_ttl(r.p, "a-gone.example.com.", 3600, own);
+	put_txt_ttl(r.p, "a-kept.example.com.", 0, own);
+	put_txt_ttl(r.p, "a-wrong.example.com.", 3600, own);
+	snprintf(plan, sizeof(plan),
+		 "{\"delete\":[{\"dnsName\":\"a-gone.example.com\",\"recordType\":\"TXT\",\"targets\":[%s]},"
+		 "{\"dnsName\":\"a-wrong.example.com\",\"recordType\":\"TXT\",\"targets\":[%s],\"recordTTL\":300}],"
+		 "\"updateOld\":[{\"dnsName\":\"a-kept.example.com\",\"recordType\":\"TXT\",\"targets\":[%s],"
+		 "\"recordTTL\":0}],"
+		 "\"updateNew\":[{\"dnsName\":\"a-kept.example.com\",\"recordType\":\"TXT\",\"targets\":[%s],"
+		 "\"recordTTL\":300}]}",
+		 OWN_JSON, OWN_JSON, OWN_JSON, OWN_JSON);
+	run_plan(&r, parse_plan(plan));
+	assert_int_equal(run_change(&r, 0)->old.ttl, DNSB_TTL_UNSET);
+	run_apply(&r);
+	assert_int_equal(r.rep.applied, 2);
+	assert_int_equal(r.rep.dropped, 1);
+	assert_int_equal(dnsb_provider_read(r.p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
+	assert_int_equal(held.count, 0);
+	key.owner = "a-kept.example.com.";
+	assert_int_equal(dnsb_provider_read(r.p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
+	assert_int_equal(held.count, 1);
+	assert_int_equal(held.items[0].ttl, 300);
+	dnsb_rrset_list_clear(&held);
+	run_free(&r);
 }
 
 int main(void)
@@ -344,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_conflicts_example_second_loop),
 		cmocka_unit_test(test_group_ids_are_set),
 		cmocka_unit_test(test_soak_committed_is_never_failed),
+		cmocka_unit_test(test_old_ttl_unset_matches_any_ttl),
 	};
 
 	dnsb_log_set_level(DNSB_LOG_ERROR);

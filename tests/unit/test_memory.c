@@ -84,7 +84,7 @@ static dnsb_class submit_change(dnsb_provider *p, dnsb_change *c, dnsb_result *r
 	dnsb_error err = { 0 };
 
 	dnsb_result_init(res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", &c, 1, res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", &c, 1, 0, res, NULL, &err), 0);
 	return res->cls;
 }
 
@@ -109,7 +109,7 @@ static int held(dnsb_provider *p, const char *owner)
 	dnsb_error err = { 0 };
 	int found;
 
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, &list, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &list, NULL, &err), 0);
 	found = list.count == 1;
 	dnsb_rrset_list_clear(&list);
 	return found;
@@ -194,7 +194,7 @@ static void test_hints(void **state)
 	dnsb_memory_set_hints(p, 1);
 	assert_int_equal(dnsb_provider_get_limits(p)->names_culprit, 1);
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_int_equal(res.culprit_count, 1);
 	assert_int_equal(res.culprits[0], 1);
@@ -203,7 +203,7 @@ static void test_hints(void **state)
 	dnsb_memory_set_hints(p, 0);
 	assert_int_equal(dnsb_provider_get_limits(p)->names_culprit, 0);
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_int_equal(res.culprit_count, 0);
 	dnsb_plan_free(a);
@@ -329,7 +329,7 @@ static void test_latency(void **state)
 	(void)state;
 	t0 = now_seconds();
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", &c, 1, &res, &seconds, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", &c, 1, 0, &res, &seconds, &err), 0);
 	assert_true(now_seconds() - t0 >= 0.05);
 	assert_true(seconds >= 0.05);
 	/* latency is not a failure */
@@ -533,7 +533,7 @@ static void test_counts(void **state)
 	/* every submission counts, failed ones too */
 	assert_int_equal(dnsb_provider_submissions(p), 5);
 	assert_int_equal(dnsb_provider_reads(p), 0);
-	assert_int_equal(dnsb_provider_read(p, "example.com.", keys, 2, &list, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_read(p, "example.com.", keys, 2, 0, &list, NULL, &err), 0);
 	assert_int_equal(list.count, 1);
 	assert_string_equal(list.items[0].owner, "www1.example.com.");
 	dnsb_rrset_list_clear(&list);
@@ -560,7 +560,7 @@ static void test_unknown_zone_is_fatal(void **state)
 
 	(void)state;
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.net.", &c, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.net.", &c, 1, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_FATAL);
 	assert_int_equal(res.status, 404);
 	dnsb_plan_free(plan);
@@ -608,9 +608,9 @@ static void test_load_and_put(void **state)
 	c.old = (dnsb_rrset){ owner, LDNS_RR_TYPE_A, 300, old_rdata, 2 };
 	c.new_set = (dnsb_rrset){ owner, LDNS_RR_TYPE_A, 300, new_rdata, 1 };
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, &list, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &list, NULL, &err), 0);
 	assert_int_equal(list.count, 1);
 	assert_int_equal(list.items[0].rdata_count, 1);
 	assert_string_equal(list.items[0].rdata[0], "192.0.2.3");
@@ -618,7 +618,7 @@ static void test_load_and_put(void **state)
 	/* the SOA serial moved once, as the zone file's does */
 	{
 		dnsb_rrkey soa = { "example.com.", LDNS_RR_TYPE_SOA };
-		assert_int_equal(dnsb_provider_read(p, "example.com.", &soa, 1, &list, NULL, &err), 0);
+		assert_int_equal(dnsb_provider_read(p, "example.com.", &soa, 1, 0, &list, NULL, &err), 0);
 		assert_int_equal(list.count, 1);
 		assert_string_equal(list.items[0].rdata[0], "ns1.example.com. hostmaster.example.com. 8 7200 3600 1209600 300");
 		dnsb_rrset_list_clear(&list);
@@ -626,7 +626,7 @@ static void test_load_and_put(void **state)
 
 	/* put replaces whatever is there, to arrange a conflict */
 	assert_int_equal(dnsb_memory_put(p, &put), 0);
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, &list, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &list, NULL, &err), 0);
 	assert_int_equal(list.items[0].ttl, 60);
 	dnsb_rrset_list_clear(&list);
 	put.owner = other;

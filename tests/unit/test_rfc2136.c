@@ -605,7 +605,7 @@ static void test_refused_connection_is_transient(void **state)
 	(void)state;
 	close(fd); /* nothing listens there now */
 	p = open_at(port, "2");
-	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
 	assert_non_null(strstr(res.message, "Connection refused"));
 	assert_int_equal(dnsb_provider_list(p, "example.test.", &out, &err), DNSB_ETRANSIENT);
@@ -629,13 +629,13 @@ static void test_silent_server_times_out(void **state)
 
 	(void)state;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0, &res, NULL, &err), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
 	assert_non_null(strstr(res.message, "no reply from 127.0.0.1#"));
 	assert_true(secs >= 0.25 && secs < 2.0);
-	assert_int_equal(dnsb_provider_read(p, "example.test.", &key, 1, &out, NULL, &err), DNSB_ETRANSIENT);
+	assert_int_equal(dnsb_provider_read(p, "example.test.", &key, 1, 0, &out, NULL, &err), DNSB_ETRANSIENT);
 	assert_int_equal(out.count, 0);
 	dnsb_provider_free(p);
 	close(fd);
@@ -661,7 +661,7 @@ static void test_oversized_batch_is_too_large_without_sending(void **state)
 		snprintf(owner, sizeof(owner), "t%zu.example.test.", i);
 		cs[i] = change_new(DNSB_CHANGE_CREATE, owner, LDNS_RR_TYPE_TXT, NULL, txt);
 	}
-	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, N, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, N, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_TOO_LARGE);
 	assert_non_null(strstr(res.message, "DNS allows 65535"));
 	dnsb_provider_free(p);
@@ -793,7 +793,7 @@ static void test_pooled_connection_closed_by_server_is_replaced(void **state)
 	p = open_at(fs.port, "2");
 	for (int i = 0; i < 3; i++) {
 		/* The server closed the pooled connection after each reply: the next send must notice and reconnect. */
-		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, &res, NULL, &err), 0);
+		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0, &res, NULL, &err), 0);
 		if (res.cls != DNSB_CLASS_OK)
 			fail_msg("submission %d: class %d: %s", i, res.cls, res.message);
 	}
@@ -818,7 +818,7 @@ static void test_reset_connection_neither_kills_nor_fails(void **state)
 	fake_start(&fs);
 	p = open_at(fs.port, "2");
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, &res, NULL, &err), 0);
+		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0, &res, NULL, &err), 0);
 		if (res.cls != DNSB_CLASS_OK)
 			fail_msg("submission %d: class %d: %s", i, res.cls, res.message);
 		usleep(20000); /* let the reset arrive before the next write */
@@ -875,7 +875,7 @@ static void test_read_takes_only_the_asked_rrset(void **state)
 	(void)state;
 	fake_start(&fs);
 	p = open_at(fs.port, "2");
-	if (dnsb_provider_read(p, "example.test.", keys, 4, &out, NULL, &err) != 0)
+	if (dnsb_provider_read(p, "example.test.", keys, 4, 0, &out, NULL, &err) != 0)
 		fail_msg("read: %s", err.message);
 	dnsb_provider_free(p);
 	fake_stop(&fs);
@@ -902,7 +902,7 @@ static void test_untrusted_replies_are_transient(void **state)
 		dnsb_provider *p;
 		fake_start(&fs);
 		p = open_at(fs.port, "2");
-		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, &res, NULL, &err), 0);
+		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0, &res, NULL, &err), 0);
 		fake_stop(&fs);
 		assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
 		assert_non_null(strstr(res.message, "without a valid TSIG signature"));
@@ -913,7 +913,7 @@ static void test_untrusted_replies_are_transient(void **state)
 		dnsb_provider *p;
 		fake_start(&fs);
 		p = open_at(fs.port, "2");
-		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, &res, NULL, &err), 0);
+		assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0, &res, NULL, &err), 0);
 		fake_stop(&fs);
 		assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
 		assert_non_null(strstr(res.message, "wrong ID"));
@@ -940,7 +940,7 @@ static void test_conflict_names_the_culprit(void **state)
 	(void)state;
 	fake_start(&fs);
 	p = open_at(fs.port, "2");
-	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 5, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 5, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_int_equal(res.culprit_count, 1);
 	assert_int_equal(res.culprits[0], 2);

@@ -172,7 +172,7 @@ static void submit_plan(dnsb_provider *p, dnsb_plan *plan, dnsb_result *res)
 	for (size_t i = 0; i < n; i++)
 		batch[i] = dnsb_plan_change(plan, i);
 	dnsb_result_init(res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, n, res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, n, 0, res, NULL, &err), 0);
 }
 
 static void submit_json(dnsb_provider *p, const char *json, dnsb_result *res)
@@ -211,7 +211,7 @@ static int read_rrset(dnsb_provider *p, const char *owner, uint16_t type, dnsb_r
 	dnsb_error err = { 0 };
 	int found;
 
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, &list, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &list, NULL, &err), 0);
 	assert_true(list.count <= 1);
 	found = list.count == 1;
 	memset(out, 0, sizeof(*out));
@@ -414,7 +414,7 @@ static void test_cname_beside_other_data(void **state)
 
 		assert_int_equal(batch[0]->kind, DNSB_CHANGE_DELETE);
 		dnsb_result_init(&res);
-		assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
+		assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, 0, &res, NULL, &err), 0);
 		assert_ok(&res);
 		dnsb_plan_free(plan);
 	}
@@ -461,18 +461,18 @@ static void test_soa_change_is_invalid(void **state)
 
 	batch[0] = &update;
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, 0, &res, NULL, &err), 0);
 	assert_result(&res, DNSB_CLASS_INVALID, 400, "invalid", 0,
 		      "'example.com. (SOA)': the SOA record is managed by the provider");
 	batch[0] = dnsb_plan_change(plan, 0);
 	batch[1] = &create;
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, 0, &res, NULL, &err), 0);
 	assert_result(&res, DNSB_CLASS_INVALID, 400, "invalid", 1,
 		      "'sub.example.com. (SOA)': the SOA record is managed by the provider");
 	batch[0] = &del;
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
 	assert_int_equal(soa_serial(p), 2026112001);
 	expect_rrset(p, "ok.example.com.", LDNS_RR_TYPE_A, 0, 0);
@@ -1108,7 +1108,7 @@ static void test_counts_and_unknown_zone(void **state)
 	assert_int_equal(dnsb_provider_list(p, "example.org.", &list, &err), DNSB_ENOTFOUND);
 	assert_string_equal(err.message, "zone example.org. is not configured for provider zonefile");
 	dnsb_result_init(&res);
-	assert_int_equal(dnsb_provider_submit(p, "example.org.", &c, 1, &res, NULL, &err), 0);
+	assert_int_equal(dnsb_provider_submit(p, "example.org.", &c, 1, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_FATAL);
 	assert_int_equal(dnsb_provider_submissions(p), 1);
 	assert_int_equal(dnsb_provider_reads(p), 1);

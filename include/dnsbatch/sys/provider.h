@@ -113,21 +113,26 @@ typedef struct dnsb_provider_ops {
 	 * @param zone     absolute, lower-case zone apex (one of dnsb_provider.zones)
 	 * @param changes  the batch, in order (borrowed; read only old/new_set/kind)
 	 * @param n        number of changes, >= 1
+	 * @param timeout  seconds this call may take, > 0, or 0 for no limit but the
+	 *                 backend's own: the engine passes what is left before its
+	 *                 deadline. When it runs out the backend stops waiting and
+	 *                 answers TRANSIENT (the request may have been committed).
 	 * @param out      the class and detail of the reply
 	 * @return 0 when `out` holds the answer (any class); a negative code only
 	 *         for a local failure that is not the provider's answer (ENOMEM).
 	 *         Network failures are answers: class TRANSIENT.
 	 */
-	int (*submit)(void *state, const char *zone, dnsb_change *const *changes, size_t n,
+	int (*submit)(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		      dnsb_result *out, dnsb_error *err);
 
 	/**
 	 * Read back the RRsets with the given keys that exist now. Missing ones
 	 * are simply absent from `out`.
+	 * @param timeout  seconds, as for submit; when it runs out: DNSB_ETRANSIENT
 	 * @param out  RRsets appended (the list stays the caller's)
 	 * @return 0; DNSB_ETRANSIENT (retryable), DNSB_EFATAL, DNSB_ENOMEM
 	 */
-	int (*read)(void *state, const char *zone, const dnsb_rrkey *keys, size_t n,
+	int (*read)(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
 		    dnsb_rrset_list *out, dnsb_error *err);
 
 	/**
@@ -140,8 +145,9 @@ typedef struct dnsb_provider_ops {
 	void (*close)(void *state);
 } dnsb_provider_ops;
 
-/* 2: dnsb_result carries a culprit list (was one hint); limits are declared with dnsb_provider_set_limits. */
-#define DNSB_PROVIDER_OPS_VERSION 2
+/* 2: dnsb_result carries a culprit list (was one hint); limits are declared with dnsb_provider_set_limits.
+ * 3: submit and read take the time the engine has left (`timeout`). */
+#define DNSB_PROVIDER_OPS_VERSION 3
 
 /**
  * For backends: allocate a provider with the given ops and state; zones are
@@ -171,15 +177,15 @@ int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
 
 /**
  * For the engine: submit through the ops table, counting the request and
- * timing it. Same contract as dnsb_provider_ops.submit; `seconds` receives
- * the time the request took (may be NULL).
+ * timing it. Same contract as dnsb_provider_ops.submit (timeout in seconds,
+ * 0 = none); `seconds` receives the time the request took (may be NULL).
  */
 int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
-			 dnsb_result *out, double *seconds, dnsb_error *err);
+			 double timeout, dnsb_result *out, double *seconds, dnsb_error *err);
 
 /** For the engine: read through the ops table, counting the request. Same contract as ops.read. */
 int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
-		       dnsb_rrset_list *out, double *seconds, dnsb_error *err);
+		       double timeout, dnsb_rrset_list *out, double *seconds, dnsb_error *err);
 
 /**
  * A backend's entry in the registry: its name, its flags (for --help and for
