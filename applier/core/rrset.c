@@ -139,6 +139,39 @@ static int single_quoted(const char *s, size_t len)
 }
 
 /*
+ * A target that is one quoted character-string of more than 255 octets
+ * (external-dns's TXT registry quotes its ownership values, which grow past
+ * 255 with long resource names or encryption): its text, unescaped, for
+ * quote_txt to split. NULL when it is not one, or holds 255 octets or fewer.
+ */
+static char *long_quoted_text(const char *s)
+{
+	size_t len = strlen(s), n = 0;
+	char *text;
+
+	if (len < 2 + 256 || !single_quoted(s, len) || (text = malloc(len)) == NULL)
+		return NULL;
+	for (size_t i = 1; i + 1 < len; i++) {
+		if (s[i] != '\\') {
+			text[n++] = s[i];
+		} else if (isdigit((unsigned char)s[i + 1]) && isdigit((unsigned char)s[i + 2]) &&
+			   isdigit((unsigned char)s[i + 3])) {
+			int v = (s[i + 1] - '0') * 100 + (s[i + 2] - '0') * 10 + (s[i + 3] - '0');
+			text[n++] = (char)(v > 255 ? '?' : v);
+			i += 3;
+		} else {
+			text[n++] = s[++i];
+		}
+	}
+	text[n] = '\0';
+	if (n <= 255 || strlen(text) != n) { /* short, or a \000 inside: let ldns judge it */
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
  * The common records external-dns manages hold one RDATA field (A, AAAA,
  * CNAME, NS, PTR; a TXT of one string). ldns parses that field directly,
  * sparing ldns_rr_new_frm_str's per-record 64 KiB scratch buffers (most of
@@ -213,7 +246,7 @@ static int supported_type(uint16_t type)
 static int rdata_canonical_once(char **out, uint16_t type, const char *rdata, dnsb_error *err, int *full)
 {
 	const ldns_rr_descriptor *desc = ldns_rr_descript(type);
-	char *quoted = NULL, *line;
+	char *quoted = NULL, *long_text, *line;
 	ldns_rr *rr = NULL;
 	ldns_status st;
 	int rc;
@@ -238,7 +271,13 @@ static int rdata_canonical_once(char **out, uint16_t type, const char *rdata, dn
 	if (canonical_single_field(out, type, rdata, &rc))
 		return rc;
 	*full = 1;
-	if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && *rdata != '"') {
+	if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && (long_text = long_quoted_text(rdata)) != NULL) {
+		quoted = quote_txt(long_text);
+		free(long_text);
+		if (quoted == NULL)
+			return DNSB_ENOMEM;
+		rdata = quoted;
+	} else if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && *rdata != '"') {
 		if ((quoted = quote_txt(rdata)) == NULL)
 			return DNSB_ENOMEM;
 		rdata = quoted;
@@ -249,19 +288,15 @@ static int rdata_canonical_once(char **out, uint16_t type, const char *rdata, dn
 	}
 	st = ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL);
 	free(line);
-	free(quoted);
 	if (st != LDNS_STATUS_OK)
-		return dnsb_error_set(err, DNSB_EINVAL, "%s target '%s': %s", desc->_name, rdata,
-				      ldns_get_errorstr_by_id(st));
-	if (ldns_rr_get_type(rr) != type || ldns_rr_rd_count(rr) == 0) {
-		ldns_rr_free(rr);
-		return dnsb_error_set(err, DNSB_EINVAL, "%s target '%s': no RDATA", desc->_name, rdata);
-	}
-	ldns_rr2canonical(rr);
-	rc = rr_rdata_string(out, rr);
+		rc = dnsb_error_set(err, DNSB_EINVAL, "%s target '%s': %s", desc->_name, rdata,
+				    ldns_get_errorstr_by_id(st));
+	else if (ldns_rr_get_type(rr) != type || ldns_rr_rd_count(rr) == 0)
+		rc = dnsb_error_set(err, DNSB_EINVAL, "%s target '%s': no RDATA", desc->_name, rdata);
+	else if (ldns_rr2canonical(rr), (rc = rr_rdata_string(out, rr)) == DNSB_EINVAL)
+		rc = dnsb_error_set(err, rc, "%s target '%s': cannot be printed back", desc->_name, rdata);
 	ldns_rr_free(rr);
-	if (rc == DNSB_EINVAL)
-		return dnsb_error_set(err, rc, "%s target '%s': cannot be printed back", desc->_name, rdata);
+	free(quoted); /* rdata may point into it: the messages above are written */
 	return rc;
 }
 

@@ -49,6 +49,7 @@ enum family_id {
 	F_WH_READY,
 	F_WH_INFLIGHT,
 	F_WH_APPLIES,
+	F_WH_ADJUSTED,
 	F_COUNT
 };
 
@@ -113,6 +114,10 @@ static const struct family families[F_COUNT] = {
 	[F_WH_APPLIES] = { "dnsbatch_webhook_applies_in_flight",
 		"POST /records requests being applied.",
 		"gauge", 0, { NULL }, NULL, 0, 1 },
+	[F_WH_ADJUSTED] = { "dnsbatch_webhook_adjusted_endpoints_total",
+		"Endpoints POST /adjustendpoints changed to the form GET /records lists (normalised) or found "
+		"the provider cannot apply (unsupported), by reason.",
+		"counter", 1, { "reason" }, NULL, 0, 1 },
 };
 
 /* One labelled series. Counters and gauges use `value`; the histogram uses
@@ -374,6 +379,16 @@ void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char
 		s->value += 1;
 	observe(series_get(m, F_WH_DURATION, (const char *const[]){ route }), F_WH_DURATION, seconds);
 	pthread_mutex_unlock(&m->lock);
+}
+
+void dnsb_metrics_webhook_adjusted(dnsb_metrics *m, const char *reason, size_t endpoints)
+{
+	if (!m || endpoints == 0)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->sidecar = 1;
+	pthread_mutex_unlock(&m->lock);
+	counter_add(m, F_WH_ADJUSTED, (const char *const[]){ reason }, (double)endpoints);
 }
 
 void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies)

@@ -17,9 +17,74 @@ enum { TYPE_TXT = 16, TYPE_SRV = 33, TYPE_NAPTR = 35 };
  * sources want ("lb.example.com"), so a kept dot would mean an update every
  * loop. A lone "." (null MX, root NS) keeps it: without it the RDATA would
  * not parse when external-dns sends it back. */
+/*
+ * Octets of the quoted character-string at s (ldns's presentation form: \X
+ * and \DDD escapes); *end receives the position after its closing quote.
+ * @return the octets, or -1 when s is not a quoted string
+ */
+static long string_octets(const char *s, const char **end)
+{
+	long n = 0;
+
+	if (*s != '"')
+		return -1;
+	for (s++; *s && *s != '"'; n++)
+		s += s[0] != '\\' ? 1 : (s[1] >= '0' && s[1] <= '9') ? 4 : 2;
+	if (*s != '"')
+		return -1;
+	*end = s + 1;
+	return n;
+}
+
+/*
+ * A TXT value longer than 255 octets is stored as several character-strings
+ * of 255 (dnsb_rdata_canonical splits it, as other providers do); external-dns
+ * wrote it as one string, and compares targets as strings. Join such a run back
+ * into one quoted string: "aaa..255.." "bbb" -> "aaa..bbb". Strings of
+ * other lengths ("a" "b") are shown as they are.
+ * @return a new json string, or NULL when rdata is not such a split value
+ */
+static struct json_object *txt_joined(const char *rdata)
+{
+	const char *p = rdata, *end;
+	struct json_object *obj;
+	char *out, *o;
+	long octets;
+	int pieces = 0;
+
+	while ((octets = string_octets(p, &end)) == 255 && *end == ' ') {
+		pieces++;
+		p = end + 1;
+	}
+	if (pieces == 0 || octets < 0 || *end != '\0' || (out = malloc(strlen(rdata) + 1)) == NULL)
+		return NULL;
+	o = out;
+	*o++ = '"';
+	for (p = rdata; *p; p++) {
+		if (p[0] == '"' && (p == rdata || p[1] == '\0'))
+			continue;                /* the outer quotes */
+		if (p[0] == '"' && p[1] == ' ' && p[2] == '"') {
+			p += 2;                  /* a boundary: "<255> "<next> */
+			continue;
+		}
+		if (p[0] == '\\' && p[1] != '\0')
+			*o++ = *p++;             /* an escape and what it escapes */
+		*o++ = *p;
+	}
+	*o++ = '"';
+	*o = '\0';
+	obj = json_object_new_string(out);
+	free(out);
+	return obj;
+}
+
 static struct json_object *target(uint16_t type, const char *rdata)
 {
 	size_t len = strlen(rdata);
+	struct json_object *joined;
+
+	if (type == TYPE_TXT && (joined = txt_joined(rdata)) != NULL)
+		return joined;
 
 	if (type != TYPE_TXT && type != TYPE_NAPTR && type != TYPE_SRV && len > 1 &&
 	    rdata[len - 1] == '.' && rdata[len - 2] != ' ' && rdata[len - 2] != '\\')

@@ -18,6 +18,7 @@
 
 #include "dnsbatch/log.h"
 #include "dnsbatch/plan.h"
+#include "applier/plan/internal.h"
 
 struct dnsb_plan {
 	dnsb_change *changes;
@@ -122,118 +123,6 @@ static int check_endpoint_shape(parse_ctx *ctx, const char *list, size_t i, json
 	return 0;
 }
 
-static const char *ep_string(json_object *ep, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(ep, key, &v) || v == NULL)
-		return NULL;
-	return json_object_get_string(v);
-}
-
-/* Does this JSON string hold a NUL (JSON's \u0000)? C strings would silently end there. */
-static int has_nul(json_object *v)
-{
-	return json_object_is_type(v, json_type_string) &&
-	       strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
-}
-
-/*
- * The first string of the endpoint holding a NUL, as a path below the
- * endpoint ("targets[1]", "labels.ownedRecord"), into `at`; 0 when none.
- */
-static int find_nul(json_object *ep, char *at, size_t size)
-{
-	static const char *const plain[] = { "dnsName", "recordType", "setIdentifier" };
-	json_object *v;
-
-	for (size_t f = 0; f < sizeof(plain) / sizeof(plain[0]); f++)
-		if (json_object_object_get_ex(ep, plain[f], &v) && v != NULL && has_nul(v))
-			return snprintf(at, size, "%s", plain[f]), 1;
-	if (json_object_object_get_ex(ep, "targets", &v) && v != NULL)
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			if (has_nul(json_object_array_get_idx(v, i)))
-				return snprintf(at, size, "targets[%zu]", i), 1;
-	if (json_object_object_get_ex(ep, "labels", &v) && v != NULL) {
-		json_object_object_foreach(v, key, val)
-			if (has_nul(val))
-				return snprintf(at, size, "labels.%s", key), 1;
-	}
-	if (json_object_object_get_ex(ep, "providerSpecific", &v) && v != NULL) {
-		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *p = json_object_array_get_idx(v, i), *field;
-			if (json_object_is_type(p, json_type_object) &&
-			    ((json_object_object_get_ex(p, "name", &field) && has_nul(field)) ||
-			     (json_object_object_get_ex(p, "value", &field) && has_nul(field))))
-				return snprintf(at, size, "providerSpecific[%zu]", i), 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * Endpoint to RRset. Value problems go to `why` (the change is then
- * invalid); only ENOMEM is returned.
- */
-static int endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why)
-{
-	const char *name = ep_string(ep, "dnsName"), *type = ep_string(ep, "recordType");
-	const char *setid = ep_string(ep, "setIdentifier");
-	json_object *targets = NULL, *ttl = NULL;
-	dnsb_error e = { 0 };
-	int64_t t;
-	char nul_at[96];
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-#define INVALID(...) do { if (asprintf(why, __VA_ARGS__) < 0) return DNSB_ENOMEM; return 0; } while (0)
-	if (find_nul(ep, nul_at, sizeof(nul_at)))
-		INVALID("%s.%s: holds a NUL character (\\u0000), which no DNS name or record can carry", path, nul_at);
-	if (name == NULL || *name == '\0')
-		INVALID("%s: dnsName is missing", path);
-	if ((rc = dnsb_name_canonical(&out->owner, name, &e)) == DNSB_ENOMEM)
-		return rc;
-	if (rc < 0)
-		INVALID("%s (%s): %s", path, name, e.message);
-	if (type == NULL || *type == '\0')
-		INVALID("%s (%s): recordType is missing", path, name);
-	out->type = ldns_get_rr_type_by_name(type);
-	if (out->type == 0 || ldns_rr_descript(out->type)->_name == NULL)
-		INVALID("%s (%s): unknown recordType '%s'", path, name, type);
-	if (setid != NULL && *setid != '\0')
-		INVALID("%s (%s %s): setIdentifier '%s' (a routing policy) is not supported by DNS providers here",
-			path, name, type, setid);
-	json_object_object_get_ex(ep, "recordTTL", &ttl);
-	t = ttl ? json_object_get_int64(ttl) : 0;
-	if (t < 0 || t > (int64_t)DNSB_TTL_MAX)
-		INVALID("%s (%s %s): recordTTL %lld is out of range 0..%u", path, name, type, (long long)t,
-			DNSB_TTL_MAX);
-	/* external-dns: 0 or absent means "not set". A new RRset gets the default; an
-	 * old one (its registry sends TTL 0 in updateOld and delete) matches any TTL. */
-	out->ttl = t == 0 ? (old ? DNSB_TTL_UNSET : DNSB_TTL_DEFAULT) : (uint32_t)t;
-	json_object_object_get_ex(ep, "targets", &targets);
-	if (targets == NULL || json_object_array_length(targets) == 0)
-		INVALID("%s (%s %s): no targets", path, name, type);
-	for (size_t i = 0; i < json_object_array_length(targets); i++) {
-		char *rdata = NULL;
-		rc = dnsb_rdata_canonical(&rdata, out->type, json_object_get_string(json_object_array_get_idx(targets, i)),
-					  &e);
-		if (rc == DNSB_ENOMEM)
-			return rc;
-		if (rc < 0)
-			INVALID("%s.targets[%zu] (%s %s): %s", path, i, name, type, e.message);
-		rc = dnsb_rrset_add_rdata(out, rdata);
-		free(rdata);
-		if (rc < 0)
-			return rc;
-	}
-	if (out->type == LDNS_RR_TYPE_CNAME && out->rdata_count > 1)
-		INVALID("%s (%s CNAME): a CNAME RRset holds one record, got %zu targets", path, name,
-			out->rdata_count);
-#undef INVALID
-	return 0;
-}
-
 static int owned_record(char **out, json_object *ep)
 {
 	json_object *labels;
@@ -242,7 +131,7 @@ static int owned_record(char **out, json_object *ep)
 
 	if (!json_object_object_get_ex(ep, "labels", &labels) || labels == NULL)
 		return 0;
-	owned = ep_string(labels, "ownedRecord");
+	owned = dnsb_endpoint_string(labels, "ownedRecord");
 	if (owned == NULL || *owned == '\0')
 		return 0;
 	rc = dnsb_name_canonical(out, owned, NULL);
@@ -272,14 +161,14 @@ static int add_change(dnsb_plan *plan, dnsb_change_kind kind, json_object *old_e
 	c->endpoint_new = new_ep ? json_object_get(new_ep) : NULL;
 	if (old_ep) {
 		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateOld" : list, index);
-		if ((rc = endpoint_rrset(&c->old, old_ep, 1, path, &why)) < 0)
+		if ((rc = dnsb_endpoint_rrset(&c->old, old_ep, 1, path, &why)) < 0)
 			return rc;
 		if ((rc = owned_record(&c->owned_record, old_ep)) < 0)
 			return rc;
 	}
 	if (new_ep && why == NULL) {
 		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateNew" : list, index);
-		if ((rc = endpoint_rrset(&c->new_set, new_ep, 0, path, &why)) < 0)
+		if ((rc = dnsb_endpoint_rrset(&c->new_set, new_ep, 0, path, &why)) < 0)
 			return rc;
 		if (c->owned_record == NULL && (rc = owned_record(&c->owned_record, new_ep)) < 0)
 			return rc;

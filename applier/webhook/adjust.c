@@ -11,6 +11,7 @@
 
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
+#include "dnsbatch/plan.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
@@ -50,12 +51,94 @@ static int parse_body(struct json_object **out, const struct request *req, char 
 	return *out == NULL && e != json_tokener_success ? -1 : 0;
 }
 
-/* Endpoints pass unchanged: dnsbatch needs no provider-specific
- * normalisation, and GET /records already speaks external-dns's form. */
+/* At most this many names are remembered as logged; past it, unsupported endpoints are only counted. */
+#define UNSUPPORTED_LOGGED_MAX 4096
+
+void dnsb_webhook_unsupported_clear(dnsb_webhook *wh)
+{
+	for (size_t i = 0; i < wh->unsupported_count; i++)
+		free(wh->unsupported_logged[i]);
+	free(wh->unsupported_logged);
+	wh->unsupported_logged = NULL;
+	wh->unsupported_count = 0;
+}
+
+/* Log an unsupported endpoint once per name for the life of the server: external-dns sends it every loop. */
+static void log_unsupported_once(dnsb_webhook *wh, struct json_object *ep, const char *why)
+{
+	const char *name = NULL;
+	struct json_object *v;
+	int first = 1;
+
+	if (json_object_is_type(ep, json_type_object) && json_object_object_get_ex(ep, "dnsName", &v))
+		name = json_object_get_string(v);
+	name = name ? name : "";
+	pthread_mutex_lock(&wh->lock);
+	for (size_t i = 0; first && i < wh->unsupported_count; i++)
+		first = strcmp(wh->unsupported_logged[i], name) != 0;
+	if (first && wh->unsupported_count < UNSUPPORTED_LOGGED_MAX) {
+		char **grown = realloc(wh->unsupported_logged, (wh->unsupported_count + 1) * sizeof(*grown));
+		if (grown != NULL) {
+			wh->unsupported_logged = grown;
+			if ((grown[wh->unsupported_count] = strdup(name)) != NULL)
+				wh->unsupported_count++;
+		}
+	} else if (first) {
+		first = 0; /* the cap is reached: counted in the metric only */
+	}
+	pthread_mutex_unlock(&wh->lock);
+	if (first)
+		dnsb_log(DNSB_LOG_WARN, "POST /adjustendpoints: %s: no provider here can apply it; it is kept in the plan "
+			 "(so external-dns deletes nothing for it) and will be dropped as invalid (logged once per name)",
+			 why);
+}
+
+/*
+ * external-dns AdjustEndpoints: each desired endpoint in the form GET /records
+ * will list it in (dnsb_endpoint_adjust), so that its next plan finds no
+ * difference and writes nothing. An endpoint no provider here can apply is
+ * returned unchanged: leaving it out would make external-dns delete a record
+ * it owns by that name; it is logged once per name and counted instead.
+ */
+static int adjust_all(struct json_object **out, dnsb_webhook *wh, struct json_object *in)
+{
+	size_t n = json_object_array_length(in), normalised = 0, unsupported = 0;
+	struct json_object *all = json_object_new_array_ext((int)n);
+	int rc = all ? 0 : DNSB_ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct json_object *ep = json_object_array_get_idx(in, i), *adjusted = NULL;
+		char path[32], *why = NULL;
+
+		snprintf(path, sizeof(path), "$[%zu]", i);
+		if ((rc = dnsb_endpoint_adjust(&adjusted, &why, ep, path)) != 0)
+			break;
+		if (why) {
+			log_unsupported_once(wh, ep, why);
+			unsupported++;
+		} else if (!json_object_equal(ep, adjusted)) {
+			normalised++;
+		}
+		free(why);
+		if (json_object_array_add(all, adjusted) != 0) {
+			json_object_put(adjusted);
+			rc = DNSB_ENOMEM;
+		}
+	}
+	dnsb_metrics_webhook_adjusted(wh->metrics, "normalised", normalised);
+	dnsb_metrics_webhook_adjusted(wh->metrics, "unsupported", unsupported);
+	if (rc != 0) {
+		json_object_put(all);
+		all = NULL;
+	}
+	*out = all;
+	return rc;
+}
+
 enum MHD_Result dnsb_webhook_handle_adjust(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
 {
 	char why[256] = "";
-	struct json_object *obj;
+	struct json_object *obj, *adjusted = NULL;
 	enum MHD_Result ret;
 
 	if (parse_body(&obj, req, why, sizeof(why)) != 0) {
@@ -64,19 +147,17 @@ enum MHD_Result dnsb_webhook_handle_adjust(struct MHD_Connection *conn, dnsb_web
 	}
 	if (obj == NULL) /* JSON null: a nil slice to Go, encoded back as null */
 		return dnsb_webhook_reply(conn, wh, req, MHD_HTTP_OK, DNSB_WEBHOOK_MEDIA_TYPE, "null\n", 5);
-	if (!json_object_is_type(obj, json_type_array))
-		snprintf(why, sizeof(why), "expected an array of endpoints");
-	for (size_t i = 0; why[0] == '\0' && i < json_object_array_length(obj); i++) {
-		struct json_object *ep = json_object_array_get_idx(obj, i);
-		if (ep != NULL && !json_object_is_type(ep, json_type_object))
-			snprintf(why, sizeof(why), "$[%zu]: expected an endpoint object", i);
-	}
-	if (why[0] != '\0') {
+	if (!json_object_is_type(obj, json_type_array)) {
 		json_object_put(obj);
-		dnsb_log(DNSB_LOG_WARN, "POST /adjustendpoints: %s", why);
-		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_BAD_REQUEST, "%s", why);
+		dnsb_log(DNSB_LOG_WARN, "POST /adjustendpoints: expected an array of endpoints");
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_BAD_REQUEST, "expected an array of endpoints");
 	}
-	ret = dnsb_webhook_reply_json(conn, wh, req, obj);
+	if (adjust_all(&adjusted, wh, obj) != 0) {
+		json_object_put(obj);
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	ret = dnsb_webhook_reply_json(conn, wh, req, adjusted);
+	json_object_put(adjusted);
 	json_object_put(obj);
 	return ret;
 }

@@ -72,6 +72,9 @@ struct dnsb_webhook {
 	pthread_t probe;
 	int probe_started;
 	double probe_interval;
+	/* adjust.c: names whose unsupported endpoints were logged (each once); under `lock` */
+	char **unsupported_logged;
+	size_t unsupported_count;
 };
 
 /* reply.c: answer a request; every reply is counted in the sidecar's metrics. */
@@ -90,10 +93,16 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 
+/* adjust.c: free the names logged as unsupported (release). */
+void dnsb_webhook_unsupported_clear(dnsb_webhook *wh);
+
 /* health.c: the provider answered (a read, a list or an apply): /healthz turns ready. */
 void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why);
 /* health.c: the readiness probe thread (arg: the dnsb_webhook). */
 void *dnsb_webhook_probe_main(void *arg);
+/* scope.c: keep[i] = does GET /records return list->items[i] under `filter` (NULL: all but SOA and
+ * DNSSEC types)? Ownership TXT records of in-scope names are kept. @return 0 or DNSB_ENOMEM */
+int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list);
 /* records.c: a provider call's return code as a metrics class label. */
 const char *dnsb_webhook_class_of(int rc);
 /* apply.c: refresh dnsbatch_quarantined_groups. */

@@ -71,17 +71,20 @@ static int list_zone(dnsb_webhook *wh, const char *zone, struct text *out, size_
 {
 	dnsb_rrset_list list = { 0 };
 	double t0 = dnsb_monotonic();
+	unsigned char *keep = NULL;
 	int rc = dnsb_provider_list(wh->provider, zone, &list, err);
 
 	dnsb_metrics_request(wh->metrics, dnsb_provider_name(wh->provider), "list", dnsb_webhook_class_of(rc),
 			     dnsb_monotonic() - t0);
+	if (rc == 0 && ((keep = malloc(list.count + 1)) == NULL || dnsb_webhook_scope(keep, wh->filter, &list) != 0))
+		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < list.count; i++) {
 		const dnsb_rrset *rs = &list.items[i];
 		struct json_object *ep;
 		const char *s;
 		size_t len;
 
-		if (!dnsb_webhook_type_listed(rs->type) || !dnsb_domain_filter_match(wh->filter, rs->owner))
+		if (!keep[i])
 			continue;
 		ep = dnsb_rrset_to_endpoint(rs);
 		s = ep ? json_object_to_json_string_length(ep, JSON_C_TO_STRING_PLAIN |
@@ -92,6 +95,7 @@ static int list_zone(dnsb_webhook *wh, const char *zone, struct text *out, size_
 			(*count)++;
 		json_object_put(ep);
 	}
+	free(keep);
 	dnsb_rrset_list_clear(&list);
 	return rc;
 }

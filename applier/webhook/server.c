@@ -243,6 +243,7 @@ static void release(dnsb_webhook *wh)
 	free(wh->zone_locks);
 	dnsb_quarantine_free(wh->own_quarantine);
 	dnsb_metrics_free(wh->own_metrics);
+	dnsb_webhook_unsupported_clear(wh);
 	pthread_mutex_destroy(&wh->droplog_lock);
 	pthread_cond_destroy(&wh->cond);
 	pthread_mutex_destroy(&wh->lock);

@@ -91,6 +91,16 @@ void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
 void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char *method, unsigned code,
 				  double seconds);
 
+/**
+ * Count endpoints of POST /adjustendpoints in
+ * dnsbatch_webhook_adjusted_endpoints_total{reason}.
+ * @param reason     "normalised" (rewritten to the form GET /records lists) or
+ *                   "unsupported" (the provider cannot apply it: returned
+ *                   unchanged, logged once per name) (copied)
+ * @param endpoints  how many; 0 records nothing
+ */
+void dnsb_metrics_webhook_adjusted(dnsb_metrics *m, const char *reason, size_t endpoints);
+
 /** Set the sidecar's gauges: dnsbatch_webhook_ready (0/1), _requests_in_flight, _applies_in_flight. */
 void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies);
 

@@ -76,13 +76,35 @@ struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
  * RDATA of the RRset as one target, recordType, recordTTL (left out when
  * 0). Targets of name-valued types (CNAME, NS, PTR, MX, DNAME, ...) lose
  * their trailing dot; TXT, SRV and NAPTR targets are kept as is, TXT in
- * quoted presentation form as the TXT registry reads it.
+ * quoted presentation form as the TXT registry reads it, a value stored as
+ * 255-octet character-strings (it was longer) joined back into one string.
  * The one Endpoint serializer: GET /records, `dnsbatch records --output json`
  * and the drop log (for changes the plan gave no endpoint for) all use it.
  * @param rrset  borrowed
  * @return a new json-c object (the caller's reference), or NULL (ENOMEM)
  */
 struct json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset);
+
+/**
+ * external-dns's AdjustEndpoints for one desired Endpoint (provider.go): the
+ * form GET /records will list it in once a provider here stored it, so that
+ * external-dns's next plan finds nothing to change. dnsName and targets
+ * become what dnsb_rrset_to_endpoint prints for the RRset (lower case, no
+ * trailing dot; canonical RDATA, sorted, without duplicates; a bare TXT value
+ * quoted, a long one joined); providerSpecific is removed (no provider here
+ * stores any, and external-dns compares it); recordTTL (0 = not set, which
+ * external-dns does not compare), labels and other members are kept.
+ * @param out   receives a new object (the caller's reference): the adjusted
+ *              endpoint, or an unchanged copy when *why is set
+ * @param why   receives a malloc'd reason (the caller's) when no provider here
+ *              can apply the endpoint (a setIdentifier, an unknown record
+ *              type, a TTL over 2^31-1, a CNAME with two targets, bad RDATA),
+ *              naming `path` and the record; else NULL
+ * @param ep    a JSON value (borrowed; anything but an object is unsupported)
+ * @param path  prefix of messages, e.g. "$[3]" (borrowed)
+ * @return 0, or DNSB_ENOMEM
+ */
+int dnsb_endpoint_adjust(struct json_object **out, char **why, struct json_object *ep, const char *path);
 
 #ifdef __cplusplus
 }

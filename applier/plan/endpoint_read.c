@@ -1,0 +1,169 @@
+/*
+ * endpoint_read.c - one external-dns Endpoint read as the RRset a provider
+ * would store: the owner name and RDATA made canonical, the TTL defaulted,
+ * anything no DNS provider here can apply refused with the reason.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <ldns/ldns.h>
+
+#include "dnsbatch/plan.h"
+#include "applier/plan/internal.h"
+
+const char *dnsb_endpoint_string(json_object *ep, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(ep, key, &v) || v == NULL)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Does this JSON string hold a NUL (JSON's \u0000)? C strings would silently end there. */
+static int has_nul(json_object *v)
+{
+	return json_object_is_type(v, json_type_string) &&
+	       strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
+}
+
+/*
+ * The first string of the endpoint holding a NUL, as a path below the
+ * endpoint ("targets[1]", "labels.ownedRecord"), into `at`; 0 when none.
+ */
+static int find_nul(json_object *ep, char *at, size_t size)
+{
+	static const char *const plain[] = { "dnsName", "recordType", "setIdentifier" };
+	json_object *v;
+
+	for (size_t f = 0; f < sizeof(plain) / sizeof(plain[0]); f++)
+		if (json_object_object_get_ex(ep, plain[f], &v) && v != NULL && has_nul(v))
+			return snprintf(at, size, "%s", plain[f]), 1;
+	if (json_object_object_get_ex(ep, "targets", &v) && json_object_is_type(v, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (has_nul(json_object_array_get_idx(v, i)))
+				return snprintf(at, size, "targets[%zu]", i), 1;
+	if (json_object_object_get_ex(ep, "labels", &v) && json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, key, val)
+			if (has_nul(val))
+				return snprintf(at, size, "labels.%s", key), 1;
+	}
+	if (json_object_object_get_ex(ep, "providerSpecific", &v) && json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *p = json_object_array_get_idx(v, i), *field;
+			if (json_object_is_type(p, json_type_object) &&
+			    ((json_object_object_get_ex(p, "name", &field) && has_nul(field)) ||
+			     (json_object_object_get_ex(p, "value", &field) && has_nul(field))))
+				return snprintf(at, size, "providerSpecific[%zu]", i), 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Endpoint to RRset. Value problems go to `why` (the change is then
+ * invalid); only ENOMEM is returned.
+ */
+int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why)
+{
+	const char *name = dnsb_endpoint_string(ep, "dnsName"), *type = dnsb_endpoint_string(ep, "recordType");
+	const char *setid = dnsb_endpoint_string(ep, "setIdentifier");
+	json_object *targets = NULL, *ttl = NULL;
+	dnsb_error e = { 0 };
+	int64_t t;
+	char nul_at[96];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+#define INVALID(...) do { if (asprintf(why, __VA_ARGS__) < 0) return DNSB_ENOMEM; return 0; } while (0)
+	if (find_nul(ep, nul_at, sizeof(nul_at)))
+		INVALID("%s.%s: holds a NUL character (\\u0000), which no DNS name or record can carry", path, nul_at);
+	if (name == NULL || *name == '\0')
+		INVALID("%s: dnsName is missing", path);
+	if ((rc = dnsb_name_canonical(&out->owner, name, &e)) == DNSB_ENOMEM)
+		return rc;
+	if (rc < 0)
+		INVALID("%s (%s): %s", path, name, e.message);
+	if (type == NULL || *type == '\0')
+		INVALID("%s (%s): recordType is missing", path, name);
+	out->type = ldns_get_rr_type_by_name(type);
+	if (out->type == 0 || ldns_rr_descript(out->type)->_name == NULL)
+		INVALID("%s (%s): unknown recordType '%s'", path, name, type);
+	if (setid != NULL && *setid != '\0')
+		INVALID("%s (%s %s): setIdentifier '%s' (a routing policy) is not supported by DNS providers here",
+			path, name, type, setid);
+	json_object_object_get_ex(ep, "recordTTL", &ttl);
+	if (ttl && !json_object_is_type(ttl, json_type_int))
+		INVALID("%s (%s %s): recordTTL: expected a whole number of seconds", path, name, type);
+	t = ttl ? json_object_get_int64(ttl) : 0;
+	if (t < 0 || t > (int64_t)DNSB_TTL_MAX)
+		INVALID("%s (%s %s): recordTTL %lld is out of range 0..%u", path, name, type, (long long)t,
+			DNSB_TTL_MAX);
+	/* external-dns: 0 or absent means "not set". A new RRset gets the default; an
+	 * old one (its registry sends TTL 0 in updateOld and delete) matches any TTL. */
+	out->ttl = t == 0 ? (old ? DNSB_TTL_UNSET : DNSB_TTL_DEFAULT) : (uint32_t)t;
+	json_object_object_get_ex(ep, "targets", &targets);
+	if (targets == NULL || !json_object_is_type(targets, json_type_array) || json_object_array_length(targets) == 0)
+		INVALID("%s (%s %s): no targets", path, name, type);
+	for (size_t i = 0; i < json_object_array_length(targets); i++) {
+		json_object *target = json_object_array_get_idx(targets, i);
+		char *rdata = NULL;
+		if (!json_object_is_type(target, json_type_string))
+			INVALID("%s.targets[%zu] (%s %s): expected a string", path, i, name, type);
+		rc = dnsb_rdata_canonical(&rdata, out->type, json_object_get_string(target), &e);
+		if (rc == DNSB_ENOMEM)
+			return rc;
+		if (rc < 0)
+			INVALID("%s.targets[%zu] (%s %s): %s", path, i, name, type, e.message);
+		rc = dnsb_rrset_add_rdata(out, rdata);
+		free(rdata);
+		if (rc < 0)
+			return rc;
+	}
+	if (out->type == LDNS_RR_TYPE_CNAME && out->rdata_count > 1)
+		INVALID("%s (%s CNAME): a CNAME RRset holds one record, got %zu targets", path, name,
+			out->rdata_count);
+#undef INVALID
+	return 0;
+}
+
+
+int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const char *path)
+{
+	dnsb_rrset rs;
+	json_object *listed = NULL, *copy = NULL, *v;
+	int rc = 0;
+
+	*out = NULL;
+	*why = NULL;
+	if (!json_object_is_type(ep, json_type_object)) {
+		memset(&rs, 0, sizeof(rs));
+		if (asprintf(why, "%s: expected an endpoint object", path) < 0)
+			rc = DNSB_ENOMEM;
+	} else {
+		rc = dnsb_endpoint_rrset(&rs, ep, 0, path, why);
+	}
+	if (rc == 0 && ep != NULL && json_object_deep_copy(ep, &copy, NULL) != 0)
+		rc = DNSB_ENOMEM; /* a JSON null stays NULL */
+	if (rc == 0 && *why == NULL) {
+		if ((listed = dnsb_rrset_to_endpoint(&rs)) == NULL)
+			rc = DNSB_ENOMEM;
+		json_object_object_del(copy, "providerSpecific");
+		if (rc == 0 && json_object_object_get_ex(listed, "dnsName", &v))
+			rc = json_object_object_add(copy, "dnsName", json_object_get(v)) == 0 ? 0 : DNSB_ENOMEM;
+		if (rc == 0 && json_object_object_get_ex(listed, "targets", &v))
+			rc = json_object_object_add(copy, "targets", json_object_get(v)) == 0 ? 0 : DNSB_ENOMEM;
+	}
+	json_object_put(listed);
+	dnsb_rrset_clear(&rs);
+	if (rc != 0) {
+		json_object_put(copy);
+		free(*why);
+		*why = NULL;
+		return rc;
+	}
+	*out = copy;
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* internal.h - the plan stage's pieces shared between its files (not installed). */
+#ifndef DNSB_PLAN_INTERNAL_H
+#define DNSB_PLAN_INTERNAL_H
+
+#include <json-c/json.h>
+
+#include "dnsbatch/change.h"
+
+/* The string member `key` of a JSON object (any JSON value as json-c prints it), or NULL when absent. Borrowed. */
+const char *dnsb_endpoint_string(json_object *ep, const char *key);
+
+/*
+ * Read an Endpoint (any JSON object: shapes are checked here too) into *out.
+ * `old`: an updateOld or delete endpoint, whose TTL 0 or none stays
+ * DNSB_TTL_UNSET; a new one gets DNSB_TTL_DEFAULT. `path` ("$.create[3]")
+ * prefixes messages. When the endpoint cannot be applied, *why receives a
+ * malloc'd message naming the path and the record, and *out is partly filled
+ * (clear it either way).
+ * @return 0, or DNSB_ENOMEM
+ */
+int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why);
+
+#endif

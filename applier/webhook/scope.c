@@ -1,0 +1,149 @@
+/*
+ * scope.c - which listed RRsets GET /records returns under the domain filter.
+ *
+ * A record is in scope when the filter matches its owner name. external-dns's
+ * TXT registry (registry/txt.go) reads its ownership records from the same
+ * listing before the plan filters by domain, and keeps them at names derived
+ * from the owned name: "a-app.example.com" (type prefix), "pre-a-app.example.com"
+ * or "_x.a-app.example.com" (--txt-prefix), "a-app-suf.example.com"
+ * (--txt-suffix), or "app.example.com" itself (the old format). A filter on
+ * "app.example.com", or a regex anchored on the first label, does not match
+ * those names; hiding them makes external-dns see no owner and never update or
+ * delete the record. So a TXT RRset outside the filter is still returned when
+ * it could be the ownership record of an in-scope name:
+ *   - an in-scope owner "L.REST" exists and the TXT name is "X.REST" with L
+ *     inside X (any prefix or suffix, with or without dots), or
+ *   - its first label holds "TYPE-" (an RR type mnemonic) and the name after
+ *     it is in scope (the owned record does not exist yet or any more).
+ * Returning a TXT record whose owned name is out of scope is harmless: the
+ * registry turns ownership records into labels of the records it owns, and the
+ * plan ignores names outside the filter.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ldns/ldns.h>
+
+#include "applier/core/hmap.h"
+#include "applier/webhook/internal.h"
+
+enum { TYPE_TXT = 16 };
+
+/* The first labels of in-scope owners that share one parent ("example.com."). */
+struct firsts {
+	const char **at;  /* borrowed owner names */
+	size_t n, cap;
+};
+
+static int firsts_add(struct firsts *f, const char *owner)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 4;
+		const char **at = realloc(f->at, cap * sizeof(*at));
+		if (at == NULL)
+			return DNSB_ENOMEM;
+		f->at = at;
+		f->cap = cap;
+	}
+	f->at[f->n++] = owner;
+	return 0;
+}
+
+static void parents_clear(dnsb_hmap *parents)
+{
+	size_t iter = 0;
+	const char *key;
+	void *value;
+
+	while (dnsb_hmap_next(parents, &iter, &key, &value)) {
+		struct firsts *f = value;
+		free(f->at);
+		free(f);
+	}
+	dnsb_hmap_clear(parents);
+}
+
+/* Index in-scope owners by parent. @return 0 or DNSB_ENOMEM */
+static int index_parents(dnsb_hmap *parents, const dnsb_rrset_list *list, const unsigned char *keep)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		const char *owner = list->items[i].owner, *dot = strchr(owner, '.');
+		struct firsts *f;
+
+		if (!keep[i] || dot == NULL || dot[1] == '\0')
+			continue;
+		if ((f = dnsb_hmap_get(parents, dot + 1)) == NULL) {
+			if ((f = calloc(1, sizeof(*f))) == NULL || dnsb_hmap_put(parents, dot + 1, f) != 0) {
+				free(f);
+				return DNSB_ENOMEM;
+			}
+		}
+		if ((f->n == 0 || strcmp(f->at[f->n - 1], owner) != 0) && firsts_add(f, owner) != 0)
+			return DNSB_ENOMEM;
+	}
+	return 0;
+}
+
+/* Does X (the `xlen` bytes before ".parent") hold the first label of an in-scope owner under that parent? */
+static int holds_first_label(const dnsb_hmap *parents, const char *name, size_t xlen, const char *parent)
+{
+	const struct firsts *f = dnsb_hmap_get(parents, parent);
+
+	for (size_t i = 0; f && i < f->n; i++) {
+		size_t l0 = (size_t)(strchr(f->at[i], '.') - f->at[i]);
+		for (size_t k = 0; l0 > 0 && k + l0 <= xlen; k++)
+			if (memcmp(name + k, f->at[i], l0) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* Is the head of a label (its bytes before a '-') an RR type mnemonic, alone or after a non-alphanumeric byte? */
+static int ends_with_type(const char *label, size_t end)
+{
+	char type[16];
+	size_t start = end;
+
+	while (start > 0 && isalnum((unsigned char)label[start - 1]))
+		start--;
+	if (end == start || end - start >= sizeof(type))
+		return 0;
+	memcpy(type, label + start, end - start);
+	type[end - start] = '\0';
+	return ldns_get_rr_type_by_name(type) != 0;
+}
+
+/* Could the TXT RRset at `name` be the ownership record of an in-scope name? */
+static int owns_in_scope(const dnsb_domain_filter *filter, const dnsb_hmap *parents, const char *name)
+{
+	const char *first_dot = strchr(name, '.');
+
+	for (const char *dot = first_dot; dot && dot[1] != '\0'; dot = strchr(dot + 1, '.'))
+		if (holds_first_label(parents, name, (size_t)(dot - name), dot + 1))
+			return 1;
+	for (const char *dash = name; first_dot && (dash = memchr(dash, '-', (size_t)(first_dot - dash))) != NULL;
+	     dash++)
+		if (ends_with_type(name, (size_t)(dash - name)) && dnsb_domain_filter_match(filter, dash + 1))
+			return 1;
+	return 0;
+}
+
+int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list)
+{
+	dnsb_hmap parents = DNSB_HMAP_INIT;
+	int rc;
+
+	for (size_t i = 0; i < list->count; i++)
+		keep[i] = dnsb_webhook_type_listed(list->items[i].type) &&
+			  dnsb_domain_filter_match(filter, list->items[i].owner);
+	if (filter == NULL)
+		return 0;
+	if ((rc = index_parents(&parents, list, keep)) == 0) {
+		for (size_t i = 0; i < list->count; i++)
+			if (!keep[i] && list->items[i].type == TYPE_TXT)
+				keep[i] = (unsigned char)owns_in_scope(filter, &parents, list->items[i].owner);
+	}
+	parents_clear(&parents);
+	return rc;
+}
