@@ -15,12 +15,19 @@ CC      ?= cc
 ifeq ($(origin CC),default)
 CC = cc
 endif
+CXX     ?= c++
+ifeq ($(origin CXX),default)
+CXX = c++
+endif
 AR      ?= ar
-PKGS     = libcurl json-c openssl ldns libmicrohttpd
+PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2
 VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/dnsbatch.h)
 SAN     ?= 0
 
 WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
+           -Wpointer-arith -Wwrite-strings -Wformat=2 -Wundef -Wvla
+# The same for C++ (only applier/webhook/re2.cc, the C view of RE2), less the C-only warnings.
+CXXWARN  = -Wall -Wextra -Werror -Wmissing-declarations -Wshadow \
            -Wpointer-arith -Wwrite-strings -Wformat=2 -Wundef -Wvla
 OPT     ?= -O2 -g
 SAN_1    = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -31,11 +38,14 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -Iinclude -I. $(PKG_CFLAGS) $(CFLAGS)
+ALL_CXXFLAGS = -std=c++17 -D_GNU_SOURCE $(CXXWARN) $(OPT) $(SANFLAGS) -Iinclude -I. $(PKG_CFLAGS) $(CXXFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
-LIBS     = $(PKG_LIBS) -lpthread -lm
+# -lstdc++: the library holds C++ (RE2) and every program links with $(CC).
+LIBS     = $(PKG_LIBS) -lpthread -lm -lstdc++
 
 LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136
 LIB_SRC  = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+LIB_CXX_SRC = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc)))
 CLI_SRC  = $(sort $(wildcard applier/cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
@@ -43,7 +53,7 @@ BENCH_SRC = $(sort $(wildcard tests/bench/bench_*.c))
 FAKE_SRC = $(sort $(wildcard tests/fakes/*.c))
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
 BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
@@ -56,6 +66,10 @@ all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cc $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
 $(BUILD)/libdnsbatch.a: $(LIB_OBJ)
 	@rm -f $@
@@ -98,7 +112,7 @@ bench: deps
 # libFuzzer targets for every parser of outside input (clang), FUZZ_SECONDS each, from the seed corpus.
 fuzz:
 	@sh scripts/deps.sh clang libclang-rt-14-dev
-	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=fuzz OPT="-O1 -g" CFLAGS="-Wno-format-nonliteral -Wno-missing-field-initializers" $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CXX=clang++ SAN=fuzz OPT="-O1 -g" CFLAGS="-Wno-format-nonliteral -Wno-missing-field-initializers" $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 	@for f in $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%); do \
 	  mkdir -p build-fuzz/corpus-$$f; echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
 	  build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ \
@@ -118,7 +132,7 @@ install: all
 	cp include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: dnsbatch' 'Description: apply DNS change batches without one conflict blocking the rest' \
-	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm' \
+	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm -lstdc++' \
 	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dnsbatch.pc
 
 # Every public header compiles alone, as a user's first #include would, with -pedantic.

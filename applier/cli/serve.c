@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"  --metrics-listen ADDR:PORT     /healthz and /metrics (default %s; \"\" = on --listen only)\n"
 		"  --domain-filter DOMAIN         offer only these domains (repeatable, or comma-separated)\n"
 		"  --exclude-domains DOMAIN       leave these domains out (repeatable, or comma-separated)\n"
-		"  --regex-domain-filter RE       offer names matching RE (POSIX extended); not with the lists\n"
+		"  --regex-domain-filter RE       offer names matching RE (RE2, Go syntax); not with the lists\n"
 		"  --regex-domain-exclusion RE    leave out names matching RE\n"
 		"  --max-body-size BYTES          larger POST bodies get 413 (default 33554432; k/m/g suffix = KiB/MiB/GiB)\n"
 		"  --apply-timeout SECONDS        answer POST /records within this (default 10); what is not\n"

@@ -1,35 +1,47 @@
-/* webhook_filter.c - the domain filter negotiated on GET / (external-dns endpoint/domain_filter.go). */
+/* filter.c - the domain filter negotiated on GET / (external-dns endpoint/domain_filter.go). */
 #include <ctype.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <idn2.h>
 #include <json-c/json.h>
 
+#include "applier/webhook/re2.h"
 #include "dnsbatch/webhook.h"
 
+struct domain_list {
+	/* Trimmed, lower-cased, sorted, as the user wrote them: GET / hands
+	 * them back and external-dns normalises them itself. */
+	char **given;
+	/* given[i] in A-label form, the form names are compared in. */
+	char **alabel;
+	size_t count;
+};
+
 struct dnsb_domain_filter {
-	char **include;
-	size_t include_count;
-	char **exclude;
-	size_t exclude_count;
+	struct domain_list include;
+	struct domain_list exclude;
 	/* Kept as given: GET / must hand external-dns the same text to compile. */
 	char *regex_include;
 	char *regex_exclude;
-	regex_t re_include;
-	regex_t re_exclude;
-	int has_re_include;
-	int has_re_exclude;
+	dnsb_re2 *re_include;
+	dnsb_re2 *re_exclude;
 };
+
+/* The form a name is compared in: lists compare A-labels ("xn--caf-dma"),
+ * which is comparing the Unicode forms as external-dns does; regular
+ * expressions see U-labels ("café"), as external-dns's normalizeDomain
+ * hands them. */
+enum name_form { FORM_ALABEL, FORM_ULABEL };
 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* external-dns normalizeDomain: trim blanks and one trailing dot; we also
- * lower-case, as DNS names compare case-insensitively. */
-static char *normalize(const char *s, size_t len)
+/* external-dns normalizeDomain, before IDNA: trim blanks and one trailing
+ * dot; lower-case, as DNS names compare case-insensitively. */
+static char *trim_lower(const char *s, size_t len)
 {
 	while (len > 0 && isspace((unsigned char)*s)) {
 		s++;
@@ -48,6 +60,93 @@ static char *normalize(const char *s, size_t len)
 	return out;
 }
 
+/* Does IDNA leave s as it is (lower-cased ASCII, and for U-labels no
+ * "xn--" label to decode)? The common case, so it skips libidn2. */
+static int idna_identity(const char *s, enum name_form form)
+{
+	for (const char *p = s; *p != '\0'; p++) {
+		if ((unsigned char)*p >= 0x80)
+			return 0;
+		if (form == FORM_ULABEL && (p == s || p[-1] == '.') && strncmp(p, "xn--", 4) == 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* UTS #46 transitional processing, as external-dns's idna profile
+ * (MapForLookup, Transitional): maps (lower-cases, NFC), then encodes or
+ * decodes. Returns a copy (the caller's), or NULL when libidn2 refuses
+ * (or memory ran out: the caller then keeps the text as given). */
+static char *idna_convert(const char *s, size_t len, enum name_form form)
+{
+	char *in = strndup(s, len);
+	char *a = NULL, *u = NULL, *out = NULL;
+
+	if (in == NULL)
+		return NULL;
+	if (idn2_to_ascii_8z(in, &a, IDN2_NFC_INPUT | IDN2_TRANSITIONAL) == IDN2_OK) {
+		if (form == FORM_ALABEL)
+			out = strdup(a);
+		else if (idn2_to_unicode_8z8z(a, &u, 0) == IDN2_OK)
+			out = strdup(u);
+	}
+	idn2_free(u);
+	idn2_free(a);
+	free(in);
+	return out;
+}
+
+/* Label by label: libidn2 refuses a whole name for one odd label
+ * ("r3---sn", a stray hyphen) where external-dns converts the others. A
+ * label libidn2 refuses stays as given. Takes lower (the caller's). */
+static char *convert_labels(char *lower, enum name_form form)
+{
+	size_t cap = strlen(lower) + 1, used = 0;
+	char *out = malloc(cap);
+
+	for (const char *p = lower; out != NULL;) {
+		size_t len = strcspn(p, ".");
+		char *conv = idna_convert(p, len, form);
+		const char *label = conv != NULL ? conv : p;
+		size_t llen = conv != NULL ? strlen(conv) : len;
+		if (used + llen + 2 > cap) {
+			cap += used + llen + 2;
+			char *n = realloc(out, cap);
+			if (n == NULL)
+				free(out);
+			out = n;
+		}
+		if (out != NULL) {
+			memcpy(out + used, label, llen);
+			used += llen;
+			out[used] = p[len] == '.' ? '.' : '\0';
+			used += p[len] == '.';
+		}
+		free(conv);
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	free(lower);
+	return out;
+}
+
+/* A name or list entry in the form it is compared in (a copy, the
+ * caller's), or NULL when memory ran out. */
+static char *normalize(const char *s, size_t len, enum name_form form)
+{
+	char *lower = trim_lower(s, len);
+	char *conv;
+
+	if (lower == NULL || idna_identity(lower, form))
+		return lower;
+	conv = idna_convert(lower, strlen(lower), form);
+	if (conv == NULL)
+		return convert_labels(lower, form);
+	free(lower);
+	return conv;
+}
+
 static int push(char ***list, size_t *count, char *s)
 {
 	char **n = realloc(*list, (*count + 1) * sizeof(*n));
@@ -61,7 +160,7 @@ static int push(char ***list, size_t *count, char *s)
 }
 
 /* Each entry may hold comma-separated domains; empty ones are dropped. */
-static int add_domains(char ***list, size_t *count, const char *const *src, size_t n)
+static int add_domains(struct domain_list *list, const char *const *src, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *p = src[i];
@@ -70,34 +169,52 @@ static int add_domains(char ***list, size_t *count, const char *const *src, size
 		for (;;) {
 			const char *comma = strchr(p, ',');
 			size_t len = comma ? (size_t)(comma - p) : strlen(p);
-			char *d = normalize(p, len);
+			char *d = trim_lower(p, len);
 			if (d == NULL)
 				return DNSB_ENOMEM;
 			if (*d == '\0')
 				free(d);
-			else if (push(list, count, d) != 0)
+			else if (push(&list->given, &list->count, d) != 0)
 				return DNSB_ENOMEM;
 			if (comma == NULL)
 				break;
 			p = comma + 1;
 		}
 	}
-	if (*count > 1)
-		qsort(*list, *count, sizeof(**list), cmp_str);
+	if (list->count > 1)
+		qsort(list->given, list->count, sizeof(*list->given), cmp_str);
+	list->alabel = calloc(list->count ? list->count : 1, sizeof(*list->alabel));
+	if (list->alabel == NULL)
+		return DNSB_ENOMEM;
+	for (size_t i = 0; i < list->count; i++) {
+		list->alabel[i] = normalize(list->given[i], strlen(list->given[i]), FORM_ALABEL);
+		if (list->alabel[i] == NULL)
+			return DNSB_ENOMEM;
+	}
 	return 0;
 }
 
-static int compile(regex_t *re, int *has, char **keep, const char *src, const char *flag, dnsb_error *err)
+static void clear_domains(struct domain_list *list)
 {
+	for (size_t i = 0; i < list->count; i++) {
+		free(list->given[i]);
+		if (list->alabel != NULL)
+			free(list->alabel[i]);
+	}
+	free(list->given);
+	free(list->alabel);
+}
+
+static int compile(dnsb_re2 **re, char **keep, const char *src, const char *flag, dnsb_error *err)
+{
+	char why[128];
+
 	if (src == NULL || *src == '\0')
 		return 0;
-	int rc = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		char why[128];
-		regerror(rc, re, why, sizeof(why));
-		return dnsb_error_set(err, DNSB_EINVAL, "--%s: cannot compile \"%s\": %s", flag, src, why);
-	}
-	*has = 1;
+	*re = dnsb_re2_new(src, why, sizeof(why));
+	if (*re == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "--%s: cannot compile \"%s\" (RE2, Go's syntax): %s",
+				      flag, src, why);
 	*keep = strdup(src);
 	return *keep ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
@@ -115,17 +232,15 @@ int dnsb_domain_filter_new(dnsb_domain_filter **out,
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if (add_domains(&f->include, &f->include_count, include, include_count) != 0 ||
-	    add_domains(&f->exclude, &f->exclude_count, exclude, exclude_count) != 0) {
+	if (add_domains(&f->include, include, include_count) != 0 ||
+	    add_domains(&f->exclude, exclude, exclude_count) != 0) {
 		dnsb_domain_filter_free(f);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
-	rc = compile(&f->re_include, &f->has_re_include, &f->regex_include, regex_include,
-		     "regex-domain-filter", err);
+	rc = compile(&f->re_include, &f->regex_include, regex_include, "regex-domain-filter", err);
 	if (rc == 0)
-		rc = compile(&f->re_exclude, &f->has_re_exclude, &f->regex_exclude, regex_exclude,
-			     "regex-domain-exclusion", err);
-	if (rc == 0 && (f->has_re_include || f->has_re_exclude) && (f->include_count || f->exclude_count))
+		rc = compile(&f->re_exclude, &f->regex_exclude, regex_exclude, "regex-domain-exclusion", err);
+	if (rc == 0 && (f->re_include || f->re_exclude) && (f->include.count || f->exclude.count))
 		/* external-dns refuses a negotiation body holding both forms. */
 		rc = dnsb_error_set(err, DNSB_EINVAL,
 				    "--domain-filter/--exclude-domains and --regex-domain-filter/"
@@ -142,16 +257,10 @@ void dnsb_domain_filter_free(dnsb_domain_filter *f)
 {
 	if (f == NULL)
 		return;
-	for (size_t i = 0; i < f->include_count; i++)
-		free(f->include[i]);
-	for (size_t i = 0; i < f->exclude_count; i++)
-		free(f->exclude[i]);
-	free(f->include);
-	free(f->exclude);
-	if (f->has_re_include)
-		regfree(&f->re_include);
-	if (f->has_re_exclude)
-		regfree(&f->re_exclude);
+	clear_domains(&f->include);
+	clear_domains(&f->exclude);
+	dnsb_re2_free(f->re_include);
+	dnsb_re2_free(f->re_exclude);
 	free(f->regex_include);
 	free(f->regex_exclude);
 	free(f);
@@ -162,15 +271,15 @@ static int ends_with(const char *s, size_t slen, const char *suffix, size_t sufl
 	return slen >= suflen && memcmp(s + slen - suflen, suffix, suflen) == 0;
 }
 
-/* external-dns matchFilter. */
-static int match_list(char *const *filters, size_t n, const char *name, int empty)
+/* external-dns matchFilter, on A-label forms. */
+static int match_list(const struct domain_list *list, const char *name, int empty)
 {
 	size_t nlen = strlen(name);
 
-	if (n == 0)
+	if (list->count == 0)
 		return empty;
-	for (size_t i = 0; i < n; i++) {
-		const char *f = filters[i];
+	for (size_t i = 0; i < list->count; i++) {
+		const char *f = list->alabel[i];
 		size_t flen = strlen(f);
 		if (f[0] == '.' && ends_with(name, nlen, f, flen))
 			return 1;
@@ -182,28 +291,33 @@ static int match_list(char *const *filters, size_t n, const char *name, int empt
 	return 0;
 }
 
+/* external-dns matchRegex: exclusion first, then inclusion when given. A
+ * failed match (out of memory) lets nothing through. */
+static int match_regex(const dnsb_domain_filter *f, const char *name)
+{
+	if (f->re_exclude != NULL && dnsb_re2_partial_match(f->re_exclude, name) != 0)
+		return 0;
+	if (f->re_include != NULL)
+		return dnsb_re2_partial_match(f->re_include, name) == 1;
+	return 1;
+}
+
 int dnsb_domain_filter_match(const dnsb_domain_filter *f, const char *name)
 {
+	int regex;
 	char *n;
 	int ok;
 
 	if (f == NULL)
 		return 1;
-	n = normalize(name, strlen(name));
+	regex = f->re_include != NULL || f->re_exclude != NULL;
+	n = normalize(name, strlen(name), regex ? FORM_ULABEL : FORM_ALABEL);
 	if (n == NULL)
 		return 0;
-	if (f->has_re_include || f->has_re_exclude) {
-		/* matchRegex: exclusion first, then inclusion when given. */
-		if (f->has_re_exclude && regexec(&f->re_exclude, n, 0, NULL, 0) == 0)
-			ok = 0;
-		else if (f->has_re_include)
-			ok = regexec(&f->re_include, n, 0, NULL, 0) == 0;
-		else
-			ok = 1;
-	} else {
-		ok = match_list(f->include, f->include_count, n, 1) &&
-		     !match_list(f->exclude, f->exclude_count, n, 0);
-	}
+	if (regex)
+		ok = match_regex(f, n);
+	else
+		ok = match_list(&f->include, n, 1) && !match_list(&f->exclude, n, 0);
 	free(n);
 	return ok;
 }
@@ -213,14 +327,14 @@ int dnsb_domain_filter_may_match_zone(const dnsb_domain_filter *f, const char *a
 	char *z;
 	int ok = 0;
 
-	if (f == NULL || f->include_count == 0 || f->has_re_include || f->has_re_exclude)
+	if (f == NULL || f->include.count == 0 || f->re_include != NULL || f->re_exclude != NULL)
 		return 1;
-	z = normalize(apex, strlen(apex));
+	z = normalize(apex, strlen(apex), FORM_ALABEL);
 	if (z == NULL)
 		return 1;
 	size_t zlen = strlen(z);
-	for (size_t i = 0; i < f->include_count && !ok; i++) {
-		const char *inc = f->include[i];
+	for (size_t i = 0; i < f->include.count && !ok; i++) {
+		const char *inc = f->include.alabel[i];
 		if (inc[0] == '.')
 			inc++;
 		size_t ilen = strlen(inc);
@@ -270,16 +384,16 @@ int dnsb_domain_filter_to_json(struct json_object **out, const dnsb_domain_filte
 	*out = NULL;
 	if (obj == NULL)
 		return DNSB_ENOMEM;
-	if (f != NULL && (f->has_re_include || f->has_re_exclude)) {
-		if (f->has_re_include)
+	if (f != NULL && (f->re_include != NULL || f->re_exclude != NULL)) {
+		if (f->re_include != NULL)
 			rc = add_member(obj, "regexInclude", json_object_new_string(f->regex_include));
-		if (rc == 0 && f->has_re_exclude)
+		if (rc == 0 && f->re_exclude != NULL)
 			rc = add_member(obj, "regexExclude", json_object_new_string(f->regex_exclude));
 	} else if (f != NULL) {
-		if (f->include_count)
-			rc = add_member(obj, "include", string_array(f->include, f->include_count));
-		if (rc == 0 && f->exclude_count)
-			rc = add_member(obj, "exclude", string_array(f->exclude, f->exclude_count));
+		if (f->include.count)
+			rc = add_member(obj, "include", string_array(f->include.given, f->include.count));
+		if (rc == 0 && f->exclude.count)
+			rc = add_member(obj, "exclude", string_array(f->exclude.given, f->exclude.count));
 	}
 	if (rc != 0) {
 		json_object_put(obj);

@@ -66,9 +66,20 @@ extern "C" {
 /**
  * The domain filter offered on GET / and applied to GET /records: either
  * include/exclude lists of domains, or a pair of regular expressions
- * (POSIX extended, unanchored, matched against the name without its
- * trailing dot, lower-cased). Never both. Immutable once built, so it may
- * be shared by threads. Opaque.
+ * (RE2, the syntax of Go's regexp, as external-dns compiles them: `\d`
+ * and `(?i)` work, backreferences and lookaround do not). Never both.
+ *
+ * Internationalised names match in either form, as in external-dns:
+ * names and list entries are mapped by UTS #46 (transitional, as
+ * external-dns's idna profile: lower-cased, NFC) with libidn2, so
+ * `café.example.org` and `xn--caf-dma.example.org` are the same domain.
+ * A regular expression is matched unanchored against the name without its
+ * trailing dot, lower-cased, in Unicode form (`café.example.org`, never
+ * `xn--caf-dma.example.org`), which is what external-dns matches it
+ * against. A label libidn2 refuses (`r3---sn`) is compared as given,
+ * lower-cased.
+ *
+ * Immutable once built, so it may be shared by threads. Opaque.
  */
 typedef struct dnsb_domain_filter dnsb_domain_filter;
 
@@ -77,7 +88,7 @@ typedef struct dnsb_domain_filter dnsb_domain_filter;
  * and lower-cased; empty entries are ignored; an entry may hold several
  * domains separated by commas (as in `--domain-filter a.com,b.com`).
  * A leading dot ("`.example.com`") matches subdomains only, as in
- * external-dns.
+ * external-dns. Entries in Unicode and in punycode are equivalent.
  *
  * @param out            receives the filter (the caller's; dnsb_domain_filter_free)
  * @param include        domains to keep (borrowed, copied), may be NULL
@@ -88,8 +99,8 @@ typedef struct dnsb_domain_filter dnsb_domain_filter;
  * @param regex_exclude  regular expression of names to leave out, or NULL/""
  * @param err            detail on failure
  * @return 0; DNSB_EINVAL when lists and regular expressions are both given
- *         or a regular expression does not compile (the message names the
- *         flag and regcomp's reason); DNSB_ENOMEM
+ *         or a regular expression does not compile as RE2 (the message
+ *         names the flag and RE2's reason); DNSB_ENOMEM
  */
 int dnsb_domain_filter_new(dnsb_domain_filter **out,
 			   const char *const *include, size_t include_count,
@@ -103,8 +114,9 @@ void dnsb_domain_filter_free(dnsb_domain_filter *filter);
 /**
  * Does a name pass the filter (external-dns DomainFilter.Match)?
  * @param filter  may be NULL: everything passes
- * @param name    a domain name, with or without trailing dot (borrowed)
- * @return 1 or 0
+ * @param name    a domain name, with or without trailing dot, in A-labels
+ *                or UTF-8 (borrowed)
+ * @return 1 or 0 (also 0 when memory runs out)
  */
 int dnsb_domain_filter_match(const dnsb_domain_filter *filter, const char *name);
 
@@ -119,7 +131,10 @@ int dnsb_domain_filter_may_match_zone(const dnsb_domain_filter *filter, const ch
 /**
  * The negotiation body of GET /: {"include":[...],"exclude":[...]} with
  * sorted lists, or {"regexInclude":"...","regexExclude":"..."}, empty
- * members left out (Go's omitempty), so `{}` for no filter.
+ * members left out (Go's omitempty), so `{}` for no filter. List entries
+ * are sent as the user gave them (trimmed, ASCII lower-cased, no trailing dot,
+ * not converted to or from punycode: external-dns normalises them itself);
+ * regular expressions byte for byte.
  * @param out  receives a new json-c object (the caller's reference)
  * @return 0 or DNSB_ENOMEM
  */
