@@ -202,16 +202,6 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 	}
 }
 
-int dnsb_rfc2136_tsig_error(const ldns_pkt *reply)
-{
-	ldns_rr *tsig = ldns_pkt_tsig(reply);
-
-	/* TSIG RDATA: algorithm, time, fudge, MAC, original ID, error, other (RFC 8945 §4.2). */
-	if (tsig == NULL || ldns_rr_rd_count(tsig) < 6 || ldns_rr_rdf(tsig, 5) == NULL)
-		return 0;
-	return (int)ldns_rdf2native_int16(ldns_rr_rdf(tsig, 5));
-}
-
 static int sign(dnsb_rfc2136_net *net, ldns_pkt *query, dnsb_error *err)
 {
 	ldns_status st;
@@ -260,8 +250,6 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **rep
 	ldns_buffer *qb = NULL;
 	uint8_t *wire = NULL;
 	size_t size = 0, qsize;
-	ldns_rdf *mac;
-	ldns_status st;
 	int rc;
 
 	*reply = NULL;
@@ -297,100 +285,29 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **rep
 	ldns_buffer_free(qb);
 	if (rc != 0)
 		return rc;
-	st = ldns_wire2pkt(reply, wire, size);
-	if (st != LDNS_STATUS_OK) {
-		free(wire);
-		*reply = NULL;
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "malformed reply from %s: %s", net->server,
-				      ldns_get_errorstr_by_id(st));
-	}
-	if (ldns_pkt_id(*reply) != ldns_pkt_id(query)) {
-		free(wire);
-		ldns_pkt_free(*reply);
-		*reply = NULL;
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "reply from %s has the wrong ID", net->server);
-	}
-	if (net->keyname == NULL) {
-		*tsig_ok = 1;
-	} else {
-		mac = ldns_pkt_tsig(query) ? ldns_rr_rdf(ldns_pkt_tsig(query), 3) : NULL;
-		*tsig_ok = mac != NULL && ldns_pkt_tsig_verify(*reply, wire, size, net->keyname, net->secret, mac);
-	}
+	rc = dnsb_rfc2136_reply_parse(reply, tsig_ok, wire, size, query, net, err);
 	free(wire);
-	return 0;
-}
-
-/* Classify a failed AXFR rcode for the read/list return codes. */
-static int axfr_rcode_error(dnsb_rfc2136_net *net, const char *zone, const ldns_pkt *pkt, dnsb_error *err)
-{
-	int rcode = ldns_pkt_get_rcode(pkt), tsig = dnsb_rfc2136_tsig_error(pkt);
-
-	if (rcode == LDNS_RCODE_SERVFAIL)
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: SERVFAIL", zone, net->server);
-	if (tsig != 0)
-		return dnsb_error_set(err, DNSB_EFATAL, "AXFR of %s from %s: %s (TSIG error %s)", zone, net->server,
-				      dnsb_rfc2136_rcode_name(rcode), dnsb_rfc2136_rcode_name(tsig));
-	return dnsb_error_set(err, DNSB_EFATAL, "AXFR of %s from %s: %s%s", zone, net->server,
-			      dnsb_rfc2136_rcode_name(rcode),
-			      rcode == LDNS_RCODE_REFUSED || rcode == LDNS_RCODE_NOTAUTH ?
-				      " (transfers not allowed for this key or address, or zone not served)" : "");
+	return rc;
 }
 
 /* Read AXFR messages from fd until the closing SOA. */
-static int axfr_read(dnsb_rfc2136_net *net, int fd, const char *zone, ldns_pkt *query, ldns_rr_list *rrs,
+static int axfr_read(dnsb_rfc2136_net *net, int fd, const char *zone, const ldns_pkt *query, ldns_rr_list *rrs,
 		     dnsb_error *err)
 {
-	unsigned soa = 0;
-	int first = 1;
+	dnsb_rfc2136_axfr_state ax = DNSB_RFC2136_AXFR_STATE_INIT(net, zone, query, rrs);
 
-	while (soa < 2) {
+	while (ax.soa < 2) {
 		size_t size = 0;
 		uint8_t *wire = ldns_tcp_read_wire_timeout(fd, &size, net->timeout);
-		ldns_pkt *pkt = NULL;
-		int rc = 0;
+		int rc;
 
 		if (wire == NULL)
 			return dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: no reply within %g s",
 					      zone, net->server, timeout_seconds(net));
-		if (ldns_wire2pkt(&pkt, wire, size) != LDNS_STATUS_OK) {
-			free(wire);
-			return dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: malformed message", zone,
-					      net->server);
-		}
-		if (ldns_pkt_get_rcode(pkt) != LDNS_RCODE_NOERROR || ldns_pkt_id(pkt) != ldns_pkt_id(query)) {
-			rc = ldns_pkt_id(pkt) != ldns_pkt_id(query) ?
-				     dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s: reply with the wrong ID", zone) :
-				     axfr_rcode_error(net, zone, pkt, err);
-		} else if (first && net->keyname != NULL) {
-			/*
-			 * The first message answers the signed request and
-			 * must verify; later ones are checked by the TCP
-			 * stream only (ldns has no multi-message TSIG state).
-			 */
-			ldns_rdf *mac = ldns_rr_rdf(ldns_pkt_tsig(query), 3);
-			if (!ldns_pkt_tsig_verify(pkt, wire, size, net->keyname, net->secret, mac))
-				rc = dnsb_error_set(err, DNSB_EFATAL,
-						    "AXFR of %s from %s: the reply's TSIG signature does not verify", zone,
-						    net->server);
-		}
+		rc = dnsb_rfc2136_axfr_feed(&ax, wire, size, err);
 		free(wire);
-		for (size_t i = 0; rc == 0 && i < ldns_pkt_ancount(pkt) && soa < 2; i++) {
-			ldns_rr *rr = ldns_rr_list_rr(ldns_pkt_answer(pkt), i);
-			ldns_rr *copy;
-			if (ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA)
-				soa++;
-			if ((copy = ldns_rr_clone(rr)) == NULL || !ldns_rr_list_push_rr(rrs, copy)) {
-				ldns_rr_free(copy);
-				rc = DNSB_ENOMEM;
-			}
-		}
-		if (rc == 0 && first && soa == 0)
-			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s from %s: does not start with the SOA", zone,
-					    net->server);
-		ldns_pkt_free(pkt);
 		if (rc != 0)
 			return rc;
-		first = 0;
 	}
 	return 0;
 }

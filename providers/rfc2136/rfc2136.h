@@ -3,13 +3,15 @@
  * files and its unit tests. Not installed; users see the backend only as
  * dnsb_backend_rfc2136 (dnsbatch/sys/provider.h).
  *
- *   rfc2136_config.c  flags, TSIG key sources (secret file, BIND key file,
- *                     environment), validation
- *   rfc2136_msg.c     the UPDATE message with its prerequisites, reply
- *                     classification, RRs to RRsets
- *   rfc2136_net.c     transport: TCP with a timeout, a small pool of open
- *                     connections, TSIG signing and verification
- *   rfc2136.c         the ops table: submit, read, list (AXFR), close
+ *   config.c   flags, TSIG key sources (secret file, BIND key file,
+ *              environment), validation
+ *   msg.c      the UPDATE message with its prerequisites, reply
+ *              classification, RRs to RRsets
+ *   net.c      transport: TCP with a timeout, a small pool of open
+ *              connections, TSIG signing
+ *   reply.c    the server's messages from their wire bytes: reply ID and
+ *              TSIG checks, AXFR messages to RRs (no sockets: fuzzed)
+ *   rfc2136.c  the ops table: submit, read, list (AXFR), close
  */
 #ifndef DNSBATCH_PROVIDERS_RFC2136_H
 #define DNSBATCH_PROVIDERS_RFC2136_H
@@ -188,7 +190,66 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **rep
  */
 int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, dnsb_error *err);
 
+/* ---- the server's messages from their wire bytes (reply.c) ---- */
+
 /** The TSIG error of a reply (0 when none or unsigned). */
 int dnsb_rfc2136_tsig_error(const ldns_pkt *reply);
+
+/**
+ * Parse the reply to `query` from its wire form, check its ID, and check its
+ * TSIG signature (when net has a key) against the query's: what
+ * dnsb_rfc2136_exchange does with the bytes it has read.
+ * @param reply    receives the reply (the caller's; ldns_pkt_free) on 0, also
+ *                 when the signature does not verify, with its TSIG record
+ *                 (dnsb_rfc2136_tsig_error reads it); NULL otherwise
+ * @param tsig_ok  receives 1 when the reply is signed correctly (or net has
+ *                 no key), 0 otherwise (also on error)
+ * @param wire     the message as read, without the TCP length prefix; size
+ *                 in bytes; borrowed
+ * @param query    the query as sent, signed when net has a key; borrowed
+ * @param net      borrowed: the key (keyname NULL = unsigned) and the server's
+ *                 name for messages; its addresses and pool are not used
+ * @return 0; DNSB_ETRANSIENT for a malformed message (also one with a TSIG
+ *         record before its last record, which ldns would leak) or a reply
+ *         with another ID than the query's (err names the server)
+ */
+int dnsb_rfc2136_reply_parse(ldns_pkt **reply, int *tsig_ok, const uint8_t *wire, size_t size,
+			     const ldns_pkt *query, const dnsb_rfc2136_net *net, dnsb_error *err);
+
+/**
+ * A zone transfer being read, one message at a time (dnsb_rfc2136_axfr_feed).
+ * Start it with DNSB_RFC2136_AXFR_STATE_INIT; it owns nothing.
+ */
+typedef struct dnsb_rfc2136_axfr_state {
+	const dnsb_rfc2136_net *net;  /**< borrowed: the key (keyname NULL = unsigned), the server's name */
+	const char *zone;             /**< borrowed: the zone, for messages */
+	const ldns_pkt *query;        /**< borrowed: the AXFR query as sent, signed when net has a key */
+	ldns_rr_list *rrs;            /**< borrowed: receives a copy of each answer RR, in order */
+	unsigned soa;                 /**< SOA records taken so far; 2 = the transfer is complete */
+	int first;                    /**< 1 until a message has been taken */
+} dnsb_rfc2136_axfr_state;
+
+/** A transfer of `zone` by `query` from net's server, appending to rrs, before its first message. */
+#define DNSB_RFC2136_AXFR_STATE_INIT(net, zone, query, rrs) { (net), (zone), (query), (rrs), 0, 1 }
+
+/**
+ * Take one message of a zone transfer (RFC 5936 §2.2): parse it, check its ID
+ * and rcode, and for the first message its TSIG signature (when net has a
+ * key); then append copies of its answer
+ * RRs to ax->rrs, up to and including the closing SOA (ax->soa reaching 2:
+ * the caller stops reading); the first message must hold an SOA (the
+ * opening one). Records after the closing SOA are dropped.
+ * @param ax    the transfer; soa and first are updated
+ * @param wire  one message, without the TCP length prefix; size in bytes;
+ *              borrowed
+ * @return 0; DNSB_ETRANSIENT (a malformed message, as for
+ *         dnsb_rfc2136_reply_parse; another ID than the query's; SERVFAIL;
+ *         a first message without an SOA); DNSB_EFATAL (another rcode:
+ *         NOTAUTH, REFUSED, NOTZONE, a TSIG error; or the first message's
+ *         signature does not verify); DNSB_ENOMEM. After an error the
+ *         transfer is broken: feed it no more. ax->rrs may hold records of
+ *         the failed message; it stays the caller's.
+ */
+int dnsb_rfc2136_axfr_feed(dnsb_rfc2136_axfr_state *ax, const uint8_t *wire, size_t size, dnsb_error *err);
 
 #endif
