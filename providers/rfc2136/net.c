@@ -82,9 +82,26 @@ void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net)
 	pthread_mutex_destroy(&net->lock);
 }
 
+static double tv_seconds(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
 static double timeout_seconds(const dnsb_rfc2136_net *net)
 {
-	return (double)net->timeout.tv_sec + (double)net->timeout.tv_usec / 1e6;
+	return tv_seconds(net->timeout);
+}
+
+/* The wait of one exchange: --rfc2136-timeout, or less when the caller has less time left (limit > 0). */
+static struct timeval wait_for(const dnsb_rfc2136_net *net, double limit)
+{
+	struct timeval tv = net->timeout;
+
+	if (limit > 0 && limit < timeout_seconds(net)) {
+		tv.tv_sec = (time_t)limit;
+		tv.tv_usec = (suseconds_t)((limit - (double)tv.tv_sec) * 1e6);
+	}
+	return tv;
 }
 
 
@@ -112,7 +129,7 @@ static void pool_give(dnsb_rfc2136_net *net, int fd)
 		close(fd);
 }
 
-static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
+static int tcp_connect(dnsb_rfc2136_net *net, int *fd, struct timeval wait, dnsb_error *err)
 {
 	size_t first = net->preferred;
 
@@ -120,7 +137,7 @@ static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
 	for (size_t k = 0; k < net->addr_count; k++) {
 		size_t i = (first + k) % net->addr_count;
 		/* Not ldns_tcp_connect: it returns 0 (stdin) on failure. */
-		*fd = ldns_tcp_connect2(&net->addr[i], net->addrlen[i], net->timeout);
+		*fd = ldns_tcp_connect2(&net->addr[i], net->addrlen[i], wait);
 		if (*fd >= 0) {
 			net->preferred = i;
 			return 0;
@@ -129,7 +146,7 @@ static int tcp_connect(dnsb_rfc2136_net *net, int *fd, dnsb_error *err)
 	if (errno != 0)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot connect to %s: %s", net->server, strerror(errno));
 	return dnsb_error_set(err, DNSB_ETRANSIENT, "cannot connect to %s: no answer within %g s", net->server,
-			      timeout_seconds(net));
+			      tv_seconds(wait));
 }
 
 /*
@@ -169,16 +186,18 @@ static int tcp_send(int fd, ldns_buffer *qb)
  * Send over TCP and read one reply. A pooled connection the server has
  * closed meanwhile fails at once; then one fresh connection is tried.
  */
-static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, size_t *size, dnsb_error *err)
+static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, double limit, uint8_t **wire, size_t *size,
+			dnsb_error *err)
 {
 	int fd = pool_take(net), reused = fd >= 0, rc;
+	struct timeval wait = wait_for(net, limit);
 
 	for (;;) {
-		if (fd < 0 && (rc = tcp_connect(net, &fd, err)) != 0)
+		if (fd < 0 && (rc = tcp_connect(net, &fd, wait, err)) != 0)
 			return rc;
 		if (tcp_send(fd, qb)) {
 			double start = dnsb_monotonic();
-			*wire = ldns_tcp_read_wire_timeout(fd, size, net->timeout);
+			*wire = ldns_tcp_read_wire_timeout(fd, size, wait);
 			if (*wire != NULL) {
 				pool_give(net, fd);
 				return 0;
@@ -186,10 +205,10 @@ static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, uint8_t **wire, 
 			close(fd);
 			fd = -1;
 			/* An idle connection closed by the server fails at once, not after a timeout. */
-			if (!reused || dnsb_monotonic() - start >= timeout_seconds(net) / 2)
+			if (!reused || dnsb_monotonic() - start >= tv_seconds(wait) / 2)
 				return dnsb_error_set(err, DNSB_ETRANSIENT,
 						      "no reply from %s within %g s (timeout or connection closed)",
-						      net->server, timeout_seconds(net));
+						      net->server, tv_seconds(wait));
 		} else {
 			int e = errno;
 			close(fd);
@@ -244,8 +263,8 @@ static size_t uncompressed_size(const ldns_pkt *pkt)
 	return size;
 }
 
-int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **reply, int *tsig_ok, size_t *wire_size,
-			  dnsb_error *err)
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, ldns_pkt **reply, int *tsig_ok,
+			  size_t *wire_size, dnsb_error *err)
 {
 	ldns_buffer *qb = NULL;
 	uint8_t *wire = NULL;
@@ -281,7 +300,7 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **rep
 	} else if ((rc = to_wire(&qb, query, net, err)) != 0) {
 		return rc;
 	}
-	rc = tcp_exchange(net, qb, &wire, &size, err);
+	rc = tcp_exchange(net, qb, limit, &wire, &size, err);
 	ldns_buffer_free(qb);
 	if (rc != 0)
 		return rc;
@@ -328,7 +347,7 @@ int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs
 	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
 		goto done;
 	/* A transfer takes a connection of its own: it is not left in a reusable state on error. */
-	if ((rc = tcp_connect(net, &fd, err)) != 0)
+	if ((rc = tcp_connect(net, &fd, net->timeout, err)) != 0)
 		goto done;
 	if (!tcp_send(fd, qb)) {
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s: cannot send to %s: %s", zone, net->server,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dnsbatch/log.h"
+#include "applier/core/clock.h"
 #include "rfc2136.h"
 
 typedef struct rfc2136_state {
@@ -64,7 +65,7 @@ static int probe(rfc2136_state *st, const char *zone, dnsb_change *const *change
 	int tsig_ok = 0, rcode = -1;
 
 	if (dnsb_rfc2136_probe_build(&query, zone, changes, n, first, count, &e) == 0 &&
-	    dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, NULL, &e) == 0 && tsig_ok)
+	    dnsb_rfc2136_exchange(&st->net, query, 0, &reply, &tsig_ok, NULL, &e) == 0 && tsig_ok)
 		rcode = ldns_pkt_get_rcode(reply);
 	ldns_pkt_free(query);
 	ldns_pkt_free(reply);
@@ -120,13 +121,12 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 	size_t bad = 0, size = 0;
 	int rc, tsig_ok, rcode, tsig_error;
 
-	(void)timeout; /* XXX-timeout */
 	dnsb_result_init(out);
 	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
 		return submit_local_failure(out, rc, n, bad == (size_t)-1 ? -1 : (long)bad, &e, err);
 	}
-	rc = dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, &size, &e);
+	rc = dnsb_rfc2136_exchange(&st->net, query, timeout, &reply, &tsig_ok, &size, &e);
 	ldns_pkt_free(query);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
@@ -150,7 +150,7 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 }
 
 /* The RRset (owner, type) as the server holds it now, appended to out if it exists. */
-static int read_one(rfc2136_state *st, const dnsb_rrkey *key, dnsb_rrset_list *out, dnsb_error *err)
+static int read_one(rfc2136_state *st, const dnsb_rrkey *key, double limit, dnsb_rrset_list *out, dnsb_error *err)
 {
 	ldns_rdf *owner = ldns_dname_new_frm_str(key->owner);
 	ldns_pkt *query, *reply = NULL;
@@ -162,7 +162,7 @@ static int read_one(rfc2136_state *st, const dnsb_rrkey *key, dnsb_rrset_list *o
 	if ((query = ldns_pkt_query_new(owner, (ldns_rr_type)key->type, LDNS_RR_CLASS_IN, 0)) == NULL)
 		return DNSB_ENOMEM;
 	ldns_pkt_set_random_id(query);
-	rc = dnsb_rfc2136_exchange(&st->net, query, &reply, &tsig_ok, NULL, err);
+	rc = dnsb_rfc2136_exchange(&st->net, query, limit, &reply, &tsig_ok, NULL, err);
 	ldns_pkt_free(query);
 	if (rc != 0)
 		return rc;
@@ -196,12 +196,17 @@ static int rfc2136_read(void *opaque, const char *zone, const dnsb_rrkey *keys, 
 			dnsb_rrset_list *out, dnsb_error *err)
 {
 	rfc2136_state *st = opaque;
+	double give_up = timeout > 0 ? dnsb_monotonic() + timeout : 0;
 
 	(void)zone;
-	(void)timeout; /* XXX-timeout */
 	for (size_t i = 0; i < n; i++) {
-		int rc = read_one(st, &keys[i], out, err);
-		if (rc != 0)
+		double left = give_up > 0 ? give_up - dnsb_monotonic() : 0;
+		int rc;
+
+		if (give_up > 0 && left <= 0)
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "read %zu of %zu: no time left (%.3g s)", i + 1, n,
+					      timeout);
+		if ((rc = read_one(st, &keys[i], left, out, err)) != 0)
 			return rc;
 	}
 	return 0;

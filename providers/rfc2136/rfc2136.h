@@ -172,6 +172,8 @@ void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net);
  * Sign `query` (when a key is set), send it over TCP (a pooled connection
  * when one is idle), wait for the reply with the same ID, and check the
  * reply's TSIG.
+ * @param limit      seconds the exchange may take when less than
+ *                   --rfc2136-timeout (the engine's time left), 0 = that timeout
  * @param reply      receives the reply (the caller's), also when the TSIG
  *                   check fails (the rcode then says why: BADSIG, ...)
  * @param tsig_ok    receives 1 when the reply is signed correctly (or no key)
@@ -180,8 +182,8 @@ void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net);
  *         err says which); DNSB_ETOOLARGE when the signed message exceeds
  *         64 KiB; DNSB_EINVAL/DNSB_ENOMEM for local failures
  */
-int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_pkt **reply, int *tsig_ok, size_t *wire_size,
-			  dnsb_error *err);
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, ldns_pkt **reply, int *tsig_ok,
+			  size_t *wire_size, dnsb_error *err);
 
 /**
  * Transfer a zone by AXFR (signed when a key is set) into `rrs`.

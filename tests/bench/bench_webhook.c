@@ -5,13 +5,17 @@
  * percentiles. The server runs in its own process (bench_webhook.sh starts
  * it) so that its peak RSS can be read from /proc.
  *
- *   bench_webhook --url http://127.0.0.1:PORT --mode post|get [--clients 8]
- *                 [--seconds 10] [--changes 100] [--zone bench.test]
+ *   bench_webhook --url http://127.0.0.1:PORT --mode post|get|loop [--clients 8]
+ *                 [--seconds 10] [--changes 100] [--zone bench.test] [--loops N]
  *
  * post: each client alternates a plan creating `changes` A records (with
  *       names of its own) and the plan deleting them again, so the zone keeps
  *       its size and every change really applies.
  * get:  GET /records (the reply checked, not decoded).
+ * loop: one external-dns sync loop: GET /records (decoded, as external-dns
+ *       does), POST /adjustendpoints with the `changes` desired endpoints,
+ *       POST /records with them (created, then deleted on the next loop);
+ *       with --loops N each client stops after N loops.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +35,7 @@ typedef struct bench {
 	double seconds;
 	int changes;
 	double deadline;
+	long loops;           /* loop mode: loops per client, 0 = until --seconds */
 } bench;
 
 typedef struct client {
@@ -50,9 +55,10 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static struct json_object *make_plan(const client *c, unsigned long round, int del)
+/* The `changes` endpoints of a client's round. */
+static struct json_object *make_list(const client *c, unsigned long round)
 {
-	struct json_object *list = json_object_new_array(), *plan;
+	struct json_object *list = json_object_new_array();
 
 	for (int i = 0; i < c->b->changes; i++) {
 		char name[128], ip[32];
@@ -61,9 +67,34 @@ static struct json_object *make_plan(const client *c, unsigned long round, int d
 		snprintf(ip, sizeof(ip), "10.%d.%d.%d", c->id, (i >> 8) & 255, i & 255);
 		json_object_array_add(list, extdns_endpoint(name, "A", 300, t, 1, NULL, NULL));
 	}
+	return list;
+}
+
+static struct json_object *make_plan(const client *c, unsigned long round, int del)
+{
+	struct json_object *list = make_list(c, round), *plan;
+
 	plan = del ? extdns_changes(NULL, NULL, NULL, list, 0) : extdns_changes(list, NULL, NULL, NULL, 0);
 	json_object_put(list);
 	return plan;
+}
+
+/* One sync loop as external-dns runs it. @return 1 when every step answered as external-dns expects */
+static int sync_loop(client *c, extdns_client *http, unsigned long round)
+{
+	struct json_object *desired = make_list(c, round / 2), *plan = make_plan(c, round / 2, (int)(round % 2));
+	struct json_object *current = NULL, *adjusted = NULL;
+	long status = 0;
+	int ok;
+
+	ok = extdns_records(http, &current, &status) == 0 &&
+	     extdns_adjust(http, desired, &adjusted, &status) == 0 &&
+	     extdns_apply(http, plan, 0, &status) == EXTDNS_OK;
+	json_object_put(current);
+	json_object_put(adjusted);
+	json_object_put(desired);
+	json_object_put(plan);
+	return ok;
 }
 
 static void record(client *c, double seconds)
@@ -85,11 +116,16 @@ static void *run(void *arg)
 	extdns_client *http = extdns_client_new(c->b->url, 60);
 	unsigned long round = 0;
 
-	while (now() < c->b->deadline) {
+	while (now() < c->b->deadline && (c->b->loops == 0 || (long)round < c->b->loops)) {
 		double t0;
 		int ok;
 
-		if (strcmp(c->b->mode, "post") == 0) {
+		if (strcmp(c->b->mode, "loop") == 0) {
+			t0 = now();
+			ok = sync_loop(c, http, round++);
+			if (ok)
+				c->changes += (unsigned long)c->b->changes;
+		} else if (strcmp(c->b->mode, "post") == 0) {
 			/* Build the body outside the timed part: external-dns has it ready. */
 			struct json_object *plan = make_plan(c, round / 2, (int)(round % 2));
 			long status = 0;
@@ -127,14 +163,14 @@ static int cmp_double(const void *a, const void *b)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bench_webhook --url URL --mode post|get [--clients N] [--seconds S] "
-			"[--changes N] [--zone APEX]\n");
+	fprintf(stderr, "usage: bench_webhook --url URL --mode post|get|loop [--clients N] [--seconds S] "
+			"[--changes N] [--zone APEX] [--loops N]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	bench b = { NULL, NULL, "bench.test", 8, 10.0, 100, 0 };
+	bench b = { NULL, NULL, "bench.test", 8, 10.0, 100, 0, 0 };
 	client *clients;
 	pthread_t *th;
 	double *all, start, took;
@@ -154,11 +190,13 @@ int main(int argc, char **argv)
 			b.changes = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--zone") == 0)
 			b.zone = argv[i + 1];
+		else if (strcmp(argv[i], "--loops") == 0)
+			b.loops = atol(argv[i + 1]);
 		else
 			return usage();
 	}
 	if (b.url == NULL || b.mode == NULL || b.clients < 1 || !(b.seconds > 0) || b.changes < 1 ||
-	    (strcmp(b.mode, "post") != 0 && strcmp(b.mode, "get") != 0))
+	    (strcmp(b.mode, "post") != 0 && strcmp(b.mode, "get") != 0 && strcmp(b.mode, "loop") != 0))
 		return usage();
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -195,7 +233,7 @@ int main(int argc, char **argv)
 	       b.mode, b.clients, took, n, errors, (double)n / took,
 	       n ? all[n / 2] * 1000 : 0, n ? all[n * 9 / 10] * 1000 : 0,
 	       n ? all[n * 99 / 100] * 1000 : 0, n ? all[n - 1] * 1000 : 0);
-	if (strcmp(b.mode, "post") == 0)
+	if (strcmp(b.mode, "get") != 0)
 		printf(" changes_per_s=%.0f", (double)changes / took);
 	printf("\n");
 	for (int i = 0; i < b.clients; i++) {

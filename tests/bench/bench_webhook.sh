@@ -37,7 +37,7 @@ run() { # TITLE MODE ZONE-APEX SERVE-ARGS...
 	extdns_serve "$tmp/serve.log" --log-format text "$@" || return 1
 	extdns_wait_ready 10 || { echo "$title: not ready"; return 1; }
 	out=$("$BENCH_WEBHOOK" --url "$EXTDNS_API" --mode "$mode" --clients "$CLIENTS" --seconds "$SECONDS_PER_RUN" \
-		--changes 100 --zone "$apex")
+		--changes 100 --zone "$apex" --loops "${LOOPS:-0}")
 	printf '%-48s %s peak_rss=%s\n' "$title" "$out" "$(peak_rss)"
 	extdns_stop
 }
@@ -51,3 +51,7 @@ run "GET /records 10,000 records, zonefile" get big.test \
 	--provider zonefile --zonefile "big.test=$tmp/get.zone"
 run "POST /records 100 changes, memory" post bench.test \
 	--provider memory --memory-zone bench.test
+# Issue 8: one external-dns loop (GET /records, AdjustEndpoints, POST /records
+# of 100 changes) on a 10,000-record zone, one client, 200 loops.
+CLIENTS=1 SECONDS_PER_RUN=600 LOOPS=200 run "external-dns loop, 10,000 records + 100 changes, zonefile" loop big.test \
+	--provider zonefile --zonefile "big.test=$tmp/get.zone"

@@ -642,6 +642,32 @@ static void test_silent_server_times_out(void **state)
 	changes_free(cs, 1);
 }
 
+/* The engine's time left (ops timeout) bounds a request below --rfc2136-timeout. */
+static void test_time_left_bounds_the_wait(void **state)
+{
+	unsigned port;
+	int fd = listener(&port); /* accepts (backlog) but never answers */
+	dnsb_provider *p = open_at(port, "10");
+	dnsb_change *cs[] = { change_new(DNSB_CHANGE_CREATE, "a.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1") };
+	dnsb_rrkey keys[] = { { "a.example.test.", LDNS_RR_TYPE_A }, { "b.example.test.", LDNS_RR_TYPE_A } };
+	dnsb_rrset_list out = { 0 };
+	dnsb_result res;
+	dnsb_error err = { 0, "" };
+	double secs;
+
+	(void)state;
+	assert_int_equal(dnsb_provider_submit(p, "example.test.", cs, 1, 0.3, &res, &secs, &err), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
+	assert_non_null(strstr(res.message, "within 0.3 s"));
+	assert_true(secs >= 0.25 && secs < 2.0);
+	/* A read of two keys ends within the time left too. */
+	assert_int_equal(dnsb_provider_read(p, "example.test.", keys, 2, 0.3, &out, &secs, &err), DNSB_ETRANSIENT);
+	assert_true(secs >= 0.25 && secs < 1.0);
+	dnsb_provider_free(p);
+	close(fd);
+	changes_free(cs, 1);
+}
+
 static void test_oversized_batch_is_too_large_without_sending(void **state)
 {
 	/* 300 TXT RRsets of 250 bytes: more than 64 KiB; nothing listens, nothing is needed. */
@@ -975,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(test_rrsets_from_axfr),
 		cmocka_unit_test(test_refused_connection_is_transient),
 		cmocka_unit_test(test_silent_server_times_out),
+		cmocka_unit_test(test_time_left_bounds_the_wait),
 		cmocka_unit_test(test_oversized_batch_is_too_large_without_sending),
 		cmocka_unit_test(test_pooled_connection_closed_by_server_is_replaced),
 		cmocka_unit_test(test_reset_connection_neither_kills_nor_fails),
