@@ -1,0 +1,137 @@
+/*
+ * providers/http.h - the one HTTP client of the HTTP providers (google, and
+ * later pdns and aws): libcurl underneath, one connection reused across
+ * requests. Not installed; a backend includes it as "providers/http.h".
+ *
+ * One dnsb_http is one libcurl easy handle and its connection cache: the
+ * provider keeps one for its lifetime, so consecutive requests to the same
+ * host reuse one TCP+TLS connection (keep-alive). A provider is used from
+ * several threads (the sidecar), so the handle is guarded by a mutex: one
+ * request at a time per handle, the others wait (within their time left).
+ *
+ * TLS peer and host verification are always on; only the CA bundle can be
+ * changed (ca_file). Redirects are never followed. Nothing here logs a
+ * header or a body: requests carry tokens and assertions.
+ */
+#ifndef DNSBATCH_PROVIDERS_HTTP_H
+#define DNSBATCH_PROVIDERS_HTTP_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "dnsbatch/common.h"
+
+/** A client: one reused connection per host, thread-safe. Opaque. */
+typedef struct dnsb_http dnsb_http;
+
+/** Settings of a client. NULL given to dnsb_http_new = DNSB_HTTP_OPTIONS_INIT. */
+typedef struct dnsb_http_options {
+	unsigned version;        /**< DNSB_HTTP_OPTIONS_VERSION */
+	double timeout;          /**< seconds a whole request may take at most, > 0 (default 30) */
+	double connect_timeout;  /**< seconds to connect (TCP and TLS), > 0 (default 10) */
+	const char *ca_file;     /**< PEM bundle of trusted CAs instead of the system's; NULL = system
+				      (copied) */
+	size_t max_body;         /**< bytes of a response body kept; the rest is discarded and
+				      `truncated` set (default 8 MiB) */
+	const char *user_agent;  /**< User-Agent header (copied); NULL = "dnsbatch/VERSION" */
+} dnsb_http_options;
+
+#define DNSB_HTTP_OPTIONS_VERSION 1
+#define DNSB_HTTP_OPTIONS_INIT { DNSB_HTTP_OPTIONS_VERSION, 30.0, 10.0, NULL, 8u << 20, NULL }
+
+/** One request. Every pointer is borrowed for the call. */
+typedef struct dnsb_http_request {
+	const char *method;          /**< "GET", "POST", "PATCH", "PUT", "DELETE" */
+	const char *url;             /**< absolute http:// or https:// URL, query already escaped */
+	const char *const *headers;  /**< "Name: value" lines, NULL-terminated; NULL = none.
+					  May hold secrets (Authorization): never logged */
+	const char *body;            /**< request body, or NULL for none */
+	size_t body_len;             /**< its size in bytes */
+	double time_left;            /**< seconds the caller has left, > 0; 0 = none. The request's
+					  timeout is min(options.timeout, time_left), the wait for
+					  the handle included */
+} dnsb_http_request;
+
+/** What came back. Owned by the caller; dnsb_http_response_clear frees it. */
+typedef struct dnsb_http_response {
+	long status;              /**< HTTP status code */
+	char *body;               /**< the body (malloc'd, NUL-terminated, at most max_body bytes);
+				       never NULL after a successful dnsb_http_do */
+	size_t body_len;          /**< bytes in body, without the NUL */
+	int truncated;            /**< 1 when the body was longer than max_body */
+	char content_type[128];   /**< the Content-Type header as sent, "" if none */
+	double retry_after;       /**< seconds from the Retry-After header (delay-seconds or
+				       HTTP-date, never negative); < 0 when absent or unreadable */
+	double seconds;           /**< wall seconds the request took, waiting for the handle included */
+} dnsb_http_response;
+
+/**
+ * Create a client.
+ * @param out   receives it (the caller's; dnsb_http_free)
+ * @param opts  settings, read during the call (NULL = defaults)
+ * @return 0; DNSB_EINVAL for a bad option (version, a timeout <= 0, an
+ *         unreadable ca_file: the message names it); DNSB_ENOMEM or
+ *         DNSB_ERROR when libcurl cannot start
+ */
+int dnsb_http_new(dnsb_http **out, const dnsb_http_options *opts, dnsb_error *err);
+
+/** Close the connections and free. NULL is a no-op. */
+void dnsb_http_free(dnsb_http *h);
+
+/**
+ * Send one request and wait for the whole response.
+ * @param out  filled on 0 (the caller's; dnsb_http_response_clear), zeroed
+ *             otherwise
+ * @return 0 when a response arrived, whatever its status;
+ *         DNSB_ETRANSIENT when none did: no connection, timed out (the
+ *         request may have been processed), connection reset or closed
+ *         without a reply, a send or receive error (err names the method,
+ *         the URL and curl's reason; never a header or a body);
+ *         DNSB_EFATAL when the peer's TLS certificate does not verify (unknown
+ *         CA, wrong host name) or TLS cannot be set up: retrying cannot help;
+ *         DNSB_EINVAL for a bad URL or method; DNSB_ENOMEM
+ */
+int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err);
+
+/** Free what a response owns and zero it. NULL is a no-op. */
+void dnsb_http_response_clear(dnsb_http_response *resp);
+
+/**
+ * Parse a response body as JSON, after checking that its Content-Type is
+ * application/json (or a +json type; parameters such as charset allowed).
+ * @param out  receives the document (the caller's; json_object_put)
+ * @return 0; DNSB_EPARSE when the Content-Type is another (the message names
+ *         it and the status), the body was truncated, or it is not one JSON
+ *         document; DNSB_ENOMEM
+ */
+int dnsb_http_json(json_object **out, const dnsb_http_response *resp, dnsb_error *err);
+
+/** Does a Content-Type name JSON ("application/json; charset=UTF-8", "application/problem+json")? @return 1 or 0 */
+int dnsb_http_is_json(const char *content_type);
+
+/**
+ * The value of a Retry-After header in seconds from `now` (RFC 9110
+ * §10.2.3): delay-seconds, or an HTTP-date read by curl_getdate (a date in
+ * the past gives 0).
+ * @param value  the header's value (borrowed), surrounding spaces allowed
+ * @param now    the current time, seconds since the epoch (time(NULL))
+ * @return seconds, >= 0; -1 when the value is neither
+ */
+double dnsb_http_retry_after(const char *value, time_t now);
+
+/**
+ * Percent-encode a string for a URL path segment or query value (every byte
+ * but A-Z a-z 0-9 - . _ ~), through curl_easy_escape.
+ * @return a malloc'd string (the caller's), or NULL when out of memory
+ */
+char *dnsb_http_escape(const char *s);
+
+/** TCP connections the client has opened so far (CURLINFO_NUM_CONNECTS summed). Thread-safe. */
+unsigned long dnsb_http_connections(dnsb_http *h);
+
+/** Requests the client has sent so far (each dnsb_http_do that reached libcurl). Thread-safe. */
+unsigned long dnsb_http_requests(dnsb_http *h);
+
+#endif
