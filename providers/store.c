@@ -366,16 +366,32 @@ int dnsb_store_list(const dnsb_store *s, dnsb_rrset_list *out)
 	return 0;
 }
 
+/* Append a copy of cur unless out has it. @return 0 or DNSB_ENOMEM */
+static int read_into(dnsb_rrset_list *out, const dnsb_rrset *cur)
+{
+	dnsb_rrset copy;
+
+	if (cur == NULL || dnsb_rrset_list_find(out, cur->owner, cur->type))
+		return 0;
+	if (dnsb_rrset_copy(&copy, cur) < 0 || dnsb_rrset_list_push(out, &copy) < 0)
+		return DNSB_ENOMEM;
+	return 0;
+}
+
 int dnsb_store_read(const dnsb_store *s, const dnsb_rrkey *keys, size_t n, dnsb_rrset_list *out)
 {
 	for (size_t i = 0; i < n; i++) {
-		const dnsb_rrset *cur = dnsb_store_get(s, keys[i].owner, keys[i].type);
-		dnsb_rrset copy;
+		const owner_node *node;
+		int rc = 0;
 
-		if (cur == NULL || dnsb_rrset_list_find(out, cur->owner, cur->type))
-			continue;
-		if (dnsb_rrset_copy(&copy, cur) < 0 || dnsb_rrset_list_push(out, &copy) < 0)
-			return DNSB_ENOMEM;
+		if (keys[i].type != DNSB_RRKEY_ANY) {
+			rc = read_into(out, dnsb_store_get(s, keys[i].owner, keys[i].type));
+		} else if ((node = dnsb_hmap_get(&s->owners, keys[i].owner)) != NULL) {
+			for (size_t k = 0; rc == 0 && k < node->count; k++)
+				rc = read_into(out, &node->sets[k]);
+		}
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }

@@ -99,3 +99,26 @@ const char *dnsb_reason_name(dnsb_reason reason)
 
 	return (unsigned)reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
 }
+
+const char *dnsb_cause_name(dnsb_cause cause)
+{
+	static const char *const names[] = {
+		"", "exists", "differs", "missing", "cname", "invalid", "no_zone", "quarantined", "other"
+	};
+
+	return (unsigned)cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown";
+}
+
+dnsb_cause dnsb_change_cause(const dnsb_change *c)
+{
+	if (c->outcome != DNSB_OUTCOME_DROPPED)
+		return DNSB_CAUSE_NONE;
+	if (c->cause != DNSB_CAUSE_NONE)
+		return c->cause;
+	switch (c->reason) {
+	case DNSB_REASON_INVALID: return DNSB_CAUSE_INVALID;
+	case DNSB_REASON_NO_ZONE: return DNSB_CAUSE_NO_ZONE;
+	case DNSB_REASON_QUARANTINED: return DNSB_CAUSE_QUARANTINED;
+	default: return DNSB_CAUSE_OTHER;
+	}
+}

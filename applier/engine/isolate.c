@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
 
 static void settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone);
@@ -109,6 +110,7 @@ static void settle_lone(batch_run *br, group *g, const dnsb_result *res, int alo
 	} else if (settle_partial(br, g, &held)) {
 		/* settled change by change */
 	} else if (alone || dnsb_engine_cause_shown(br->e, g, &held)) {
+		dnsb_engine_diagnose(br->e, g, &held);
 		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
 	} else {
 		try_alone(br, g);
@@ -214,8 +216,10 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
 		else if (have_read && settle_partial(br, g, &held))
 			continue;
-		else if (have_read && dnsb_engine_cause_shown(br->e, g, &held))
+		else if (have_read && dnsb_engine_cause_shown(br->e, g, &held)) {
+			dnsb_engine_diagnose(br->e, g, &held);
 			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
+		}
 		else if (try_alone(br, g))
 			applied++;
 	}

@@ -9,15 +9,21 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
 
 typedef struct keys {
 	dnsb_rrkey *at;
 	size_t n, cap;
+	char **names;      /* owned: the registry names the keys point at */
+	size_t names_n, names_cap;
 } keys;
 
 static int add_key(keys *k, const char *owner, uint16_t type)
 {
+	for (size_t i = k->n; i > 0 && i + 8 > k->n; i--)
+		if (k->at[i - 1].type == type && strcmp(k->at[i - 1].owner, owner) == 0)
+			return 0; /* the group's last few keys: the usual repeats */
 	if (k->n == k->cap) {
 		size_t c = k->cap ? k->cap * 2 : 16;
 		dnsb_rrkey *grown = realloc(k->at, c * sizeof(*grown));
@@ -31,19 +37,58 @@ static int add_key(keys *k, const char *owner, uint16_t type)
 	return 0;
 }
 
-/* The RRsets a group touches, and a CNAME at each owner it adds to (the usual cause of a refused create). */
+/* Keep a malloc'd name for the keys' life. @return 0 or DNSB_ENOMEM (name freed) */
+static int keep_name(keys *k, char *name)
+{
+	if (k->names_n == k->names_cap) {
+		size_t c = k->names_cap ? k->names_cap * 2 : 16;
+		char **grown = realloc(k->names, c * sizeof(*grown));
+		if (grown == NULL) {
+			free(name);
+			return DNSB_ENOMEM;
+		}
+		k->names = grown;
+		k->names_cap = c;
+	}
+	k->names[k->names_n++] = name;
+	return 0;
+}
+
+static void keys_clear(keys *k)
+{
+	for (size_t i = 0; i < k->names_n; i++)
+		free(k->names[i]);
+	free(k->names);
+	free(k->at);
+}
+
+/*
+ * Every RRset at the owner names a group touches (ANY: the RRsets it writes,
+ * a CNAME in their way, and what a drop would show as in the way), and the
+ * ownership TXT records external-dns's registry keeps for them, which name
+ * the owner of a record in the way (diagnose.c). One read for all.
+ */
 static int group_keys(keys *k, const group *g)
 {
 	int rc = 0;
 
 	for (size_t j = 0; rc == 0 && j < g->count; j++) {
 		const dnsb_change *c = g->changes[j];
+		char *names[4];
+		size_t n = 0;
+
 		if (c->kind != DNSB_CHANGE_CREATE)
-			rc = add_key(k, c->old.owner, c->old.type);
+			rc = add_key(k, c->old.owner, DNSB_RRKEY_ANY);
 		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
-			rc = add_key(k, c->new_set.owner, c->new_set.type);
-		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE && c->new_set.type != LDNS_RR_TYPE_CNAME)
-			rc = add_key(k, c->new_set.owner, LDNS_RR_TYPE_CNAME);
+			rc = add_key(k, c->new_set.owner, DNSB_RRKEY_ANY);
+		if (rc == 0)
+			rc = dnsb_engine_registry_names(g, c, names, 4, &n);
+		for (size_t i = 0; i < n; i++) {
+			if (rc != 0)
+				free(names[i]);
+			else if ((rc = keep_name(k, names[i])) == 0) /* keep_name frees it on failure */
+				rc = add_key(k, names[i], LDNS_RR_TYPE_TXT);
+		}
 	}
 	return rc;
 }
@@ -57,7 +102,7 @@ int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held
 {
 	const char *zone = dnsb_engine_zone_name(e, gs[0]->zone);
 	double secs = 0, wait = dnsb_engine_pacing_wait(e);
-	keys k = { NULL, 0, 0 };
+	keys k = { NULL, 0, 0, NULL, 0, 0 };
 	int rc = 0;
 
 	if (e->deadline > 0 && dnsb_engine_now(e) + (wait > 0 ? wait : 0) >= e->deadline)
@@ -67,7 +112,7 @@ int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held
 		rc = group_keys(&k, gs[i]);
 	if (rc == 0)
 		rc = dnsb_provider_read(e->p, zone, k.at, k.n, dnsb_engine_time_left(e), held, &secs, rerr);
-	free(k.at);
+	keys_clear(&k);
 	if (rc == DNSB_ENOMEM)
 		e->rc = rc;
 	e->rep->reads++;

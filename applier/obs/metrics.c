@@ -16,7 +16,7 @@
 #include "dnsbatch/metrics.h"
 #include "applier/core/atomic.h"
 
-#define MAX_LABELS 3
+#define MAX_LABELS 4
 
 /* Upper bounds of dnsbatch_provider_request_duration_seconds, seconds.
  * client_golang's DefBuckets: provider calls range from a local file write
@@ -70,8 +70,8 @@ static const struct family families[F_COUNT] = {
 		"Changes that ended, by zone and outcome.",
 		"counter", 2, { "zone", "outcome" } },
 	[F_DROPPED] = { "dnsbatch_dropped_changes_total",
-		"Changes dropped (never to apply as they are), by zone, record type and reason.",
-		"counter", 3, { "zone", "record_type", "reason" } },
+		"Changes dropped (never to apply as they are), by zone, record type, reason and what is in the way.",
+		"counter", 4, { "zone", "record_type", "reason", "cause" } },
 	[F_FAILED] = { "dnsbatch_failed_changes_total",
 		"Changes that failed for a retryable reason, by zone, record type and reason.",
 		"counter", 3, { "zone", "record_type", "reason" } },
@@ -195,7 +195,7 @@ static struct series *series_get(dnsb_metrics *m, enum family_id f, const char *
 {
 	struct table *t = &m->tables[f];
 	size_t n = families[f].label_count;
-	const char *key[MAX_LABELS] = { "", "", "" };
+	const char *key[MAX_LABELS] = { "", "", "", "" };
 	size_t lo = 0, hi = t->count;
 	struct series fresh;
 
@@ -291,7 +291,7 @@ void dnsb_metrics_change(dnsb_metrics *m, const char *zone, const dnsb_change *c
 	if (change->outcome == DNSB_OUTCOME_DROPPED || change->outcome == DNSB_OUTCOME_FAILED) {
 		enum family_id f = change->outcome == DNSB_OUTCOME_DROPPED ? F_DROPPED : F_FAILED;
 
-		s = series_get(m, f, (const char *const[]){ zone, type_name, reason });
+		s = series_get(m, f, (const char *const[]){ zone, type_name, reason, dnsb_cause_name(dnsb_change_cause(change)) });
 		if (s)
 			s->value += 1;
 	}

@@ -45,6 +45,9 @@ static void change_free(dnsb_change *c)
 	free(c->owned_record);
 	free(c->code);
 	free(c->message);
+	dnsb_rrset_list_clear(&c->current);
+	free(c->txt_owner);
+	free(c->txt_resource);
 	json_object_put(c->endpoint_old);
 	json_object_put(c->endpoint_new);
 }

@@ -89,6 +89,22 @@ typedef enum dnsb_reason {
  * One change of a plan. Owned by its dnsb_plan; all pointers are owned by
  * the change. The engine writes outcome, reason and the provider detail.
  */
+/**
+ * What is in a dropped change's way, for operators: from the read-back that
+ * verify-before-drop makes anyway (DESIGN §3), at no extra request.
+ */
+typedef enum dnsb_cause {
+	DNSB_CAUSE_NONE = 0,     /**< not dropped */
+	DNSB_CAUSE_EXISTS,       /**< a create whose RRset exists */
+	DNSB_CAUSE_DIFFERS,      /**< an update or delete whose old RRset holds other RDATA or TTL */
+	DNSB_CAUSE_MISSING,      /**< an update or delete whose old RRset does not exist */
+	DNSB_CAUSE_CNAME,        /**< a CNAME beside other data at one owner name, either way round */
+	DNSB_CAUSE_INVALID,      /**< refused by validation or by the provider as malformed */
+	DNSB_CAUSE_NO_ZONE,      /**< in no zone of the provider */
+	DNSB_CAUSE_QUARANTINED,  /**< held back: its group conflicted on an earlier apply */
+	DNSB_CAUSE_OTHER         /**< the provider refused and the read-back explains nothing */
+} dnsb_cause;
+
 typedef struct dnsb_change {
 	dnsb_change_kind kind;
 	dnsb_rrset old;            /**< UPDATE, DELETE: the RRset expected now */
@@ -106,6 +122,14 @@ typedef struct dnsb_change {
 	int status;                /**< provider status: HTTP status or DNS rcode, 0 if none */
 	char *code;                /**< provider error code ("alreadyExists", "YXRRSET"), or NULL */
 	char *message;             /**< provider or validation message, or NULL */
+
+	/* Set by the engine on a change it drops (dnsbatch/droplog.h writes them). */
+	dnsb_cause cause;          /**< what is in the way; DNSB_CAUSE_NONE when not dropped */
+	dnsb_rrset_list current;   /**< conflicts: every RRset the provider holds at the change's
+				        owner name, from the read that proved the drop (owned) */
+	char *txt_owner;           /**< the external-dns owner ID (external-dns/owner=X) of the
+				        ownership TXT record held for that name, or NULL (owned) */
+	char *txt_resource;        /**< its external-dns/resource, or NULL (owned) */
 } dnsb_change;
 
 /**
@@ -192,6 +216,15 @@ const char *dnsb_type_name(uint16_t type);
 /** Outcome and reason names as used in metrics labels and logs ("already_applied", "no_zone"). */
 const char *dnsb_outcome_name(dnsb_outcome outcome);
 const char *dnsb_reason_name(dnsb_reason reason);
+/**
+ * A dropped change's cause: the engine's diagnosis (c->cause) or, where it
+ * made none, the one its reason implies (invalid, no_zone, quarantined;
+ * other for a conflict). DNSB_CAUSE_NONE when the change is not dropped.
+ */
+dnsb_cause dnsb_change_cause(const dnsb_change *c);
+
+/** Cause names as in the drop log and the `cause` metrics label ("exists", "no_zone"); "" for NONE. */
+const char *dnsb_cause_name(dnsb_cause cause);
 
 #ifdef __cplusplus
 }

@@ -383,7 +383,8 @@ int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const 
 
 		if (type == LDNS_RR_TYPE_TSIG || type == LDNS_RR_TYPE_OPT || ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN)
 			continue;
-		if (want && (type != only_type || ldns_dname_compare(ldns_rr_owner(rr), want) != 0))
+		if (want && ((type != only_type && only_type != DNSB_RRKEY_ANY) ||
+			     ldns_dname_compare(ldns_rr_owner(rr), want) != 0))
 			continue;
 		rc = dnsb_rrset_list_add_ldns_rr(out, rr, NULL);
 	}

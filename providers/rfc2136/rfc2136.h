@@ -132,7 +132,7 @@ void dnsb_rfc2136_classify(dnsb_result *res, int rcode, int tsig_error, const ch
 
 /**
  * Append the class-IN RRs of `rrs` (only those of `only_owner` and
- * `only_type` when only_owner is not NULL) to `out` as RRsets, owner and
+ * `only_type`, or every type for DNSB_RRKEY_ANY, when only_owner is not NULL) to `out` as RRsets, owner and
  * RDATA in the same canonical form as dnsb_rdata_canonical, so that they
  * compare with the plan's. Duplicates (the closing SOA of an AXFR) are
  * merged; TSIG and OPT records skipped. `rrs` is canonicalised and sorted in

@@ -172,10 +172,15 @@ static inline int scripted_read(void *state, const char *zone, const dnsb_rrkey 
 	(void)timeout;
 	(void)err;
 	for (size_t i = 0; i < n; i++) {
-		const dnsb_rrset *r = dnsb_rrset_list_find(&s->held, keys[i].owner, keys[i].type);
-		dnsb_rrset copy;
-		if (r && dnsb_rrset_copy(&copy, r) == 0)
-			dnsb_rrset_list_push(out, &copy);
+		for (size_t k = 0; k < s->held.count; k++) {
+			const dnsb_rrset *r = &s->held.items[k];
+			dnsb_rrset copy;
+			if (strcmp(r->owner, keys[i].owner) != 0 || (keys[i].type != DNSB_RRKEY_ANY && r->type != keys[i].type) ||
+			    dnsb_rrset_list_find(out, r->owner, r->type))
+				continue;
+			if (dnsb_rrset_copy(&copy, r) == 0)
+				dnsb_rrset_list_push(out, &copy);
+		}
 	}
 	return 0;
 }

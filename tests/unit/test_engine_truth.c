@@ -383,6 +383,99 @@ static void test_old_ttl_unset_matches_any_ttl(void **state)
 	run_free(&r);
 }
 
+
+/* Put "owner TTL TYPE rdata" into the memory provider. */
+static void put_rr(dnsb_provider *p, const char *owner, uint16_t type, const char *rdata)
+{
+	dnsb_rrset r = { 0 };
+
+	r.owner = strdup(owner);
+	r.type = type;
+	r.ttl = 300;
+	assert_int_equal(dnsb_rrset_add_rdata(&r, rdata), 0);
+	assert_int_equal(dnsb_memory_put(p, &r), 0);
+	dnsb_rrset_clear(&r);
+}
+
+static dnsb_change *change_at(run *r, const char *owner, uint16_t type)
+{
+	for (size_t i = 0; i < dnsb_plan_count(r->plan); i++) {
+		dnsb_change *c = run_change(r, i);
+		const dnsb_rrset *s = c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+		if (strcmp(s->owner, owner) == 0 && s->type == type)
+			return c;
+	}
+	fail_msg("no change at %s", owner);
+	return NULL;
+}
+
+#define HERITAGE(owner, resource) "\"heritage=external-dns,external-dns/owner=" owner ",external-dns/resource=" resource "\""
+#define EP(name, type, target) "{\"dnsName\":\"" name "\",\"recordType\":\"" type "\",\"targets\":[\"" target "\"]}"
+#define OWN_EP(name, owned) "{\"dnsName\":\"" name "\",\"recordType\":\"TXT\",\"labels\":{\"ownedRecord\":\"" owned "\"}," \
+	"\"targets\":[\"\\\"heritage=external-dns,external-dns/owner=me\\\"\"]}"
+
+/*
+ * Each dropped change says what is in its way (cause), what the zone holds at
+ * its name (current) and who owns that name by external-dns's ownership
+ * records (txt_owner), from the read that proved the drop: no extra read.
+ */
+static void test_drops_say_what_is_in_the_way(void **state)
+{
+	run r;
+	dnsb_change *c;
+
+	(void)state;
+	run_init(&r, NULL, 0, 0);
+	put_rr(r.p, "taken.example.com.", 1, "192.0.2.77");
+	put_rr(r.p, "a-taken.example.com.", 16, HERITAGE("other", "ingress/default/legacy"));
+	put_rr(r.p, "web.example.com.", 1, "192.0.2.80");
+	put_rr(r.p, "pre-a-web.example.com.", 16, HERITAGE("blue", "service/web"));
+	put_rr(r.p, "alias.example.com.", 1, "192.0.2.81");
+	put_rr(r.p, "moved.example.com.", 1, "192.0.2.82");
+	run_plan(&r, parse_plan("{\"create\":[" EP("taken.example.com", "A", "192.0.2.1") ","
+				OWN_EP("a-taken.example.com", "taken.example.com") ","
+				EP("web.example.com", "AAAA", "2001:db8::1") ","
+				OWN_EP("pre-a-web.example.com", "web.example.com") ","
+				EP("alias.example.com", "CNAME", "taken.example.com") ","
+				EP("free.example.com", "A", "192.0.2.2") "],"
+				"\"updateOld\":[" EP("moved.example.com", "A", "192.0.2.9") "," EP("gone.example.com", "A", "192.0.2.8") "],"
+				"\"updateNew\":[" EP("moved.example.com", "A", "192.0.2.10") "," EP("gone.example.com", "A", "192.0.2.11") "]}"));
+	run_apply(&r);
+	assert_int_equal(r.rep.applied, 1);
+
+	c = change_at(&r, "taken.example.com.", 1);
+	assert_int_equal(c->outcome, DNSB_OUTCOME_DROPPED);
+	assert_string_equal(dnsb_cause_name(c->cause), "exists");
+	assert_int_equal(c->current.count, 1);
+	assert_string_equal(c->current.items[0].rdata[0], "192.0.2.77");
+	assert_string_equal(c->txt_owner, "other");
+	assert_string_equal(c->txt_resource, "ingress/default/legacy");
+	c = change_at(&r, "a-taken.example.com.", 16);
+	assert_string_equal(dnsb_cause_name(c->cause), "exists");
+	assert_string_equal(c->txt_owner, "other");
+
+	/* The group's own ownership record shows the registry's prefix: "pre-a-". */
+	c = change_at(&r, "web.example.com.", 28);
+	assert_int_equal(c->outcome, DNSB_OUTCOME_DROPPED);
+	assert_string_equal(c->txt_owner, "blue");
+
+	c = change_at(&r, "alias.example.com.", 5);
+	assert_string_equal(dnsb_cause_name(c->cause), "cname");
+	assert_int_equal(c->current.count, 1);
+	assert_int_equal(c->current.items[0].type, 1);
+	assert_null(c->txt_owner);
+
+	c = change_at(&r, "moved.example.com.", 1);
+	assert_string_equal(dnsb_cause_name(c->cause), "differs");
+	assert_string_equal(c->current.items[0].rdata[0], "192.0.2.82");
+	c = change_at(&r, "gone.example.com.", 1);
+	assert_string_equal(dnsb_cause_name(c->cause), "missing");
+	assert_int_equal(c->current.count, 0);
+	/* Every drop was proved by a read; the diagnosis added none. */
+	assert_true(r.rep.reads <= r.rep.dropped);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_group_ids_are_set),
 		cmocka_unit_test(test_soak_committed_is_never_failed),
 		cmocka_unit_test(test_old_ttl_unset_matches_any_ttl),
+		cmocka_unit_test(test_drops_say_what_is_in_the_way),
 	};
 
 	dnsb_log_set_level(DNSB_LOG_ERROR);

@@ -24,7 +24,7 @@
 static const char fresh_text[] =
 	"# HELP dnsbatch_changes_total Changes that ended, by zone and outcome.\n"
 	"# TYPE dnsbatch_changes_total counter\n"
-	"# HELP dnsbatch_dropped_changes_total Changes dropped (never to apply as they are), by zone, record type and reason.\n"
+	"# HELP dnsbatch_dropped_changes_total Changes dropped (never to apply as they are), by zone, record type, reason and what is in the way.\n"
 	"# TYPE dnsbatch_dropped_changes_total counter\n"
 	"# HELP dnsbatch_failed_changes_total Changes that failed for a retryable reason, by zone, record type and reason.\n"
 	"# TYPE dnsbatch_failed_changes_total counter\n"
@@ -170,10 +170,10 @@ static void test_every_series_exact(void **state)
 		"dnsbatch_changes_total{zone=\"example.com.\",outcome=\"already_applied\"} 1\n"
 		"dnsbatch_changes_total{zone=\"example.com.\",outcome=\"applied\"} 2\n"
 		"dnsbatch_changes_total{zone=\"example.com.\",outcome=\"dropped\"} 2\n"
-		"# HELP dnsbatch_dropped_changes_total Changes dropped (never to apply as they are), by zone, record type and reason.\n"
+		"# HELP dnsbatch_dropped_changes_total Changes dropped (never to apply as they are), by zone, record type, reason and what is in the way.\n"
 		"# TYPE dnsbatch_dropped_changes_total counter\n"
-		"dnsbatch_dropped_changes_total{zone=\"example.com.\",record_type=\"CNAME\",reason=\"conflict\"} 1\n"
-		"dnsbatch_dropped_changes_total{zone=\"example.com.\",record_type=\"unknown\",reason=\"invalid\"} 1\n"
+		"dnsbatch_dropped_changes_total{zone=\"example.com.\",record_type=\"CNAME\",reason=\"conflict\",cause=\"other\"} 1\n"
+		"dnsbatch_dropped_changes_total{zone=\"example.com.\",record_type=\"unknown\",reason=\"invalid\",cause=\"invalid\"} 1\n"
 		"# HELP dnsbatch_failed_changes_total Changes that failed for a retryable reason, by zone, record type and reason.\n"
 		"# TYPE dnsbatch_failed_changes_total counter\n"
 		"dnsbatch_failed_changes_total{zone=\"\",record_type=\"AAAA\",reason=\"transient\"} 1\n"
@@ -371,7 +371,7 @@ static void test_concurrent_totals(void **state)
 			 z, THREADS * ROUNDS / 4);
 		assert_line(text, line);
 		snprintf(line, sizeof(line),
-			 "dnsbatch_dropped_changes_total{zone=\"z%d.example.\",record_type=\"A\",reason=\"conflict\"} %d",
+			 "dnsbatch_dropped_changes_total{zone=\"z%d.example.\",record_type=\"A\",reason=\"conflict\",cause=\"other\"} %d",
 			 z, THREADS * ROUNDS / 4);
 		assert_line(text, line);
 	}

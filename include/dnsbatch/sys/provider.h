@@ -92,10 +92,13 @@ typedef struct dnsb_provider_limits {
 				      (a minimum, a default): read-backs then compare RDATA only */
 } dnsb_provider_limits;
 
+/** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
+#define DNSB_RRKEY_ANY 255
+
 /** The (owner, type) of an RRset to read back. Borrowed strings. */
 typedef struct dnsb_rrkey {
 	const char *owner;   /**< absolute, lower-case */
-	uint16_t type;
+	uint16_t type;       /**< an RR type, or DNSB_RRKEY_ANY for every RRset at the owner */
 } dnsb_rrkey;
 
 /**
