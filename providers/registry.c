@@ -2,11 +2,13 @@
 #include <string.h>
 
 #include "dnsbatch/sys/provider.h"
+#include "providers/google/google.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,
 	&dnsb_backend_memory,
 	&dnsb_backend_rfc2136,
+	&dnsb_backend_google,
 	NULL
 };
 
@@ -29,7 +31,7 @@ int dnsb_provider_open(dnsb_provider **out, const char *name, const dnsb_config 
 
 	*out = NULL;
 	if (b == NULL)
-		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: zonefile, memory, rfc2136)",
+		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: zonefile, memory, rfc2136, google)",
 				      name);
 	return b->open(out, cfg, err);
 }

@@ -1,0 +1,152 @@
+/* config.c - the google provider's flags. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/google/google.h"
+
+void dnsb_google_config_clear(dnsb_google_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	free(cfg->project);
+	for (size_t i = 0; i < cfg->zone_count; i++) {
+		free(cfg->zones[i].dns_name);
+		free(cfg->zones[i].name);
+	}
+	free(cfg->zones);
+	free(cfg->credentials);
+	free(cfg->endpoint);
+	free(cfg->ca_file);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* A managed zone name: 1-63 of a-z, 0-9 and '-', starting with a letter (Cloud DNS's rule). */
+static int zone_name_ok(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len >= 1 && len <= 63 && s[0] >= 'a' && s[0] <= 'z' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == len;
+}
+
+/* One --google-zone DNSNAME=ZONENAME. */
+static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	dnsb_google_zone *grown, z = { NULL, NULL };
+	char *dns;
+	dnsb_error e;
+
+	if (eq == NULL || eq == spec || !zone_name_ok(eq + 1))
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "--google-zone %s: expected DNSNAME=ZONENAME (example.com=example-com; a zone name is a-z, 0-9 and '-', from a letter)",
+				      spec);
+	if ((dns = strndup(spec, (size_t)(eq - spec))) == NULL)
+		return DNSB_ENOMEM;
+	if (dnsb_name_canonical(&z.dns_name, dns, &e) != 0) {
+		free(dns);
+		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--google-zone %s: %s",
+				      spec, e.message);
+	}
+	free(dns);
+	for (size_t i = 0; i < out->zone_count; i++) {
+		if (strcmp(out->zones[i].dns_name, z.dns_name) == 0) {
+			free(z.dns_name);
+			return dnsb_error_set(err, DNSB_EINVAL, "--google-zone %s: %s is given twice", spec,
+					      out->zones[i].dns_name);
+		}
+	}
+	if ((z.name = strdup(eq + 1)) == NULL ||
+	    (grown = realloc(out->zones, (out->zone_count + 1) * sizeof(*grown))) == NULL) {
+		free(z.dns_name);
+		free(z.name);
+		return DNSB_ENOMEM;
+	}
+	out->zones = grown;
+	out->zones[out->zone_count++] = z;
+	return 0;
+}
+
+/* --google-api-endpoint: https only (tokens travel with every request), ending in '/'. */
+static int set_endpoint(dnsb_google_config *out, const char *v, dnsb_error *err)
+{
+	size_t len = strlen(v);
+
+	if (strncmp(v, "https://", 8) != 0 || len <= 8)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "--google-api-endpoint %s: expected an https:// URL (the default is " DNSB_GOOGLE_ENDPOINT_DEFAULT ")",
+				      v);
+	if ((out->endpoint = malloc(len + 2)) == NULL)
+		return DNSB_ENOMEM;
+	memcpy(out->endpoint, v, len + 1);
+	if (v[len - 1] != '/')
+		memcpy(out->endpoint + len, "/", 2);
+	return 0;
+}
+
+/* A file the provider will read; checked now so the error names the flag. */
+static int take_file(char **slot, const char *path, const char *what, dnsb_error *err)
+{
+	if (access(path, R_OK) != 0)
+		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "%s %s: %s", what, path,
+				      strerror(errno));
+	return (*slot = strdup(path)) ? 0 : DNSB_ENOMEM;
+}
+
+static int parse_settings(dnsb_google_config *out, const dnsb_config *cfg, dnsb_error *err)
+{
+	const char *v, *env = getenv(DNSB_GOOGLE_CREDENTIALS_ENV);
+	unsigned long batch;
+	size_t iter = 0;
+	int rc;
+
+	if ((v = dnsb_config_get(cfg, "google-project")) == NULL || *v == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "--google-project is required (the project holding the zones)");
+	if ((out->project = strdup(v)) == NULL)
+		return DNSB_ENOMEM;
+	while ((v = dnsb_config_next(cfg, "google-zone", &iter)) != NULL)
+		if ((rc = add_zone(out, v, err)) != 0)
+			return rc;
+	if ((rc = dnsb_config_uint(&batch, cfg, "google-batch-change-size", DNSB_GOOGLE_BATCH_DEFAULT, 1, 100000,
+				   err)) != 0)
+		return rc;
+	out->batch_size = batch;
+	if ((rc = dnsb_config_seconds(&out->interval, cfg, "google-batch-change-interval",
+				      DNSB_GOOGLE_INTERVAL_DEFAULT, err)) != 0)
+		return rc;
+	if (out->interval > 3600)
+		return dnsb_error_set(err, DNSB_EINVAL, "--google-batch-change-interval: at most 3600 seconds");
+	if ((rc = set_endpoint(out, (v = dnsb_config_get(cfg, "google-api-endpoint")) ? v : DNSB_GOOGLE_ENDPOINT_DEFAULT,
+			       err)) != 0)
+		return rc;
+	if ((v = dnsb_config_get(cfg, "google-ca-file")) != NULL &&
+	    (rc = take_file(&out->ca_file, v, "--google-ca-file", err)) != 0)
+		return rc;
+	if ((v = dnsb_config_get(cfg, "google-credentials")) != NULL) {
+		out->credentials_source = "--google-credentials";
+		return take_file(&out->credentials, v, "--google-credentials", err);
+	}
+	if (env && *env) {
+		out->credentials_source = "$" DNSB_GOOGLE_CREDENTIALS_ENV;
+		return take_file(&out->credentials, env, "$" DNSB_GOOGLE_CREDENTIALS_ENV, err);
+	}
+	return 0;
+}
+
+int dnsb_google_config_parse(dnsb_google_config *out, const dnsb_config *cfg, dnsb_error *err)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = parse_settings(out, cfg, err)) != 0) {
+		if (rc == DNSB_ENOMEM)
+			dnsb_error_set(err, rc, "out of memory");
+		dnsb_google_config_clear(out);
+	}
+	return rc;
+}
