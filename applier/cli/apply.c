@@ -10,6 +10,7 @@
 typedef struct apply_args {
 	const char *plan, *provider, *drop_log, *metrics_file, *output, *log_format;
 	int dry_run, quiet;
+	uint64_t drop_log_max;  /* bytes, 0 = no limit */
 	dnsb_engine_options opts;
 	dnsb_config *cfg;
 } apply_args;
@@ -34,6 +35,8 @@ static void usage(FILE *f)
 		"  --timeout SECONDS        give up on what is not applied by then (default: none)\n"
 		"  --seed N                 seed of the backoff jitter, for reproducible runs\n"
 		"  --drop-log FILE          append dropped and failed changes (JSON Lines, re-playable)\n"
+		"  --drop-log-max-size BYTES  past this size FILE is renamed FILE.1 (one kept) and a new\n"
+		"                           FILE started; k/m/g suffix; 0 or absent = no limit\n"
 		"  --metrics-file FILE      write Prometheus metrics (node_exporter textfile), atomically\n"
 		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
 		"  --output text|json       summary format on stdout (text goes to stderr)\n"
@@ -57,7 +60,7 @@ static void usage(FILE *f)
 enum {
 	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_METRICS_FILE, OPT_OUTPUT, OPT_LOG_FORMAT,
 	OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_MAX_RATE_LIMIT_WAITS, OPT_SEED, OPT_BACKOFF_BASE, OPT_BACKOFF_CAP,
-	OPT_TIMEOUT, OPT_DRY_RUN, OPT_QUIET
+	OPT_TIMEOUT, OPT_DRY_RUN, OPT_QUIET, OPT_DROP_LOG_MAX_SIZE
 };
 
 static const dnsb_cli_option apply_options[] = {
@@ -66,7 +69,8 @@ static const dnsb_cli_option apply_options[] = {
 	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES },
 	{ "max-rate-limit-waits", 1, OPT_MAX_RATE_LIMIT_WAITS }, { "seed", 1, OPT_SEED },
 	{ "backoff-base", 1, OPT_BACKOFF_BASE }, { "backoff-cap", 1, OPT_BACKOFF_CAP }, { "timeout", 1, OPT_TIMEOUT },
-	{ "dry-run", 0, OPT_DRY_RUN }, { "quiet", 0, OPT_QUIET }, { NULL, 0, 0 }
+	{ "dry-run", 0, OPT_DRY_RUN }, { "quiet", 0, OPT_QUIET }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
+	{ NULL, 0, 0 }
 };
 
 /* A whole number in [min, max] into *out. @return 0 or DNSB_EXIT_USAGE */
@@ -114,6 +118,9 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_BACKOFF_BASE: rc = take_seconds(&a->opts.backoff_base, name, v); break;
 	case OPT_BACKOFF_CAP: rc = take_seconds(&a->opts.backoff_cap, name, v); break;
 	case OPT_TIMEOUT: rc = take_seconds(&a->opts.timeout, name, v); break;
+	case OPT_DROP_LOG_MAX_SIZE:
+		rc = dnsb_cli_bytes(&a->drop_log_max, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
+		break;
 	default:
 		fprintf(stderr, "dnsbatch apply: unexpected argument '%s' (see --help)\n", v);
 		rc = DNSB_EXIT_USAGE;
@@ -253,6 +260,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	dnsb_plan *plan = NULL;
 	dnsb_metrics *metrics = NULL;
 	dnsb_droplog *droplog = NULL;
+	dnsb_droplog_options dopts = DNSB_DROPLOG_OPTIONS_INIT;
 	dnsb_report report = { 0 };
 	dry_run_out dry = { 0 };
 	dnsb_log_format fmt;
@@ -287,7 +295,8 @@ int dnsb_cmd_apply(int argc, char **argv)
 		code = DNSB_EXIT_INTERNAL;
 		goto done;
 	}
-	if (a.drop_log && !a.dry_run && (rc = dnsb_droplog_open(&droplog, a.drop_log, &err)) < 0) {
+	dopts.max_size = a.drop_log_max;
+	if (a.drop_log && !a.dry_run && (rc = dnsb_droplog_open_ext(&droplog, a.drop_log, &dopts, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		goto done;
 	}

@@ -56,5 +56,8 @@ void dnsb_cli_provider_help(FILE *f);
 int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max);
 /* Parse seconds >= 0 for flag `name`; prints the error. @return 0 or -1 */
 int dnsb_cli_seconds(double *out, const char *name, const char *value);
+/* Parse bytes for flag `name`: a whole number >= 0 with an optional binary suffix k, m or g (KiB, MiB,
+ * GiB; "1m", "1MiB", "1mb"); prints the error. @return 0 or -1 */
+int dnsb_cli_bytes(uint64_t *out, const char *name, const char *value);
 
 #endif

@@ -118,3 +118,32 @@ int dnsb_cli_seconds(double *out, const char *name, const char *value)
 	}
 	return 0;
 }
+
+int dnsb_cli_bytes(uint64_t *out, const char *name, const char *value)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno != 0 || end == value || value[0] < '0' || value[0] > '9')
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (shift && (*end == 'i' || *end == 'I'))
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end != '\0' || v > (UINT64_MAX >> shift))
+		goto bad;
+	*out = (uint64_t)v << shift;
+	return 0;
+bad:
+	fprintf(stderr, "dnsbatch: --%s %s: expected a number of bytes (suffix k, m or g allowed)\n", name, value);
+	return -1;
+}

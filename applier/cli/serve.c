@@ -1,4 +1,4 @@
-/* serve.c - `dnsbatch serve`: run the external-dns webhook provider until SIGTERM or SIGINT. */
+/* serve.c - `dnsbatch serve`: the external-dns webhook provider until SIGTERM or SIGINT; SIGHUP reopens the drop log */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -23,6 +23,7 @@ struct serve_args {
 	size_t max_body;
 	double apply_timeout;
 	const char *drop_log;
+	uint64_t drop_log_max;  /* bytes, 0 = no limit */
 	const char *log_format;
 	const char *provider;
 	unsigned long batch_size, max_retries;
@@ -49,6 +50,8 @@ static void usage(FILE *f)
 		"                                 external-dns gives up after its read + write timeouts (5 s + 10 s)\n"
 		"                                 and exits: raise this only with --webhook-provider-write-timeout\n"
 		"  --drop-log FILE                append dropped and failed changes (JSON Lines)\n"
+		"  --drop-log-max-size BYTES      past this size FILE is renamed FILE.1 (one kept) and a new FILE\n"
+		"                                 started; k/m/g suffix; 0 or absent = no limit\n"
 		"  --log-format text|json         diagnostics on stderr (default text)\n"
 		"  --batch-size N                 change groups per batch (default 1000)\n"
 		"  --max-retries N                resubmissions after transient errors (default 5)\n"
@@ -57,7 +60,8 @@ static void usage(FILE *f)
 		"\n"
 		"POST /records answers 204 when no change failed (conflicts are dropped and logged), 503 when some\n"
 		"failed (external-dns retries next interval), 400 for a body that is not a plan, 413 over the cap.\n"
-		"SIGTERM/SIGINT: stop accepting, finish the apply in flight, flush the drop log, exit 0.\n",
+		"SIGTERM/SIGINT: stop accepting, finish the apply in flight, flush the drop log, exit 0.\n"
+		"SIGHUP: reopen the drop log at its path (after logrotate moved it away).\n",
 		DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT);
 	dnsb_cli_provider_help(f);
 }
@@ -109,7 +113,8 @@ static int positive_seconds(double *out, const char *name, const char *value)
 enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
 	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_QUARANTINE_BACKOFF,
-	OPT_QUARANTINE_MAX, OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_DROP_LOG, OPT_LOG_FORMAT
+	OPT_QUARANTINE_MAX, OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_DROP_LOG, OPT_LOG_FORMAT,
+	OPT_DROP_LOG_MAX_SIZE
 };
 
 static const dnsb_cli_option serve_options[] = {
@@ -119,7 +124,7 @@ static const dnsb_cli_option serve_options[] = {
 	{ "max-body-size", 1, OPT_MAX_BODY }, { "apply-timeout", 1, OPT_APPLY_TIMEOUT },
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
 	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES }, { "drop-log", 1, OPT_DROP_LOG },
-	{ "log-format", 1, OPT_LOG_FORMAT }, { NULL, 0, 0 }
+	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { NULL, 0, 0 }
 };
 
 /* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
@@ -143,6 +148,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_REGEX_EXCLUSION: a->regex_exclude = v; return 0;
 	case OPT_DROP_LOG: a->drop_log = v; return 0;
 	case OPT_LOG_FORMAT: a->log_format = v; return 0;
+	case OPT_DROP_LOG_MAX_SIZE: return dnsb_cli_bytes(&a->drop_log_max, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_DOMAIN_FILTER: return push(a->include, &a->include_count, name, v);
 	case OPT_EXCLUDE_DOMAINS: return push(a->exclude, &a->exclude_count, name, v);
 	case OPT_MAX_BODY:
@@ -181,8 +187,23 @@ static int parse_args(struct serve_args *a, int argc, char **argv)
 	return -1;
 }
 
+/* SIGHUP: the next drop goes to the file at the path; on failure, on to the old one. */
+static void reopen_droplog(dnsb_droplog *droplog, const char *path)
+{
+	dnsb_error err = { 0 };
+
+	if (droplog == NULL)
+		dnsb_log(DNSB_LOG_INFO, "received SIGHUP: no drop log to reopen");
+	else if (dnsb_droplog_reopen(droplog, &err) != 0)
+		dnsb_log(DNSB_LOG_ERROR, "received SIGHUP: drop log not reopened, still writing to the old file: %s",
+			 err.message);
+	else
+		dnsb_log(DNSB_LOG_INFO, "received SIGHUP: drop log reopened at %s", path);
+}
+
 /* Runs until SIGTERM or SIGINT; the server's threads inherit the blocked
- * mask, so the signal is taken here, by sigwait, and nowhere else. */
+ * mask, so the signal is taken here, by sigwait, and nowhere else. SIGHUP
+ * reopens the drop log (logrotate's `create` mode moved it away). */
 static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_filter *filter,
 	       dnsb_droplog *droplog, dnsb_metrics *metrics, dnsb_quarantine *quarantine, const sigset_t *sigs)
 {
@@ -210,8 +231,14 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
 		return rc == DNSB_EINVAL ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
 	}
-	while (sigwait(sigs, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
-		;
+	for (;;) {
+		if (sigwait(sigs, &sig) != 0)
+			continue;
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+		if (sig == SIGHUP)
+			reopen_droplog(droplog, a->drop_log);
+	}
 	dnsb_log(DNSB_LOG_INFO, "received %s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	dnsb_webhook_free(wh);
 	dnsb_log(DNSB_LOG_INFO, "stopped");
@@ -257,8 +284,11 @@ int dnsb_cmd_serve(int argc, char **argv)
 				    a.regex_include, a.regex_exclude, &err);
 	if (rc == 0)
 		rc = dnsb_provider_open(&provider, a.provider, a.cfg, &err);
-	if (rc == 0 && a.drop_log)
-		rc = dnsb_droplog_open(&droplog, a.drop_log, &err);
+	if (rc == 0 && a.drop_log) {
+		dnsb_droplog_options dopts = DNSB_DROPLOG_OPTIONS_INIT;
+		dopts.max_size = a.drop_log_max;
+		rc = dnsb_droplog_open_ext(&droplog, a.drop_log, &dopts, &err);
+	}
 	if (rc == 0)
 		rc = dnsb_metrics_new(&metrics);
 	if (rc == 0)
@@ -272,9 +302,11 @@ int dnsb_cmd_serve(int argc, char **argv)
 		 * default action before waiting for it. */
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		sigemptyset(&sigs);
 		sigaddset(&sigs, SIGTERM);
 		sigaddset(&sigs, SIGINT);
+		sigaddset(&sigs, SIGHUP);
 		pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 		/* A client that hangs up must not kill the process. */
 		signal(SIGPIPE, SIG_IGN);

@@ -90,6 +90,7 @@ static void engine_release(engine *e)
 	free(e->zone_stop_message);
 	free(e->zone_stopped);
 	free(e->zone_slot);
+	free(e->quiet);
 }
 
 /* Zones in the provider's order; each zone's pending groups in plan order. */
@@ -130,6 +131,8 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	dnsb_engine_map_zones(&e, plan);
 	if ((e.rc = dnsb_engine_make_groups(plan, e.zone_count, &groups, &ngroups)) < 0)
 		goto done;
+	e.groups = groups;
+	e.ngroups = ngroups;
 	dnsb_engine_drop_invalid_groups(groups, ngroups);
 	/* A deadline already past (the sidecar's zones stayed busy) touches no quarantine entry. */
 	if (quarantine && !(e.deadline > 0 && dnsb_engine_now(&e) >= e.deadline)) {

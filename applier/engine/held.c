@@ -4,10 +4,17 @@
  * its backoff runs out. Only the changes that conflicted are held: the entry's
  * key is the group's content key plus the set of its conflicting changes, so
  * a change that was in effect beside them is sent (and proved) again.
+ * Each group notes what the quarantine did to it (start, again, end) for the
+ * logs; a change still held is logged by no one (outcome.c). Drops decided
+ * before sending (invalid, no_zone) are noted with the same backoff, so an
+ * unchanged plan does not log them again on every loop either.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
@@ -29,6 +36,13 @@ static char *held_key(const group *g, unsigned long mask)
 static unsigned long all_changes(const group *g)
 {
 	return g->count >= MASK_BITS ? ~0UL : (1UL << g->count) - 1;
+}
+
+/* As hold_back reads a mask: past MASK_BITS a change is held with any other. */
+int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask)
+{
+	(void)g;
+	return mask != 0 && (k >= MASK_BITS || (mask >> k) & 1);
 }
 
 static int is_held(engine *e, const group *g, unsigned long mask, double t)
@@ -72,7 +86,7 @@ void dnsb_engine_hold_back(engine *e, group *groups, size_t n)
 			continue;
 		for (size_t k = 0; k < g->count; k++) {
 			dnsb_change *c = g->changes[k];
-			if (c->outcome == DNSB_OUTCOME_PENDING && (k >= MASK_BITS || (mask >> k) & 1)) {
+			if (c->outcome == DNSB_OUTCOME_PENDING && dnsb_engine_in_mask(g, k, mask)) {
 				c->outcome = DNSB_OUTCOME_DROPPED;
 				c->reason = DNSB_REASON_QUARANTINED;
 				dnsb_engine_set_detail(c, 0, NULL, "conflicted before; held back until its quarantine ends");
@@ -104,10 +118,14 @@ static int group_in_effect_now(const group *g)
 	return 1;
 }
 
-/* A group that conflicted now is held (longer each time); one in effect is released. */
+/*
+ * A group that conflicted now is held (longer each time): its quarantine
+ * starts, or it had run out and starts again. One in effect is released: a
+ * quarantine it had ends.
+ */
 static void hold_or_release(engine *e, group *g, double t)
 {
-	int conflicted = 0;
+	int conflicted = 0, rc = DNSB_ENOMEM;
 	unsigned long mask = conflict_mask(g);
 	char *k;
 
@@ -115,28 +133,81 @@ static void hold_or_release(engine *e, group *g, double t)
 		conflicted |= g->changes[i]->outcome == DNSB_OUTCOME_DROPPED &&
 			      g->changes[i]->reason == DNSB_REASON_CONFLICT;
 	if (conflicted) {
-		if ((k = held_key(g, mask)) == NULL ||
-		    dnsb_quarantine_hold(e->o->quarantine, k, dnsb_engine_zone_name(e, g->zone), e->qtoken, t) < 0)
+		if ((k = held_key(g, mask)) != NULL)
+			rc = dnsb_quarantine_hold(e->o->quarantine, k, dnsb_engine_zone_name(e, g->zone), e->qtoken, t,
+						  &g->held_for);
+		if (rc < 0)
 			e->rc = DNSB_ENOMEM;
+		else
+			g->qevent = rc == 0 ? DNSB_DROPLOG_QUARANTINE_START : DNSB_DROPLOG_QUARANTINE_AGAIN;
+		g->qmask = mask;
 		free(k);
 	} else if (group_in_effect_now(g)) {
 		unsigned long full = all_changes(g);
 		for (unsigned long m = g->count < MASK_BITS ? 1 : full; m <= full && m != 0; m++) {
-			if ((k = held_key(g, m)) != NULL)
-				dnsb_quarantine_release(e->o->quarantine, k);
+			if ((k = held_key(g, m)) != NULL && dnsb_quarantine_release(e->o->quarantine, k)) {
+				g->qevent = DNSB_DROPLOG_QUARANTINE_END;
+				g->qmask |= m;
+			}
 			free(k);
 		}
 	}
 }
 
+/* FNV-1a, 64 bits, from `h`. */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 /*
- * After the apply: hold or release each group; entries of this plan's zones
- * that it did not see are forgotten (their groups left the plan).
+ * A drop's key: reason, kind and the endpoints as the plan gave them (not its
+ * message, which names the change's place in the plan), hashed to 128 bits so
+ * that a huge endpoint costs no memory here. "!" keeps it apart from groups'
+ * keys. A collision would only keep one line off the logs.
+ */
+static void drop_key(char *buf, size_t size, const dnsb_change *c)
+{
+	const char *old = c->endpoint_old ? json_object_to_json_string_ext(c->endpoint_old, JSON_C_TO_STRING_PLAIN) : "";
+	const char *new = c->endpoint_new ? json_object_to_json_string_ext(c->endpoint_new, JSON_C_TO_STRING_PLAIN) : "";
+	uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;
+
+	a = fnv1a(fnv1a(fnv1a(a, old ? old : ""), "\x1e"), new ? new : "");
+	b = fnv1a(fnv1a(fnv1a(b, new ? new : ""), "\x1e"), old ? old : "");
+	snprintf(buf, size, "!%s|%d|%016llx%016llx", dnsb_reason_name(c->reason), (int)c->kind,
+		 (unsigned long long)a, (unsigned long long)b);
+}
+
+/* Invalid and no_zone drops that an earlier apply logged, while their backoff runs: quiet (e->quiet). */
+static void note_drops(engine *e, dnsb_plan *plan, double t)
+{
+	size_t n = dnsb_plan_count(plan);
+	char key[96];
+
+	/* Out of memory: every drop is logged, as without a quarantine. */
+	if (n == 0 || (e->quiet = calloc(n, 1)) == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const dnsb_change *c = dnsb_plan_change(plan, i);
+		if (c->outcome != DNSB_OUTCOME_DROPPED || !dnsb_engine_summed(c->reason))
+			continue;
+		drop_key(key, sizeof(key), c);
+		e->quiet[i] = dnsb_quarantine_note(e->o->quarantine, key, dnsb_engine_zone_name(e, c->zone),
+						   e->qtoken, t) == 0;
+	}
+}
+
+/*
+ * After the apply: hold or release each group, note the drops decided before
+ * sending; entries of this plan's zones ("" for changes in none) that it did
+ * not see are forgotten (their groups left the plan).
  */
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n)
 {
 	dnsb_quarantine *q = e->o->quarantine;
-	const char **zones = malloc((e->zone_count ? e->zone_count : 1) * sizeof(char *));
+	const char **zones = malloc((e->zone_count + 1) * sizeof(char *));
 	char *in_plan = calloc(e->zone_count + 1, 1);
 	double t = dnsb_engine_now(e);
 	size_t nzones = 0;
@@ -144,12 +215,15 @@ void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t 
 	for (size_t i = 0; i < n; i++)
 		if (groups[i].key != NULL)
 			hold_or_release(e, &groups[i], t);
-	/* Only this plan's zones: a plan for other zones may be running at the same time. */
+	note_drops(e, plan, t);
+	/* Only this plan's zones: a plan for other zones may be running at the same time. Changes in
+	 * no zone share "": two plans with such drops at once forget each other's, which only logs
+	 * them once more. */
 	for (size_t i = 0; in_plan && i < dnsb_plan_count(plan); i++)
 		in_plan[dnsb_plan_change(plan, i)->zone] = 1;
-	for (size_t z = 0; zones && in_plan && z < e->zone_count; z++)
+	for (size_t z = 0; zones && in_plan && z <= e->zone_count; z++)
 		if (in_plan[z])
-			zones[nzones++] = dnsb_provider_zone(e->p, z);
+			zones[nzones++] = dnsb_engine_zone_name(e, z);
 	if (zones && in_plan)
 		dnsb_quarantine_end(q, e->qtoken, zones, nzones);
 	else

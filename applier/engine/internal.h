@@ -21,6 +21,9 @@ typedef struct group {
 	size_t zone;
 	size_t id;               /* its index in the engine's group array */
 	char *key;               /* content key, for the quarantine; NULL without one */
+	dnsb_droplog_quarantine qevent; /* what the quarantine did to it in this apply (held.c), for the logs */
+	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
+	double held_for;         /* seconds: the hold set, with qevent start or again */
 } group;
 
 typedef struct engine {
@@ -39,6 +42,9 @@ typedef struct engine {
 	dnsb_error *err;
 	int rc;                      /* first local error (ENOMEM), kept to return */
 	unsigned long qtoken;        /* this apply's quarantine token */
+	group *groups;               /* the change groups (c->group indexes them), NULL before they are formed */
+	size_t ngroups;
+	unsigned char *quiet;        /* per plan change: a drop logged by an earlier apply (held.c); may be NULL */
 } engine;
 
 /* One batch as cut from a zone, while it is being run: its budget is the batch's, not a part's. */
@@ -117,8 +123,21 @@ int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_li
 verdict dnsb_engine_verify(engine *e, group **gs, size_t n, verdict *each, dnsb_error *rerr);
 void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict *each, const dnsb_result *res);
 
-/* held.c */
+/* held.c; the quarantine's start and end are logged by outcome.c */
 void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
+/* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
+int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
+
+/* summary.c: drops decided before sending (invalid, no_zone), one log line per reason for the whole apply. */
+typedef struct drop_summary drop_summary;
+/* @return 1 when drops of this reason are summed up rather than logged one by one, else 0 */
+int dnsb_engine_summed(dnsb_reason reason);
+/* @return an empty summary, or NULL (ENOMEM: the caller logs change by change) */
+drop_summary *dnsb_engine_summary_new(void);
+/* Count c (dropped, reason summed) under its reason and what was wrong with it. */
+void dnsb_engine_summary_add(drop_summary *s, const dnsb_change *c);
+/* Log one line per reason counted, then free s. NULL is a no-op. */
+void dnsb_engine_summary_log(drop_summary *s);
 
 #endif

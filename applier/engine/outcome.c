@@ -1,6 +1,9 @@
 /*
  * outcome.c - settling changes (outcome, reason, the provider's detail) and
  * the tally: the report, the metrics and the drop log, each change once.
+ * The metrics count every change of every apply; the logs (stderr and the
+ * drop log) tell what is new: a change still held by the quarantine gets no
+ * line, its group gets lines when the hold starts and when it ends.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +50,71 @@ void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, cons
 	}
 }
 
+static const char *kind_name(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_CREATE ? "create" : c->kind == DNSB_CHANGE_UPDATE ? "update" : "delete";
+}
+
+/* c's group, when what the quarantine did to it this apply concerns c; else NULL. */
+static const group *quarantined_group(const engine *e, const dnsb_change *c)
+{
+	const group *g;
+
+	/* c->group is only set for grouped changes: membership is checked, not assumed. */
+	if (e->groups == NULL || c->group >= e->ngroups)
+		return NULL;
+	g = &e->groups[c->group];
+	if (g->qevent == DNSB_DROPLOG_QUARANTINE_NONE)
+		return NULL;
+	for (size_t k = 0; k < g->count; k++)
+		if (g->changes[k] == c)
+			return dnsb_engine_in_mask(g, k, g->qmask) ? g : NULL;
+	return NULL;
+}
+
+/*
+ * The lines of one settled change. None for a change still held or a drop an
+ * earlier apply logged (`quiet`); drops summed up go to `sum` (NULL: logged
+ * one by one) and to the drop log; an applied change only when its
+ * quarantine ended.
+ */
+static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, const char *zone, double wall)
+{
+	const group *g = quarantined_group(e, c);
+	dnsb_droplog_quarantine event = g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE;
+	const char *owner = dnsb_change_owner(c) ? dnsb_change_owner(c) : "(no name)";
+	const char *type = dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type);
+	char held[128] = "";
+
+	if (quiet || (c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_QUARANTINED))
+		return;
+	if (c->outcome == DNSB_OUTCOME_APPLIED || c->outcome == DNSB_OUTCOME_ALREADY_APPLIED) {
+		if (event != DNSB_DROPLOG_QUARANTINE_END)
+			return;
+		dnsb_log(DNSB_LOG_INFO, "quarantine ended: %s %s %s was tried again: %s", kind_name(c), owner, type,
+			 dnsb_outcome_name(c->outcome));
+	} else if (c->outcome != DNSB_OUTCOME_DROPPED && c->outcome != DNSB_OUTCOME_FAILED) {
+		return;
+	} else if (sum && c->outcome == DNSB_OUTCOME_DROPPED && dnsb_engine_summed(c->reason)) {
+		dnsb_engine_summary_add(sum, c);
+	} else {
+		if (event == DNSB_DROPLOG_QUARANTINE_START)
+			snprintf(held, sizeof(held), "; quarantined for %g s", g->held_for);
+		else if (event == DNSB_DROPLOG_QUARANTINE_AGAIN)
+			snprintf(held, sizeof(held), "; its quarantine ran out and it conflicted again: quarantined for %g s",
+				 g->held_for);
+		dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner, type,
+			 dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "", held);
+	}
+	if (e->o->droplog && dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, event, g ? g->held_for : 0) < 0 &&
+	    e->rc == 0)
+		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
+}
+
 void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 {
 	double wall = (double)time(NULL);
+	drop_summary *sum = dnsb_engine_summary_new();
 
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
@@ -66,16 +131,9 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		case DNSB_OUTCOME_PENDING: continue; /* dry run */
 		}
 		dnsb_metrics_change(e->o->metrics, zone, c);
-		if (c->outcome == DNSB_OUTCOME_DROPPED || c->outcome == DNSB_OUTCOME_FAILED) {
-			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s", dnsb_outcome_name(c->outcome),
-				 c->kind == DNSB_CHANGE_CREATE ? "create" : c->kind == DNSB_CHANGE_UPDATE ? "update" : "delete",
-				 dnsb_change_owner(c) ? dnsb_change_owner(c) : "(no name)",
-				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
-				 dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "");
-			if (e->o->droplog && dnsb_droplog_write(e->o->droplog, zone, c, wall) < 0 && e->rc == 0)
-				e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
-		}
+		tell(e, c, e->quiet && e->quiet[i], sum, zone, wall);
 	}
+	dnsb_engine_summary_log(sum);
 }
 
 /* After a local error nothing is lost silently: whatever is still pending is reported failed. */

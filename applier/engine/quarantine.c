@@ -1,4 +1,7 @@
-/* quarantine.c - per-group backoff for groups dropped for conflict (DESIGN §5). */
+/*
+ * quarantine.c - per-group backoff for groups dropped for conflict (DESIGN §5),
+ * and with the same backoff the memory of drops already logged (noted entries).
+ */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@ typedef struct entry {
 	double backoff;     /* seconds, the current hold */
 	double until;       /* clock seconds */
 	unsigned long seen; /* generation it was last seen in */
+	unsigned long noted; /* a noted drop (dnsb_quarantine_note): the generation that last logged it; 0 = a held group */
 } entry;
 
 struct dnsb_quarantine {
@@ -19,6 +23,7 @@ struct dnsb_quarantine {
 	dnsb_hmap map;
 	double initial, max;
 	unsigned long generation;
+	size_t notes;       /* noted entries in map */
 };
 
 int dnsb_quarantine_new(dnsb_quarantine **out, double initial, double max)
@@ -67,7 +72,7 @@ size_t dnsb_quarantine_count(dnsb_quarantine *q, double now)
 
 	pthread_mutex_lock(&q->lock);
 	while (dnsb_hmap_next(&q->map, &it, &key, &value))
-		n += ((entry *)value)->until > now;
+		n += ((entry *)value)->noted == 0 && ((entry *)value)->until > now;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }
@@ -96,38 +101,90 @@ int dnsb_quarantine_check(dnsb_quarantine *q, const char *key, unsigned long tok
 	return held;
 }
 
-int dnsb_quarantine_hold(dnsb_quarantine *q, const char *key, const char *zone, unsigned long token, double now)
+/* A new entry for key in zone, backoff initial. Under the lock. @return it, or NULL (ENOMEM) */
+static entry *entry_add(dnsb_quarantine *q, const char *key, const char *zone)
 {
 	entry *e;
-	int rc = 0;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL || (e->key = strdup(key)) == NULL ||
+	    (e->zone = strdup(zone)) == NULL || dnsb_hmap_put(&q->map, e->key, e) < 0) {
+		if (e)
+			entry_free(e);
+		return NULL;
+	}
+	e->backoff = q->initial;
+	return e;
+}
+
+static void entry_double(dnsb_quarantine *q, entry *e)
+{
+	e->backoff = e->backoff * 2 > q->max ? q->max : e->backoff * 2;
+}
+
+int dnsb_quarantine_hold(dnsb_quarantine *q, const char *key, const char *zone, unsigned long token, double now,
+			 double *held_for)
+{
+	entry *e;
+	int rc = 1;
 
 	pthread_mutex_lock(&q->lock);
 	if ((e = dnsb_hmap_get(&q->map, key)) != NULL) {
-		e->backoff = e->backoff * 2 > q->max ? q->max : e->backoff * 2;
-	} else if ((e = calloc(1, sizeof(*e))) == NULL || (e->key = strdup(key)) == NULL ||
-		   (e->zone = strdup(zone)) == NULL || dnsb_hmap_put(&q->map, e->key, e) < 0) {
-		if (e)
-			entry_free(e);
-		rc = DNSB_ENOMEM;
-		goto done;
+		entry_double(q, e);
+	} else if ((e = entry_add(q, key, zone)) == NULL) {
+		pthread_mutex_unlock(&q->lock);
+		return DNSB_ENOMEM;
 	} else {
-		e->backoff = q->initial;
+		rc = 0;
 	}
 	e->until = now + e->backoff;
 	e->seen = token;
-done:
+	if (held_for)
+		*held_for = e->backoff;
 	pthread_mutex_unlock(&q->lock);
 	return rc;
 }
 
-void dnsb_quarantine_release(dnsb_quarantine *q, const char *key)
+int dnsb_quarantine_release(dnsb_quarantine *q, const char *key)
 {
 	entry *e;
 
 	pthread_mutex_lock(&q->lock);
-	if ((e = dnsb_hmap_remove(&q->map, key)) != NULL)
+	if ((e = dnsb_hmap_remove(&q->map, key)) != NULL) {
+		q->notes -= e->noted != 0;
 		entry_free(e);
+	}
 	pthread_mutex_unlock(&q->lock);
+	return e != NULL;
+}
+
+int dnsb_quarantine_note(dnsb_quarantine *q, const char *key, const char *zone, unsigned long token, double now)
+{
+	entry *e;
+	int news = 1;
+
+	pthread_mutex_lock(&q->lock);
+	if ((e = dnsb_hmap_get(&q->map, key)) != NULL) {
+		e->seen = token;
+		if (e->noted == token) {
+			news = 1;       /* another change of the apply that noted it: each is logged */
+		} else if (e->until > now) {
+			news = 0;
+		} else {
+			entry_double(q, e);
+			e->until = now + e->backoff;
+			e->noted = token;
+		}
+	} else if (q->notes < QUARANTINE_NOTES_MAX) {
+		if ((e = entry_add(q, key, zone)) == NULL) {
+			pthread_mutex_unlock(&q->lock);
+			return DNSB_ENOMEM;
+		}
+		e->until = now + e->backoff;
+		e->seen = e->noted = token;
+		q->notes++;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return news;
 }
 
 static int zone_listed(const char *zone, const char *const *zones, size_t nzones)
@@ -155,6 +212,7 @@ void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *co
 	}
 	for (size_t i = 0; i < n; i++) {
 		dnsb_hmap_remove(&q->map, gone[i]->key);
+		q->notes -= gone[i]->noted != 0;
 		entry_free(gone[i]);
 	}
 	free(gone); /* out of memory: nothing is forgotten this time, the next end does it */

@@ -25,6 +25,14 @@ static const char *str_field(struct json_object *o, const char *key)
 		       ? json_object_get_string(v) : "";
 }
 
+/* A line of a change in effect now: the end of a quarantine (dnsbatch/droplog.h), not a drop. */
+static int in_effect(struct json_object *entry)
+{
+	const char *outcome = str_field(entry, "outcome");
+
+	return strcmp(outcome, "applied") == 0 || strcmp(outcome, "already_applied") == 0;
+}
+
 /* The record type of a change in plan form: the first endpoint's recordType. */
 static const char *record_type(struct json_object *change)
 {
@@ -175,7 +183,8 @@ static int read_line(struct reader *r, const char *line, size_t len, size_t line
 	}
 	r->out->selected++;
 	rc = count_line(r, entry, change);
-	if (rc == 0)
+	/* A change in effect (its quarantine ended) is counted, never replayed. */
+	if (rc == 0 && !in_effect(entry))
 		rc = merge_change(r, change);
 	json_object_put(entry);
 	return rc == DNSB_ENOMEM ? dnsb_error_set(err, rc, "%s:%zu: out of memory", path, lineno) : rc;

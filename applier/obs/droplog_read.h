@@ -25,7 +25,9 @@ typedef struct dnsb_drops {
 	dnsb_drops_row *rows;     /**< in the order each kind first appears; owned */
 	size_t row_count;
 	struct json_object *plan; /**< keys create, updateOld, updateNew, delete as the lines name them, each
-				       distinct change once (the log is appended to run after run); owned */
+				       distinct change once (the log is appended to run after run); lines of a
+				       change in effect (outcome applied or already_applied: its quarantine
+				       ended) are counted in rows but left out; owned */
 	size_t selected;          /**< lines that passed the filter, repeats included */
 	size_t lines;             /**< lines read, blank ones included */
 } dnsb_drops;

@@ -5,7 +5,12 @@
  *    "reason":"conflict","status":409,"code":"alreadyExists","message":"...",
  *    "change":{"create":[{endpoint}]}}
  * `change` is the change in plan form, so `jq -c .change` gives plans that
- * `dnsbatch apply` takes back. Thread-safe; each line is written whole.
+ * `dnsbatch apply` takes back. The sidecar's quarantine adds two keys to the
+ * lines of a group it holds, which it writes when the hold starts and when it
+ * ends, not while it lasts (dnsb_droplog_write_quarantine):
+ *   "quarantine":"start"|"again"|"end", "quarantine_seconds":60
+ * Thread-safe; each line is written whole. With a maximum size the file is
+ * rotated to FILE.1 (one kept); dnsb_droplog_reopen follows logrotate.
  */
 #ifndef DNSBATCH_DROPLOG_H
 #define DNSBATCH_DROPLOG_H
@@ -18,12 +23,37 @@ extern "C" {
 
 typedef struct dnsb_droplog dnsb_droplog;
 
+/** Drop log settings. Initialise with DNSB_DROPLOG_OPTIONS_INIT. */
+typedef struct dnsb_droplog_options {
+	unsigned version;
+	/** Bytes, 0 = no limit. When a line would take the file past it, the file
+	 *  is renamed FILE.1 (replacing an older FILE.1) and a new FILE started,
+	 *  so each file holds at most max_size bytes (or one line, when a line
+	 *  alone is longer). A process appending to the same file beside this one
+	 *  keeps writing to FILE.1 until it reopens. */
+	uint64_t max_size;
+} dnsb_droplog_options;
+
+#define DNSB_DROPLOG_OPTIONS_VERSION 1
+#define DNSB_DROPLOG_OPTIONS_INIT { DNSB_DROPLOG_OPTIONS_VERSION, 0 }
+
 /**
- * Open (create or append to) a drop log.
+ * Open (create or append to) a drop log, without a size limit.
  * @param path  file name (copied)
  * @return 0, DNSB_EIO (the message names the file and the system error), DNSB_ENOMEM
  */
 int dnsb_droplog_open(dnsb_droplog **out, const char *path, dnsb_error *err);
+
+/**
+ * Open (create or append to) a drop log with settings.
+ * @param out   receives the log (the caller's; dnsb_droplog_free)
+ * @param path  file name (copied); FILE.1 is its rotated file
+ * @param opts  settings (borrowed, read during the call), NULL for the defaults
+ * @return 0, DNSB_EINVAL (opts->version unknown), DNSB_EIO (the message names
+ *         the file and the system error), DNSB_ENOMEM
+ */
+int dnsb_droplog_open_ext(dnsb_droplog **out, const char *path, const dnsb_droplog_options *opts,
+			  dnsb_error *err);
 
 /**
  * Append the line for one change.
@@ -34,10 +64,47 @@ int dnsb_droplog_open(dnsb_droplog **out, const char *path, dnsb_error *err);
  */
 int dnsb_droplog_write(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now);
 
+/** What the sidecar's quarantine did to the group of a line's change (DESIGN §5), key "quarantine". */
+typedef enum dnsb_droplog_quarantine {
+	DNSB_DROPLOG_QUARANTINE_NONE = 0,   /**< no key: the line dnsb_droplog_write writes */
+	DNSB_DROPLOG_QUARANTINE_START = 1,  /**< "start": it conflicted and is held back for
+					         quarantine_seconds; no line while it stays held */
+	DNSB_DROPLOG_QUARANTINE_AGAIN = 2,  /**< "again": its hold ran out, it was tried and conflicted
+					         again: held back for quarantine_seconds more */
+	DNSB_DROPLOG_QUARANTINE_END = 3     /**< "end": its hold ran out, it was tried and is in effect now
+					         (outcome applied or already_applied). Not a drop: `dnsbatch
+					         drops --plan` leaves it out of the plan */
+} dnsb_droplog_quarantine;
+
+/**
+ * Append the line for one change, with what its quarantine did.
+ * @param zone     apex, or "" when the change has no zone (borrowed)
+ * @param change   the change (borrowed): dropped or failed; applied or
+ *                 already_applied with DNSB_DROPLOG_QUARANTINE_END
+ * @param now      Unix seconds, for the `time` field
+ * @param event    what the quarantine did; NONE writes what dnsb_droplog_write does
+ * @param seconds  START and AGAIN: the hold now set, in seconds ("quarantine_seconds"); else unused
+ * @return 0, DNSB_EINVAL (change NULL or event unknown), DNSB_EIO, DNSB_ENOMEM
+ */
+int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now,
+				  dnsb_droplog_quarantine event, double seconds);
+
+/**
+ * Reopen the file at its path, created if absent: after logrotate (`create`
+ * mode) has moved the file away, the next line goes to a new file at the
+ * path. Lines already written stay in the old file, which is synced and closed.
+ * Thread-safe: writes on other threads wait for it. Not async-signal-safe:
+ * call it from a sigwait loop, not from a signal handler.
+ * @return 0 (also for a NULL log); DNSB_EIO when the path cannot be opened (the
+ *         message names the file and the system error; lines keep going to the
+ *         old file)
+ */
+int dnsb_droplog_reopen(dnsb_droplog *log, dnsb_error *err);
+
 /** Push written lines to the file (fflush + fsync). @return 0 or DNSB_EIO */
 int dnsb_droplog_flush(dnsb_droplog *log);
 
-/** Lines written since open. */
+/** Lines written since open, across rotations and reopens. */
 unsigned long dnsb_droplog_lines(dnsb_droplog *log);
 
 /** Flush, close and free. NULL is a no-op. */

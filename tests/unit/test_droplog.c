@@ -1,4 +1,7 @@
-/* test_droplog.c - drop log lines: exact fields, plan form, whole lines under threads. */
+/*
+ * test_droplog.c - drop log lines: exact fields, plan form, whole lines under
+ * threads, the quarantine's keys, rotation at a size, reopen after a move.
+ */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L  /* mkdtemp */
 #endif
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -33,6 +37,8 @@ static const char app_endpoint_new[] =
 struct fixture {
 	char dir[64];
 	char path[128];
+	char rotated[136];  /* path.1 */
+	char moved[136];    /* where a test moves path, as logrotate does */
 };
 
 static int setup(void **state)
@@ -45,6 +51,8 @@ static int setup(void **state)
 	if (!mkdtemp(fx->dir))
 		return -1;
 	snprintf(fx->path, sizeof(fx->path), "%s/drops.jsonl", fx->dir);
+	snprintf(fx->rotated, sizeof(fx->rotated), "%s.1", fx->path);
+	snprintf(fx->moved, sizeof(fx->moved), "%s.moved", fx->path);
 	*state = fx;
 	return 0;
 }
@@ -54,6 +62,8 @@ static int teardown(void **state)
 	struct fixture *fx = *state;
 
 	unlink(fx->path);
+	unlink(fx->rotated);
+	unlink(fx->moved);
 	rmdir(fx->dir);
 	free(fx);
 	return 0;
@@ -439,6 +449,153 @@ static void test_concurrent_whole_lines(void **state)
 	free(text);
 }
 
+/* The quarantine's keys come before `change`; the end of a hold has no seconds; an unknown event writes nothing. */
+static void test_quarantine_keys(void **state)
+{
+	struct fixture *fx = *state;
+	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
+	dnsb_droplog *log;
+	dnsb_error err;
+	json_object *line, *v;
+	char *text, *save = NULL, *l;
+	int n = 0;
+
+	c.outcome = DNSB_OUTCOME_DROPPED;
+	c.reason = DNSB_REASON_CONFLICT;
+	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
+	assert_int_equal(dnsb_droplog_write_quarantine(log, "example.com.", &c, NOW, DNSB_DROPLOG_QUARANTINE_START, 60), 0);
+	assert_int_equal(dnsb_droplog_write_quarantine(log, "example.com.", &c, NOW, DNSB_DROPLOG_QUARANTINE_AGAIN, 1.5), 0);
+	c.outcome = DNSB_OUTCOME_APPLIED;
+	c.reason = DNSB_REASON_NONE;
+	assert_int_equal(dnsb_droplog_write_quarantine(log, "example.com.", &c, NOW, DNSB_DROPLOG_QUARANTINE_END, 0), 0);
+	assert_int_equal(dnsb_droplog_write_quarantine(log, "example.com.", &c, NOW, (dnsb_droplog_quarantine)7, 0),
+			 DNSB_EINVAL);
+	assert_int_equal(dnsb_droplog_lines(log), 3);
+	dnsb_droplog_free(log);
+
+	text = slurp(fx->path);
+	assert_non_null(strstr(text, "\"message\":null,\"quarantine\":\"start\",\"quarantine_seconds\":60,\"change\":{"));
+	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
+		line = parse_line(l, strlen(l));
+		assert_true(json_object_object_get_ex(line, "quarantine", &v));
+		assert_string_equal(json_object_get_string(v), n == 0 ? "start" : n == 1 ? "again" : "end");
+		if (n == 1) {
+			assert_true(json_object_object_get_ex(line, "quarantine_seconds", &v));
+			assert_true(json_object_get_double(v) == 1.5);
+		}
+		assert_int_equal(json_object_object_get_ex(line, "quarantine_seconds", NULL), n < 2);
+		json_object_put(line);
+	}
+	assert_int_equal(n, 3);
+	free(text);
+	drop_change(&c);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* FILE is rotated to FILE.1 before a line would take it past the size: two files, each within it. */
+static void test_rotates_at_max_size(void **state)
+{
+	struct fixture *fx = *state;
+	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
+	dnsb_droplog_options opts = DNSB_DROPLOG_OPTIONS_INIT;
+	dnsb_droplog *log;
+	dnsb_error err;
+	off_t line_len;
+	char *text;
+	size_t in_file, in_rotated;
+
+	c.outcome = DNSB_OUTCOME_DROPPED;
+	c.reason = DNSB_REASON_NO_ZONE;
+	/* One line's length first, without a limit. */
+	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+	dnsb_droplog_free(log);
+	line_len = file_size(fx->path);
+	assert_true(line_len > 100);
+	unlink(fx->path);
+
+	opts.max_size = (uint64_t)(line_len * 3 + line_len / 2); /* three lines and a half */
+	assert_int_equal(dnsb_droplog_open_ext(&log, fx->path, &opts, &err), 0);
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+		assert_true(file_size(fx->path) <= (off_t)opts.max_size);
+		assert_true(file_size(fx->rotated) <= (off_t)opts.max_size);
+	}
+	assert_int_equal(dnsb_droplog_lines(log), 20);
+	dnsb_droplog_free(log);
+	/* 20 lines, 3 a file: the last 2 in FILE, the 3 before them in FILE.1, the rest gone. */
+	text = slurp(fx->path);
+	in_file = count_lines(text);
+	free(text);
+	text = slurp(fx->rotated);
+	in_rotated = count_lines(text);
+	free(text);
+	assert_int_equal(in_file, 2);
+	assert_int_equal(in_rotated, 3);
+
+	/* A line longer than the size alone is written whole, to a file of its own. */
+	opts.max_size = 10;
+	assert_int_equal(dnsb_droplog_open_ext(&log, fx->path, &opts, &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+	dnsb_droplog_free(log);
+	assert_int_equal(file_size(fx->path), line_len);
+	assert_int_equal(file_size(fx->rotated), line_len);
+
+	opts.version = 99;
+	assert_int_equal(dnsb_droplog_open_ext(&log, fx->path, &opts, &err), DNSB_EINVAL);
+	drop_change(&c);
+}
+
+/* After logrotate moved the file, reopen sends the next line to a new file at the path. */
+static void test_reopen_after_move(void **state)
+{
+	struct fixture *fx = *state;
+	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
+	dnsb_droplog *log;
+	dnsb_error err;
+	char *text;
+
+	c.outcome = DNSB_OUTCOME_DROPPED;
+	c.reason = DNSB_REASON_NO_ZONE;
+	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+	assert_int_equal(rename(fx->path, fx->moved), 0);
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0); /* still the moved file */
+	assert_int_equal(access(fx->path, F_OK), -1);
+	assert_int_equal(dnsb_droplog_reopen(log, &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+	assert_int_equal(dnsb_droplog_lines(log), 3);
+	dnsb_droplog_free(log);
+	text = slurp(fx->moved);
+	assert_int_equal(count_lines(text), 2);
+	free(text);
+	text = slurp(fx->path);
+	assert_int_equal(count_lines(text), 1);
+	free(text);
+
+	/* A path that cannot be opened: an error naming it, and lines go on to the old file. */
+	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
+	assert_int_equal(rename(fx->path, fx->moved), 0);
+	assert_int_equal(mkdir(fx->path, 0700), 0); /* a directory where the file was */
+	assert_int_equal(dnsb_droplog_reopen(log, &err), DNSB_EIO);
+	assert_non_null(strstr(err.message, fx->path));
+	assert_int_equal(dnsb_droplog_write(log, "", &c, NOW), 0);
+	dnsb_droplog_free(log);
+	assert_int_equal(rmdir(fx->path), 0);
+	text = slurp(fx->moved);
+	assert_int_equal(count_lines(text), 2);
+	free(text);
+	assert_int_equal(dnsb_droplog_reopen(NULL, &err), 0);
+	drop_change(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +607,9 @@ int main(void)
 		cmocka_unit_test(test_open_error),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test_setup_teardown(test_concurrent_whole_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quarantine_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotates_at_max_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_after_move, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
