@@ -17,8 +17,8 @@
 
 struct serve_args {
 	const char *listen, *metrics_listen;
-	const char *include[MAX_LIST], *exclude[MAX_LIST];
-	size_t include_count, exclude_count;
+	const char *include[MAX_LIST], *exclude[MAX_LIST], *allowed_hosts[MAX_LIST];
+	size_t include_count, exclude_count, allowed_host_count;
 	const char *regex_include, *regex_exclude;
 	size_t max_body;
 	double apply_timeout;
@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		"\n"
 		"  --listen ADDR:PORT             provider API (default %s)\n"
 		"  --metrics-listen ADDR:PORT     /healthz and /metrics (default %s; \"\" = on --listen only)\n"
+		"  --allowed-host NAME            with --listen on a loopback address, also answer requests for this\n"
+		"                                 Host (repeatable; default: loopback names and addresses only)\n"
 		"  --domain-filter DOMAIN         offer only these domains (repeatable, or comma-separated)\n"
 		"  --exclude-domains DOMAIN       leave these domains out (repeatable, or comma-separated)\n"
 		"  --regex-domain-filter RE       offer names matching RE (RE2, Go syntax); not with the lists\n"
@@ -114,7 +116,7 @@ enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
 	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_QUARANTINE_BACKOFF,
 	OPT_QUARANTINE_MAX, OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_DROP_LOG, OPT_LOG_FORMAT,
-	OPT_DROP_LOG_MAX_SIZE
+	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST
 };
 
 static const dnsb_cli_option serve_options[] = {
@@ -124,7 +126,8 @@ static const dnsb_cli_option serve_options[] = {
 	{ "max-body-size", 1, OPT_MAX_BODY }, { "apply-timeout", 1, OPT_APPLY_TIMEOUT },
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
 	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES }, { "drop-log", 1, OPT_DROP_LOG },
-	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { NULL, 0, 0 }
+	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
+	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { NULL, 0, 0 }
 };
 
 /* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
@@ -151,6 +154,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_DROP_LOG_MAX_SIZE: return dnsb_cli_bytes(&a->drop_log_max, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_DOMAIN_FILTER: return push(a->include, &a->include_count, name, v);
 	case OPT_EXCLUDE_DOMAINS: return push(a->exclude, &a->exclude_count, name, v);
+	case OPT_ALLOWED_HOST: return push(a->allowed_hosts, &a->allowed_host_count, name, v);
 	case OPT_MAX_BODY:
 		if (parse_size(&a->max_body, v) != 0)
 			return bad(name, v, "expected a number of bytes > 0 (suffix k, m or g allowed)");
@@ -226,6 +230,8 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	wo.metrics = metrics;
 	wo.droplog = droplog;
 	wo.quarantine = quarantine;
+	wo.allowed_hosts = a->allowed_hosts;
+	wo.allowed_host_count = a->allowed_host_count;
 	rc = dnsb_webhook_start(&wh, provider, &wo, &err);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));

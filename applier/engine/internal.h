@@ -116,7 +116,7 @@ double dnsb_engine_pacing_wait(engine *e);
 void dnsb_engine_pacing_hold(engine *e, double seconds);
 
 /* verify.c */
-int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held, dnsb_error *rerr);
+int dnsb_engine_read_back(engine *e, group **gs, size_t n, int diagnose, dnsb_rrset_list *held, dnsb_error *rerr);
 int dnsb_engine_group_in_effect(const engine *e, const group *g, const dnsb_rrset_list *held);
 int dnsb_engine_change_in_effect(const engine *e, const group *g, const dnsb_change *c, const dnsb_rrset_list *held);
 int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_list *held);

@@ -98,7 +98,7 @@ static void settle_lone(batch_run *br, group *g, const dnsb_result *res, int alo
 			try_alone(br, g);
 		return;
 	}
-	if (dnsb_engine_read_back(br->e, &g, 1, &held, &rerr) < 0) {
+	if (dnsb_engine_read_back(br->e, &g, 1, 1, &held, &rerr) < 0) {
 		/* Unverified: dropping could lose a change that is in fact applied. */
 		snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res->message, rerr.message);
 		if (alone)
@@ -209,7 +209,7 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 		free(named);
 		return 0;
 	}
-	have_read = res->cls == DNSB_CLASS_CONFLICT && dnsb_engine_read_back(br->e, named, k, &held, &rerr) == 0;
+	have_read = res->cls == DNSB_CLASS_CONFLICT && dnsb_engine_read_back(br->e, named, k, 1, &held, &rerr) == 0;
 	for (size_t i = 0; i < k && !br->over; i++) {
 		group *g = named[i];
 		if (have_read && dnsb_engine_group_in_effect(br->e, g, &held))

@@ -63,12 +63,13 @@ static void keys_clear(keys *k)
 }
 
 /*
- * Every RRset at the owner names a group touches (ANY: the RRsets it writes,
- * a CNAME in their way, and what a drop would show as in the way), and the
- * ownership TXT records external-dns's registry keeps for them, which name
- * the owner of a record in the way (diagnose.c). One read for all.
+ * The RRsets a group touches and a CNAME at each owner it adds to (the usual
+ * cause of a refused create). Before a drop (`diagnose`), also every RRset at
+ * those owner names (ANY: what to show as in the way; a server may answer ANY
+ * in part, so the judgement never rests on it) and the ownership TXT records
+ * external-dns's registry keeps for them (diagnose.c).
  */
-static int group_keys(keys *k, const group *g)
+static int group_keys(keys *k, const group *g, int diagnose)
 {
 	int rc = 0;
 
@@ -78,9 +79,15 @@ static int group_keys(keys *k, const group *g)
 		size_t n = 0;
 
 		if (c->kind != DNSB_CHANGE_CREATE)
-			rc = add_key(k, c->old.owner, DNSB_RRKEY_ANY);
+			rc = add_key(k, c->old.owner, c->old.type);
 		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
-			rc = add_key(k, c->new_set.owner, DNSB_RRKEY_ANY);
+			rc = add_key(k, c->new_set.owner, c->new_set.type);
+		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE && c->new_set.type != LDNS_RR_TYPE_CNAME)
+			rc = add_key(k, c->new_set.owner, LDNS_RR_TYPE_CNAME);
+		if (!diagnose)
+			continue;
+		if (rc == 0)
+			rc = add_key(k, c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner, DNSB_RRKEY_ANY);
 		if (rc == 0)
 			rc = dnsb_engine_registry_names(g, c, names, 4, &n);
 		for (size_t i = 0; i < n; i++) {
@@ -98,7 +105,7 @@ static int group_keys(keys *k, const group *g)
  * pacing and only while the deadline leaves time.
  * @return 0 with `held` filled, or a negative code (detail in rerr)
  */
-int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held, dnsb_error *rerr)
+int dnsb_engine_read_back(engine *e, group **gs, size_t n, int diagnose, dnsb_rrset_list *held, dnsb_error *rerr)
 {
 	const char *zone = dnsb_engine_zone_name(e, gs[0]->zone);
 	double secs = 0, wait = dnsb_engine_pacing_wait(e);
@@ -109,7 +116,7 @@ int dnsb_engine_read_back(engine *e, group **gs, size_t n, dnsb_rrset_list *held
 		return dnsb_error_set(rerr, DNSB_EDEADLINE, "no time left before the deadline to read back");
 	dnsb_engine_wait(e, wait);
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = group_keys(&k, gs[i]);
+		rc = group_keys(&k, gs[i], diagnose);
 	if (rc == 0)
 		rc = dnsb_provider_read(e->p, zone, k.at, k.n, dnsb_engine_time_left(e), held, &secs, rerr);
 	keys_clear(&k);
@@ -218,7 +225,7 @@ verdict dnsb_engine_verify(engine *e, group **gs, size_t n, verdict *each, dnsb_
 	dnsb_rrset_list held = { 0 };
 	verdict all = IN_EFFECT;
 
-	if (dnsb_engine_read_back(e, gs, n, &held, rerr) < 0) {
+	if (dnsb_engine_read_back(e, gs, n, 0, &held, rerr) < 0) {
 		dnsb_rrset_list_clear(&held);
 		return UNKNOWN;
 	}

@@ -39,13 +39,25 @@ struct request {
 	double start;
 };
 
+/* conns.c: past this many connections on a listener, each new one closes the longest idle one. */
+#define DNSB_WEBHOOK_CONN_CAP 200
+/* libmicrohttpd's own limit (each connection is a thread): room above the cap for the busy ones. */
+#define DNSB_WEBHOOK_CONN_MAX 256
+
+struct conn;
+
 struct listener {
 	struct MHD_Daemon *daemon;
 	MHD_socket quiesced;
 	unsigned port;
 	int monitor_only;  /* the metrics listener: /healthz and /metrics only */
+	int loopback;      /* bound to a loopback address: Host is checked (dispatch.c) */
 	char name[300];    /* "127.0.0.1:8888", for the log */
 	struct dnsb_webhook *wh;
+	pthread_mutex_t conn_lock;  /* guards the connection table (conns.c) */
+	struct conn *conns[DNSB_WEBHOOK_CONN_MAX];
+	size_t conn_count;
+	int cap_logged;
 };
 
 /* The server (dnsbatch/webhook.h's opaque handle). */
@@ -72,10 +84,29 @@ struct dnsb_webhook {
 	pthread_t probe;
 	int probe_started;
 	double probe_interval;
+	/* --allowed-host names (owned), besides the loopback ones */
+	char **allowed_hosts;
+	size_t allowed_host_count;
+	int refusal_logged[2];     /* dispatch.c: 415 and 421 are logged once each */
 	/* adjust.c: names whose unsupported endpoints were logged (each once); under `lock` */
 	char **unsupported_logged;
 	size_t unsupported_count;
 };
+
+/* dispatch.c: the route of a URL path. */
+enum dnsb_webhook_route dnsb_webhook_route_of(const char *url);
+/* dispatch.c: a complete request to its handler, after the provider port's checks. */
+enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listener *l, struct request *req);
+/* dispatch.c: is `host` (a Host header, may be NULL) a loopback name or address, or an --allowed-host? */
+int dnsb_webhook_host_allowed(const dnsb_webhook *wh, const char *host);
+/* dispatch.c: log a 415 or 421 refusal, the first of each kind only (they may come in floods). */
+void dnsb_webhook_log_refusal(dnsb_webhook *wh, unsigned status, const char *why);
+
+/* conns.c: libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback (cls: the listener). */
+void dnsb_webhook_on_connection(void *cls, struct MHD_Connection *mc, void **ctx,
+				enum MHD_ConnectionNotificationCode code);
+/* conns.c: a request started (1) or its reply went out (0) on this connection. */
+void dnsb_webhook_conn_busy(struct listener *l, struct MHD_Connection *mc, int busy);
 
 /* reply.c: answer a request; every reply is counted in the sidecar's metrics. */
 enum MHD_Result dnsb_webhook_reply(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,66 +25,11 @@
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
 
-/* Enough for external-dns, the probes and a scraper; each is a thread. */
-#define CONNECTION_LIMIT 256
-/* Idle keep-alive connections are closed after this many seconds. */
-#define CONNECTION_TIMEOUT 120
-
-static enum dnsb_webhook_route route_of(const char *url)
-{
-	if (strcmp(url, "/") == 0)
-		return DNSB_ROUTE_NEGOTIATE;
-	if (strcmp(url, "/records") == 0)
-		return DNSB_ROUTE_RECORDS;
-	if (strcmp(url, "/adjustendpoints") == 0)
-		return DNSB_ROUTE_ADJUST;
-	if (strcmp(url, "/healthz") == 0)
-		return DNSB_ROUTE_HEALTHZ;
-	if (strcmp(url, "/metrics") == 0)
-		return DNSB_ROUTE_METRICS;
-	return DNSB_ROUTE_OTHER;
-}
-
-static enum MHD_Result dispatch(struct MHD_Connection *conn, struct listener *l, struct request *req)
-{
-	dnsb_webhook *wh = l->wh;
-	int get = req->method == M_GET, post = req->method == M_POST;
-
-	if (req->too_large) {
-		dnsb_log(DNSB_LOG_WARN, "request body over --max-body-size (%zu bytes): 413", wh->max_body);
-		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_CONTENT_TOO_LARGE,
-				  "request body exceeds %zu bytes", wh->max_body);
-	}
-	if (l->monitor_only && req->route != DNSB_ROUTE_HEALTHZ && req->route != DNSB_ROUTE_METRICS)
-		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_NOT_FOUND, "not found");
-	switch (req->route) {
-	case DNSB_ROUTE_NEGOTIATE:
-		if (get)
-			return dnsb_webhook_handle_negotiate(conn, wh, req);
-		break;
-	case DNSB_ROUTE_RECORDS:
-		if (get)
-			return dnsb_webhook_handle_records_get(conn, wh, req);
-		if (post)
-			return dnsb_webhook_handle_records_post(conn, wh, req);
-		break;
-	case DNSB_ROUTE_ADJUST:
-		if (post)
-			return dnsb_webhook_handle_adjust(conn, wh, req);
-		break;
-	case DNSB_ROUTE_HEALTHZ:
-		if (get)
-			return dnsb_webhook_handle_healthz(conn, wh, req);
-		break;
-	case DNSB_ROUTE_METRICS:
-		if (get)
-			return dnsb_webhook_handle_metrics(conn, wh, req);
-		break;
-	default:
-		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_NOT_FOUND, "not found");
-	}
-	return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
-}
+/* Seconds an idle connection (or one whose headers never end) is kept: external-dns's
+ * Go client keeps its idle keep-alive connection up to 90 s and opens another
+ * when the server closed it; probes and scrapers reconnect every time anyway. */
+#define CONNECTION_TIMEOUT_API 60
+#define CONNECTION_TIMEOUT_METRICS 10
 
 static int body_append(struct request *req, size_t max, const char *data, size_t n)
 {
@@ -128,10 +75,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (req == NULL)
 			return MHD_NO;
 		req->start = dnsb_monotonic();
-		req->route = route_of(url);
+		req->route = dnsb_webhook_route_of(url);
 		req->method = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 ? M_GET :
 			      strcmp(method, "POST") == 0 ? M_POST : M_OTHER;
 		*con_cls = req;
+		dnsb_webhook_conn_busy(l, conn, 1);
 		pthread_mutex_lock(&wh->lock);
 		wh->inflight++;
 		stopping = wh->stopping;
@@ -151,7 +99,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			/* Refuse before reading: no 100-continue, no wasted transfer. */
 			req->refused = 1;
 			req->too_large = 1;
-			return dispatch(conn, l, req);
+			return dnsb_webhook_dispatch(conn, l, req);
 		}
 		return MHD_YES;
 	}
@@ -163,7 +111,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (req->refused)
 		return MHD_YES;
-	return dispatch(conn, l, req);
+	return dnsb_webhook_dispatch(conn, l, req);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -173,10 +121,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	dnsb_webhook *wh = l->wh;
 	struct request *req = *con_cls;
 
-	(void)conn;
 	(void)toe;
 	if (req == NULL)
 		return;
+	dnsb_webhook_conn_busy(l, conn, 0);
 	pthread_mutex_lock(&wh->lock);
 	wh->inflight--;
 	if (req->apply)
@@ -215,6 +163,8 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 		return rc;
 	if (v6)
 		flags |= MHD_USE_IPv6;
+	l->loopback = v6 ? IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+			 : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 	l->wh = wh;
 	l->monitor_only = monitor_only;
 	l->quiesced = MHD_INVALID_SOCKET;
@@ -223,8 +173,10 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT,
+				     MHD_OPTION_NOTIFY_CONNECTION, dnsb_webhook_on_connection, l,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)DNSB_WEBHOOK_CONN_MAX,
+				     MHD_OPTION_CONNECTION_TIMEOUT,
+				     (unsigned)(monitor_only ? CONNECTION_TIMEOUT_METRICS : CONNECTION_TIMEOUT_API),
 				     MHD_OPTION_END);
 	if (l->daemon == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "cannot listen on %s: %s", spec,
@@ -244,6 +196,11 @@ static void release(dnsb_webhook *wh)
 	dnsb_quarantine_free(wh->own_quarantine);
 	dnsb_metrics_free(wh->own_metrics);
 	dnsb_webhook_unsupported_clear(wh);
+	for (size_t i = 0; i < wh->allowed_host_count; i++)
+		free(wh->allowed_hosts[i]);
+	free(wh->allowed_hosts);
+	pthread_mutex_destroy(&wh->api.conn_lock);
+	pthread_mutex_destroy(&wh->mon.conn_lock);
 	pthread_mutex_destroy(&wh->droplog_lock);
 	pthread_cond_destroy(&wh->cond);
 	pthread_mutex_destroy(&wh->lock);
@@ -260,6 +217,8 @@ static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webh
 	pthread_mutex_init(&wh->lock, NULL);
 	pthread_cond_init(&wh->cond, NULL);
 	pthread_mutex_init(&wh->droplog_lock, NULL);
+	pthread_mutex_init(&wh->api.conn_lock, NULL);
+	pthread_mutex_init(&wh->mon.conn_lock, NULL);
 	wh->provider = provider;
 	wh->filter = opts->filter;
 	wh->max_body = opts->max_body_size;
@@ -270,6 +229,13 @@ static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webh
 	wh->metrics = opts->metrics;
 	wh->quarantine = opts->quarantine;
 	wh->api.quiesced = wh->mon.quiesced = MHD_INVALID_SOCKET;
+	if (opts->version >= 2 && opts->allowed_host_count > 0) {
+		if ((wh->allowed_hosts = calloc(opts->allowed_host_count, sizeof(char *))) == NULL)
+			return DNSB_ENOMEM;
+		for (size_t i = 0; i < opts->allowed_host_count; i++, wh->allowed_host_count++)
+			if ((wh->allowed_hosts[i] = strdup(opts->allowed_hosts[i])) == NULL)
+				return DNSB_ENOMEM;
+	}
 	if (wh->metrics == NULL && (rc = dnsb_metrics_new(&wh->own_metrics)) != 0)
 		return rc;
 	if (wh->metrics == NULL)

@@ -41,7 +41,8 @@ typedef struct dnsb_plan dnsb_plan;
  *         object, a field of the wrong JSON type, a list given in both
  *         spellings,
  *         updateOld and updateNew of different lengths); DNSB_ENOMEM.
- *         Invalid records are not an error: see dnsb_change.outcome.
+ *         Invalid records are not an error: see dnsb_change.outcome. The
+ *         document `null` is an empty plan, as Go decodes it into plan.Changes.
  */
 int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *source, dnsb_error *err);
 

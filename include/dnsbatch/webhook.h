@@ -12,6 +12,16 @@
  * plus GET /healthz and GET /metrics, served on the API listener and on a
  * second listener of their own (the pod's probe and scrape port).
  *
+ * Routes are those of external-dns's reference server: any other path is
+ * answered as GET /, and /records and /adjustendpoints answer other methods
+ * with 400. On the provider port, POST bodies must carry the media type
+ * (415 otherwise: a browser's cross-origin "simple" request cannot), and a
+ * listener on a loopback address answers only a loopback Host or one of
+ * allowed_hosts (421 otherwise: DNS rebinding). /healthz and /metrics are
+ * open. Each listener keeps room for new connections: past 200, each new
+ * one closes the longest idle one; idle connections close after 60 s (10 s
+ * on the metrics listener).
+ *
  * Every JSON reply carries the media type DNSB_WEBHOOK_MEDIA_TYPE byte for
  * byte: external-dns compares it as a string and refuses to start on any
  * other value. POST /records answers 204 when no change ended `failed`
@@ -188,12 +198,20 @@ typedef struct dnsb_webhook_options {
 	/** Seconds between readiness probes of the provider until it first
 	 * answers; <= 0 means 5. */
 	double probe_interval;
+	/** Since version 2. When `listen` is a loopback address, requests to
+	 * the provider routes must carry a Host that is a loopback name or
+	 * address (DNS rebinding), or one of these names (with or without a
+	 * port; borrowed, copied by start): for a deployment that puts dnsbatch
+	 * behind a Service name. */
+	const char *const *allowed_hosts;
+	size_t allowed_host_count;
 } dnsb_webhook_options;
 
-#define DNSB_WEBHOOK_OPTIONS_VERSION 1
+/* 2: allowed_hosts. */
+#define DNSB_WEBHOOK_OPTIONS_VERSION 2
 #define DNSB_WEBHOOK_OPTIONS_INIT \
 	{ DNSB_WEBHOOK_OPTIONS_VERSION, DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT, \
-	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0 }
+	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0 }
 
 /** A running server. Opaque. */
 typedef struct dnsb_webhook dnsb_webhook;

@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include <curl/curl.h>
 #include <json-c/json.h>
@@ -426,13 +430,14 @@ static void test_adjustendpoints(void **state)
 	assert_int_equal(status, 200);
 	assert_true(json_object_equal(in, out));
 	json_object_put(out);
-	assert_int_equal(extdns_request(f.client, "POST", "/adjustendpoints", NULL, "{}", 2, &r), 0);
+	assert_int_equal(extdns_request(f.client, "POST", "/adjustendpoints", both_hdr, "{}", 2, &r), 0);
 	assert_int_equal(r.status, 400);
 	extdns_reply_clear(&r);
 	json_object_put(in);
 	fixture_stop(&f);
 }
 
+/* Routes as external-dns's reference server (provider/webhook/api/httpapi.go) has them. */
 static void test_routes(void **state)
 {
 	extdns_reply r;
@@ -440,11 +445,18 @@ static void test_routes(void **state)
 	(void)state;
 
 	fixture_start(&f, NULL);
+	/* Its mux sends any path it does not know to the negotiation handler. */
 	assert_int_equal(extdns_request(f.client, "GET", "/nope", NULL, NULL, 0, &r), 0);
-	assert_int_equal(r.status, 404);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.content_type, EXTDNS_MEDIA_TYPE);
+	assert_string_equal(r.body, "{}\n");
 	extdns_reply_clear(&r);
+	/* Other methods: 400, as RecordsHandler and AdjustEndpointsHandler answer them. */
 	assert_int_equal(extdns_request(f.client, "DELETE", "/records", NULL, NULL, 0, &r), 0);
-	assert_int_equal(r.status, 405);
+	assert_int_equal(r.status, 400);
+	extdns_reply_clear(&r);
+	assert_int_equal(extdns_request(f.client, "GET", "/adjustendpoints", NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 400);
 	extdns_reply_clear(&r);
 	/* The metrics port serves only /healthz and /metrics. */
 	assert_int_equal(extdns_request(f.monitor, "GET", "/records", NULL, NULL, 0, &r), 0);
@@ -454,6 +466,133 @@ static void test_routes(void **state)
 	assert_int_equal(extdns_request(f.client, "GET", "/metrics", NULL, NULL, 0, &r), 0);
 	assert_int_equal(r.status, 200);
 	extdns_reply_clear(&r);
+	fixture_stop(&f);
+}
+
+/* external-dns's own webhook tests send a null plan and expect success. */
+static void test_null_plan(void **state)
+{
+	extdns_reply r;
+	fixture f;
+	(void)state;
+
+	fixture_start(&f, NULL);
+	assert_int_equal(extdns_request(f.client, "POST", "/records", post_hdr, "null", 4, &r), 0);
+	assert_int_equal(r.status, 204);
+	extdns_reply_clear(&r);
+	fixture_stop(&f);
+}
+
+/*
+ * Only external-dns drives the provider port: a browser's cross-origin
+ * "simple" POST (text/plain) is refused with 415 and applies nothing; a
+ * DNS-rebinding page (Host: its own name) gets 421; /healthz stays open.
+ */
+static void test_provider_port_guards(void **state)
+{
+	static const char *const text_plain[] = { "Content-Type: text/plain", NULL };
+	static const char *const rebound[] = { "Host: attacker.example:8888", "Content-Type: " EXTDNS_MEDIA_TYPE, NULL };
+	static const char *const local[] = { "Host: localhost:8888", "Content-Type: " EXTDNS_MEDIA_TYPE, NULL };
+	static const char *const v6[] = { "Host: [::1]:8888", "Accept: " EXTDNS_MEDIA_TYPE, NULL };
+	static const char *const rebound_get[] = { "Host: attacker.example", NULL };
+	const char *plan = "{\"create\":[{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}]}";
+	struct json_object *eps = NULL;
+	extdns_reply r;
+	fixture f;
+	(void)state;
+
+	fixture_start(&f, NULL);
+	assert_int_equal(extdns_request(f.client, "POST", "/records", text_plain, plan, strlen(plan), &r), 0);
+	assert_int_equal(r.status, 415);
+	extdns_reply_clear(&r);
+	assert_int_equal(extdns_request(f.client, "POST", "/records", rebound, plan, strlen(plan), &r), 0);
+	assert_int_equal(r.status, 421);
+	extdns_reply_clear(&r);
+	assert_int_equal(extdns_request(f.client, "GET", "/records", rebound_get, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 421);
+	extdns_reply_clear(&r);
+	assert_int_equal(extdns_records(f.client, &eps, NULL), 0);
+	assert_null(find_endpoint(eps, "x.example.com", "A")); /* nothing applied */
+	json_object_put(eps);
+	assert_int_equal(extdns_request(f.client, "GET", "/", v6, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	extdns_reply_clear(&r);
+	assert_int_equal(extdns_request(f.client, "GET", "/healthz", rebound_get, NULL, 0, &r), 0);
+	assert_int_not_equal(r.status, 421);
+	extdns_reply_clear(&r);
+	assert_int_equal(extdns_request(f.client, "POST", "/records", local, plan, strlen(plan), &r), 0);
+	assert_int_equal(r.status, 204);
+	extdns_reply_clear(&r);
+	assert_int_equal(metric(&f, "dnsbatch_webhook_requests_total{route=\"/records\",method=\"POST\",code=\"415\"}"), 1);
+	fixture_stop(&f);
+}
+
+/* A connection that is open and says nothing (or half a request line). */
+static int idle_connection(unsigned port, int partial)
+{
+	struct sockaddr_in a = { 0 };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (partial && write(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n", 33) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * 300 idle connections on each port (half of them with unfinished headers)
+ * must not keep the liveness probe or external-dns out: /healthz and GET /
+ * still answer within 1 s.
+ */
+static void test_idle_connections(void **state)
+{
+	enum { IDLE = 300 };
+	int fds[2][IDLE];
+	extdns_reply r;
+	fixture f;
+	double t0, took;
+	(void)state;
+
+	fixture_start(&f, NULL);
+	for (int p = 0; p < 2; p++) {
+		for (int i = 0; i < IDLE; i++) {
+			fds[p][i] = idle_connection(dnsb_webhook_port(f.wh, p), i % 2);
+			assert_true(fds[p][i] >= 0);
+		}
+	}
+	usleep(200 * 1000);
+	t0 = now_s();
+	assert_int_equal(extdns_request(f.monitor, "GET", "/healthz", NULL, NULL, 0, &r), 0);
+	took = now_s() - t0;
+	assert_int_equal(r.status, 200);
+	extdns_reply_clear(&r);
+	assert_true(took < 1.0);
+	t0 = now_s();
+	assert_int_equal(extdns_request(f.client, "GET", "/", NULL, NULL, 0, &r), 0);
+	took = now_s() - t0;
+	assert_int_equal(r.status, 200);
+	extdns_reply_clear(&r);
+	assert_true(took < 1.0);
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < IDLE; i++)
+			close(fds[p][i]);
 	fixture_stop(&f);
 }
 
@@ -866,6 +1005,9 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_adjustendpoints),
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_null_plan),
+		cmocka_unit_test(test_provider_port_guards),
+		cmocka_unit_test(test_idle_connections),
 		cmocka_unit_test(test_post_conflicts),
 		cmocka_unit_test(test_post_transient),
 		cmocka_unit_test(test_post_malformed),

@@ -75,7 +75,7 @@ extdns_check "delete of an absent record: already applied, not logged" \
 	[ "$(extdns_metric 'dnsbatch_changes_total{zone="example.test.",outcome="already_applied"}')" = 1 ]
 extdns_check "drop log: BIND's rcode recorded" jq -e -s 'all(.code == "YXRRSET" or .code == "NXRRSET")' "$tmp/drops.jsonl"
 extdns_check "metrics: conflicts counted" \
-	[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="conflict"}')" = 1 ]
+	[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="conflict",cause="exists"}')" = 1 ]
 
 requests() {
 	curl -s "$EXTDNS_MON/metrics" |

@@ -92,7 +92,7 @@ extdns_check "drop log: the group's 2 changes, reason conflict" \
 	[ "$(jq -s '[.[] | select(.reason == "conflict")] | length' "$tmp/drops.jsonl")" = 2 ]
 extdns_check "drop log lines turn back into a plan" jq -e -s 'all(.change.create | length == 1)' "$tmp/drops.jsonl"
 extdns_check "metrics: dropped changes by reason" \
-	[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="conflict"}')" = 1 ]
+	[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="conflict",cause="exists"}')" = 1 ]
 extdns_check "metrics: applied changes" \
 	[ "$(extdns_metric 'dnsbatch_changes_total{zone="example.test.",outcome="applied"}')" = 2 ]
 extdns_check "metrics: one group quarantined" [ "$(extdns_metric dnsbatch_quarantined_groups)" = 1 ]
@@ -115,7 +115,7 @@ extdns_post "$EXTDNS_API" /records "$tmp/plan-next.json" >/dev/null
 extdns_check "the conflicting group alone answers 204" [ "$EXTDNS_STATUS" = 204 ]
 extdns_check "quarantined: zero provider requests for it" [ "$(requests)" = "$before" ]
 extdns_check "metrics: quarantined drops counted" \
-	[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="quarantined"}')" = 2 ]
+	[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="quarantined",cause="quarantined"}')" = 2 ]
 
 # Bodies that are not plans: 400, nothing written. Over the cap: 413.
 sum=$(md5sum <"$tmp/example.test.zone")
