@@ -28,6 +28,8 @@ a-app-suf     IN TXT "heritage=external-dns,external-dns/owner=default,external-
 _x.a-app      IN TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/app"
 other         IN A   203.0.113.20
 a-other       IN TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/other"
+app1          IN A   203.0.113.11
+xn--caf-dma   IN A   203.0.113.12
 legacy   3600 IN A   192.0.2.7
 a-legacy 3600 IN TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/legacy"
 EOF
@@ -69,6 +71,18 @@ suite() { # LABEL ZONEFILE-TO-WATCH SERVE-ARGS...
 	extdns_get "$EXTDNS_API" /records >"$dir/regex.json"
 	extdns_check "$label: regex anchored on the first label: ownership TXT a-app kept" \
 		has "$dir/regex.json" 'any(.dnsName == "a-app.example.test")'
+	extdns_stop
+	# 5 and 8. Go's RE2 dialect, and internationalised names in either form.
+	extdns_serve "$dir/re2.log" --regex-domain-filter '^app\d\.example\.test$' "$@" || return
+	extdns_get "$EXTDNS_API" /records >"$dir/re2.json"
+	extdns_check "$label: RE2 \\d matches app1" has "$dir/re2.json" 'any(.dnsName == "app1.example.test")'
+	extdns_check "$label: RE2 \\d does not match app" has "$dir/re2.json" 'all(.dnsName != "app.example.test")'
+	extdns_stop
+	extdns_serve "$dir/idn.log" --domain-filter café.example.test "$@" || return
+	extdns_get "$EXTDNS_API" /records >"$dir/idn.json"
+	extdns_check "$label: --domain-filter café.example.test matches xn--caf-dma.example.test" \
+		has "$dir/idn.json" 'any(.dnsName == "xn--caf-dma.example.test")'
+	extdns_check "$label: ... and nothing else" has "$dir/idn.json" 'all(.dnsName | test("caf"))'
 	extdns_stop
 
 	extdns_serve "$dir/serve.log" "$@" --drop-log "$dir/drops.jsonl" || return
