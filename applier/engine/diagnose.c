@@ -99,8 +99,8 @@ static int parse_ownership(const char *rdata, char **owner, char **resource)
 	return 0;
 }
 
-/* The owner of c's name by the ownership TXT records in `held`. */
-static void find_owner(const group *g, dnsb_change *c, const dnsb_rrset_list *held)
+/* The owner of c's name by the ownership TXT records in `held`, into out's txt_owner and txt_resource. */
+static void find_owner(const group *g, const dnsb_change *c, const dnsb_rrset_list *held, dnsb_change *out)
 {
 	char *names[8];
 	size_t n = 0;
@@ -109,8 +109,8 @@ static void find_owner(const group *g, dnsb_change *c, const dnsb_rrset_list *he
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		const dnsb_rrset *txt = dnsb_rrset_list_find(held, names[i], LDNS_RR_TYPE_TXT);
-		for (size_t k = 0; txt && c->txt_owner == NULL && k < txt->rdata_count; k++)
-			parse_ownership(txt->rdata[k], &c->txt_owner, &c->txt_resource);
+		for (size_t k = 0; txt && out->txt_owner == NULL && k < txt->rdata_count; k++)
+			parse_ownership(txt->rdata[k], &out->txt_owner, &out->txt_resource);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -155,11 +155,9 @@ static dnsb_cause own_cause(const engine *e, const dnsb_change *c, const dnsb_rr
 	return DNSB_CAUSE_NONE;
 }
 
-/* Copy what is held at c's owner name into c->current. @return 0 or DNSB_ENOMEM */
-static int copy_current(dnsb_change *c, const dnsb_rrset_list *held)
+/* Copy what is held at `owner` into c->current. @return 0 or DNSB_ENOMEM */
+static int copy_current(dnsb_change *c, const char *owner, const dnsb_rrset_list *held)
 {
-	const char *owner = c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner;
-
 	dnsb_rrset_list_clear(&c->current);
 	for (size_t i = 0; i < held->count; i++) {
 		dnsb_rrset copy;
@@ -171,13 +169,21 @@ static int copy_current(dnsb_change *c, const dnsb_rrset_list *held)
 	return 0;
 }
 
+static const char *change_owner(const dnsb_change *c)
+{
+	return c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner;
+}
+
 void dnsb_engine_diagnose(engine *e, group *g, const dnsb_rrset_list *held)
 {
+	dnsb_change *culprit = NULL;
 	dnsb_cause first = DNSB_CAUSE_NONE;
 
-	for (size_t i = 0; i < g->count && first == DNSB_CAUSE_NONE; i++)
-		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
-			first = own_cause(e, g->changes[i], held);
+	for (size_t i = 0; i < g->count && culprit == NULL; i++) {
+		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING &&
+		    (first = own_cause(e, g->changes[i], held)) != DNSB_CAUSE_NONE)
+			culprit = g->changes[i];
+	}
 	for (size_t i = 0; i < g->count; i++) {
 		dnsb_change *c = g->changes[i];
 		dnsb_cause own;
@@ -185,10 +191,21 @@ void dnsb_engine_diagnose(engine *e, group *g, const dnsb_rrset_list *held)
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue;
 		own = own_cause(e, c, held);
-		/* A change with nothing in its own way goes down with its group: its group's cause. */
-		c->cause = own != DNSB_CAUSE_NONE ? own : first != DNSB_CAUSE_NONE ? first : DNSB_CAUSE_OTHER;
-		if (copy_current(c, held) != 0)
+		/*
+		 * A change with nothing in its own way (an ownership record beside
+		 * its record) goes down with its group: it shows what is in the
+		 * group's way, at the culprit's name.
+		 */
+		if (own == DNSB_CAUSE_NONE && culprit != NULL) {
+			c->cause = first;
+			if (copy_current(c, change_owner(culprit), held) != 0)
+				e->rc = DNSB_ENOMEM;
+			find_owner(g, culprit, held, c);
+			continue;
+		}
+		c->cause = own != DNSB_CAUSE_NONE ? own : DNSB_CAUSE_OTHER;
+		if (copy_current(c, change_owner(c), held) != 0)
 			e->rc = DNSB_ENOMEM;
-		find_owner(g, c, held);
+		find_owner(g, c, held, c);
 	}
 }

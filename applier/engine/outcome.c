@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <json-c/json.h>
+
+#include "dnsbatch/droplog.h"
 #include "applier/engine/internal.h"
 
 dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone)
@@ -103,8 +106,20 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 		else if (event == DNSB_DROPLOG_QUARANTINE_AGAIN)
 			snprintf(held, sizeof(held), "; its quarantine ran out and it conflicted again: quarantined for %g s",
 				 g->held_for);
-		dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner, type,
-			 dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "", held);
+		if (c->cause != DNSB_CAUSE_NONE && c->reason == DNSB_REASON_CONFLICT) {
+			/* What is in the way, from the read that proved the drop (the provider's words are in the drop log). */
+			json_object *current = dnsb_droplog_current(&c->current);
+			char why[768];
+
+			dnsb_drop_explain(why, sizeof(why), dnsb_cause_name(c->cause), owner, type, current, c->txt_owner,
+					  c->txt_resource);
+			json_object_put(current);
+			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner, type,
+				 why, held);
+		} else {
+			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner,
+				 type, dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "", held);
+		}
 	}
 	if (e->o->droplog && dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, event, g ? g->held_for : 0) < 0 &&
 	    e->rc == 0)

@@ -208,6 +208,45 @@ static int add_quarantine(json_object *obj, dnsb_droplog_quarantine event, doubl
 	return 0;
 }
 
+/* Every RRset in the list as an Endpoint. @return a new array, or NULL (ENOMEM) */
+json_object *dnsb_droplog_current(const dnsb_rrset_list *list)
+{
+	json_object *arr = json_object_new_array_ext((int)list->count);
+
+	for (size_t i = 0; arr && i < list->count; i++) {
+		json_object *ep = dnsb_rrset_to_endpoint(&list->items[i]);
+		if (ep == NULL || json_object_array_add(arr, ep) != 0) {
+			json_object_put(ep);
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* What is in a dropped change's way: cause, current, owner, owner_resource. @return 0 or DNSB_ENOMEM */
+static int add_cause(json_object *obj, const dnsb_change *c)
+{
+	dnsb_cause cause = dnsb_change_cause(c);
+	json_object *current;
+
+	if (cause == DNSB_CAUSE_NONE)
+		return 0;
+	if (add_string(obj, "cause", dnsb_cause_name(cause)))
+		return DNSB_ENOMEM;
+	if (c->cause != DNSB_CAUSE_NONE && c->reason == DNSB_REASON_CONFLICT) {
+		if ((current = dnsb_droplog_current(&c->current)) == NULL ||
+		    json_object_object_add(obj, "current", current) != 0) {
+			json_object_put(current);
+			return DNSB_ENOMEM;
+		}
+	}
+	if ((c->txt_owner && add_string(obj, "owner", c->txt_owner)) ||
+	    (c->txt_resource && add_string(obj, "owner_resource", c->txt_resource)))
+		return DNSB_ENOMEM;
+	return 0;
+}
+
 /* The line's object, keys in the order of DESIGN §6. @return a new reference or NULL (ENOMEM) */
 static json_object *build_line(const char *zone, const dnsb_change *change, double now,
 			       dnsb_droplog_quarantine event, double seconds)
@@ -229,7 +268,7 @@ static json_object *build_line(const char *zone, const dnsb_change *change, doub
 		goto fail;
 	}
 	if (add_string(obj, "code", change->code) || add_string(obj, "message", change->message) ||
-	    add_quarantine(obj, event, seconds))
+	    add_quarantine(obj, event, seconds) || add_cause(obj, change))
 		goto fail;
 	plan = dnsb_change_to_plan_json(change);
 	if (!plan || json_object_object_add(obj, "change", plan) != 0) {

@@ -9,6 +9,13 @@
  * lines of a group it holds, which it writes when the hold starts and when it
  * ends, not while it lasts (dnsb_droplog_write_quarantine):
  *   "quarantine":"start"|"again"|"end", "quarantine_seconds":60
+ * A dropped change says what is in its way (dnsb_change.cause, from the read
+ * that proved the drop):
+ *   "cause":"exists", "current":[{endpoint held at its name}...],
+ *   "owner":"other", "owner_resource":"ingress/default/legacy"
+ * `current` comes with every conflict (empty when nothing is held there);
+ * `owner` and `owner_resource` when external-dns's ownership TXT record for
+ * the name says so.
  * Thread-safe; each line is written whole. With a maximum size the file is
  * rotated to FILE.1 (one kept); dnsb_droplog_reopen follows logrotate.
  */
@@ -22,6 +29,31 @@ extern "C" {
 #endif
 
 typedef struct dnsb_droplog dnsb_droplog;
+
+/**
+ * One line saying what is in a dropped change's way, as the text log and
+ * `dnsbatch drops --explain` print it:
+ *   exists: held as 192.0.2.77 (TTL 300), owner "other" (ingress/default/legacy)
+ * @param buf       receives the line, cut to fit, always NUL-terminated
+ * @param cause     dnsb_cause_name of the drop ("exists"); NULL or "" = other
+ * @param name      the change's owner name (FQDN), or NULL: held RRsets at
+ *                  another name (what is in its group's way) show theirs
+ * @param type      the change's record type ("A"): held RRsets of another
+ *                  type are shown with theirs ("held as CNAME lb.example.com")
+ * @param current   JSON array of the Endpoints held at the name (borrowed), or
+ *                  NULL when nothing was read
+ * @param owner, resource  the ownership record's owner and resource, or NULL
+ */
+void dnsb_drop_explain(char *buf, size_t size, const char *cause, const char *name, const char *type,
+		       struct json_object *current, const char *owner, const char *resource);
+
+/**
+ * RRsets as a JSON array of Endpoints (dnsb_rrset_to_endpoint), as the drop
+ * log's "current" shows what is held at a dropped change's name.
+ * @param list  borrowed
+ * @return a new json-c reference (the caller's), or NULL (ENOMEM)
+ */
+struct json_object *dnsb_droplog_current(const dnsb_rrset_list *list);
 
 /** Drop log settings. Initialise with DNSB_DROPLOG_OPTIONS_INIT. */
 typedef struct dnsb_droplog_options {

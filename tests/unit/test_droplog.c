@@ -157,7 +157,8 @@ static void test_line_fields_exact(void **state)
 	static char message[] = "The resource 'entity.change.additions[app.example.com.][A]' named \"app\"\nalready exists";
 	struct fixture *fx = *state;
 	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
-	static const char *const keys[] = { "time", "zone", "outcome", "reason", "status", "code", "message", "change" };
+	static const char *const keys[] = { "time", "zone", "outcome", "reason", "status", "code", "message", "cause",
+					    "change" };
 	dnsb_droplog *log;
 	dnsb_error err;
 	json_object *line;
@@ -195,7 +196,7 @@ static void test_line_fields_exact(void **state)
 		"{\"time\":\"2026-11-20T23:59:59Z\",\"zone\":\"example.com.\",\"outcome\":\"dropped\","
 		"\"reason\":\"conflict\",\"status\":409,\"code\":\"alreadyExists\","
 		"\"message\":\"The resource 'entity.change.additions[app.example.com.][A]' named \\\"app\\\"\\nalready exists\","
-		"\"change\":{\"create\":[{\"dnsName\":\"app.example.com\",\"targets\":[\"203.0.113.10\"],"
+		"\"cause\":\"other\",\"change\":{\"create\":[{\"dnsName\":\"app.example.com\",\"targets\":[\"203.0.113.10\"],"
 		"\"recordType\":\"A\",\"recordTTL\":300,"
 		"\"labels\":{\"owner\":\"default\",\"resource\":\"ingress/default/app\"}}]}}");
 	json_object_put(line);
@@ -474,7 +475,7 @@ static void test_quarantine_keys(void **state)
 	dnsb_droplog_free(log);
 
 	text = slurp(fx->path);
-	assert_non_null(strstr(text, "\"message\":null,\"quarantine\":\"start\",\"quarantine_seconds\":60,\"change\":{"));
+	assert_non_null(strstr(text, "\"message\":null,\"quarantine\":\"start\",\"quarantine_seconds\":60,\"cause\":\"other\",\"change\":{"));
 	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
 		line = parse_line(l, strlen(l));
 		assert_true(json_object_object_get_ex(line, "quarantine", &v));

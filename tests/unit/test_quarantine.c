@@ -234,7 +234,7 @@ static void test_engine_logs_hold_start_and_end(void **state)
 	assert_int_equal(logs_apply(&l, &r), 2);
 	assert_int_equal(droplog_lines(&l, NULL), 2);
 	assert_int_equal(droplog_lines(&l, "\"reason\":\"conflict\",\"status\":409,\"code\":\"alreadyExists\""), 2);
-	assert_int_equal(droplog_lines(&l, "\"quarantine\":\"start\",\"quarantine_seconds\":60,\"change\""), 2);
+	assert_int_equal(droplog_lines(&l, "\"quarantine\":\"start\",\"quarantine_seconds\":60,\"cause\":\"exists\""), 2);
 	for (int loop = 2; loop <= 3; loop++) {
 		r.c.t += 10;
 		run_plan(&r, plan_of_creates(3, 1));
