@@ -6,28 +6,86 @@
 
 #include <json-c/json.h>
 
+#include "dnsbatch/droplog.h"
 #include "applier/obs/droplog_read.h"
 #include "cli.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dnsbatch drops FILE [--plan] [--outcome dropped|failed] [--reason REASON]\n"
+	fprintf(f, "usage: dnsbatch drops FILE [--plan | --explain | --by FIELDS] [--outcome dropped|failed]\n"
+		   "                      [--reason REASON]\n"
 		   "\n"
 		   "Summarise a drop log (JSON Lines written by apply or serve): counts by zone,\n"
-		   "outcome, reason and record type. With --plan, print instead one plan holding the\n"
-		   "selected changes, ready for `dnsbatch apply --plan`.\n");
+		   "outcome, reason and record type, or by the fields of --by (zone, outcome, reason,\n"
+		   "type, cause, owner), e.g. --by cause,owner: what is in the way, and whose it is.\n"
+		   "--explain prints each change with what is in its way; --plan prints instead one\n"
+		   "plan holding the selected changes, ready for `dnsbatch apply --plan`.\n");
 }
 
 typedef struct drops_args {
-	const char *path, *outcome, *reason;
-	int as_plan;
+	const char *path, *outcome, *reason, *by;
+	int as_plan, explain;
 } drops_args;
 
-enum { OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_OUTCOME, OPT_REASON };
+enum { OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_OUTCOME, OPT_REASON, OPT_BY, OPT_EXPLAIN };
 
 static const dnsb_cli_option drops_options[] = {
-	{ "plan", 0, OPT_PLAN }, { "outcome", 1, OPT_OUTCOME }, { "reason", 1, OPT_REASON }, { NULL, 0, 0 }
+	{ "plan", 0, OPT_PLAN }, { "outcome", 1, OPT_OUTCOME }, { "reason", 1, OPT_REASON }, { "by", 1, OPT_BY },
+	{ "explain", 0, OPT_EXPLAIN }, { NULL, 0, 0 }
 };
+
+static const char *member(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : NULL;
+}
+
+/* "dropped create taken.example.com. A: exists: held as ..., owner "other" (...)" for one drop log line. */
+static void explain_line(struct json_object *entry)
+{
+	struct json_object *change = NULL, *current = NULL, *ep = NULL;
+	const char *kind = "change", *name = NULL, *type = NULL, *cause = member(entry, "cause");
+	char why[1024], fqdn[300];
+
+	json_object_object_get_ex(entry, "change", &change);
+	json_object_object_foreach(change, key, list) {
+		if (json_object_is_type(list, json_type_array) && json_object_array_length(list) > 0) {
+			ep = json_object_array_get_idx(list, 0);
+			kind = strcmp(key, "create") == 0 || strcmp(key, "Create") == 0 ? "create" :
+			       strcmp(key, "delete") == 0 || strcmp(key, "Delete") == 0 ? "delete" : "update";
+			break;
+		}
+	}
+	name = ep ? member(ep, "dnsName") : NULL;
+	type = ep ? member(ep, "recordType") : NULL;
+	snprintf(fqdn, sizeof(fqdn), "%s%s", name ? name : "(no name)",
+		 name && *name && name[strlen(name) - 1] != '.' ? "." : "");
+	/* Conflicts carry what is in the way; other drops (invalid, no_zone) say why in their message. */
+	if (cause && json_object_object_get_ex(entry, "current", &current))
+		dnsb_drop_explain(why, sizeof(why), cause, fqdn, type, current, member(entry, "owner"),
+				  member(entry, "owner_resource"));
+	else
+		snprintf(why, sizeof(why), "%s%s%s", cause ? cause : member(entry, "reason") ? member(entry, "reason") : "",
+			 member(entry, "message") ? ": " : "", member(entry, "message") ? member(entry, "message") : "");
+	printf("%s %s %s %s: %s\n", member(entry, "outcome") ? member(entry, "outcome") : "?", kind, fqdn,
+	       type ? type : "?", why);
+}
+
+static void print_rows(const dnsb_drops *d)
+{
+	printf("%-8s", "count");
+	for (size_t k = 0; k < d->by_count; k++)
+		printf(" %-*s", k + 1 < d->by_count ? 24 : 0, d->by[k]);
+	putchar('\n');
+	for (size_t i = 0; i < d->row_count; i++) {
+		printf("%-8lu", d->rows[i].count);
+		for (size_t k = 0; k < d->by_count; k++)
+			printf(" %-*s", k + 1 < d->by_count ? 24 : 0, d->rows[i].values[k]);
+		putchar('\n');
+	}
+}
 
 static int on_option(void *ctx, int code, const char *name, const char *v)
 {
@@ -36,6 +94,8 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	(void)name;
 	switch (code) {
 	case OPT_PLAN: a->as_plan = 1; return 0;
+	case OPT_EXPLAIN: a->explain = 1; return 0;
+	case OPT_BY: a->by = v; return 0;
 	case OPT_OUTCOME: a->outcome = v; return 0;
 	case OPT_REASON: a->reason = v; return 0;
 	default:
@@ -51,6 +111,9 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 int dnsb_cmd_drops(int argc, char **argv)
 {
 	drops_args a = { 0 };
+	dnsb_drops_query q = { 0 };
+	const char *fields[DNSB_DROPS_BY_MAX + 1];
+	char by_buf[256];
 	int code = DNSB_EXIT_USAGE, rc;
 	dnsb_drops drops = { 0 };
 	dnsb_error err = { 0, "" };
@@ -62,24 +125,28 @@ int dnsb_cmd_drops(int argc, char **argv)
 		usage(stderr);
 		return DNSB_EXIT_USAGE;
 	}
+	if (a.by && dnsb_drops_parse_by(fields, by_buf, sizeof(by_buf), a.by, &err) != 0) {
+		fprintf(stderr, "dnsbatch drops: %s\n", err.message);
+		return DNSB_EXIT_USAGE;
+	}
+	q = (dnsb_drops_query){ a.outcome, a.reason, a.by ? fields : NULL, a.explain };
 	if ((f = fopen(a.path, "r")) == NULL) {
 		fprintf(stderr, "dnsbatch drops: %s: %s\n", a.path, strerror(errno));
 		return DNSB_EXIT_USAGE;
 	}
-	rc = dnsb_drops_read(&drops, f, a.path, a.outcome, a.reason, &err);
+	rc = dnsb_drops_read(&drops, f, a.path, &q, &err);
 	if (rc != 0) {
 		fprintf(stderr, "dnsbatch drops: %s\n", err.message);
 		goto done;
 	}
 	if (a.as_plan) {
 		puts(json_object_to_json_string_ext(drops.plan, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else if (a.explain) {
+		for (size_t i = 0; i < json_object_array_length(drops.lines_kept); i++)
+			explain_line(json_object_array_get_idx(drops.lines_kept, i));
+		printf("%zu changes in %s\n", drops.selected, a.path);
 	} else {
-		printf("%-8s %-24s %-10s %-12s %s\n", "count", "zone", "outcome", "reason", "type");
-		for (size_t i = 0; i < drops.row_count; i++) {
-			const dnsb_drops_row *row = &drops.rows[i];
-			printf("%-8lu %-24s %-10s %-12s %s\n", row->count, row->zone, row->outcome, row->reason,
-			       row->record_type);
-		}
+		print_rows(&drops);
 		printf("%zu changes in %s\n", drops.selected, a.path);
 	}
 	code = DNSB_EXIT_OK;

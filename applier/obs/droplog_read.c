@@ -1,4 +1,4 @@
-/* droplog_read.c - a drop log read back: counts by zone, outcome, reason and type, and its changes as one plan. */
+/* droplog_read.c - a drop log read back: counts by zone, outcome, reason and type (or --by), its lines, its changes as one plan. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,10 +44,53 @@ static const char *record_type(struct json_object *change)
 	return "";
 }
 
-static int add_row(struct reader *r, const char *const keys[4])
+/* The grouping fields --by knows, and the default grouping. */
+static const char *const known_fields[] = { "zone", "outcome", "reason", "type", "cause", "owner", NULL };
+static const char *const default_by[] = { "zone", "outcome", "reason", "type", NULL };
+
+int dnsb_drops_parse_by(const char **fields, char *buf, size_t size, const char *list, dnsb_error *err)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	if (snprintf(buf, size, "%s", list) >= (int)size)
+		return dnsb_error_set(err, DNSB_EINVAL, "--by: too long");
+	for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		size_t k = 0;
+		while (known_fields[k] && strcmp(known_fields[k], f) != 0)
+			k++;
+		if (known_fields[k] == NULL)
+			return dnsb_error_set(err, DNSB_EINVAL, "--by: unknown field '%s' (zone, outcome, reason, type, "
+					      "cause, owner)", f);
+		if (n == DNSB_DROPS_BY_MAX)
+			return dnsb_error_set(err, DNSB_EINVAL, "--by: at most %d fields", DNSB_DROPS_BY_MAX);
+		fields[n++] = known_fields[k];
+	}
+	if (n == 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "--by: no field given");
+	fields[n] = NULL;
+	return 0;
+}
+
+/* A line's value of one grouping field. */
+static const char *field_of(struct json_object *entry, struct json_object *change, const char *field)
+{
+	const char *v;
+
+	if (strcmp(field, "type") == 0)
+		return record_type(change);
+	if (strcmp(field, "zone") == 0)
+		return *(v = str_field(entry, "zone")) ? v : "-";
+	if (strcmp(field, "owner") == 0)
+		return *(v = str_field(entry, "owner")) ? v : "-";
+	return str_field(entry, field);
+}
+
+static int add_row(struct reader *r, const char *const *values)
 {
 	dnsb_drops *d = r->out;
 	dnsb_drops_row *row;
+	int rc = 0;
 
 	if (d->row_count == r->row_cap) {
 		size_t cap = r->row_cap ? r->row_cap * 2 : 8;
@@ -58,38 +101,35 @@ static int add_row(struct reader *r, const char *const keys[4])
 		r->row_cap = cap;
 	}
 	row = &d->rows[d->row_count];
-	row->zone = strdup(keys[0]);
-	row->outcome = strdup(keys[1]);
-	row->reason = strdup(keys[2]);
-	row->record_type = strdup(keys[3]);
+	memset(row, 0, sizeof(*row));
 	row->count = 1;
-	d->row_count++; /* counted before the check: dnsb_drops_clear frees what was copied */
-	if (!row->zone || !row->outcome || !row->reason || !row->record_type)
-		return DNSB_ENOMEM;
-	return 0;
+	d->row_count++; /* counted before the copies: dnsb_drops_clear frees what was copied */
+	for (size_t i = 0; i < d->by_count; i++)
+		if ((row->values[i] = strdup(values[i])) == NULL)
+			rc = DNSB_ENOMEM;
+	return rc;
 }
 
-/* Count one line under its (zone, outcome, reason, type). */
+/* Count one line under its values of the grouping fields. */
 static int count_line(struct reader *r, struct json_object *entry, struct json_object *change)
 {
-	const char *keys[4] = { str_field(entry, "zone"), str_field(entry, "outcome"), str_field(entry, "reason"),
-				record_type(change) };
-	struct json_object *key = json_object_new_array_ext(4), *n;
+	const char *values[DNSB_DROPS_BY_MAX];
+	struct json_object *key = json_object_new_array_ext((int)r->out->by_count), *n;
 	const char *text;
 	int rc = DNSB_ENOMEM;
 
-	if (keys[0][0] == '\0')
-		keys[0] = "-";
+	for (size_t i = 0; i < r->out->by_count; i++)
+		values[i] = field_of(entry, change, r->out->by[i]);
 	/* A JSON array as the index key: no separator character a field could hold makes two kinds one. */
-	for (size_t i = 0; key && i < 4; i++)
-		if (json_object_array_add(key, json_object_new_string(keys[i])) != 0)
+	for (size_t i = 0; key && i < r->out->by_count; i++)
+		if (json_object_array_add(key, json_object_new_string(values[i])) != 0)
 			goto done;
 	if (key == NULL || (text = json_object_to_json_string_ext(key, JSON_C_TO_STRING_PLAIN)) == NULL)
 		goto done;
 	if (json_object_object_get_ex(r->row_index, text, &n)) {
 		r->out->rows[json_object_get_int64(n)].count++;
 		rc = 0;
-	} else if ((rc = add_row(r, keys)) == 0 &&
+	} else if ((rc = add_row(r, values)) == 0 &&
 		   json_object_object_add(r->row_index, text, json_object_new_int64((int64_t)r->out->row_count - 1)) != 0) {
 		rc = DNSB_ENOMEM;
 	}
@@ -161,7 +201,7 @@ static int parse_line(struct json_object **entry, const char *line, size_t len, 
 }
 
 static int read_line(struct reader *r, const char *line, size_t len, size_t lineno, const char *path,
-		     const char *outcome, const char *reason, dnsb_error *err)
+		     const dnsb_drops_query *q, dnsb_error *err)
 {
 	struct json_object *entry, *change;
 	int rc;
@@ -176,8 +216,8 @@ static int read_line(struct reader *r, const char *line, size_t len, size_t line
 		return dnsb_error_set(err, DNSB_EPARSE, "%s:%zu: not a drop log line (a JSON object with a \"change\" object)",
 				      path, lineno);
 	}
-	if ((outcome && strcmp(outcome, str_field(entry, "outcome")) != 0) ||
-	    (reason && strcmp(reason, str_field(entry, "reason")) != 0)) {
+	if ((q->outcome && strcmp(q->outcome, str_field(entry, "outcome")) != 0) ||
+	    (q->reason && strcmp(q->reason, str_field(entry, "reason")) != 0)) {
 		json_object_put(entry);
 		return 0;
 	}
@@ -186,24 +226,34 @@ static int read_line(struct reader *r, const char *line, size_t len, size_t line
 	/* A change in effect (its quarantine ended) is counted, never replayed. */
 	if (rc == 0 && !in_effect(entry))
 		rc = merge_change(r, change);
+	if (rc == 0 && r->out->lines_kept && json_object_array_add(r->out->lines_kept, json_object_get(entry)) != 0) {
+		json_object_put(entry);
+		rc = DNSB_ENOMEM;
+	}
 	json_object_put(entry);
 	return rc == DNSB_ENOMEM ? dnsb_error_set(err, rc, "%s:%zu: out of memory", path, lineno) : rc;
 }
 
-int dnsb_drops_read(dnsb_drops *out, FILE *f, const char *path, const char *outcome, const char *reason,
-		    dnsb_error *err)
+int dnsb_drops_read(dnsb_drops *out, FILE *f, const char *path, const dnsb_drops_query *q, dnsb_error *err)
 {
+	static const dnsb_drops_query all = { NULL, NULL, NULL, 0 };
 	struct reader r = { out, json_object_new_object(), json_object_new_object(), 0 };
+	const char *const *by;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (r.row_index == NULL || r.seen == NULL || (out->plan = json_object_new_object()) == NULL)
+	q = q ? q : &all;
+	by = q->by ? q->by : default_by;
+	while (out->by_count < DNSB_DROPS_BY_MAX && by[out->by_count])
+		out->by[out->by_count] = by[out->by_count], out->by_count++;
+	if (r.row_index == NULL || r.seen == NULL || (out->plan = json_object_new_object()) == NULL ||
+	    (q->keep_lines && (out->lines_kept = json_object_new_array()) == NULL))
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", path);
 	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
-		rc = read_line(&r, line, (size_t)len, ++out->lines, path, outcome, reason, err);
+		rc = read_line(&r, line, (size_t)len, ++out->lines, path, q, err);
 	if (rc == 0 && ferror(f))
 		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
 	free(line);
@@ -216,13 +266,11 @@ void dnsb_drops_clear(dnsb_drops *d)
 {
 	if (d == NULL)
 		return;
-	for (size_t i = 0; i < d->row_count; i++) {
-		free(d->rows[i].zone);
-		free(d->rows[i].outcome);
-		free(d->rows[i].reason);
-		free(d->rows[i].record_type);
-	}
+	for (size_t i = 0; i < d->row_count; i++)
+		for (size_t k = 0; k < DNSB_DROPS_BY_MAX; k++)
+			free(d->rows[i].values[k]);
 	free(d->rows);
 	json_object_put(d->plan);
+	json_object_put(d->lines_kept);
 	memset(d, 0, sizeof(*d));
 }

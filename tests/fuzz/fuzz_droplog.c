@@ -17,7 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (f == NULL)
 		return 0;
-	if (dnsb_drops_read(&d, f, "fuzz.jsonl", size % 2 ? "dropped" : NULL, NULL, &err) == 0 && d.plan)
+	static const char *const by[] = { "cause", "owner", "type", NULL };
+	dnsb_drops_query q = { size % 2 ? "dropped" : NULL, NULL, size % 3 ? by : NULL, (int)(size % 5 == 0) };
+
+	if (dnsb_drops_read(&d, f, "fuzz.jsonl", &q, &err) == 0 && d.plan)
 		(void)json_object_to_json_string(d.plan);
 	dnsb_drops_clear(&d);
 	fclose(f);

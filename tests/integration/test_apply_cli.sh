@@ -281,6 +281,32 @@ eq "drops: header" "$(head -1 "$T/drops.out" | tr -s ' ')" "count zone outcome r
 eq "drops: total line" "$(tail -1 "$T/drops.out")" "$(wc -l <"$T/conf.drops" | tr -d ' ') changes in $T/conf.drops"
 eq "drops: the conflict lines" "$(awk 'NR > 1 && $4 == "conflict" {print $1, $5}' "$T/drops.out" | sort | tr '\n' ',')" \
 	"1 CNAME,3 A,3 TXT,"
+# What is in the way (issue 9): each conflict's cause, what the zone holds at its name, whose it is.
+eq "drop log: causes of the conflicts" \
+	"$(jq -r 'select(.reason == "conflict") | "\(.change | to_entries[0].value[0].dnsName) \(.cause)"' "$T/conf.drops" | sort | tr '\n' ',')" \
+	"a-grpc.search.example.com differs,a-legacy.example.com exists,cname-status.example.com cname,grpc.search.example.com differs,legacy.example.com exists,shop.example.com differs,status.example.com cname,"
+eq "drop log: current shows the record in the way" \
+	"$(jq -c 'select(.cause == "exists" and .change.create[0].recordType == "A") | .current' "$T/conf.drops")" \
+	'[{"dnsName":"legacy.example.com","targets":["192.0.2.100"],"recordType":"A","recordTTL":3600}]'
+eq "drop log: owner from the ownership record, absent when there is none" \
+	"$(jq -r 'select(.reason == "conflict") | "\(.change | to_entries[0].value[0].dnsName)=\(.owner // "-")/\(.owner_resource // "-")"' "$T/conf.drops" | sort | tr '\n' ',')" \
+	"a-grpc.search.example.com=default/service/search/grpc,a-legacy.example.com=-/-,cname-status.example.com=-/-,grpc.search.example.com=default/service/search/grpc,legacy.example.com=-/-,shop.example.com=default/ingress/shop/storefront,status.example.com=-/-,"
+run "$T/explain.out" "$T/explain.err" drops "$T/conf.drops" --explain
+eq "drops --explain: exit 0" "$rc" 0
+check "drops --explain: what holds the name" grep -Fxq \
+	'dropped create legacy.example.com. A: exists: held as 192.0.2.100 (TTL 3600)' "$T/explain.out"
+check "drops --explain: a CNAME in the way of data" grep -Fxq \
+	'dropped create status.example.com. CNAME: cname: held as A 192.0.2.90 (TTL 300)' "$T/explain.out"
+check "drops --explain: the owner and resource" grep -Fxq \
+	'dropped update shop.example.com. A: differs: held as 203.0.113.30 (TTL 300), owner "default" (ingress/shop/storefront)' "$T/explain.out"
+check "drops --explain: an ownership record dropped with its record shows what is in the group's way" grep -Fxq \
+	'dropped create a-legacy.example.com. TXT: exists: held as legacy.example.com. A 192.0.2.100 (TTL 3600)' "$T/explain.out"
+run "$T/by.out" "$T/by.err" drops "$T/conf.drops" --by cause,owner
+eq "drops --by cause,owner" "$(awk 'NR > 1 && NF == 3' "$T/by.out" | sort | tr -s ' ' | tr '\n' ',')" \
+	"2 cname -,2 exists -,2 invalid -,2 no_zone -,3 differs default,"
+run "$T/by.out" "$T/by.err" drops "$T/conf.drops" --by cause,nosuch
+eq "drops --by with an unknown field: exit 2" "$rc" 2
+check "drops --by with an unknown field: named" grep -Fq "unknown field 'nosuch'" "$T/by.err"
 
 run "$T/dplan.json" "$T/dplan.err" drops "$T/conf.drops" --plan
 eq "drops --plan: exit 0" "$rc" 0

@@ -274,7 +274,7 @@ static void test_engine_logs_hold_start_and_end(void **state)
 
 	/* Replayed, the log is the group's two changes once: the end lines are no drops. */
 	assert_non_null(f = fopen(l.droplog_path, "r"));
-	assert_int_equal(dnsb_drops_read(&drops, f, l.droplog_path, NULL, NULL, &err), 0);
+	assert_int_equal(dnsb_drops_read(&drops, f, l.droplog_path, NULL, &err), 0);
 	fclose(f);
 	assert_int_equal(drops.selected, 6);
 	assert_true(json_object_object_get_ex(drops.plan, "create", &creates));
