@@ -71,7 +71,7 @@ static size_t distinct_owners(const dnsb_rrkey *keys, size_t n, const char **own
 	return k;
 }
 
-/* The one type asked for at owner, or 0 when several are. */
+/* The one type asked for at owner, or 0 when several are or any (DNSB_RRKEY_ANY) is. */
 static uint16_t only_type(const dnsb_rrkey *keys, size_t n, const char *owner)
 {
 	uint16_t type = 0;
@@ -79,27 +79,46 @@ static uint16_t only_type(const dnsb_rrkey *keys, size_t n, const char *owner)
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(keys[i].owner, owner) != 0)
 			continue;
-		if (type && keys[i].type != type)
+		if (keys[i].type == DNSB_RRKEY_ANY || (type && keys[i].type != type))
 			return 0;
 		type = keys[i].type;
 	}
 	return type;
 }
 
-/* Take from `all` the RRsets of keys into out, each once. */
-static int pick(dnsb_rrset_list *out, const dnsb_rrset_list *all, const dnsb_rrkey *keys, size_t n)
+/* The keys as an indexed list of empty RRsets (type DNSB_RRKEY_ANY kept as is), for lookups. */
+static int key_index(dnsb_rrset_list *out, const dnsb_rrkey *keys, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const dnsb_rrset *r = dnsb_rrset_list_find(all, keys[i].owner, keys[i].type);
-		dnsb_rrset copy;
-		if (r == NULL || dnsb_rrset_list_find(out, r->owner, r->type) != NULL)
+		dnsb_rrset k = { 0 };
+		if (dnsb_rrset_list_find(out, keys[i].owner, keys[i].type) != NULL)
 			continue;
-		if (dnsb_rrset_copy(&copy, r) != 0 || dnsb_rrset_list_push(out, &copy) != 0) {
-			dnsb_rrset_clear(&copy);
+		k.type = keys[i].type;
+		if ((k.owner = strdup(keys[i].owner)) == NULL || dnsb_rrset_list_push(out, &k) != 0) {
+			free(k.owner);
 			return DNSB_ENOMEM;
 		}
 	}
 	return 0;
+}
+
+/* Copy from `all` the RRsets that keys name (by type, or every type for DNSB_RRKEY_ANY) into out. */
+static int pick(dnsb_rrset_list *out, const dnsb_rrset_list *all, const dnsb_rrkey *keys, size_t n)
+{
+	dnsb_rrset_list want = { 0 };
+	int rc = key_index(&want, keys, n);
+
+	for (size_t i = 0; rc == 0 && i < all->count; i++) {
+		const dnsb_rrset *r = &all->items[i];
+		dnsb_rrset copy;
+		if (dnsb_rrset_list_find(&want, r->owner, r->type) == NULL &&
+		    dnsb_rrset_list_find(&want, r->owner, DNSB_RRKEY_ANY) == NULL)
+			continue;
+		if ((rc = dnsb_rrset_copy(&copy, r)) == 0 && (rc = dnsb_rrset_list_push(out, &copy)) != 0)
+			dnsb_rrset_clear(&copy);
+	}
+	dnsb_rrset_list_clear(&want);
+	return rc;
 }
 
 /*

@@ -152,7 +152,7 @@ int dnsb_google_change_build(dnsb_google_change *out, dnsb_change *const *change
 static int wanted(const dnsb_rrkey *keys, size_t n, const char *owner, uint16_t type)
 {
 	for (size_t i = 0; i < n; i++)
-		if (keys[i].type == type && strcmp(keys[i].owner, owner) == 0)
+		if ((keys[i].type == type || keys[i].type == DNSB_RRKEY_ANY) && strcmp(keys[i].owner, owner) == 0)
 			return 1;
 	return n == 0;
 }
