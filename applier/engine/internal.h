@@ -24,6 +24,7 @@ typedef struct group {
 	dnsb_droplog_quarantine qevent; /* what the quarantine did to it in this apply (held.c), for the logs */
 	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
 	double held_for;         /* seconds: the hold set, with qevent start or again */
+	int deferred;            /* isolate.c: refused on its own, waiting for the batched read that settles it */
 } group;
 
 typedef struct engine {
@@ -60,6 +61,9 @@ typedef struct batch_run {
 	int over;                /* settled whole: retries, waits or the deadline ran out, or the zone stopped */
 	size_t chunk;            /* groups in the next submission (adaptive) */
 	size_t chunk_cap;        /* after too_large: never grow past it; 0 = none */
+	group **refused;         /* refused on their own, settled together by one read (isolate.c) */
+	size_t nrefused, refused_cap;
+	int no_defer;            /* the group being settled is a temporary one: settle it at once */
 } batch_run;
 
 /* What a submission came to, for the isolation loop. */

@@ -8,6 +8,10 @@
  * culprit, the groups after it go back into the stream, and the chunk halves.
  * A reply that names culprits is followed first, until one proves wrong.
  * Iterative: the work is the batch's own list of groups, never the C stack.
+ *
+ * A group refused on its own is not read back at once: the groups refused
+ * so are settled together, by one read (verify before drop, and what is in
+ * their way), when the batch is done or REFUSED_BATCH of them wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +19,17 @@
 #include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
 
+/* At most this many refused groups wait for their read. */
+#define REFUSED_BATCH 256
+
 static void settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone);
+static void settle_refused(batch_run *br);
+
+/* Still to be sent in this batch: open, and not waiting for the read of the refused. */
+static int open_here(const group *g)
+{
+	return !g->deferred && dnsb_engine_group_open(g);
+}
 
 static void finish_all(group **gs, size_t n, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res)
 {
@@ -72,11 +86,116 @@ static int settle_partial(batch_run *br, group *g, const dnsb_rrset_list *held)
 			if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING &&
 			    dnsb_engine_change_in_effect(br->e, g, g->changes[i], held))
 				g->changes[i]->outcome = DNSB_OUTCOME_ALREADY_APPLIED;
-		if (rest.count > 0)
+		if (rest.count > 0) {
+			int was = br->no_defer;
+			br->no_defer = 1; /* `rest` lives on this stack frame */
 			try_alone(br, &rest);
+			br->no_defer = was;
+		}
 	}
 	free(rest.changes);
 	return marked > 0;
+}
+
+/*
+ * Keep g, refused on its own (`alone`) or found by elimination, for the
+ * batched read; its refusal's detail is kept on its changes meanwhile.
+ * @return 1 when kept
+ */
+static int defer(batch_run *br, group *g, const dnsb_result *res, int alone)
+{
+	if (br->nrefused == br->refused_cap) {
+		size_t cap = br->refused_cap ? br->refused_cap * 2 : 16;
+		group **grown = realloc(br->refused, cap * sizeof(*grown));
+		if (grown == NULL)
+			return 0; /* read it now, alone */
+		br->refused = grown;
+		br->refused_cap = cap;
+	}
+	for (size_t i = 0; i < g->count; i++)
+		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
+			dnsb_engine_set_detail(g->changes[i], res->status, res->code, res->message);
+	g->deferred = alone ? 1 : 2;
+	br->refused[br->nrefused++] = g;
+	if (br->nrefused >= REFUSED_BATCH)
+		settle_refused(br);
+	return 1;
+}
+
+/* One change's refusal as it was kept (defer). */
+static dnsb_result kept_result(const group *g)
+{
+	dnsb_result r;
+
+	dnsb_result_init(&r);
+	r.cls = DNSB_CLASS_CONFLICT;
+	for (size_t i = 0; i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		r.status = c->status;
+		snprintf(r.code, sizeof(r.code), "%s", c->code ? c->code : "");
+		snprintf(r.message, sizeof(r.message), "%s", c->message ? c->message : "");
+		break;
+	}
+	return r;
+}
+
+/*
+ * The groups refused, settled by one read: in effect (a lost commit of
+ * ours), in part, or dropped with what is in their way when refused on their
+ * own or the read shows it; else sent on their own. When the read fails, a
+ * group refused on its own is failed/transient (the truth is unknown) and
+ * one found by elimination is sent on its own.
+ */
+static void settle_refused(batch_run *br)
+{
+	size_t n = 0;
+	group **gs = br->refused;
+	dnsb_rrset_list held = { 0 };
+	dnsb_error rerr = { 0, "" };
+	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 64];
+	int read;
+
+	int alone[REFUSED_BATCH];
+
+	for (size_t i = 0; i < br->nrefused; i++) {
+		int was_alone = br->refused[i]->deferred == 1;
+		br->refused[i]->deferred = 0;
+		if (dnsb_engine_group_open(br->refused[i])) {
+			alone[n] = was_alone;
+			gs[n++] = br->refused[i]; /* the run's end may have settled some */
+		}
+	}
+	br->refused = NULL;
+	br->nrefused = br->refused_cap = 0;
+	read = n > 0 && dnsb_engine_read_back(br->e, gs, n, 1, &held, &rerr) == 0;
+	br->no_defer = 1; /* a part settled alone again is read at once */
+	for (size_t i = 0; i < n; i++) {
+		group *g = gs[i];
+		dnsb_result res = kept_result(g);
+
+		if (br->over) {
+			break; /* the run ended: its end settled what was open */
+		} else if (!read && alone[i]) {
+			snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res.message, rerr.message);
+			dnsb_engine_finish(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, &res, msg);
+		} else if (!read) {
+			try_alone(br, g);
+		} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
+			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, &res, NULL);
+		} else if (settle_partial(br, g, &held)) {
+			continue;
+		} else if (alone[i] || dnsb_engine_cause_shown(br->e, g, &held)) {
+			dnsb_engine_diagnose(br->e, g, &held);
+			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, &res, NULL);
+		} else {
+			try_alone(br, g);
+		}
+	}
+	br->no_defer = 0;
+	dnsb_rrset_list_clear(&held);
+	free(gs);
 }
 
 /*
@@ -98,6 +217,8 @@ static void settle_lone(batch_run *br, group *g, const dnsb_result *res, int alo
 			try_alone(br, g);
 		return;
 	}
+	if (res->cls == DNSB_CLASS_CONFLICT && !br->no_defer && defer(br, g, res, alone))
+		return; /* settled with the other refused groups, by one read */
 	if (dnsb_engine_read_back(br->e, &g, 1, 1, &held, &rerr) < 0) {
 		/* Unverified: dropping could lose a change that is in fact applied. */
 		snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res->message, rerr.message);
@@ -124,7 +245,7 @@ static size_t compact(group **gs, size_t n)
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (dnsb_engine_group_open(gs[i]))
+		if (open_here(gs[i]))
 			gs[k++] = gs[i];
 	return k;
 }
@@ -274,10 +395,10 @@ static size_t take(batch_run *br, size_t *front, group **part)
 {
 	size_t m = 0;
 
-	while (*front < br->n && !dnsb_engine_group_open(br->gs[*front]))
+	while (*front < br->n && !open_here(br->gs[*front]))
 		(*front)++;
 	for (size_t i = *front; i < br->n && m < br->chunk; i++)
-		if (dnsb_engine_group_open(br->gs[i]))
+		if (open_here(br->gs[i]))
 			part[m++] = br->gs[i];
 	return m;
 }
@@ -368,5 +489,6 @@ void dnsb_engine_run_batch(engine *e, group **gs, size_t n)
 	}
 	while (!br.over && (m = take(&br, &front, part)) > 0)
 		run_part(&br, part, m);
+	settle_refused(&br);
 	free(part);
 }
