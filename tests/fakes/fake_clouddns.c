@@ -1129,7 +1129,7 @@ static void handle_dump(const char *name, reply *r)
 /* The API path below /dns/v1/projects/: project, zone, what (rrsets, changes, changes/ID). */
 typedef struct route {
 	int target;     /* -1: not an API path */
-	char project[128], zone[128], rest[128];
+	char project[128], zone[128], rest[256];
 } route;
 
 static void route_of(const char *method, const char *url, route *rt)
