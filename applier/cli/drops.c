@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
 #include <json-c/json.h>
 
 #include "dnsbatch/droplog.h"
@@ -14,24 +15,27 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: dnsbatch drops FILE [--plan | --explain | --by FIELDS] [--outcome dropped|failed]\n"
 		   "                      [--reason REASON]\n"
+		   "       dnsbatch drops --url http://HOST:PORT\n"
 		   "\n"
 		   "Summarise a drop log (JSON Lines written by apply or serve): counts by zone,\n"
 		   "outcome, reason and record type, or by the fields of --by (zone, outcome, reason,\n"
 		   "type, cause, owner), e.g. --by cause,owner: what is in the way, and whose it is.\n"
 		   "--explain prints each change with what is in its way; --plan prints instead one\n"
-		   "plan holding the selected changes, ready for `dnsbatch apply --plan`.\n");
+		   "plan holding the selected changes, ready for `dnsbatch apply --plan`.\n"
+		   "--url asks a running `dnsbatch serve` (its metrics port) what it holds back now\n"
+		   "(GET /quarantine) and prints it as a table, newest first.\n");
 }
 
 typedef struct drops_args {
-	const char *path, *outcome, *reason, *by;
+	const char *path, *outcome, *reason, *by, *url;
 	int as_plan, explain;
 } drops_args;
 
-enum { OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_OUTCOME, OPT_REASON, OPT_BY, OPT_EXPLAIN };
+enum { OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_OUTCOME, OPT_REASON, OPT_BY, OPT_EXPLAIN, OPT_URL };
 
 static const dnsb_cli_option drops_options[] = {
 	{ "plan", 0, OPT_PLAN }, { "outcome", 1, OPT_OUTCOME }, { "reason", 1, OPT_REASON }, { "by", 1, OPT_BY },
-	{ "explain", 0, OPT_EXPLAIN }, { NULL, 0, 0 }
+	{ "explain", 0, OPT_EXPLAIN }, { "url", 1, OPT_URL }, { NULL, 0, 0 }
 };
 
 static const char *member(struct json_object *o, const char *key)
@@ -73,6 +77,82 @@ static void explain_line(struct json_object *entry)
 	       type ? type : "?", why);
 }
 
+static size_t collect(char *data, size_t size, size_t n, void *payload)
+{
+	struct { char *p; size_t len; } *b = payload;
+	char *grown;
+
+	if (b->len + size * n > (size_t)64 << 20 || (grown = realloc(b->p, b->len + size * n + 1)) == NULL)
+		return 0; /* libcurl stops: too large, or out of memory */
+	memcpy(grown + b->len, data, size * n);
+	b->p = grown;
+	b->len += size * n;
+	b->p[b->len] = '\0';
+	return size * n;
+}
+
+/* "app.example.com A" for a held group's first change, "+N" for the others. */
+static void group_names(char *buf, size_t size, struct json_object *g)
+{
+	struct json_object *changes = NULL, *first;
+	size_t n;
+
+	buf[0] = '\0';
+	if (!json_object_object_get_ex(g, "changes", &changes) || !json_object_is_type(changes, json_type_array) ||
+	    (n = json_object_array_length(changes)) == 0)
+		return;
+	first = json_object_array_get_idx(changes, 0);
+	snprintf(buf, size, "%s %s%s", member(first, "dnsName") ? member(first, "dnsName") : "?",
+		 member(first, "recordType") ? member(first, "recordType") : "?", n > 1 ? " +" : "");
+	if (n > 1)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%zu", n - 1);
+}
+
+/* GET URL/quarantine from a running sidecar, printed as a table. @return the exit code */
+static int print_quarantine(const char *url)
+{
+	struct { char *p; size_t len; } body = { NULL, 0 };
+	char full[1024], names[320];
+	struct json_object *held = NULL;
+	long status = 0;
+	CURLcode cc = CURLE_FAILED_INIT;
+	CURL *h = curl_easy_init();
+
+	snprintf(full, sizeof(full), "%s%squarantine", url, url[0] && url[strlen(url) - 1] == '/' ? "" : "/");
+	if (h) {
+		curl_easy_setopt(h, CURLOPT_URL, full);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+		curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+		curl_easy_setopt(h, CURLOPT_TIMEOUT, 15L);
+		if ((cc = curl_easy_perform(h)) == CURLE_OK)
+			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		curl_easy_cleanup(h);
+	}
+	if (cc != CURLE_OK || status != 200 || body.p == NULL ||
+	    !json_object_is_type(held = json_tokener_parse(body.p), json_type_array)) {
+		fprintf(stderr, "dnsbatch drops: %s: %s\n", full, cc != CURLE_OK ? curl_easy_strerror(cc) :
+			status != 200 ? "not 200 OK" : "not a JSON list of quarantined groups");
+		json_object_put(held);
+		free(body.p);
+		return DNSB_EXIT_FAILED;
+	}
+	printf("%-20s %-16s %-36s %-8s %-12s %-8s %s\n", "last_seen", "zone", "changes", "cause", "owner",
+	       "attempts", "next_retry");
+	for (size_t i = 0; i < json_object_array_length(held); i++) {
+		struct json_object *g = json_object_array_get_idx(held, i), *attempts = NULL;
+		group_names(names, sizeof(names), g);
+		json_object_object_get_ex(g, "attempts", &attempts);
+		printf("%-20s %-16s %-36s %-8s %-12s %-8d %s\n", member(g, "last_seen") ? member(g, "last_seen") : "-",
+		       member(g, "zone") ? member(g, "zone") : "-", names, member(g, "cause") ? member(g, "cause") : "-",
+		       member(g, "owner") ? member(g, "owner") : "-", json_object_get_int(attempts),
+		       member(g, "next_retry") ? member(g, "next_retry") : "-");
+	}
+	printf("%zu groups held back by %s\n", json_object_array_length(held), url);
+	json_object_put(held);
+	free(body.p);
+	return DNSB_EXIT_OK;
+}
+
 static void print_rows(const dnsb_drops *d)
 {
 	printf("%-8s", "count");
@@ -96,6 +176,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_PLAN: a->as_plan = 1; return 0;
 	case OPT_EXPLAIN: a->explain = 1; return 0;
 	case OPT_BY: a->by = v; return 0;
+	case OPT_URL: a->url = v; return 0;
 	case OPT_OUTCOME: a->outcome = v; return 0;
 	case OPT_REASON: a->reason = v; return 0;
 	default:
@@ -121,6 +202,9 @@ int dnsb_cmd_drops(int argc, char **argv)
 
 	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, usage, on_option, &a)) >= 0)
 		return rc;
+	if (a.url)
+		return a.path ? (fprintf(stderr, "dnsbatch drops: a drop log or --url, not both\n"), DNSB_EXIT_USAGE)
+			      : print_quarantine(a.url);
 	if (a.path == NULL) {
 		usage(stderr);
 		return DNSB_EXIT_USAGE;

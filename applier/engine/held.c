@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/clock.h"
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
 
@@ -118,6 +119,60 @@ static int group_in_effect_now(const group *g)
 	return 1;
 }
 
+static int put_string(json_object *o, const char *key, const char *value)
+{
+	json_object *v;
+
+	if (value == NULL)
+		return 0;
+	if ((v = json_object_new_string(value)) == NULL || json_object_object_add(o, key, v) != 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What a held group is, for GET /quarantine: its changes and, from the change
+ * that conflicted, what is in the way, whose it is and the provider's words.
+ * @return a new object, or NULL (ENOMEM: the entry just has none)
+ */
+static json_object *describe(engine *e, const group *g)
+{
+	json_object *d = json_object_new_object(), *changes = json_object_new_array();
+	const dnsb_change *why = NULL;
+	int fail = d == NULL || changes == NULL || json_object_object_add(d, "changes", changes) != 0;
+
+	if (fail)
+		json_object_put(changes);
+	fail |= d == NULL || put_string(d, "zone", dnsb_engine_zone_name(e, g->zone)) != 0;
+	for (size_t k = 0; !fail && k < g->count; k++) {
+		const dnsb_change *c = g->changes[k];
+		const dnsb_rrset *r = c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+		json_object *one = json_object_new_object();
+		size_t len = r->owner ? strlen(r->owner) : 0;
+		char name[300];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len > 1 ? len - 1 : len), r->owner ? r->owner : "");
+		fail |= one == NULL || json_object_array_add(changes, one) != 0;
+		fail |= !fail && (put_string(one, "kind", c->kind == DNSB_CHANGE_CREATE ? "create" :
+						   c->kind == DNSB_CHANGE_UPDATE ? "update" : "delete") != 0 ||
+				  put_string(one, "dnsName", name) != 0 ||
+				  put_string(one, "recordType", dnsb_type_name(r->type)) != 0);
+		if (why == NULL && c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_CONFLICT)
+			why = c;
+	}
+	if (!fail && why)
+		fail |= put_string(d, "cause", dnsb_cause_name(dnsb_change_cause(why))) != 0 ||
+			put_string(d, "owner", why->txt_owner) != 0 || put_string(d, "owner_resource", why->txt_resource) != 0 ||
+			put_string(d, "message", why->message) != 0;
+	if (fail) {
+		json_object_put(d);
+		return NULL;
+	}
+	return d;
+}
+
 /*
  * A group that conflicted now is held (longer each time): its quarantine
  * starts, or it had run out and starts again. One in effect is released: a
@@ -136,6 +191,8 @@ static void hold_or_release(engine *e, group *g, double t)
 		if ((k = held_key(g, mask)) != NULL)
 			rc = dnsb_quarantine_hold(e->o->quarantine, k, dnsb_engine_zone_name(e, g->zone), e->qtoken, t,
 						  &g->held_for);
+		if (rc >= 0)
+			dnsb_quarantine_describe(e->o->quarantine, k, describe(e, g), dnsb_wall_clock());
 		if (rc < 0)
 			e->rc = DNSB_ENOMEM;
 		else

@@ -38,6 +38,13 @@ int dnsb_quarantine_release(dnsb_quarantine *q, const char *key);
 int dnsb_quarantine_note(dnsb_quarantine *q, const char *key, const char *zone, unsigned long token, double now);
 /* Most noted drops remembered at once. */
 #define QUARANTINE_NOTES_MAX 10000
+/*
+ * Say what a held group is (changes, cause, owner, the provider's message:
+ * GET /quarantine shows it), after dnsb_quarantine_hold; counts an attempt,
+ * stamped with `wall` (Unix seconds). Takes `desc` (a json-c object; freed
+ * when the entry is not held).
+ */
+void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, struct json_object *desc, double wall);
 /* End an apply: forget the entries of `zones` that it did not see (their groups left the plan). */
 void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *const *zones, size_t nzones);
 

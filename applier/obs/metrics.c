@@ -50,6 +50,7 @@ enum family_id {
 	F_WH_INFLIGHT,
 	F_WH_APPLIES,
 	F_WH_ADJUSTED,
+	F_WH_OWNERS,
 	F_COUNT
 };
 
@@ -118,6 +119,10 @@ static const struct family families[F_COUNT] = {
 		"Endpoints POST /adjustendpoints changed to the form GET /records lists (normalised) or found "
 		"the provider cannot apply (unsupported), by reason.",
 		"counter", 1, { "reason" }, NULL, 0, 1 },
+	[F_WH_OWNERS] = { "dnsbatch_conflicting_owner_groups",
+		"Change groups quarantined now, by zone and the external-dns owner of what is in their way "
+		"(none: no ownership record).",
+		"gauge", 2, { "zone", "foreign_owner" }, NULL, 0, 1 },
 };
 
 /* One labelled series. Counters and gauges use `value`; the histogram uses
@@ -354,6 +359,28 @@ void dnsb_metrics_backoff(dnsb_metrics *m, double seconds)
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups)
 {
 	gauge_set(m, F_QUARANTINED, (double)groups);
+}
+
+void dnsb_metrics_set_owner_groups(dnsb_metrics *m, const char *const *zones, const char *const *owners, size_t n)
+{
+	struct table *t;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->sidecar = 1;
+	t = &m->tables[F_WH_OWNERS];
+	/* The family is replaced whole: an owner whose groups all left has no series. */
+	for (size_t i = 0; i < t->count; i++)
+		for (size_t l = 0; l < MAX_LABELS; l++)
+			free(t->items[i].labels[l]);
+	t->count = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct series *s = series_get(m, F_WH_OWNERS, (const char *const[]){ zones[i], owners[i] ? owners[i] : "none" });
+		if (s)
+			s->value += 1;
+	}
+	pthread_mutex_unlock(&m->lock);
 }
 
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds)

@@ -14,8 +14,8 @@
  * body must carry the webhook media type (external-dns always sends it; 415
  * otherwise), and a listener on a loopback address answers only requests whose
  * Host is a loopback name or address or one given with --allowed-host (421
- * otherwise). /healthz and /metrics carry no secret and no control: they are
- * open to all.
+ * otherwise). /healthz, /metrics and /quarantine carry no secret and no
+ * control: they are open to all.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -40,6 +40,8 @@ enum dnsb_webhook_route dnsb_webhook_route_of(const char *url)
 		return DNSB_ROUTE_HEALTHZ;
 	if (strcmp(url, "/metrics") == 0)
 		return DNSB_ROUTE_METRICS;
+	if (strcmp(url, "/quarantine") == 0)
+		return DNSB_ROUTE_QUARANTINE;
 	if (strcmp(url, "/") == 0)
 		return DNSB_ROUTE_NEGOTIATE;
 	return DNSB_ROUTE_OTHER;
@@ -132,6 +134,12 @@ void dnsb_webhook_log_refusal(dnsb_webhook *wh, unsigned status, const char *why
 			 "dnsbatch_webhook_requests_total)", status, why);
 }
 
+/* /healthz, /metrics and /quarantine: read-only, no secrets, served on both ports. */
+static int monitor_route(enum dnsb_webhook_route route)
+{
+	return route == DNSB_ROUTE_HEALTHZ || route == DNSB_ROUTE_METRICS || route == DNSB_ROUTE_QUARANTINE;
+}
+
 /* The provider port's own checks. @return 0 to go on, else the status answered */
 static unsigned refused(struct MHD_Connection *conn, const struct listener *l, const struct request *req,
 			const char **why)
@@ -139,7 +147,7 @@ static unsigned refused(struct MHD_Connection *conn, const struct listener *l, c
 	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 
-	if (l->monitor_only || req->route == DNSB_ROUTE_HEALTHZ || req->route == DNSB_ROUTE_METRICS)
+	if (l->monitor_only || monitor_route(req->route))
 		return 0;
 	if (l->loopback && !dnsb_webhook_host_allowed(l->wh, host)) {
 		*why = "this listener answers requests for a loopback Host only (DNS rebinding); "
@@ -165,7 +173,7 @@ enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listen
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_CONTENT_TOO_LARGE,
 					       "request body exceeds %zu bytes", wh->max_body);
 	}
-	if (l->monitor_only && req->route != DNSB_ROUTE_HEALTHZ && req->route != DNSB_ROUTE_METRICS)
+	if (l->monitor_only && !monitor_route(req->route))
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_NOT_FOUND, "not found");
 	if ((status = refused(conn, l, req, &why)) != 0) {
 		dnsb_webhook_log_refusal(wh, status, why);
@@ -189,6 +197,10 @@ enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listen
 	case DNSB_ROUTE_METRICS:
 		if (get)
 			return dnsb_webhook_handle_metrics(conn, wh, req);
+		break;
+	case DNSB_ROUTE_QUARANTINE:
+		if (get)
+			return dnsb_webhook_handle_quarantine(conn, wh, req);
 		break;
 	default: /* "/" and every path the reference server's mux does not know */
 		return dnsb_webhook_handle_negotiate(conn, wh, req);

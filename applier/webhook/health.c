@@ -68,6 +68,24 @@ enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_we
 	return ret;
 }
 
+/* GET /quarantine: the groups held back now, newest first (dnsb_quarantine_list), as JSON. */
+enum MHD_Result dnsb_webhook_handle_quarantine(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
+{
+	const dnsb_clock *clk = wh->engine.clock ? wh->engine.clock : dnsb_clock_system();
+	struct json_object *held = NULL;
+	enum MHD_Result ret;
+	const char *text;
+	size_t len;
+
+	if (dnsb_quarantine_list(wh->quarantine, clk->now(clk->payload), dnsb_wall_clock(), &held) != 0)
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	text = json_object_to_json_string_length(held, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	ret = text ? dnsb_webhook_reply(conn, wh, req, MHD_HTTP_OK, "application/json", text, len)
+		   : dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	json_object_put(held);
+	return ret;
+}
+
 /* Probe the provider until it answers once: /healthz stays 503 until then,
  * so Kubernetes sends no traffic to a sidecar that cannot reach its DNS. */
 void *dnsb_webhook_probe_main(void *arg)

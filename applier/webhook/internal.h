@@ -18,6 +18,7 @@ enum dnsb_webhook_route {
 	DNSB_ROUTE_ADJUST,         /* POST /adjustendpoints */
 	DNSB_ROUTE_HEALTHZ,
 	DNSB_ROUTE_METRICS,
+	DNSB_ROUTE_QUARANTINE,     /* GET /quarantine: the groups held back, for operators */
 	DNSB_ROUTE_OTHER,
 	DNSB_ROUTE_COUNT
 };
@@ -123,6 +124,7 @@ enum MHD_Result dnsb_webhook_handle_records_get(struct MHD_Connection *conn, dns
 enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+enum MHD_Result dnsb_webhook_handle_quarantine(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 
 /* adjust.c: free the names logged as unsupported (release). */
 void dnsb_webhook_unsupported_clear(dnsb_webhook *wh);

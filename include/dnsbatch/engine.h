@@ -71,6 +71,20 @@ void dnsb_quarantine_free(dnsb_quarantine *q);
 /** Number of entries whose backoff has not run out at `now` (seconds on the engine's clock). */
 size_t dnsb_quarantine_count(dnsb_quarantine *q, double now);
 
+/**
+ * The groups held now, newest first, as the sidecar's GET /quarantine shows
+ * them: a JSON array of objects with "zone", "changes" (each {"kind",
+ * "dnsName", "recordType"}), "cause", "owner" and "owner_resource" (when an
+ * ownership record names one), "message" (the provider's), "first_seen",
+ * "last_seen" and "next_retry" (RFC 3339, UTC), "attempts" and
+ * "held_seconds" (the current hold).
+ * @param now       the engine's clock (dnsb_engine_options.clock), seconds
+ * @param wall_now  Unix seconds at `now`, to turn the hold's end into a date
+ * @param out       receives the array (the caller's reference)
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_quarantine_list(dnsb_quarantine *q, double now, double wall_now, struct json_object **out);
+
 /** Engine settings. Initialise with DNSB_ENGINE_OPTIONS_INIT. */
 typedef struct dnsb_engine_options {
 	unsigned version;

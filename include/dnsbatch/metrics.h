@@ -92,6 +92,16 @@ void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char
 				  double seconds);
 
 /**
+ * Set dnsbatch_conflicting_owner_groups{zone,foreign_owner} to the groups held
+ * now: one per (zones[i], owners[i]) pair, counted; the family is replaced
+ * whole. As external-dns's registry_skipped_records_owner_mismatch_per_sync.
+ * @param zones   the zone of each held group (borrowed, copied)
+ * @param owners  the external-dns owner of what is in its way, NULL = "none"
+ * @param n       held groups
+ */
+void dnsb_metrics_set_owner_groups(dnsb_metrics *m, const char *const *zones, const char *const *owners, size_t n);
+
+/**
  * Count endpoints of POST /adjustendpoints in
  * dnsbatch_webhook_adjusted_endpoints_total{reason}.
  * @param reason     "normalised" (rewritten to the form GET /records lists) or

@@ -55,6 +55,7 @@ typedef struct setup_args {
 	size_t exclude_count;
 	const char *regex_include, *regex_exclude;
 	double apply_timeout;
+	double quarantine;      /* seconds of the first hold (and the longest); 0 = 60 */
 } setup_args;
 
 static const char *const zones[] = { "example.com", "example.org" };
@@ -70,7 +71,8 @@ static void fixture_start(fixture *f, const setup_args *a)
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(dnsb_memory_new(&f->provider, zones, 2, a ? a->faults : NULL, &err), 0);
 	assert_int_equal(dnsb_metrics_new(&f->metrics), 0);
-	assert_int_equal(dnsb_quarantine_new(&f->quarantine, 60, 3600), 0);
+	assert_int_equal(dnsb_quarantine_new(&f->quarantine, a && a->quarantine > 0 ? a->quarantine : 60,
+					     a && a->quarantine > 0 ? a->quarantine : 3600), 0);
 	strcpy(f->droplog_path, "/tmp/dnsbatch-test-droplog-XXXXXX");
 	fd = mkstemp(f->droplog_path);
 	assert_true(fd >= 0);
@@ -702,6 +704,65 @@ static void test_post_conflicts(void **state)
 	fixture_stop(&f);
 }
 
+/*
+ * GET /quarantine (on both ports): what the sidecar holds back and why, newest
+ * first; dnsbatch_conflicting_owner_groups counts the groups per owner of what
+ * is in their way; once the holds run out the list is empty again.
+ */
+static void test_quarantine_endpoint(void **state)
+{
+	setup_args a = { .quarantine = 0.5 };
+	const char *own[] = { "\"heritage=external-dns,external-dns/owner=other,external-dns/resource=ingress/x/taken\"" };
+	struct json_object *plan = conflict_plan(), *held, *g, *v;
+	extdns_reply r;
+	fixture f;
+	long status;
+	int saw_taken = 0;
+	(void)state;
+
+	fixture_start(&f, &a);
+	arrange_conflicts(&f);
+	put_rrset(f.provider, "a-taken.example.com", 16, 300, own, 1);
+	assert_int_equal(extdns_apply(f.client, plan, 0, &status), EXTDNS_OK);
+	assert_int_equal(extdns_request(f.monitor, "GET", "/quarantine", NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.content_type, "application/json");
+	held = json_tokener_parse(r.body);
+	extdns_reply_clear(&r);
+	assert_true(json_object_is_type(held, json_type_array));
+	assert_int_equal(json_object_array_length(held), 3); /* taken, busy, gone */
+	for (size_t i = 0; i < 3; i++) {
+		g = json_object_array_get_idx(held, i);
+		assert_true(json_object_object_get_ex(g, "changes", &v) && json_object_array_length(v) == 2);
+		assert_true(json_object_object_get_ex(g, "message", &v));
+		assert_true(json_object_object_get_ex(g, "next_retry", &v) && strlen(json_object_get_string(v)) == 20);
+		assert_true(json_object_object_get_ex(g, "attempts", &v) && json_object_get_int(v) == 1);
+		v = json_object_array_get_idx(json_object_object_get(g, "changes"), 0);
+		if (strcmp(json_object_get_string(json_object_object_get(v, "dnsName")), "taken.example.com") != 0)
+			continue;
+		saw_taken = 1;
+		assert_string_equal(json_object_get_string(json_object_object_get(g, "cause")), "exists");
+		assert_string_equal(json_object_get_string(json_object_object_get(g, "owner")), "other");
+		assert_string_equal(json_object_get_string(json_object_object_get(g, "owner_resource")), "ingress/x/taken");
+	}
+	assert_true(saw_taken);
+	json_object_put(held);
+	assert_int_equal(metric(&f, "dnsbatch_conflicting_owner_groups{zone=\"example.com.\",foreign_owner=\"other\"}"), 1);
+	assert_int_equal(metric(&f, "dnsbatch_conflicting_owner_groups{zone=\"example.com.\",foreign_owner=\"none\"}"), 1);
+	/* The provider port serves it too. */
+	assert_int_equal(extdns_request(f.client, "GET", "/quarantine", NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	extdns_reply_clear(&r);
+	usleep(700 * 1000); /* the holds run out */
+	assert_int_equal(extdns_request(f.monitor, "GET", "/quarantine", NULL, NULL, 0, &r), 0);
+	assert_string_equal(r.body, "[]");
+	extdns_reply_clear(&r);
+	assert_int_equal(metric(&f, "dnsbatch_conflicting_owner_groups{zone=\"example.com.\",foreign_owner=\"other\"}"), -1);
+	json_object_put(plan);
+	fixture_stop(&f);
+}
+
+
 static void test_post_transient(void **state)
 {
 	setup_args a = { .faults = "*:transient" };
@@ -1006,6 +1067,7 @@ int main(void)
 		cmocka_unit_test(test_adjustendpoints),
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_null_plan),
+		cmocka_unit_test(test_quarantine_endpoint),
 		cmocka_unit_test(test_provider_port_guards),
 		cmocka_unit_test(test_idle_connections),
 		cmocka_unit_test(test_post_conflicts),
