@@ -216,6 +216,14 @@ int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_li
 		    dnsb_rrset_list_find(held, c->new_set.owner, LDNS_RR_TYPE_CNAME) != NULL &&
 		    !removed_before(g, i, c->new_set.owner, LDNS_RR_TYPE_CNAME))
 			return 1;
+		/* A CNAME where other data is held (seen when the read asked for every type at the owner). */
+		for (size_t k = 0; c->new_set.type == LDNS_RR_TYPE_CNAME && k < held->count; k++) {
+			const dnsb_rrset *o = &held->items[k];
+			if (o->type != LDNS_RR_TYPE_CNAME && o->type != LDNS_RR_TYPE_RRSIG && o->type != LDNS_RR_TYPE_NSEC &&
+			    o->type != LDNS_RR_TYPE_NSEC3 && strcmp(o->owner, c->new_set.owner) == 0 &&
+			    !removed_before(g, i, o->owner, o->type))
+				return 1;
+		}
 	}
 	return 0;
 }

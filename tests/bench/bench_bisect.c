@@ -131,10 +131,11 @@ int main(void)
 	}
 	for (size_t b = 1; b < 4; b++) {
 		size_t n = 1000, k = ks[b];
-		double plain = mean_cost(n, k, PLAIN, NULL), hints = mean_cost(n, k, HINTS, NULL);
+		double hint_reads, plain = mean_cost(n, k, PLAIN, NULL), hints = mean_cost(n, k, HINTS, &hint_reads);
 		double wrong = mean_cost(n, k, WRONG_HINTS, NULL);
 
-		printf("bisect-hints n=%zu k=%zu submissions=%.1f target=%zu\n", n, k, hints, k + 2);
+		printf("bisect-hints n=%zu k=%zu submissions=%.1f target=%zu reads_per_dropped_group=%.2f\n", n, k, hints,
+		       k + 2, hint_reads / (double)k);
 		printf("bisect-wrong-hints n=%zu k=%zu submissions=%.1f no_hints=%.1f extra=%.1f\n", n, k, wrong, plain,
 		       wrong - plain);
 	}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# test_drop_causes.sh - every dropped change says what is in its way (cause,
+# current, owner), end to end through `dnsbatch serve` on the zone-file
+# provider and on rfc2136 against a real BIND: the drop log line's fields
+# exact, the text log line, an ownership record under a --txt-prefix-style
+# name, a name with no ownership record, GET /quarantine after the POST and
+# after the holds run out, and the reads it cost.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/servers.sh
+. tests/integration/extdns_client.sh
+
+dnsb_servers_init
+tmp=$(mktemp -d "$DNSB_SERVERS_TMP/causes.XXXXXX")
+her() { printf '"heritage=external-dns,external-dns/owner=%s,external-dns/resource=%s"' "$1" "$2"; }
+
+cat >"$tmp/zone" <<EOF
+\$ORIGIN example.test.
+\$TTL 300
+@          IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
+@          IN NS  ns1.example.test.
+ns1        IN A   192.0.2.53
+taken      IN A   198.51.100.77
+a-taken    IN TXT $(her other ingress/default/legacy)
+web        IN A   192.0.2.80
+pre-a-web  IN TXT $(her blue service/web)
+moved      IN A   192.0.2.82
+a-moved    IN TXT $(her default ingress/default/moved)
+status     IN A   192.0.2.90
+EOF
+
+ep() { # NAME TYPE TARGET: an endpoint
+	printf '{"dnsName":"%s","targets":["%s"],"recordType":"%s","recordTTL":300,"labels":{"owner":"default"}}' "$1" "$3" "$2"
+}
+own() { # TXTNAME OWNED: an ownership record as the TXT registry writes it
+	printf '{"dnsName":"%s","targets":["\\"heritage=external-dns,external-dns/owner=default\\""],"recordType":"TXT","labels":{"ownedRecord":"%s"}}' "$1" "$2"
+}
+{
+	printf '{"create":[%s,%s,%s,%s,%s,%s],' "$(ep taken.example.test A 192.0.2.1)" "$(own a-taken.example.test taken.example.test)" \
+		"$(ep web.example.test A 192.0.2.2)" "$(own pre-a-web.example.test web.example.test)" \
+		"$(ep status.example.test CNAME lb.example.net)" "$(ep free.example.test A 192.0.2.3)"
+	printf '"updateOld":[%s,%s],' "$(ep moved.example.test A 192.0.2.9)" "$(ep gone.example.test A 192.0.2.8)"
+	printf '"updateNew":[%s,%s]}' "$(ep moved.example.test A 192.0.2.10)" "$(ep gone.example.test A 192.0.2.11)"
+} >"$tmp/plan.json"
+jq -e . "$tmp/plan.json" >/dev/null || { echo "not ok - the test plan is JSON"; exit 1; }
+
+line() { # DROPS NAME TYPE JQ: the value of JQ on the drop log line of the change at NAME TYPE
+	jq -c --arg n "$2" --arg t "$3" "select(.change | to_entries[0].value[0] | .dnsName == \$n and .recordType == \$t) | $4" "$1"
+}
+
+suite() { # LABEL SERVE-ARGS...
+	local label=$1 d
+	shift
+	d=$tmp/$label
+	mkdir -p "$d"
+	extdns_serve "$d/serve.log" "$@" --drop-log "$d/drops.jsonl" --quarantine-backoff 2 --quarantine-max 2 ||
+		{ echo "not ok - $label: serve starts"; EXTDNS_FAILED=$((EXTDNS_FAILED + 1)); return; }
+	extdns_wait_ready 10
+	local reads0 reads1
+	reads0=$(extdns_metric 'dnsbatch_provider_requests_total{provider="'"$label"'",operation="read",class="ok"}')
+	extdns_post "$EXTDNS_API" /records "$tmp/plan.json" >/dev/null
+	reads1=$(extdns_metric 'dnsbatch_provider_requests_total{provider="'"$label"'",operation="read",class="ok"}')
+	extdns_check "$label: POST answers 204" [ "$EXTDNS_STATUS" = 204 ]
+	# The diagnosis costs no read of its own: each read is the one verify-before-drop makes, at most one per
+	# dropped group (one per refusal when the provider names a culprit at a time, as these two do).
+	echo "# $label: $((reads1 - reads0)) read(s) for 5 dropped groups"
+	extdns_check "$label: at most one read per dropped group ($((reads1 - reads0)))" [ "$((reads1 - reads0))" -le 5 ]
+
+	local f=$d/drops.jsonl
+	extdns_check "$label: exists: cause" [ "$(line "$f" taken.example.test A .cause)" = '"exists"' ]
+	extdns_check "$label: exists: current exact" [ "$(line "$f" taken.example.test A .current)" = \
+		'[{"dnsName":"taken.example.test","targets":["198.51.100.77"],"recordType":"A","recordTTL":300}]' ]
+	extdns_check "$label: exists: owner and resource" [ "$(line "$f" taken.example.test A '[.owner, .owner_resource]')" = \
+		'["other","ingress/default/legacy"]' ]
+	extdns_check "$label: its ownership record: the other owner's record is in its way too" \
+		[ "$(line "$f" a-taken.example.test TXT '[.cause, .current[0].dnsName, .owner]')" = '["exists","a-taken.example.test","other"]' ]
+	extdns_check "$label: an ownership record under a prefix (pre-a-web): owner blue" \
+		[ "$(line "$f" web.example.test A '[.cause, .owner, .owner_resource]')" = '["exists","blue","service/web"]' ]
+	extdns_check "$label: differs: cause, current, owner" [ "$(line "$f" moved.example.test A '[.cause, .current[0].targets, .owner]')" = \
+		'["differs",["192.0.2.82"],"default"]' ]
+	extdns_check "$label: missing: nothing held, no owner" [ "$(line "$f" gone.example.test A '[.cause, .current, .owner]')" = \
+		'["missing",[],null]' ]
+	extdns_check "$label: cname: the A in the way, no ownership record" \
+		[ "$(line "$f" status.example.test CNAME '[.cause, .current[0].recordType, .current[0].targets, has("owner")]')" = \
+		'["cname","A",["192.0.2.90"],false]' ]
+	extdns_check "$label: the text log line says it" grep -Fq \
+		'dropped create taken.example.test. A: exists: held as 198.51.100.77 (TTL 300), owner "other" (ingress/default/legacy)' \
+		"$d/serve.log"
+	extdns_check "$label: metrics: dropped by cause" \
+		[ "$(extdns_metric 'dnsbatch_dropped_changes_total{zone="example.test.",record_type="A",reason="conflict",cause="exists"}')" = 2 ]
+	extdns_check "$label: metrics: groups per foreign owner" \
+		[ "$(extdns_metric 'dnsbatch_conflicting_owner_groups{zone="example.test.",foreign_owner="other"}')" = 1 ]
+
+	curl -s "$EXTDNS_MON/quarantine" >"$d/q.json"
+	extdns_check "$label: GET /quarantine: the 5 groups" [ "$(jq length "$d/q.json")" = 5 ]
+	extdns_check "$label: GET /quarantine: cause, owner, message of the taken group" \
+		jq -e 'any(.changes[0].dnsName == "taken.example.test" and .cause == "exists" and .owner == "other"
+			and (.message | length > 0) and .attempts == 1 and (.next_retry | test("Z$")))' "$d/q.json"
+	"$DNSBATCH" drops --url "$EXTDNS_MON" >"$d/q.txt"
+	extdns_check "$label: drops --url prints the table" grep -Eq '^[0-9T:-]+Z +example\.test\. +taken\.example\.test A \+1 +exists +other' "$d/q.txt"
+	"$DNSBATCH" drops "$f" --explain >"$d/explain.txt"
+	extdns_check "$label: drops --explain" grep -Fxq \
+		'dropped update moved.example.test. A: differs: held as 192.0.2.82 (TTL 300), owner "default" (ingress/default/moved)' "$d/explain.txt"
+	sleep 2.2 # the holds run out
+	extdns_check "$label: GET /quarantine after the holds ran out: empty" [ "$(curl -s "$EXTDNS_MON/quarantine")" = "[]" ]
+	extdns_stop
+}
+
+cp "$tmp/zone" "$tmp/example.test.zone"
+suite zonefile --provider zonefile --zonefile "example.test=$tmp/example.test.zone"
+
+if command -v named >/dev/null && command -v tsig-keygen >/dev/null; then
+	dnsb_tsig_keygen "$tmp/key.conf" || exit 1
+	if dnsb_start_named example.test "$tmp/zone" "$tmp/key.conf"; then
+		suite rfc2136 --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port "$DNSB_SERVER_PORT" \
+			--rfc2136-zone example.test --rfc2136-tsig-keyfile "$tmp/key.conf"
+	else
+		echo "not ok - named starts"
+		EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
+	fi
+else
+	echo "not ok - named and tsig-keygen are installed (apt-get install bind9 bind9-utils)"
+	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
+fi
+extdns_done
