@@ -480,6 +480,36 @@ apply tls-ok "$T/tok.plan.json" --google-zone example.com=example-com --google-c
 eq "TLS, --google-ca-file naming the CA: exit 0, all applied" "$RC $(counts tls-ok)" "0 6 6 0 0 0"
 stop_fake
 
+##### the sidecar: one provider used by concurrent applies ##########################################
+# Four POST /records at once, two per zone: the provider's one connection, its token and its pacing
+# are shared between the server's threads.
+
+. tests/integration/extdns_client.sh
+start_fake sidecar --records "$T/small.records" --zone example-net=example.net --latency 0.05
+extdns_serve "$T/serve.log" --provider google --google-project test-project --google-api-endpoint "$URL" \
+	--google-ca-file "$T/ca.pem" --google-credentials "$T/sidecar.key.json" --google-batch-change-interval 0 \
+	--metrics-listen 127.0.0.1:0 || not_ok "sidecar: dnsbatch serve starts" "$(cat "$T/serve.log")"
+for z in com net; do
+	for part in a b; do
+		jq -n --arg z "$z" --arg p "$part" '{create: [range(5) | {dnsName: "side\($p)\(.).example.\($z)",
+			recordType: "A", recordTTL: 300, targets: ["192.0.2.\(.)"]}], updateOld: [], updateNew: [], delete: []}' \
+			>"$T/side-$z-$part.plan.json"
+		(extdns_post "$EXTDNS_API" /records "$T/side-$z-$part.plan.json" >/dev/null; echo "$EXTDNS_STATUS" >"$T/side-$z-$part.status") &
+	done
+done
+wait $(jobs -p | grep -v "^$EXTDNS_PID$" | grep -v "^$FAKE_PID$") 2>/dev/null
+eq "sidecar: four concurrent POST /records answered 204" "$(cat "$T"/side-*.status | sort | uniq -c | awk '{print $1, $2}')" "4 204"
+eq "sidecar: the 20 records are in the two zones" \
+	"$(curl -s --cacert "$T/ca.pem" "https://127.0.0.1:$PORT/_fake/zone/example-com" | jq '[.rrsets[] | select(.name | startswith("side"))] | length') $(curl -s --cacert "$T/ca.pem" "https://127.0.0.1:$PORT/_fake/zone/example-net" | jq '[.rrsets[] | select(.name | startswith("side"))] | length')" \
+	"10 10"
+eq "sidecar: one token for every thread" "$(stat .tokens_issued)" 1
+eq "sidecar: one connection, shared by the threads in turn" "$(stat .connections)" 1
+extdns_get "$EXTDNS_API" /records >"$T/side-records.json"
+eq "sidecar: GET /records lists them (rrsets.list)" "$(jq '[.[] | select(.dnsName | startswith("side"))] | length' "$T/side-records.json")" 20
+extdns_stop
+eq "sidecar: stops cleanly" "$EXTDNS_EXIT" 0
+stop_fake
+
 ##### usage errors #################################################################################
 
 "$DNSBATCH" apply --plan "$T/tok.plan.json" --provider google >"$T/u1.out" 2>"$T/u1.err"
