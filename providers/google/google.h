@@ -113,6 +113,7 @@ typedef struct dnsb_google_auth {
  * Choose the credential source, in order: $DNSBATCH_GOOGLE_ACCESS_TOKEN; the
  * key file of cfg->credentials (read and its key parsed now, so that a bad
  * file stops the provider before anything is sent); the metadata server.
+ * @param a  filled (the caller's); dnsb_google_auth_clear it after any return
  * @return 0; DNSB_EINVAL (a key file that is not a service-account key: the
  *         message names the file and what is wrong, never its content);
  *         DNSB_ENOTFOUND/DNSB_EIO (unreadable file); DNSB_ENOMEM
@@ -126,6 +127,8 @@ void dnsb_google_auth_clear(dnsb_google_auth *a);
  * Take a service-account key file's text: client_email, private_key (PEM
  * RSA), token_uri (default DNSB_GOOGLE_TOKEN_URI_DEFAULT; must be https).
  * Sets kind KEY and source. Called by dnsb_google_auth_init; apart for tests.
+ * @param a     a zeroed or freshly initialised auth (the caller's; clear it after any return)
+ * @param text  the file's content (borrowed; the caller wipes it)
  * @param path  the file's name, for messages only
  * @return 0; DNSB_EINVAL (not JSON, not a service account, a field missing,
  *         a key that does not parse or is not RSA); DNSB_ENOMEM
@@ -194,7 +197,8 @@ json_object *dnsb_google_rrset_json(const dnsb_rrset *rrset, uint32_t ttl);
 /**
  * Append the RRsets of an rrsets.list page ({"rrsets": [...]}) to `out`, in
  * canonical form (owner lower-case, RDATA as ldns prints it). Only those of
- * `keys` when n > 0. Records ldns cannot read (types it does not know,
+ * `keys` when n > 0 (DNSB_RRKEY_ANY: any type at the owner). Records ldns
+ * cannot read (types it does not know,
  * routing policies without rrdatas) are skipped.
  * @param next  receives the page's nextPageToken (malloc'd) or NULL
  * @return 0; DNSB_EPARSE (not an rrsets.list reply); DNSB_ENOMEM
@@ -282,7 +286,9 @@ int dnsb_google_call(dnsb_google *g, const char *method, const char *url, const 
 
 /**
  * rrsets.list of a managed zone, every page: all RRsets, or those at `name`
- * (and of `type` when not 0), kept when among `keys` (n > 0).
+ * (and of `type` when not 0), kept when among `keys` (n > 0; a key of type
+ * DNSB_RRKEY_ANY keeps every RRset at its owner). Appended to `out` (the
+ * caller's). Each request waits at most DNSB_GOOGLE_TIMEOUT and until give_up.
  * @return 0; DNSB_ETRANSIENT; DNSB_EFATAL; DNSB_ENOMEM (err says which)
  */
 int dnsb_google_rrsets_list(dnsb_google *g, const char *zone_name, const char *name, uint16_t type,
