@@ -108,7 +108,7 @@ sanitize: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(FAKE_BIN)
 	@BUILD=$(BUILD) sh scripts/run-bench.sh
 
 # libFuzzer targets for every parser of outside input (clang), FUZZ_SECONDS each, from the seed corpus.
