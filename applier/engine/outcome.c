@@ -111,11 +111,28 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 			json_object *current = dnsb_droplog_current(&c->current);
 			char why[768];
 
+			json_object *fields = json_object_new_object();
+
 			dnsb_drop_explain(why, sizeof(why), dnsb_cause_name(c->cause), owner, type, current, c->txt_owner,
 					  c->txt_resource);
+			/* In the JSON log, the drop log's fields beside the message. */
+			if (fields) {
+				json_object_object_add(fields, "zone", json_object_new_string(zone ? zone : ""));
+				json_object_object_add(fields, "outcome", json_object_new_string(dnsb_outcome_name(c->outcome)));
+				json_object_object_add(fields, "reason", json_object_new_string(dnsb_reason_name(c->reason)));
+				json_object_object_add(fields, "cause", json_object_new_string(dnsb_cause_name(c->cause)));
+				json_object_object_add(fields, "current", json_object_get(current));
+				if (c->txt_owner)
+					json_object_object_add(fields, "owner", json_object_new_string(c->txt_owner));
+				if (c->txt_resource)
+					json_object_object_add(fields, "owner_resource", json_object_new_string(c->txt_resource));
+				if (c->message)
+					json_object_object_add(fields, "message", json_object_new_string(c->message));
+			}
+			dnsb_log_fields(DNSB_LOG_WARN, fields, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome),
+					kind_name(c), owner, type, why, held);
+			json_object_put(fields);
 			json_object_put(current);
-			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner, type,
-				 why, held);
 		} else {
 			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner,
 				 type, dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "", held);

@@ -89,7 +89,7 @@ static void format_now(char *buf, size_t size)
 }
 
 /* @return 1 when the JSON line was written; 0 when out of memory */
-static int write_json(const char *when, const char *level, const char *msg)
+static int write_json(const char *when, const char *level, const char *msg, json_object *fields)
 {
 	json_object *obj = json_object_new_object();
 	const char *text;
@@ -103,6 +103,13 @@ static int write_json(const char *when, const char *level, const char *msg)
 	    json_object_object_add(obj, "level", json_object_new_string(level)) != 0 ||
 	    json_object_object_add(obj, "msg", json_object_new_string(msg)) != 0)
 		goto out;
+	if (json_object_is_type(fields, json_type_object)) {
+		json_object_object_foreach(fields, key, val) {
+			if (strcmp(key, "time") != 0 && strcmp(key, "level") != 0 && strcmp(key, "msg") != 0 &&
+			    json_object_object_add(obj, key, json_object_get(val)) != 0)
+				goto out;
+		}
+	}
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		goto out;
@@ -120,23 +127,20 @@ out:
 	return ok;
 }
 
-void dnsb_log(dnsb_log_level level, const char *fmt, ...)
+static void log_va(dnsb_log_level level, json_object *fields, const char *fmt, va_list ap)
 {
 	char msg[MESSAGE_MAX], when[32], line[MESSAGE_MAX + 64];
 	int saved = errno;  /* callers often log and then look at errno */
-	va_list ap;
 	int n;
 
 	if ((int)level < atomic_load(&log_level))
 		return;
-	va_start(ap, fmt);
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		snprintf(msg, sizeof(msg), "(unformattable message)");
 	format_now(when, sizeof(when));
 
-	if (atomic_load(&log_format) == DNSB_LOG_JSON && write_json(when, level_name(level), msg)) {
+	if (atomic_load(&log_format) == DNSB_LOG_JSON && write_json(when, level_name(level), msg, fields)) {
 		errno = saved;
 		return;
 	}
@@ -149,4 +153,22 @@ void dnsb_log(dnsb_log_level level, const char *fmt, ...)
 	if (n > 0)
 		write_all(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	errno = saved;
+}
+
+void dnsb_log(dnsb_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_va(level, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void dnsb_log_fields(dnsb_log_level level, json_object *fields, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_va(level, fields, fmt, ap);
+	va_end(ap);
 }

@@ -37,6 +37,15 @@ int dnsb_log_parse_format(dnsb_log_format *out, const char *word);
 /** Write one line (printf style, truncated to 4 KiB). */
 void dnsb_log(dnsb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct json_object;
+/**
+ * The same, with structured fields: in the JSON format each member of
+ * `fields` (a json-c object, borrowed; NULL = none) is a key of the line
+ * beside time, level and msg; the text format writes the message alone.
+ */
+void dnsb_log_fields(dnsb_log_level level, struct json_object *fields, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #ifdef __cplusplus
 }
 #endif

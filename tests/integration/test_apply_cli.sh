@@ -556,6 +556,9 @@ eq "outputs: every stderr line is a JSON object with time, level, msg" \
 # 7 conflicts one by one; invalid (2) and no_zone (2) one line per reason
 eq "outputs: one warning per conflict, one per reason for the rest" \
 	"$(jq -rR 'fromjson? | select(.level == "warn") | .msg' "$T/out.stderr" | grep -c '^dropped ')" 9
+eq "outputs: a conflict's JSON log line carries the drop log's fields (cause, current, owner)" \
+	"$(jq -cR 'fromjson? | select(.cause == "differs" and (.msg | startswith("dropped update shop"))) | [.zone, .current[0].targets, .owner, .owner_resource]' "$T/out.stderr")" \
+	'["example.com.",["203.0.113.30"],"default","ingress/shop/storefront"]'
 check "outputs: last-apply timestamp set" grep -Eq '^dnsbatch_last_apply_timestamp_seconds [0-9]{10}' "$T/out/dnsbatch.prom"
 
 ##### provider limits: at most 1000 additions and 100000 bytes of RDATA per submission ##################
