@@ -375,6 +375,21 @@ apply bsize "$T/quota.plan.json" --google-zone example.com=example-com --google-
 eq "--google-batch-change-size 2: 10 already applied in 5 batches" "$RC $(counts bsize) $(rep bsize .batches)" "0 10 0 10 0 0 5"
 stop_fake
 
+##### pacing, and a zone the project does not have ##############################################
+
+start_fake pace --records "$T/small.records"
+t0=$(date +%s.%N)
+apply pace "$T/quota.plan.json" --google-zone example.com=example-com --google-credentials "$T/pace.key.json" \
+	--google-batch-change-size 4 --google-batch-change-interval 0.3
+t1=$(date +%s.%N)
+eq "--google-batch-change-interval 0.3: exit 0, 10 applied in 3 submissions" "$RC $(counts pace) $(rep pace .submissions)" "0 10 10 0 0 0 3"
+ge "--google-batch-change-interval 0.3: the three submissions at least 0.6 s apart in all" "$(echo "$t1 - $t0" | bc -l)" 0.6
+apply nozone "$T/quota.plan.json" --google-zone example.com=no-such-zone --google-credentials "$T/pace.key.json"
+eq "unknown managed zone: exit 4, every change failed" "$RC $(counts nozone)" "4 10 0 0 0 10"
+eq "unknown managed zone: failed fatal with the 404" "$(jq -rs 'map("\(.reason) \(.status) \(.code)") | unique | join(",")' "$T/nozone.drops")" \
+	"fatal 404 notFound"
+stop_fake
+
 ##### TTL unset on an old record: read before the deletion ##########################################
 # external-dns's registry sends recordTTL 0 for ownership records it deletes or updates.
 
