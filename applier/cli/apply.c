@@ -25,7 +25,7 @@ static void usage(FILE *f)
 		"isolated by bisection, verified against the provider, then dropped and logged.\n"
 		"\n"
 		"  --plan FILE              the plan (JSON)\n"
-		"  --provider NAME          zonefile, memory or rfc2136\n"
+		"  --provider NAME          one of the providers below (their flags follow)\n"
 		"  --batch-size N           change groups per batch (default 1000)\n"
 		"  --max-retries N          resubmissions after transient errors (default 5)\n"
 		"  --max-rate-limit-waits N waits after rate limits, per batch (default 20)\n"

@@ -20,6 +20,11 @@
 #                                 /adjustendpoints); body on stdout; same vars
 #   extdns_metric SERIES          the value of one series (exact name and
 #                                 labels) in $EXTDNS_MON/metrics, 0 if absent
+#   extdns_on_providers SUITE ZONE DIR
+#                                 run SUITE LABEL SERVE-ARGS... on the zone-file
+#                                 provider (a copy of ZONE, zone example.test, in
+#                                 DIR) and on rfc2136 against a real BIND serving
+#                                 ZONE (TSIG); needs servers.sh sourced
 #
 # Servers are stopped by PID in the EXIT trap that extdns_serve installs
 # (it chains a trap already set, e.g. servers.sh's cleanup).
@@ -126,4 +131,20 @@ extdns_wait_ready() {
 
 extdns_metric() {
 	curl -s "$EXTDNS_MON/metrics" | awk -v s="$1" 'index($0, s " ") == 1 { v = $NF } END { print v + 0 }'
+}
+
+extdns_on_providers() {
+	local suite=$1 zone=$2 dir=$3
+	cp "$zone" "$dir/example.test.zone"
+	"$suite" zonefile --provider zonefile --zonefile "example.test=$dir/example.test.zone"
+	if ! command -v named >/dev/null || ! command -v tsig-keygen >/dev/null; then
+		echo "not ok - named and tsig-keygen are installed (apt-get install bind9 bind9-utils)"
+		EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
+	elif ! dnsb_tsig_keygen "$dir/key.conf" || ! dnsb_start_named example.test "$zone" "$dir/key.conf"; then
+		echo "not ok - named starts"
+		EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
+	else
+		"$suite" rfc2136 --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port "$DNSB_SERVER_PORT" \
+			--rfc2136-zone example.test --rfc2136-tsig-keyfile "$dir/key.conf"
+	fi
 }

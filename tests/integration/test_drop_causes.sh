@@ -106,20 +106,5 @@ suite() { # LABEL SERVE-ARGS...
 	extdns_stop
 }
 
-cp "$tmp/zone" "$tmp/example.test.zone"
-suite zonefile --provider zonefile --zonefile "example.test=$tmp/example.test.zone"
-
-if command -v named >/dev/null && command -v tsig-keygen >/dev/null; then
-	dnsb_tsig_keygen "$tmp/key.conf" || exit 1
-	if dnsb_start_named example.test "$tmp/zone" "$tmp/key.conf"; then
-		suite rfc2136 --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port "$DNSB_SERVER_PORT" \
-			--rfc2136-zone example.test --rfc2136-tsig-keyfile "$tmp/key.conf"
-	else
-		echo "not ok - named starts"
-		EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
-	fi
-else
-	echo "not ok - named and tsig-keygen are installed (apt-get install bind9 bind9-utils)"
-	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
-fi
+extdns_on_providers suite "$tmp/zone" "$tmp"
 extdns_done

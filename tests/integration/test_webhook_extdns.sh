@@ -128,22 +128,7 @@ EOF
 	extdns_check "$label: SIGTERM: exit 0" [ "$EXTDNS_EXIT" = 0 ]
 }
 
-cp "$tmp/zone" "$tmp/example.test.zone"
-suite zonefile --provider zonefile --zonefile "example.test=$tmp/example.test.zone"
-
-if command -v named >/dev/null && command -v tsig-keygen >/dev/null; then
-	dnsb_tsig_keygen "$tmp/key.conf" || exit 1
-	if dnsb_start_named example.test "$tmp/zone" "$tmp/key.conf"; then
-		suite rfc2136 --provider rfc2136 --rfc2136-host 127.0.0.1 --rfc2136-port "$DNSB_SERVER_PORT" \
-			--rfc2136-zone example.test --rfc2136-tsig-keyfile "$tmp/key.conf"
-	else
-		echo "not ok - named starts"
-		EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
-	fi
-else
-	echo "not ok - named and tsig-keygen are installed (apt-get install bind9 bind9-utils)"
-	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
-fi
+extdns_on_providers suite "$tmp/zone" "$tmp"
 
 # 1. external-dns gives up after 15 s and exits: answer within 12 s whatever the provider does.
 # A provider that takes 20 s per request, and one that answers 503 every time (backoff 1, 2, 4, 8 s...).
