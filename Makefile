@@ -20,7 +20,7 @@ ifeq ($(origin CXX),default)
 CXX = c++
 endif
 AR      ?= ar
-PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2
+PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0
 VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/dnsbatch.h)
 SAN     ?= 0
 
@@ -45,7 +45,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # -lstdc++: the library holds C++ (RE2) and every program links with $(CC).
 LIBS     = $(PKG_LIBS) -lpthread -lm -lstdc++
 
-LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136 providers/google
+LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136 providers/google providers/aws
 LIB_SRC  = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_CXX_SRC = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc)))
 CLI_SRC  = $(sort $(wildcard applier/cli/*.c))
