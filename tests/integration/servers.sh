@@ -58,6 +58,22 @@
 #       sorted, without SOA/NS and without the TSIG record:
 #       "owner TTL type rdata" (dig output without class).
 #
+#   dnsb_start_pdns ZONE [ZONE2 ...]
+#       Start PowerDNS Authoritative (pdns_server, gsqlite3 backend, schema
+#       from Debian's pdns-backend-sqlite3) in a fresh dir, DNS and the HTTP
+#       API on two free ports, the API key random (in a mode 0600 file);
+#       create each ZONE as a Native zone through the API and wait until DNS
+#       answers SOA for it. On return:
+#         DNSB_SERVER_PORT  the DNS port (TCP and UDP, 127.0.0.1)
+#         DNSB_SERVER_PID   the server's PID
+#         DNSB_SERVER_DIR   its dir (pdns.conf, pdns.sqlite3, pdns.log)
+#         DNSB_PDNS_URL     http://127.0.0.1:HTTPPORT, the API's base URL
+#         DNSB_PDNS_KEYFILE the file holding the API key
+#
+#   dnsb_restart_pdns DIR
+#       Start the server of DIR again (same ports, same database) after
+#       dnsb_stop_pid stopped it; sets DNSB_SERVER_PID.
+#
 #   dnsb_nsupdate PORT KEYFILE  (update script on stdin)
 #       Run nsupdate against 127.0.0.1:PORT signed with the key file
 #       (no "server" line needed in the script; "send" is).
@@ -374,4 +390,90 @@ dnsb_nsupdate() {
 		echo "server 127.0.0.1 $port"
 		cat
 	} | nsupdate -t 10 -k "$keyfile"
+}
+
+dnsb_pdns_conf() {
+	local dir=$1 dnsport=$2 httpport=$3
+	cat <<EOF
+launch=gsqlite3
+gsqlite3-database=$dir/pdns.sqlite3
+api=yes
+api-key=$(cat "$dir/api.key")
+webserver=yes
+webserver-address=127.0.0.1
+webserver-port=$httpport
+webserver-allow-from=127.0.0.1/32
+local-address=127.0.0.1
+local-port=$dnsport
+socket-dir=$dir/run
+setuid=
+setgid=
+EOF
+}
+
+# Start the server of DIR (its config written); wait for its API. Return 2 when it died (a port taken).
+dnsb_pdns_launch() {
+	local dir=$1 url i pid
+	url=$(cat "$dir/url")
+	pdns_server --config-dir="$dir" --daemon=no --guardian=no >>"$dir/pdns.log" 2>&1 &
+	pid=$!
+	DNSB_SERVERS_PIDS+=("$pid")
+	for ((i = 0; i < 200; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			dnsb_stop_pid "$pid"
+			return 2
+		fi
+		if curl -sf -o /dev/null -H "X-API-Key: $(cat "$dir/api.key")" "$url/api/v1/servers/localhost"; then
+			DNSB_SERVER_PID=$pid
+			return 0
+		fi
+		sleep 0.05
+	done
+	dnsb_stop_pid "$pid"
+	return 1
+}
+
+dnsb_start_pdns() {
+	local dir dnsport httpport attempt rc=1 z
+	dir=$(dnsb_newdir pdns) || return 1
+	mkdir -p "$dir/run"
+	(umask 077 && head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$dir/api.key") || return 1
+	sqlite3 "$dir/pdns.sqlite3" </usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql || return 1
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		dnsport=$(dnsb_free_port) || return 1
+		httpport=$(dnsb_free_port) || return 1
+		[ "$dnsport" = "$httpport" ] && continue
+		(umask 077 && dnsb_pdns_conf "$dir" "$dnsport" "$httpport" >"$dir/pdns.conf")
+		echo "http://127.0.0.1:$httpport" >"$dir/url"
+		dnsb_pdns_launch "$dir"
+		rc=$?
+		[ "$rc" = 2 ] || break
+	done
+	if [ "$rc" != 0 ]; then
+		echo "dnsb_start_pdns: pdns_server did not start; log $dir/pdns.log:" >&2
+		tail -n 20 "$dir/pdns.log" >&2
+		return 1
+	fi
+	DNSB_SERVER_DIR=$dir
+	DNSB_SERVER_PORT=$dnsport
+	DNSB_PDNS_URL=$(cat "$dir/url")
+	DNSB_PDNS_KEYFILE=$dir/api.key
+	for z in "$@"; do
+		z=${z%.}.
+		curl -sf -o /dev/null -H "X-API-Key: $(cat "$dir/api.key")" -H 'Content-Type: application/json' \
+			-d "{\"name\":\"$z\",\"kind\":\"Native\",\"nameservers\":[\"ns1.$z\"]}" \
+			"$DNSB_PDNS_URL/api/v1/servers/localhost/zones" || {
+			echo "dnsb_start_pdns: creating zone $z through the API failed" >&2
+			return 1
+		}
+		dnsb_wait_dns "$dnsport" "$z" 10 "$DNSB_SERVER_PID" || return 1
+	done
+}
+
+dnsb_restart_pdns() {
+	local dir=$1
+	if ! dnsb_pdns_launch "$dir"; then
+		echo "dnsb_restart_pdns: pdns_server did not start again; log $dir/pdns.log" >&2
+		return 1
+	fi
 }

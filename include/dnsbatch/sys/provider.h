@@ -90,6 +90,12 @@ typedef struct dnsb_provider_limits {
 	int names_culprit;       /**< 1 when refusals may fill dnsb_result.culprits */
 	int ttl_inexact;         /**< 1 when the provider may store a TTL other than the one asked
 				      (a minimum, a default): read-backs then compare RDATA only */
+	int unconditional;       /**< 1 when the service's own writes are unconditional (PowerDNS: a
+				      REPLACE overwrites, a DELETE of nothing succeeds) and the backend
+				      checks the old data itself, in a read before the write: the two
+				      are two requests, so only a later read proves what a write did.
+				      The engine reads back after every transient answer whatever this
+				      says; a verification after an OK is the caller's choice */
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
