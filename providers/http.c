@@ -337,6 +337,11 @@ static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, struct c
 	SET(CURLOPT_USERAGENT, h->user_agent);
 	SET(CURLOPT_ACCEPT_ENCODING, "");
 	SET(CURLOPT_HTTPHEADER, headers);
+	if (req->aws_sigv4) {
+		/* Reset with the handle after the request: the next one is unsigned unless it asks. */
+		SET(CURLOPT_AWS_SIGV4, req->aws_sigv4);
+		SET(CURLOPT_USERPWD, req->userpwd ? req->userpwd : ":");
+	}
 	SET(CURLOPT_WRITEFUNCTION, on_body);
 	SET(CURLOPT_WRITEDATA, x);
 	SET(CURLOPT_HEADERFUNCTION, on_header);

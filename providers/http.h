@@ -52,6 +52,11 @@ typedef struct dnsb_http_request {
 	double time_left;            /**< seconds the caller has left, > 0; 0 = none. The request's
 					  timeout is min(options.timeout, time_left), the wait for
 					  the handle included */
+	const char *aws_sigv4;       /**< sign the request with AWS Signature V4 through libcurl
+					  (CURLOPT_AWS_SIGV4 "aws:amz:REGION:SERVICE"); NULL = unsigned.
+					  libcurl 7.88 signs the query as given: pass it sorted */
+	const char *userpwd;         /**< "ACCESSKEY:SECRET" for aws_sigv4 (CURLOPT_USERPWD, this
+					  request only). A secret: never logged */
 } dnsb_http_request;
 
 /** What came back. Owned by the caller; dnsb_http_response_clear frees it. */
