@@ -308,8 +308,8 @@ static int curl_failure_code(CURLcode rc)
 }
 
 /* Set every option of one request on the (reset) handle. @return 0 or a CURLcode */
-static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, struct curl_slist *headers, exchange *x,
-			    double seconds, char *errbuf)
+static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign,
+			    struct curl_slist *headers, exchange *x, double seconds, char *errbuf)
 {
 	CURL *c = h->curl;
 	long ms = (long)ceil(seconds * 1000), cms = (long)ceil(fmin(seconds, h->connect_timeout) * 1000);
@@ -337,10 +337,10 @@ static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, struct c
 	SET(CURLOPT_USERAGENT, h->user_agent);
 	SET(CURLOPT_ACCEPT_ENCODING, "");
 	SET(CURLOPT_HTTPHEADER, headers);
-	if (req->aws_sigv4) {
-		/* Reset with the handle after the request: the next one is unsigned unless it asks. */
-		SET(CURLOPT_AWS_SIGV4, req->aws_sigv4);
-		SET(CURLOPT_USERPWD, req->userpwd ? req->userpwd : ":");
+	if (sign) {
+		/* Cleared by the next request's curl_easy_reset: only this one is signed. */
+		SET(CURLOPT_AWS_SIGV4, sign->provider);
+		SET(CURLOPT_USERPWD, sign->userpwd);
 	}
 	SET(CURLOPT_WRITEFUNCTION, on_body);
 	SET(CURLOPT_WRITEDATA, x);
@@ -376,8 +376,8 @@ static struct curl_slist *build_headers(const dnsb_http_request *req)
 }
 
 /* Perform on the locked handle. @return 0 or a DNSB_E* code with err set */
-static int perform(dnsb_http *h, const dnsb_http_request *req, double seconds, exchange *x, long *status,
-		   dnsb_error *err)
+static int perform(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, double seconds,
+		   exchange *x, long *status, dnsb_error *err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *headers = build_headers(req);
@@ -387,7 +387,7 @@ static int perform(dnsb_http *h, const dnsb_http_request *req, double seconds, e
 	if (headers == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	curl_easy_reset(h->curl); /* options only: the connection cache stays */
-	rc = set_options(h, req, headers, x, seconds, errbuf);
+	rc = set_options(h, req, sign, headers, x, seconds, errbuf);
 	if (rc == CURLE_OK) {
 		atomic_fetch_add(&h->requests, 1);
 		rc = curl_easy_perform(h->curl);
@@ -410,7 +410,8 @@ static int perform(dnsb_http *h, const dnsb_http_request *req, double seconds, e
 	return 0;
 }
 
-int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err)
+static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, dnsb_http_response *out,
+		      dnsb_error *err)
 {
 	double start = dnsb_monotonic(), limit = h->timeout, seconds;
 	exchange x = { 0 };
@@ -431,7 +432,7 @@ int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response 
 		pthread_mutex_unlock(&h->lock);
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s %s: no time left (%.3g s)", req->method, req->url, limit);
 	}
-	rc = perform(h, req, seconds, &x, &status, err);
+	rc = perform(h, req, sign, seconds, &x, &status, err);
 	pthread_mutex_unlock(&h->lock);
 	if (rc == 0 && x.body == NULL && (x.body = strdup("")) == NULL)
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
@@ -447,4 +448,19 @@ int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response 
 	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, time(NULL)) : -1;
 	out->seconds = dnsb_monotonic() - start;
 	return 0;
+}
+
+int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err)
+{
+	return do_request(h, req, NULL, out, err);
+}
+
+int dnsb_http_do_sigv4(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, dnsb_http_response *out,
+		       dnsb_error *err)
+{
+	if (sign == NULL || sign->provider == NULL || sign->userpwd == NULL) {
+		memset(out, 0, sizeof(*out));
+		return dnsb_error_set(err, DNSB_EINVAL, "http: a signed request needs a provider and credentials");
+	}
+	return do_request(h, req, sign, out, err);
 }

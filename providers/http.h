@@ -52,11 +52,6 @@ typedef struct dnsb_http_request {
 	double time_left;            /**< seconds the caller has left, > 0; 0 = none. The request's
 					  timeout is min(options.timeout, time_left), the wait for
 					  the handle included */
-	const char *aws_sigv4;       /**< sign the request with AWS Signature V4 through libcurl
-					  (CURLOPT_AWS_SIGV4 "aws:amz:REGION:SERVICE"); NULL = unsigned.
-					  libcurl 7.88 signs the query as given: pass it sorted */
-	const char *userpwd;         /**< "ACCESSKEY:SECRET" for aws_sigv4 (CURLOPT_USERPWD, this
-					  request only). A secret: never logged */
 } dnsb_http_request;
 
 /** What came back. Owned by the caller; dnsb_http_response_clear frees it. */
@@ -99,6 +94,23 @@ void dnsb_http_free(dnsb_http *h);
  *         DNSB_EINVAL for a bad URL or method; DNSB_ENOMEM
  */
 int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err);
+
+/** AWS Signature V4 for dnsb_http_do_sigv4. Both strings borrowed for the call. */
+typedef struct dnsb_http_sigv4 {
+	const char *provider;  /**< CURLOPT_AWS_SIGV4: "aws:amz:REGION:SERVICE" */
+	const char *userpwd;   /**< CURLOPT_USERPWD: "ACCESSKEY:SECRET". A secret: never logged */
+} dnsb_http_sigv4;
+
+/**
+ * dnsb_http_do, the request signed with AWS Signature V4 by libcurl
+ * (CURLOPT_AWS_SIGV4 and CURLOPT_USERPWD, set for this request only). A
+ * session token goes in req->headers as "X-Amz-Security-Token: ..." (libcurl
+ * signs the x-amz-* headers). libcurl 7.88 signs the query string as given,
+ * unsorted (curl issue 9717): the caller passes it sorted and encoded.
+ * @return as dnsb_http_do
+ */
+int dnsb_http_do_sigv4(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, dnsb_http_response *out,
+		       dnsb_error *err);
 
 /** Free what a response owns and zero it. NULL is a no-op. */
 void dnsb_http_response_clear(dnsb_http_response *resp);
