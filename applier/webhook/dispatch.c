@@ -10,12 +10,20 @@
  *
  * A web page in a browser on the same host can POST to 127.0.0.1:8888 with a
  * "simple" cross-origin request (Content-Type text/plain, no preflight), and a
- * DNS-rebinding page can read the answers under a name of its own. So a POST
- * body must carry the webhook media type (external-dns always sends it; 415
- * otherwise), and a listener on a loopback address answers only requests whose
- * Host is a loopback name or address or one given with --allowed-host (421
- * otherwise). /healthz, /metrics and /quarantine carry no secret and no
- * control: they are open to all.
+ * DNS-rebinding page can read the answers under a name of its own. So the
+ * body of POST /records and POST /adjustendpoints must carry the webhook
+ * media type (external-dns always sends it; 415 otherwise; other paths
+ * negotiate whatever comes, as the reference server's do), and a listener on
+ * a loopback address answers only requests whose Host is a loopback name or
+ * address or one given with --allowed-host (421 otherwise). /healthz,
+ * /metrics and /quarantine carry no secret and no control: they are open to all.
+ *
+ * Those checks, and every answer that needs no body, are made as soon as the
+ * headers are in (dnsb_webhook_dispatch_headers): a body that will not be
+ * used is never waited for. Otherwise a client announcing a body and sending
+ * it a byte at a time would hold its connection "busy" (never closed for
+ * room, conns.c) on any route, and enough of them would shut the metrics
+ * port, and the liveness probe, out.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -140,6 +148,13 @@ static int monitor_route(enum dnsb_webhook_route route)
 	return route == DNSB_ROUTE_HEALTHZ || route == DNSB_ROUTE_METRICS || route == DNSB_ROUTE_QUARANTINE;
 }
 
+/* Only the provider port's POST /records and POST /adjustendpoints read a body. */
+static int reads_body(const struct listener *l, const struct request *req)
+{
+	return !l->monitor_only && req->method == M_POST &&
+	       (req->route == DNSB_ROUTE_RECORDS || req->route == DNSB_ROUTE_ADJUST);
+}
+
 /* The provider port's own checks. @return 0 to go on, else the status answered */
 static unsigned refused(struct MHD_Connection *conn, const struct listener *l, const struct request *req,
 			const char **why)
@@ -154,19 +169,39 @@ static unsigned refused(struct MHD_Connection *conn, const struct listener *l, c
 		       "name others with --allowed-host";
 		return MHD_HTTP_MISDIRECTED_REQUEST;
 	}
-	if (req->method == M_POST && !webhook_media_type(ct)) {
-		*why = "POST bodies must be " DNSB_WEBHOOK_MEDIA_TYPE;
+	if (reads_body(l, req) && !webhook_media_type(ct)) {
+		*why = "POST /records and /adjustendpoints bodies must be " DNSB_WEBHOOK_MEDIA_TYPE;
 		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
 	}
 	return 0;
+}
+
+enum MHD_Result dnsb_webhook_dispatch_headers(struct MHD_Connection *conn, struct listener *l, struct request *req)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
+	const char *why = NULL;
+	unsigned status;
+
+	if ((status = refused(conn, l, req, &why)) != 0) {
+		req->refused = 1;
+		dnsb_webhook_log_refusal(l->wh, status, why);
+		return dnsb_webhook_reply_text(conn, l->wh, req, status, "%s", why);
+	}
+	if (announced > l->wh->max_body)
+		req->too_large = 1; /* no 100-continue, no wasted transfer */
+	if (req->too_large || ((te != NULL || announced > 0) && !reads_body(l, req))) {
+		req->refused = 1;
+		return dnsb_webhook_dispatch(conn, l, req);
+	}
+	return MHD_YES;
 }
 
 enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listener *l, struct request *req)
 {
 	dnsb_webhook *wh = l->wh;
 	int get = req->method == M_GET, post = req->method == M_POST;
-	const char *why = NULL;
-	unsigned status;
 
 	if (req->too_large) {
 		dnsb_log(DNSB_LOG_WARN, "request body over --max-body-size (%zu bytes): 413", wh->max_body);
@@ -175,10 +210,6 @@ enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listen
 	}
 	if (l->monitor_only && !monitor_route(req->route))
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_NOT_FOUND, "not found");
-	if ((status = refused(conn, l, req, &why)) != 0) {
-		dnsb_webhook_log_refusal(wh, status, why);
-		return dnsb_webhook_reply_text(conn, wh, req, status, "%s", why);
-	}
 	switch (req->route) {
 	case DNSB_ROUTE_RECORDS:
 		if (get)

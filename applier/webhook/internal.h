@@ -42,8 +42,10 @@ struct request {
 
 /* conns.c: past this many connections on a listener, each new one closes the longest idle one. */
 #define DNSB_WEBHOOK_CONN_CAP 200
-/* libmicrohttpd's own limit (each connection is a thread): room above the cap for the busy ones. */
-#define DNSB_WEBHOOK_CONN_MAX 256
+/* libmicrohttpd's own limit (each connection is a thread), lower when RLIMIT_NOFILE is (server.c): room
+ * above the cap for busy connections and for those closed for room but not yet reaped, so that a burst of
+ * new connections is not refused (the probe's among them) while the closed ones wind down. */
+#define DNSB_WEBHOOK_CONN_MAX 1024
 
 struct conn;
 
@@ -67,6 +69,7 @@ struct dnsb_webhook {
 	const dnsb_domain_filter *filter;
 	size_t max_body;
 	double apply_timeout;
+	unsigned connection_timeout; /* seconds, both listeners; 0 = each its own default (server.c) */
 	dnsb_engine_options engine;
 	dnsb_metrics *metrics, *own_metrics;
 	dnsb_quarantine *quarantine, *own_quarantine;
@@ -96,7 +99,13 @@ struct dnsb_webhook {
 
 /* dispatch.c: the route of a URL path. */
 enum dnsb_webhook_route dnsb_webhook_route_of(const char *url);
-/* dispatch.c: a complete request to its handler, after the provider port's checks. */
+/* dispatch.c: a request's headers are in, its body (if any) is not: answer it now, setting req->refused
+ * (its body is never read, the connection closes after the reply), when the provider port's checks refuse
+ * it (421, 415), when its Content-Length is over the cap (413), or when it announces a body its route does
+ * not read. @return MHD_YES, answered or not (see req->refused); MHD_NO when a reply could not be queued */
+enum MHD_Result dnsb_webhook_dispatch_headers(struct MHD_Connection *conn, struct listener *l, struct request *req);
+/* dispatch.c: a request to its handler: a complete one that passed dnsb_webhook_dispatch_headers, or one
+ * that function answers early. */
 enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listener *l, struct request *req);
 /* dispatch.c: is `host` (a Host header, may be NULL) a loopback name or address, or an --allowed-host? */
 int dnsb_webhook_host_allowed(const dnsb_webhook *wh, const char *host);

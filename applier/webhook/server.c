@@ -12,6 +12,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,26 @@
  * when the server closed it; probes and scrapers reconnect every time anyway. */
 #define CONNECTION_TIMEOUT_API 60
 #define CONNECTION_TIMEOUT_METRICS 10
+/* Descriptors kept for the rest of the process: the provider's sockets, the drop log, pipes. */
+#define FD_RESERVE 64
+
+/* libmicrohttpd's connection limit of each listener: DNSB_WEBHOOK_CONN_MAX, or less when the two
+ * listeners would run the process out of descriptors (accept would fail with EMFILE), never under
+ * the cap plus a margin (a smaller RLIMIT_NOFILE then shows as accept errors in the log). */
+static unsigned connection_limit(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return DNSB_WEBHOOK_CONN_MAX;
+	n = rl.rlim_cur > FD_RESERVE ? (rl.rlim_cur - FD_RESERVE) / 2 : 0;
+	if (n > DNSB_WEBHOOK_CONN_MAX)
+		n = DNSB_WEBHOOK_CONN_MAX;
+	if (n < DNSB_WEBHOOK_CONN_CAP + 16)
+		n = DNSB_WEBHOOK_CONN_CAP + 16;
+	return (unsigned)n;
+}
 
 static int body_append(struct request *req, size_t max, const char *data, size_t n)
 {
@@ -68,7 +89,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)version;
 	if (req == NULL) {
-		const char *cl;
 		int stopping;
 
 		req = calloc(1, sizeof(*req));
@@ -94,14 +114,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			req->refused = 1;
 			return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
 		}
-		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl != NULL && strtoull(cl, NULL, 10) > wh->max_body) {
-			/* Refuse before reading: no 100-continue, no wasted transfer. */
-			req->refused = 1;
-			req->too_large = 1;
-			return dnsb_webhook_dispatch(conn, l, req);
-		}
-		return MHD_YES;
+		return dnsb_webhook_dispatch_headers(conn, l, req);
 	}
 	if (*upload_data_size != 0) {
 		if (!req->refused && body_append(req, wh->max_body, upload_data, *upload_data_size) != 0)
@@ -136,17 +149,64 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
+/* libmicrohttpd logs per connection ("Server reached connection limit", a client
+ * that hangs up mid-request, as every TCP probe does): whoever can connect could
+ * flood the log. Each message (by its format) is logged the first time, then at
+ * most once per MHD_LOG_INTERVAL seconds with the count of those left out. */
+#define MHD_LOG_FORMATS 32
+#define MHD_LOG_INTERVAL 60.0
+
+static struct mhd_log_seen {
+	const char *fmt;
+	double last;
+	unsigned long skipped;
+} mhd_log_seen[MHD_LOG_FORMATS];
+static pthread_mutex_t mhd_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Log this one? *skipped: how many of the same were left out since it last was. */
+static int mhd_log_admit(const char *fmt, unsigned long *skipped)
+{
+	double now = dnsb_monotonic();
+	int admit = 1;
+	size_t i;
+
+	*skipped = 0;
+	pthread_mutex_lock(&mhd_log_lock);
+	for (i = 0; i < MHD_LOG_FORMATS && mhd_log_seen[i].fmt != NULL && mhd_log_seen[i].fmt != fmt; i++)
+		;
+	if (i < MHD_LOG_FORMATS && mhd_log_seen[i].fmt == NULL) {
+		mhd_log_seen[i].fmt = fmt;
+		mhd_log_seen[i].last = now;
+	} else if (i < MHD_LOG_FORMATS && now - mhd_log_seen[i].last < MHD_LOG_INTERVAL) {
+		mhd_log_seen[i].skipped++;
+		admit = 0;
+	} else if (i < MHD_LOG_FORMATS) {
+		*skipped = mhd_log_seen[i].skipped;
+		mhd_log_seen[i].skipped = 0;
+		mhd_log_seen[i].last = now;
+	}
+	pthread_mutex_unlock(&mhd_log_lock);
+	return admit;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	unsigned long skipped;
 	char buf[512];
 	size_t n;
 
 	(void)cls;
+	if (!mhd_log_admit(fmt, &skipped))
+		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	n = strlen(buf);
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
-	dnsb_log(DNSB_LOG_WARN, "http: %s", buf);
+	if (skipped > 0)
+		dnsb_log(DNSB_LOG_WARN, "http: %s (and %lu more like it in the last %.0f s or more)", buf, skipped,
+			 MHD_LOG_INTERVAL);
+	else
+		dnsb_log(DNSB_LOG_WARN, "http: %s", buf);
 }
 
 static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec, int monitor_only, dnsb_error *err)
@@ -174,8 +234,8 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
 				     MHD_OPTION_NOTIFY_CONNECTION, dnsb_webhook_on_connection, l,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)DNSB_WEBHOOK_CONN_MAX,
-				     MHD_OPTION_CONNECTION_TIMEOUT,
+				     MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+				     MHD_OPTION_CONNECTION_TIMEOUT, wh->connection_timeout ? wh->connection_timeout :
 				     (unsigned)(monitor_only ? CONNECTION_TIMEOUT_METRICS : CONNECTION_TIMEOUT_API),
 				     MHD_OPTION_END);
 	if (l->daemon == NULL)
@@ -229,6 +289,8 @@ static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webh
 	wh->metrics = opts->metrics;
 	wh->quarantine = opts->quarantine;
 	wh->api.quiesced = wh->mon.quiesced = MHD_INVALID_SOCKET;
+	if (opts->version >= 3)
+		wh->connection_timeout = opts->connection_timeout;
 	if (opts->version >= 2 && opts->allowed_host_count > 0) {
 		if ((wh->allowed_hosts = calloc(opts->allowed_host_count, sizeof(char *))) == NULL)
 			return DNSB_ENOMEM;

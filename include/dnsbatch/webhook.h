@@ -205,13 +205,18 @@ typedef struct dnsb_webhook_options {
 	 * behind a Service name. */
 	const char *const *allowed_hosts;
 	size_t allowed_host_count;
+	/** Since version 3. Seconds a connection may stay silent (an idle
+	 * keep-alive, or headers or a body that do not come) before the server
+	 * closes it, on both listeners; 0 = the defaults: 60 on `listen`, 10 on
+	 * `metrics_listen`. Meant for tests; external-dns needs no other. */
+	unsigned connection_timeout;
 } dnsb_webhook_options;
 
-/* 2: allowed_hosts. */
-#define DNSB_WEBHOOK_OPTIONS_VERSION 2
+/* 2: allowed_hosts. 3: connection_timeout. */
+#define DNSB_WEBHOOK_OPTIONS_VERSION 3
 #define DNSB_WEBHOOK_OPTIONS_INIT \
 	{ DNSB_WEBHOOK_OPTIONS_VERSION, DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT, \
-	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0 }
+	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0, 0 }
 
 /** A running server. Opaque. */
 typedef struct dnsb_webhook dnsb_webhook;

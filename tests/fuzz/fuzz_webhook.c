@@ -6,7 +6,10 @@
  *
  * The first byte picks the route, the method and the headers (media type or
  * not, a loopback Host or not, Content-Length or chunked); the rest is the
- * body. Each input is one request on its own connection, read to the end.
+ * body. With its top bit set, the Host and Content-Type values come from the
+ * input too (each up to a newline) before the body: the Host and media type
+ * checks see any bytes libmicrohttpd lets through. Each input is one request
+ * on its own connection, read to the end.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -57,6 +60,21 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* The next line of the input (without its newline), at most `size` - 1 bytes, into buf; *at moves past it. */
+static void take_line(char *buf, size_t size, const uint8_t *data, size_t len, size_t *at)
+{
+	size_t n = 0;
+
+	while (*at < len && data[*at] != '\n') {
+		if (n + 1 < size && data[*at] != '\0')
+			buf[n++] = (char)data[*at];
+		(*at)++;
+	}
+	if (*at < len)
+		(*at)++;
+	buf[n] = '\0';
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const routes[][2] = {
@@ -65,7 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct sockaddr_in a = { 0 };
 	struct timeval tv = { 5, 0 };
-	char head[512], buf[4096];
+	char head[1024], buf[4096], host[256], ctype[256];
+	size_t at = 1;
 	unsigned sel;
 	int fd, chunked;
 
@@ -75,10 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	sel = data[0];
 	chunked = (sel & 0x40) != 0;
-	snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: %s\r\n%s%s", routes[sel & 7][0], routes[sel & 7][1],
-		 sel & 0x10 ? "attacker.example" : "localhost:8888",
-		 sel & 0x08 ? "Content-Type: text/plain\r\n" : "Content-Type: " DNSB_WEBHOOK_MEDIA_TYPE "\r\n",
-		 sel & 0x20 ? "Accept: " DNSB_WEBHOOK_MEDIA_TYPE "\r\n" : "");
+	strcpy(host, sel & 0x10 ? "attacker.example" : "localhost:8888");
+	strcpy(ctype, sel & 0x08 ? "text/plain" : DNSB_WEBHOOK_MEDIA_TYPE);
+	if (sel & 0x80) {
+		take_line(host, sizeof(host), data, size, &at);
+		take_line(ctype, sizeof(ctype), data, size, &at);
+	}
+	data += at - 1; /* the body: data + 1 .. data + size - 1, as without headers from the input */
+	size -= at - 1;
+	snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n%s", routes[sel & 7][0],
+		 routes[sel & 7][1], host, ctype, sel & 0x20 ? "Accept: " DNSB_WEBHOOK_MEDIA_TYPE "\r\n" : "");
 	if (chunked)
 		snprintf(head + strlen(head), sizeof(head) - strlen(head), "Transfer-Encoding: chunked\r\n");
 	else
