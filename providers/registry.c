@@ -3,12 +3,14 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "providers/google/google.h"
+#include "providers/pdns/pdns.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,
 	&dnsb_backend_memory,
 	&dnsb_backend_rfc2136,
 	&dnsb_backend_google,
+	&dnsb_backend_pdns,
 	NULL
 };
 
@@ -31,7 +33,7 @@ int dnsb_provider_open(dnsb_provider **out, const char *name, const dnsb_config 
 
 	*out = NULL;
 	if (b == NULL)
-		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: zonefile, memory, rfc2136, google)",
+		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: zonefile, memory, rfc2136, google, pdns)",
 				      name);
 	return b->open(out, cfg, err);
 }

@@ -1,0 +1,142 @@
+/*
+ * check.c - the pre-check: PowerDNS writes unconditionally, so the batch is
+ * replayed here over the RRsets the zone holds, in order, and every change
+ * whose condition fails is named at once (one read finds them all; the
+ * server would report only the first error of a PATCH).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/pdns/pdns.h"
+
+void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch)
+{
+	if (patch == NULL)
+		return;
+	free(patch->entries);
+	memset(patch, 0, sizeof(*patch));
+}
+
+/* The index of the entry of (owner, type), added with what is held when new; SIZE_MAX when out of memory. */
+static size_t entry(dnsb_pdns_patch *p, size_t *cap, const char *owner, uint16_t type, const dnsb_rrset_list *held)
+{
+	dnsb_pdns_entry *e;
+
+	for (size_t i = 0; i < p->count; i++)
+		if (p->entries[i].type == type && strcmp(p->entries[i].owner, owner) == 0)
+			return i;
+	if (p->count == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 16;
+		dnsb_pdns_entry *grown = realloc(p->entries, grown_cap * sizeof(*grown));
+		if (grown == NULL)
+			return SIZE_MAX;
+		p->entries = grown;
+		*cap = grown_cap;
+	}
+	e = &p->entries[p->count];
+	e->owner = owner;
+	e->type = type;
+	e->held = held ? dnsb_rrset_list_find(held, owner, type) : NULL;
+	e->final = e->held;
+	return p->count++;
+}
+
+/* Does the replayed state satisfy an old RRset? */
+static dnsb_pdns_mismatch old_state(const dnsb_pdns_entry *e, const dnsb_rrset *old)
+{
+	if (e->final == NULL)
+		return DNSB_PDNS_MISSING;
+	return dnsb_rrset_matches_old(e->final, old) ? DNSB_PDNS_MATCH : DNSB_PDNS_DIFFERS;
+}
+
+/* Check one change against the replayed state and, when it holds, move the state on. */
+static int replay(dnsb_pdns_patch *p, size_t *cap, const dnsb_change *c, const dnsb_rrset_list *held,
+		  dnsb_pdns_mismatch *why)
+{
+	size_t from = SIZE_MAX - 1, to = SIZE_MAX - 1;
+
+	*why = DNSB_PDNS_MATCH;
+	if (c->kind != DNSB_CHANGE_CREATE && (from = entry(p, cap, c->old.owner, c->old.type, held)) == SIZE_MAX)
+		return DNSB_ENOMEM;
+	if (c->kind != DNSB_CHANGE_DELETE && (to = entry(p, cap, c->new_set.owner, c->new_set.type, held)) == SIZE_MAX)
+		return DNSB_ENOMEM;
+	if (c->kind != DNSB_CHANGE_CREATE)
+		*why = old_state(&p->entries[from], &c->old);
+	/* A create, or an update to another RRset, must not overwrite one that is held. */
+	if (*why == DNSB_PDNS_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
+		*why = DNSB_PDNS_EXISTS;
+	if (*why != DNSB_PDNS_MATCH)
+		return 0;
+	if (c->kind != DNSB_CHANGE_CREATE)
+		p->entries[from].final = NULL;
+	if (c->kind != DNSB_CHANGE_DELETE)
+		p->entries[to].final = &c->new_set;
+	return 0;
+}
+
+static const char *kind_name(dnsb_change_kind kind)
+{
+	return kind == DNSB_CHANGE_CREATE ? "create" : kind == DNSB_CHANGE_UPDATE ? "update" : "delete";
+}
+
+static const char *mismatch_text(dnsb_pdns_mismatch why)
+{
+	switch (why) {
+	case DNSB_PDNS_EXISTS:
+		return "the RRset exists";
+	case DNSB_PDNS_MISSING:
+		return "the old RRset does not exist";
+	case DNSB_PDNS_DIFFERS:
+		return "the old RRset holds other records or another TTL";
+	default:
+		return "matches";
+	}
+}
+
+/* Keep only the entries whose final state differs from what is held. */
+static void keep_changed(dnsb_pdns_patch *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->count; i++) {
+		const dnsb_pdns_entry *e = &p->entries[i];
+		int same = e->final == e->held ||
+			   (e->final && e->held && dnsb_rrset_equal(e->final, e->held));
+		if (!same)
+			p->entries[k++] = *e;
+	}
+	p->count = k;
+}
+
+int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
+		    const dnsb_rrset_list *held)
+{
+	size_t cap = 0, named = 0, first = 0;
+	dnsb_pdns_mismatch why, first_why = DNSB_PDNS_MATCH;
+
+	memset(patch, 0, sizeof(*patch));
+	dnsb_result_init(res);
+	for (size_t i = 0; i < n; i++) {
+		if (replay(patch, &cap, changes[i], held, &why) != 0) {
+			dnsb_pdns_patch_clear(patch);
+			return DNSB_ENOMEM;
+		}
+		if (why == DNSB_PDNS_MATCH)
+			continue;
+		if (named++ == 0) {
+			first = i;
+			first_why = why;
+		}
+		dnsb_result_add_culprit(res, i);
+	}
+	if (named > 0) {
+		const dnsb_change *c = changes[first];
+		const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
+		dnsb_result_set(res, DNSB_CLASS_CONFLICT, 0, "precheck", "%s %s %s: %s%s", kind_name(c->kind), r->owner,
+				dnsb_type_name(r->type), mismatch_text(first_why),
+				named > 1 ? " (and more changes of the batch: each named)" : "");
+	}
+	keep_changed(patch);
+	return 0;
+}

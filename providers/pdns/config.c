@@ -1,0 +1,164 @@
+/* config.c - the pdns provider's flags and its API key. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/pdns/pdns.h"
+
+static void wipe_free(char *s)
+{
+	if (s == NULL)
+		return;
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+void dnsb_pdns_config_clear(dnsb_pdns_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	free(cfg->server);
+	free(cfg->server_id);
+	for (size_t i = 0; i < cfg->zone_count; i++) {
+		free(cfg->zones[i].name);
+		free(cfg->zones[i].id);
+	}
+	free(cfg->zones);
+	wipe_free(cfg->api_key);
+	free(cfg->ca_file);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* --pdns-server: an http(s) URL with a host; kept without trailing '/'. */
+static int set_server(dnsb_pdns_config *out, const char *v, dnsb_error *err)
+{
+	size_t len = strlen(v);
+
+	if (!((strncmp(v, "http://", 7) == 0 && len > 7) || (strncmp(v, "https://", 8) == 0 && len > 8)))
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "--pdns-server %s: expected the API's base URL, http(s)://HOST[:PORT] (as in external-dns)",
+				      v);
+	while (len > 0 && v[len - 1] == '/')
+		len--;
+	return (out->server = strndup(v, len)) ? 0 : DNSB_ENOMEM;
+}
+
+/* One --pdns-zone NAME (its API id taken to be the name itself). */
+static int add_zone(dnsb_pdns_config *out, const char *v, dnsb_error *err)
+{
+	dnsb_pdns_zone z = { NULL, NULL }, *grown;
+	dnsb_error e;
+
+	if (dnsb_name_canonical(&z.name, v, &e) != 0)
+		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--pdns-zone %s: %s", v,
+				      e.message);
+	for (size_t i = 0; i < out->zone_count; i++) {
+		if (strcmp(out->zones[i].name, z.name) == 0) {
+			free(z.name);
+			return dnsb_error_set(err, DNSB_EINVAL, "--pdns-zone %s is given twice", v);
+		}
+	}
+	if ((z.id = strdup(z.name)) == NULL || (grown = realloc(out->zones, (out->zone_count + 1) * sizeof(*grown))) == NULL) {
+		free(z.name);
+		free(z.id);
+		return DNSB_ENOMEM;
+	}
+	out->zones = grown;
+	out->zones[out->zone_count++] = z;
+	return 0;
+}
+
+/* A key's text: surrounding white space removed; printable ASCII only (it goes into a header). */
+static int take_key(dnsb_pdns_config *out, const char *text, const char *source, dnsb_error *err)
+{
+	const char *start = text, *end;
+
+	while (*start && isspace((unsigned char)*start))
+		start++;
+	end = start + strcspn(start, "\r\n");
+	while (end > start && isspace((unsigned char)end[-1]))
+		end--;
+	if (end == start)
+		return dnsb_error_set(err, DNSB_EINVAL, "%s: the API key is empty", source);
+	for (const char *p = start; p < end; p++)
+		if (!isprint((unsigned char)*p))
+			return dnsb_error_set(err, DNSB_EINVAL, "%s: the API key holds a character that is not printable",
+					      source);
+	out->key_source = source;
+	return (out->api_key = strndup(start, (size_t)(end - start))) ? 0 : DNSB_ENOMEM;
+}
+
+/* The key file's first line. The buffer is wiped: it held a secret. */
+static int read_key_file(dnsb_pdns_config *out, const char *path, dnsb_error *err)
+{
+	char buf[4096];
+	size_t got;
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (f == NULL)
+		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--pdns-api-key-file %s: %s",
+				      path, strerror(errno));
+	got = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[got] = '\0';
+	rc = take_key(out, buf, "--pdns-api-key-file", err);
+	explicit_bzero(buf, sizeof(buf));
+	return rc;
+}
+
+static int parse_settings(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_error *err)
+{
+	const char *v, *env = getenv(DNSB_PDNS_API_KEY_ENV);
+	unsigned long batch;
+	size_t iter = 0;
+	int rc;
+
+	if ((v = dnsb_config_get(cfg, "pdns-server")) == NULL || *v == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "--pdns-server is required (the API's base URL, http://HOST:8081)");
+	if ((rc = set_server(out, v, err)) != 0)
+		return rc;
+	v = dnsb_config_get(cfg, "pdns-server-id");
+	if (v && (*v == '\0' || strchr(v, '/')))
+		return dnsb_error_set(err, DNSB_EINVAL, "--pdns-server-id '%s': expected a server id (default localhost)", v);
+	if ((out->server_id = strdup(v ? v : DNSB_PDNS_SERVER_ID_DEFAULT)) == NULL)
+		return DNSB_ENOMEM;
+	while ((v = dnsb_config_next(cfg, "pdns-zone", &iter)) != NULL)
+		if ((rc = add_zone(out, v, err)) != 0)
+			return rc;
+	if ((rc = dnsb_config_uint(&batch, cfg, "pdns-batch-change-size", DNSB_PDNS_BATCH_DEFAULT, 1, 1000000, err)) != 0)
+		return rc;
+	out->batch_size = batch;
+	if ((v = dnsb_config_get(cfg, "pdns-ca-file")) != NULL) {
+		if (access(v, R_OK) != 0)
+			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--pdns-ca-file %s: %s", v,
+					      strerror(errno));
+		if ((out->ca_file = strdup(v)) == NULL)
+			return DNSB_ENOMEM;
+	}
+	if ((v = dnsb_config_get(cfg, "pdns-api-key-file")) != NULL)
+		return read_key_file(out, v, err);
+	if (env && *env)
+		return take_key(out, env, "$" DNSB_PDNS_API_KEY_ENV, err);
+	return dnsb_error_set(err, DNSB_EINVAL,
+			      "the PowerDNS API key is required: --pdns-api-key-file FILE or $" DNSB_PDNS_API_KEY_ENV);
+}
+
+int dnsb_pdns_config_parse(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_error *err)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = parse_settings(out, cfg, err)) != 0) {
+		if (rc == DNSB_ENOMEM)
+			dnsb_error_set(err, rc, "out of memory");
+		dnsb_pdns_config_clear(out);
+	}
+	return rc;
+}
