@@ -107,7 +107,8 @@ static unsigned long conflict_mask(const group *g)
 		    (c->reason == DNSB_REASON_CONFLICT || c->reason == DNSB_REASON_QUARANTINED))
 			mask |= k >= MASK_BITS ? all_changes(g) : 1UL << k;
 	}
-	return mask;
+	/* A large group is held and looked up whole only (held_mask): never under a part of it. */
+	return mask != 0 && g->count >= MASK_BITS ? all_changes(g) : mask;
 }
 
 static int group_in_effect_now(const group *g)

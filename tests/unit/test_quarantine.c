@@ -362,6 +362,42 @@ static void test_engine_without_quarantine_writes_every_drop(void **state)
 	run_free(&r);
 }
 
+
+/* A group of more than six changes (past held.c's masks) in which one conflicts is held back whole on the next loop. */
+static void test_large_group_is_held(void **state)
+{
+	const char *plan = "{\"create\":[{\"dnsName\":\"big.example.com\",\"recordType\":\"A\",\"targets\":[\"192.0.2.1\"]}"
+			   ",{\"dnsName\":\"t1.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"1\\\"\"],\"labels\":{\"ownedRecord\":\"big.example.com\"}}"
+			   ",{\"dnsName\":\"t2.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"2\\\"\"],\"labels\":{\"ownedRecord\":\"big.example.com\"}}"
+			   ",{\"dnsName\":\"t3.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"3\\\"\"],\"labels\":{\"ownedRecord\":\"big.example.com\"}}"
+			   ",{\"dnsName\":\"t4.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"4\\\"\"],\"labels\":{\"ownedRecord\":\"big.example.com\"}}"
+			   ",{\"dnsName\":\"t5.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"5\\\"\"],\"labels\":{\"ownedRecord\":\"big.example.com\"}}"
+			   ",{\"dnsName\":\"t6.example.com\",\"recordType\":\"TXT\",\"targets\":[\"\\\"6\\\"\"],\"labels\":{\"ownedRecord\":\"big.example.com\"}}]}";
+	dnsb_quarantine *q = NULL;
+	unsigned long subs;
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 0, 0);
+	assert_int_equal(dnsb_quarantine_new(&q, 60, 3600), 0);
+	r.o.quarantine = q;
+	put_a(r.p, "big.example.com.", "198.51.100.1");
+	run_plan(&r, parse_plan(plan));
+	run_apply(&r);
+	assert_int_equal(r.rep.dropped, 7);
+	assert_int_equal(dnsb_quarantine_count(q, r.c.t), 1);
+	subs = r.rep.submissions;
+	r.c.t += 10;
+	run_plan(&r, parse_plan(plan));
+	run_apply(&r);
+	assert_int_equal(r.rep.submissions, 0); /* held back: no request */
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(run_change(&r, i)->reason, DNSB_REASON_QUARANTINED);
+	(void)subs;
+	run_free(&r);
+	dnsb_quarantine_free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_engine_logs_hold_start_and_end),
 		cmocka_unit_test(test_engine_sums_up_drops_before_sending),
 		cmocka_unit_test(test_engine_without_quarantine_writes_every_drop),
+		cmocka_unit_test(test_large_group_is_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
