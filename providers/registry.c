@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dnsbatch/sys/provider.h"
+#include "providers/aws/aws.h"
 #include "providers/google/google.h"
 #include "providers/pdns/pdns.h"
 
@@ -10,6 +11,7 @@ static const dnsb_backend *const backends[] = {
 	&dnsb_backend_memory,
 	&dnsb_backend_rfc2136,
 	&dnsb_backend_google,
+	&dnsb_backend_aws,
 	&dnsb_backend_pdns,
 	NULL
 };

@@ -1,0 +1,225 @@
+/*
+ * providers/aws/aws.h - internals of the aws provider (Route53), shared by
+ * its files and its unit tests. Not installed; users see the backend only as
+ * dnsb_backend_aws.
+ *
+ *   config.c   flags (--aws-zone-type, --aws-zone-id, --aws-batch-change-size,
+ *              --aws-batch-change-interval, --aws-profile) and the SDK's
+ *              endpoint variables
+ *   creds.c    the credential chain, in the AWS SDKs' order: environment,
+ *              web identity (STS), container credentials, the shared
+ *              credentials file, IMDSv2; temporary ones refreshed before expiry
+ *   xml.c      the ChangeResourceRecordSets body (libxml2) and its layout,
+ *              RRsets and zones from list replies, \ooo name escapes
+ *   reply.c    a reply as one class, with every change its messages name
+ *   aws.c      signed calls, pagination, the ops table, open, flags
+ *
+ * No key, secret or token ever appears in a message, a log line or argv.
+ */
+#ifndef DNSBATCH_PROVIDERS_AWS_H
+#define DNSBATCH_PROVIDERS_AWS_H
+
+#include <pthread.h>
+#include <time.h>
+
+#include "dnsbatch/sys/provider.h"
+#include "providers/http.h"
+
+#define DNSB_AWS_ENDPOINT_DEFAULT "https://route53.amazonaws.com"
+#define DNSB_AWS_STS_DEFAULT "https://sts.amazonaws.com"
+#define DNSB_AWS_IMDS_DEFAULT "http://169.254.169.254"
+/** Route53's global endpoint signs as us-east-1. */
+#define DNSB_AWS_SIGV4 "aws:amz:us-east-1:route53"
+#define DNSB_AWS_XMLNS "https://route53.amazonaws.com/doc/2013-04-01/"
+#define DNSB_AWS_API "/2013-04-01"
+/** --aws-batch-change-size default (external-dns's) and Route53's per-request limits. */
+#define DNSB_AWS_BATCH_DEFAULT 1000
+#define DNSB_AWS_MAX_RECORDS 1000
+#define DNSB_AWS_MAX_VALUE_CHARS 32000
+#define DNSB_AWS_INTERVAL_DEFAULT 1.0
+#define DNSB_AWS_TIMEOUT 30.0
+/** ListResourceRecordSets page size asked for (Route53 gives at most 300). */
+#define DNSB_AWS_PAGE_SIZE 300
+#define DNSB_AWS_PAGES_MAX 100000
+/** Temporary credentials are fetched anew this many seconds before they expire. */
+#define DNSB_AWS_REFRESH_MARGIN 300
+
+typedef enum dnsb_aws_zone_type { DNSB_AWS_ZONES_ANY = 0, DNSB_AWS_ZONES_PUBLIC, DNSB_AWS_ZONES_PRIVATE } dnsb_aws_zone_type;
+
+/** A hosted zone. */
+typedef struct dnsb_aws_zone {
+	char *apex;  /**< absolute, lower-case ("example.com."); owned */
+	char *id;    /**< "Z0123" (without "/hostedzone/"); owned */
+} dnsb_aws_zone;
+
+/** Settings of one aws provider, from its flags and the environment. */
+typedef struct dnsb_aws_config {
+	dnsb_aws_zone_type zone_type;  /**< --aws-zone-type */
+	char **zone_ids;               /**< --aws-zone-id (repeatable); owned */
+	size_t zone_id_count;
+	size_t batch_size;             /**< --aws-batch-change-size */
+	double interval;               /**< --aws-batch-change-interval, seconds */
+	char *profile;                 /**< --aws-profile or $AWS_PROFILE, or NULL (= "default"); owned */
+	char *endpoint;                /**< $AWS_ENDPOINT_URL_ROUTE_53 / $AWS_ENDPOINT_URL, no trailing '/'; owned */
+	char *sts_endpoint;            /**< $AWS_ENDPOINT_URL_STS / $AWS_ENDPOINT_URL; owned */
+	char *ca_file;                 /**< $AWS_CA_BUNDLE, or NULL; owned */
+} dnsb_aws_config;
+
+/** @return 0; DNSB_EINVAL naming the flag or variable; DNSB_ENOMEM. `out` is the caller's (dnsb_aws_config_clear). */
+int dnsb_aws_config_parse(dnsb_aws_config *out, const dnsb_config *cfg, dnsb_error *err);
+void dnsb_aws_config_clear(dnsb_aws_config *cfg);
+
+/* ---- credentials (creds.c) ---- */
+
+typedef enum dnsb_aws_source {
+	DNSB_AWS_CREDS_ENV = 0,      /**< $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN */
+	DNSB_AWS_CREDS_WEB_IDENTITY, /**< $AWS_ROLE_ARN + $AWS_WEB_IDENTITY_TOKEN_FILE: STS AssumeRoleWithWebIdentity */
+	DNSB_AWS_CREDS_CONTAINER,    /**< $AWS_CONTAINER_CREDENTIALS_FULL_URI (+ authorization token file) */
+	DNSB_AWS_CREDS_FILE,         /**< the shared credentials file's profile */
+	DNSB_AWS_CREDS_IMDS          /**< the EC2 instance metadata service, v2 (session token) */
+} dnsb_aws_source;
+
+/** One set of credentials. Secrets: wiped by dnsb_aws_keys_clear. */
+typedef struct dnsb_aws_keys {
+	char *access_key;
+	char *secret;
+	char *token;       /**< session token, or NULL */
+	time_t expires;    /**< wall clock; 0 = never */
+} dnsb_aws_keys;
+
+void dnsb_aws_keys_clear(dnsb_aws_keys *k);
+
+/** Where credentials come from, and the current ones. Thread-safe once initialised. */
+typedef struct dnsb_aws_creds {
+	dnsb_aws_source source;
+	char describe[256];        /**< for messages: "environment", "shared credentials file F [profile P]" */
+	char *role_arn, *token_file, *session_name;  /**< web identity; owned */
+	char *container_url, *container_auth_file;   /**< container; owned */
+	char *sts_endpoint, *imds_endpoint;          /**< owned */
+	pthread_mutex_t lock;
+	dnsb_aws_keys keys;        /**< guarded by lock */
+	unsigned long fetches;     /**< credentials obtained from a remote source so far */
+} dnsb_aws_creds;
+
+/**
+ * Pick the source in the SDKs' order and, for the environment and the
+ * shared file, read the keys now (a bad file stops the provider before
+ * anything is sent).
+ * @return 0; DNSB_EINVAL (no source: the message lists what was tried;
+ *         a profile without keys); DNSB_EIO; DNSB_ENOMEM
+ */
+int dnsb_aws_creds_init(dnsb_aws_creds *c, const dnsb_aws_config *cfg, dnsb_error *err);
+void dnsb_aws_creds_clear(dnsb_aws_creds *c);
+
+/**
+ * The "ACCESSKEY:SECRET" pair and session token header for the next
+ * request: the current keys, fetched anew when missing, within
+ * DNSB_AWS_REFRESH_MARGIN of expiry, or `refused` (after an ExpiredToken).
+ * @param userpwd  receives "KEY:SECRET" (the caller's; wipe and free)
+ * @param token_header  receives "X-Amz-Security-Token: T" or NULL (likewise)
+ * @return 0; DNSB_EFATAL (the source refused, a static key refused);
+ *         DNSB_ETRANSIENT; DNSB_ENOMEM
+ */
+int dnsb_aws_creds_get(char **userpwd, char **token_header, dnsb_aws_creds *c, dnsb_http *http, int refused,
+		       double give_up, dnsb_error *err);
+
+/**
+ * Read a profile's keys from a shared credentials file (INI).
+ * @return 0; DNSB_ENOTFOUND (no such profile or file); DNSB_EINVAL (a key
+ *         missing: named, never shown); DNSB_ENOMEM
+ */
+int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profile, dnsb_error *err);
+
+/** Parse an ISO 8601 UTC time ("2026-11-23T10:00:00Z"). @return seconds since the epoch, or 0 */
+time_t dnsb_aws_time(const char *text);
+
+/* ---- XML (xml.c) ---- */
+
+/** A ChangeResourceRecordSets body and which batch change each Change element came from. */
+typedef struct dnsb_aws_body {
+	char *xml;        /**< owned */
+	size_t xml_len;
+	size_t *origin;   /**< origin[i] = batch index of the i-th Change element; owned */
+	size_t count;
+	size_t records;   /**< ResourceRecord elements */
+} dnsb_aws_body;
+
+/**
+ * Build the body: each change's DELETE (old RRset, its TTL from `held` when
+ * DNSB_TTL_UNSET) before its CREATE, in batch order; never UPSERT.
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t n, const dnsb_rrset_list *held,
+			dnsb_error *err);
+void dnsb_aws_body_clear(dnsb_aws_body *b);
+
+/**
+ * Decode Route53's escapes in a name (\ooo octal, "\052" = '*') and make it
+ * canonical (absolute, lower-case).
+ * @return a malloc'd name (the caller's), or NULL for an illegal name or ENOMEM
+ */
+char *dnsb_aws_name_decode(const char *name);
+
+/**
+ * Append the RRsets of a ListResourceRecordSets page to `out` (those at
+ * `owner` when not NULL, of the types `keys` asks for when n > 0).
+ * @param next_name, next_type, next_id  receive the next page's start
+ *        (malloc'd) or NULL when this was the last page
+ * @param past  set to 1 when the page reached a name after `owner`
+ * @return 0; DNSB_EPARSE; DNSB_ENOMEM
+ */
+int dnsb_aws_rrsets_parse(dnsb_rrset_list *out, const char *xml, size_t len, const char *owner, const dnsb_rrkey *keys,
+			  size_t n, char **next_name, char **next_type, char **next_id, int *past, dnsb_error *err);
+
+/**
+ * Append the zones of a ListHostedZones page (filtered by type) to `zones`.
+ * @param marker  receives NextMarker (malloc'd) or NULL
+ * @return 0; DNSB_EPARSE; DNSB_ENOMEM
+ */
+int dnsb_aws_zones_parse(dnsb_aws_zone **zones, size_t *count, const char *xml, size_t len, dnsb_aws_zone_type type,
+			 char **marker, dnsb_error *err);
+
+/**
+ * The text of the first element named `name` (local name, any namespace)
+ * of an XML document.
+ * @return a malloc'd string (the caller's), or NULL when absent, not XML, or ENOMEM
+ */
+char *dnsb_aws_xml_find(const char *xml, size_t len, const char *name);
+
+/* ---- replies (reply.c) ---- */
+
+/**
+ * The class of a ChangeResourceRecordSets reply (DESIGN §3): 2xx ok; 400
+ * InvalidChangeBatch conflict when a message says a record exists, is not
+ * found, does not match, or meets a CNAME, invalid otherwise, too_large for
+ * the 1000-record limit; Throttling and PriorRequestNotComplete
+ * rate_limited; 5xx transient; AccessDenied, InvalidClientTokenId,
+ * SignatureDoesNotMatch, ExpiredToken, NoSuchHostedZone and other
+ * statuses fatal. Every message naming [name='...', type='...'] (or "RRSet
+ * of type T with DNS name N") names its change, unless that name and type
+ * belong to more than one change of the batch.
+ */
+void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_change *const *changes, size_t n);
+
+/** The error code of an XML error reply (<Code>), or "" (copied into code, `size` bytes). */
+void dnsb_aws_error_code(char *code, size_t size, const char *xml, size_t len);
+
+/** A failed read or list reply as a code: 5xx, Throttling: DNSB_ETRANSIENT; others DNSB_EFATAL. */
+int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
+
+/* ---- the provider ---- */
+
+typedef struct dnsb_aws {
+	dnsb_aws_config cfg;
+	dnsb_http *http;
+	dnsb_aws_creds creds;
+	int creds_ready;
+	dnsb_aws_zone *zones;
+	size_t zone_count;
+	pthread_mutex_t pace;
+	double next_submit;
+} dnsb_aws;
+
+extern const dnsb_backend dnsb_backend_aws;
+
+#endif
