@@ -161,7 +161,7 @@ void dnsb_pdns_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_c
 
 /**
  * Name as culprits the changes whose old or new RRset is the one a PowerDNS
- * error text names ("RRset NAME IN TYPE", "Record NAME/TYPE '...'",
+ * error text names ("RRset NAME IN TYPE", "Record NAME/TYPE '...'", "Record NAME IN TYPE",
  * "Duplicate RRset NAME IN TYPE", "DNS Name 'NAME'").
  * @return how many were named
  */

@@ -54,7 +54,7 @@ static size_t name_changes(dnsb_result *res, const char *owner, uint16_t type, d
 	return named;
 }
 
-/* Copy [start, end) into buf as a canonical owner name. @return 1 when it is one */
+/* [start, end) as a canonical owner name (malloc'd into *owner). @return 1 when it is one */
 static int owner_at(char **owner, const char *start, const char *end)
 {
 	char name[300];
@@ -91,9 +91,10 @@ size_t dnsb_pdns_culprits(dnsb_result *res, const char *message, dnsb_change *co
 	if ((p = strstr(message, "RRset ")) != NULL && (end = strstr(p + 6, " IN ")) != NULL) {
 		/* "RRset NAME IN TYPE: ...", "Duplicate RRset NAME IN TYPE with changetype: ..." */
 		found = owner_at(&owner, p + 6, end) && (type = type_at(end + 4)) != 0;
-	} else if ((p = strstr(message, "Record ")) != NULL && (end = strchr(p + 7, '/')) != NULL) {
-		/* "Record NAME/TYPE 'content': ..." */
-		found = owner_at(&owner, p + 7, end) && (type = type_at(end + 1)) != 0;
+	} else if ((p = strstr(message, "Record ")) != NULL && (end = p + 7 + strcspn(p + 7, "/ ")) != NULL && *end) {
+		/* "Record NAME/TYPE 'content': ...", "Record NAME IN TYPE is not allowed at apex" */
+		found = owner_at(&owner, p + 7, end) &&
+			(type = *end == '/' ? type_at(end + 1) : strncmp(end, " IN ", 4) == 0 ? type_at(end + 4) : 0) != 0;
 	} else if ((p = strstr(message, "Name '")) != NULL && (end = strchr(p + 6, '\'')) != NULL) {
 		/* "DNS Name 'NAME' is not canonical": every RRset at the name */
 		found = owner_at(&owner, p + 6, end);
