@@ -119,6 +119,17 @@ void dnsb_engine_wait(engine *e, double seconds);
 double dnsb_engine_pacing_wait(engine *e);
 void dnsb_engine_pacing_hold(engine *e, double seconds);
 
+/* settle.c: send g on its own. @return 1 when it applied */
+int dnsb_engine_try_alone(batch_run *br, group *g);
+/* settle.c: the changes of g in effect per `held` end already_applied, the rest is sent on its own. @return 1 when
+ * some were in effect (g is settled), 0 when none */
+int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *held);
+/* settle.c: one group a refusal points at, refused on its own (`alone`) or found by elimination: kept for the
+ * batch's read of the refused groups, or settled at once when that cannot wait (br->no_defer, an invalid answer) */
+void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone);
+/* settle.c: settle the groups kept by dnsb_engine_settle_lone, by one read. */
+void dnsb_engine_settle_refused(batch_run *br);
+
 /* verify.c */
 int dnsb_engine_read_back(engine *e, group **gs, size_t n, int diagnose, dnsb_rrset_list *held, dnsb_error *rerr);
 int dnsb_engine_group_in_effect(const engine *e, const group *g, const dnsb_rrset_list *held);

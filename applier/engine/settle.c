@@ -1,0 +1,219 @@
+/*
+ * settle.c - settling the groups a batch's refusals point at (DESIGN §3,
+ * verify before drop): one sent on its own, one part in effect and part not,
+ * and the groups refused, which wait to be settled together by one read
+ * (what is in effect is already_applied; the rest is dropped with what is in
+ * its way when it was refused on its own or the read shows why, else sent on
+ * its own).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "applier/engine/diagnose.h"
+#include "applier/engine/internal.h"
+
+/* At most this many refused groups wait for their read. */
+#define REFUSED_BATCH 256
+
+/* Send g on its own. @return 1 when it applied */
+int dnsb_engine_try_alone(batch_run *br, group *g)
+{
+	dnsb_result r;
+
+	switch (dnsb_engine_send(br, &g, 1, &r)) {
+	case SENT_OK:
+		dnsb_engine_finish(g, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL, NULL);
+		return 1;
+	case SENT_REFUSED:
+		dnsb_engine_settle_lone(br, g, &r, 1);
+		break;
+	case SENT_TOO_LARGE:
+		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &r, NULL);
+		break;
+	case SENT_OVER:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Part of the group is in effect (a record made out of band, its ownership
+ * record not): calling those changes dropped would be false. They end
+ * already_applied and the rest is sent once more on its own.
+ * @return 1 when it settled the group, 0 when no change is in effect
+ */
+int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *held)
+{
+	group rest = *g;
+	size_t marked = 0;
+
+	if ((rest.changes = malloc(g->count * sizeof(dnsb_change *))) == NULL) {
+		br->e->rc = DNSB_ENOMEM;
+		return 0;
+	}
+	rest.count = 0;
+	for (size_t i = 0; i < g->count; i++) {
+		dnsb_change *c = g->changes[i];
+		if (c->outcome == DNSB_OUTCOME_PENDING && dnsb_engine_change_in_effect(br->e, g, c, held))
+			marked++;
+		else if (c->outcome == DNSB_OUTCOME_PENDING)
+			rest.changes[rest.count++] = c;
+	}
+	if (marked > 0) {
+		for (size_t i = 0; i < g->count; i++)
+			if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING &&
+			    dnsb_engine_change_in_effect(br->e, g, g->changes[i], held))
+				g->changes[i]->outcome = DNSB_OUTCOME_ALREADY_APPLIED;
+		if (rest.count > 0) {
+			int was = br->no_defer;
+			br->no_defer = 1; /* `rest` lives on this stack frame */
+			dnsb_engine_try_alone(br, &rest);
+			br->no_defer = was;
+		}
+	}
+	free(rest.changes);
+	return marked > 0;
+}
+
+/*
+ * Keep g, refused on its own (`alone`) or found by elimination, for the
+ * batched read; its refusal's detail is kept on its changes meanwhile.
+ * @return 1 when kept
+ */
+static int defer(batch_run *br, group *g, const dnsb_result *res, int alone)
+{
+	if (br->nrefused == br->refused_cap) {
+		size_t cap = br->refused_cap ? br->refused_cap * 2 : 16;
+		group **grown = realloc(br->refused, cap * sizeof(*grown));
+		if (grown == NULL)
+			return 0; /* read it now, alone */
+		br->refused = grown;
+		br->refused_cap = cap;
+	}
+	for (size_t i = 0; i < g->count; i++)
+		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
+			dnsb_engine_set_detail(g->changes[i], res->status, res->code, res->message);
+	g->deferred = alone ? 1 : 2;
+	br->refused[br->nrefused++] = g;
+	if (br->nrefused >= REFUSED_BATCH)
+		dnsb_engine_settle_refused(br);
+	return 1;
+}
+
+/* One change's refusal as it was kept (defer). */
+static dnsb_result kept_result(const group *g)
+{
+	dnsb_result r;
+
+	dnsb_result_init(&r);
+	r.cls = DNSB_CLASS_CONFLICT;
+	for (size_t i = 0; i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		r.status = c->status;
+		snprintf(r.code, sizeof(r.code), "%s", c->code ? c->code : "");
+		snprintf(r.message, sizeof(r.message), "%s", c->message ? c->message : "");
+		break;
+	}
+	return r;
+}
+
+/*
+ * The groups refused, settled by one read: in effect (a lost commit of
+ * ours), in part, or dropped with what is in their way when refused on their
+ * own or the read shows it; else sent on their own. When the read fails, a
+ * group refused on its own is failed/transient (the truth is unknown) and
+ * one found by elimination is sent on its own.
+ */
+void dnsb_engine_settle_refused(batch_run *br)
+{
+	size_t n = 0;
+	group **gs = br->refused;
+	dnsb_rrset_list held = { 0 };
+	dnsb_error rerr = { 0, "" };
+	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 64];
+	int read;
+
+	int alone[REFUSED_BATCH];
+
+	for (size_t i = 0; i < br->nrefused; i++) {
+		int was_alone = br->refused[i]->deferred == 1;
+		br->refused[i]->deferred = 0;
+		if (dnsb_engine_group_open(br->refused[i])) {
+			alone[n] = was_alone;
+			gs[n++] = br->refused[i]; /* the run's end may have settled some */
+		}
+	}
+	br->refused = NULL;
+	br->nrefused = br->refused_cap = 0;
+	read = n > 0 && dnsb_engine_read_back(br->e, gs, n, 1, &held, &rerr) == 0;
+	br->no_defer = 1; /* a part settled alone again is read at once */
+	for (size_t i = 0; i < n; i++) {
+		group *g = gs[i];
+		dnsb_result res = kept_result(g);
+
+		if (br->over) {
+			break; /* the run ended: its end settled what was open */
+		} else if (!read && alone[i]) {
+			snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res.message, rerr.message);
+			dnsb_engine_finish(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, &res, msg);
+		} else if (!read) {
+			dnsb_engine_try_alone(br, g);
+		} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
+			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, &res, NULL);
+		} else if (dnsb_engine_settle_partial(br, g, &held)) {
+			continue;
+		} else if (alone[i] || dnsb_engine_cause_shown(br->e, g, &held)) {
+			dnsb_engine_diagnose(br->e, g, &held);
+			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, &res, NULL);
+		} else {
+			dnsb_engine_try_alone(br, g);
+		}
+	}
+	br->no_defer = 0;
+	dnsb_rrset_list_clear(&held);
+	free(gs);
+}
+
+/*
+ * One group that a refusal points at: refused on its own (`alone`), named by a
+ * reply, or the last suspect of a search. Read back first: in effect ends
+ * already_applied; a group refused on its own, or whose refusal the read
+ * explains, is dropped; any other is sent on its own (DESIGN §3).
+ */
+void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone)
+{
+	dnsb_rrset_list held = { 0 };
+	dnsb_error rerr = { 0, "" };
+	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 64];
+
+	if (res->cls == DNSB_CLASS_INVALID) {
+		if (alone)
+			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, res, NULL);
+		else
+			dnsb_engine_try_alone(br, g);
+		return;
+	}
+	if (res->cls == DNSB_CLASS_CONFLICT && !br->no_defer && defer(br, g, res, alone))
+		return; /* settled with the other refused groups, by one read */
+	if (dnsb_engine_read_back(br->e, &g, 1, 1, &held, &rerr) < 0) {
+		/* Unverified: dropping could lose a change that is in fact applied. */
+		snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res->message, rerr.message);
+		if (alone)
+			dnsb_engine_finish(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
+		else
+			dnsb_engine_try_alone(br, g);
+	} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
+		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+	} else if (dnsb_engine_settle_partial(br, g, &held)) {
+		/* settled change by change */
+	} else if (alone || dnsb_engine_cause_shown(br->e, g, &held)) {
+		dnsb_engine_diagnose(br->e, g, &held);
+		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
+	} else {
+		dnsb_engine_try_alone(br, g);
+	}
+	dnsb_rrset_list_clear(&held);
+}
+
