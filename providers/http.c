@@ -360,10 +360,14 @@ static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, const dn
 	return rc;
 }
 
-/* Request headers: the caller's, plus an empty Expect (no 1 s wait for "100 Continue"). */
-static struct curl_slist *build_headers(const dnsb_http_request *req)
+/*
+ * Request headers: the caller's, plus an empty Expect (no 1 s wait for "100 Continue"). Not on a
+ * SigV4 request: libcurl would sign "expect:" as an empty header it never sends, and the service
+ * would compute another signature.
+ */
+static struct curl_slist *build_headers(const dnsb_http_request *req, const dnsb_http_sigv4 *sign)
 {
-	struct curl_slist *list = curl_slist_append(NULL, "Expect:"), *next;
+	struct curl_slist *list = curl_slist_append(NULL, sign ? "Accept: */*" : "Expect:"), *next;
 
 	for (size_t i = 0; list && req->headers && req->headers[i]; i++) {
 		if ((next = curl_slist_append(list, req->headers[i])) == NULL) {
@@ -380,7 +384,7 @@ static int perform(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_s
 		   exchange *x, long *status, dnsb_error *err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct curl_slist *headers = build_headers(req);
+	struct curl_slist *headers = build_headers(req, sign);
 	long connects = 0;
 	CURLcode rc;
 
