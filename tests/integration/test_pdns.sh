@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+#
+# test_pdns.sh - the pdns provider through the dnsbatch binary against a real
+# PowerDNS Authoritative server (pdns_server 4.7, gsqlite3 backend, Debian's
+# packages), started by tests/integration/servers.sh on free loopback ports
+# in a temp dir with a random API key and stopped by PID at the end (also
+# when a check fails). What the server holds is checked with dig on its DNS
+# port and through its API.
+#
+# Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
+# Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+failures=0
+
+ok() { echo "ok - $1"; }
+not_ok() {
+	echo "not ok - $1"
+	shift
+	[ $# -gt 0 ] && printf '#   %s\n' "$@"
+	failures=$((failures + 1))
+}
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
+
+for tool in pdns_server sqlite3 dig jq curl; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		not_ok "tool $tool is installed (make deps)"
+		exit 1
+	fi
+done
+if [ ! -x "$DNSBATCH" ]; then
+	not_ok "$DNSBATCH is built (make tests)"
+	exit 1
+fi
+
+. tests/integration/servers.sh
+dnsb_servers_init
+T=$DNSB_SERVERS_TMP
+if ! dnsb_start_pdns example.test 2>"$T/start.err"; then
+	not_ok "pdns_server starts with the gsqlite3 backend" "$(cat "$T/start.err")"
+	exit 1
+fi
+ok "pdns_server starts with the gsqlite3 backend on free ports"
+PDIR=$DNSB_SERVER_DIR
+DNSPORT=$DNSB_SERVER_PORT
+URL=$DNSB_PDNS_URL
+KEYFILE=$DNSB_PDNS_KEYFILE
+API=$URL/api/v1/servers/localhost/zones/example.test.
+
+# api METHOD [BODY]: the zone through the API with the real key
+api() { curl -s -H "X-API-Key: $(cat "$KEYFILE")" -H 'Content-Type: application/json' -X "$1" ${2:+-d "$2"} "$API"; }
+# seed "NAME TYPE TTL CONTENT" ...: REPLACE each RRset (one record) through the API, behind dnsbatch's back
+seed() {
+	local line rrsets='[]' n t ttl c
+	for line in "$@"; do
+		read -r n t ttl c <<<"$line"
+		rrsets=$(jq -c --arg n "$n" --arg t "$t" --argjson ttl "$ttl" --arg c "$c" \
+			'. + [{name: $n, type: $t, ttl: $ttl, changetype: "REPLACE", records: [{content: $c, disabled: false}]}]' <<<"$rrsets")
+	done
+	api PATCH "{\"rrsets\": $rrsets}"
+}
+# zone: every RRset but SOA and NS, "name ttl type content,content", sorted
+zone() { api GET | jq -r '.rrsets[] | select(.type != "SOA" and .type != "NS") |
+	"\(.name) \(.ttl) \(.type) \([.records[].content] | sort | join(","))"' | sort; }
+# q NAME TYPE: what the server answers on its DNS port
+q() { dig +short +norec +tries=1 +time=2 -p "$DNSPORT" @127.0.0.1 "$1" "$2" | sort | paste -sd, -; }
+
+# apply NAME PLAN [flags...]: dnsbatch apply; sets RC; leaves $T/NAME.json, .err, .drops
+apply() {
+	local name=$1 planfile=$2
+	shift 2
+	rm -f "$T/$name.drops"
+	"$DNSBATCH" apply --plan "$planfile" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" \
+		--backoff-base 0.01 --backoff-cap 0.05 "$@" \
+		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
+	RC=$?
+	touch "$T/$name.drops"
+}
+counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
+rep() { jq -r "$2" "$T/$1.json" 2>/dev/null; }
+# ep NAME TYPE TTL TARGET...: an endpoint as external-dns sends it
+ep() {
+	local name=$1 type=$2 ttl=$3
+	shift 3
+	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
+		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
+}
+# plan FILE create='[..]' updateOld='[..]' updateNew='[..]' delete='[..]'
+plan() {
+	local file=$1 create='[]' old='[]' new='[]' del='[]' kv
+	shift
+	for kv in "$@"; do
+		case $kv in
+		create=*) create=${kv#create=} ;;
+		updateOld=*) old=${kv#updateOld=} ;;
+		updateNew=*) new=${kv#updateNew=} ;;
+		delete=*) del=${kv#delete=} ;;
+		esac
+	done
+	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
+		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
+}
+list() { local IFS=,; echo "[$*]"; }
+# creates FILE N PREFIX: N A-record creations PREFIX0..PREFIX(N-1).example.test
+creates() {
+	jq -n --argjson n "$2" --arg p "$3" '{create: [range($n) | {dnsName: "\($p)\(.).example.test", recordType: "A",
+		recordTTL: 300, labels: {}, targets: ["10.1.\(. / 256 | floor).\(. % 256)"]}], updateOld: [], updateNew: [], delete: []}' >"$1"
+}
+# drop NAME DNSNAME: "outcome reason status code cause" of DNSNAME's drop log line
+drop() {
+	jq -r --arg n "$2" 'select([.change[][]?.dnsName] | index($n)) | "\(.outcome) \(.reason) \(.status) \(.code // "") \(.cause // "")"' \
+		"$T/$1.drops" | head -1
+}
+key_absent() {
+	local hits
+	hits=$(grep -cF "$(cat "$KEYFILE")" "$T/$1.err" "$T/$1.json" "$T/$1.drops" | awk -F: '{s += $NF} END {print s + 0}')
+	eq "$1: the API key is in no output and no drop log" "$hits" 0
+}
+
+##### create, update, delete: visible by dig ########################################################
+
+seed "old.example.test. A 300 192.0.2.50" "gone.example.test. TXT 300 \"bye\"" >/dev/null
+plan "$T/basic.plan" \
+	create="$(list "$(ep www.example.test A 300 192.0.2.1 192.0.2.2)" "$(ep alias.example.test CNAME 600 www.example.test)" \
+		"$(ep txt.example.test TXT 300 'hello world')" "$(ep mx.example.test MX 300 '10 mail.example.test')")" \
+	updateOld="$(list "$(ep old.example.test A 300 192.0.2.50)")" updateNew="$(list "$(ep old.example.test A 120 192.0.2.51)")" \
+	delete="$(list "$(ep gone.example.test TXT 300 '"bye"')")"
+apply basic "$T/basic.plan"
+eq "basic: exit 0" "$RC" 0
+eq "basic: 6 changes applied" "$(counts basic)" "6 6 0 0 0"
+eq "basic: 1 submission, 0 reads" "$(rep basic '"\(.submissions) \(.reads)"')" "1 0"
+eq "basic: dig sees the A RRset" "$(q www.example.test A)" "192.0.2.1,192.0.2.2"
+eq "basic: dig sees the CNAME" "$(q alias.example.test CNAME)" "www.example.test."
+eq "basic: dig sees the TXT" "$(q txt.example.test TXT)" '"hello world"'
+eq "basic: dig sees the MX" "$(q mx.example.test MX)" "10 mail.example.test."
+eq "basic: dig sees the update" "$(q old.example.test A)" "192.0.2.51"
+eq "basic: the update's TTL" "$(zone | grep '^old\.' | cut -d' ' -f2)" 120
+eq "basic: dig sees the delete" "$(q gone.example.test TXT)" ""
+key_absent basic
+
+# The same plan again: every change is in effect already (verify before drop), nothing written.
+serial=$(api GET | jq .serial)
+apply again "$T/basic.plan"
+eq "again: exit 0, 6 already applied" "$RC $(counts again)" "0 6 0 6 0 0"
+eq "again: the zone's serial did not move" "$(api GET | jq .serial)" "$serial"
+
+# dnsbatch records lists the zone through GET of the zone; zones found by GET .../zones.
+"$DNSBATCH" records --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" >"$T/records.out" 2>"$T/records.err"
+eq "records: exit 0" "$?" 0
+check "records: lists the CNAME" grep -q "^alias.example.test.	600	IN	CNAME	www.example.test.$" "$T/records.out"
+eq "records: every RRset the server holds" "$(cut -f1,4 "$T/records.out" | sort -u | wc -l | tr -d ' ')" \
+	"$(api GET | jq '.rrsets | length')"
+
+# The key from the environment works as well as from the file.
+plan "$T/env.plan" create="$(list "$(ep env.example.test A 300 192.0.2.9)")"
+DNSBATCH_PDNS_API_KEY=$(cat "$KEYFILE") "$DNSBATCH" apply --plan "$T/env.plan" --provider pdns --pdns-server "$URL" \
+	--pdns-zone example.test --output json >"$T/env.json" 2>"$T/env.err"
+eq "key from \$DNSBATCH_PDNS_API_KEY: exit 0" "$?" 0
+eq "key from \$DNSBATCH_PDNS_API_KEY: applied" "$(q env.example.test A)" 192.0.2.9
+
+##### a CNAME replaced by an A record in one PATCH: the DELETE goes first ###########################
+
+seed "flip.example.test. CNAME 300 www.example.test." >/dev/null
+plan "$T/flip.plan" create="$(list "$(ep flip.example.test A 300 192.0.2.77)")" \
+	delete="$(list "$(ep flip.example.test CNAME 300 www.example.test)")"
+apply flip "$T/flip.plan"
+eq "CNAME to A in one PATCH: exit 0, both applied" "$RC $(counts flip)" "0 2 2 0 0 0"
+eq "CNAME to A in one PATCH: one submission" "$(rep flip .submissions)" 1
+eq "CNAME to A in one PATCH: dig sees the A" "$(q flip.example.test A)" 192.0.2.77
+eq "CNAME to A in one PATCH: the CNAME is gone" "$(q flip.example.test CNAME)" ""
+
+##### every conflict kind, isolated with everything else applied ###################################
+# Pre-check mismatches (create over an existing RRset, update and delete of old data that differs or
+# is missing), a server-side CNAME conflict (PowerDNS 422 "Conflicts with pre-existing RRset"), and
+# invalid content (PowerDNS 422 on records ldns accepts) among 40 good creations, in one batch.
+
+seed "taken.example.test. A 300 192.0.2.60" "differs.example.test. A 300 192.0.2.61" \
+	"busy.example.test. A 300 192.0.2.62" >/dev/null
+creates "$T/good.plan" 40 good
+jq --argjson c "$(list "$(ep taken.example.test A 300 192.0.2.99)" "$(ep busy.example.test CNAME 300 www.example.test)" \
+	"$(ep example.test DS 300 '12345 8 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE')" \
+	"$(ep svcb.example.test SVCB 300 '0 . alpn=h2')")" \
+	--argjson o "$(list "$(ep differs.example.test A 300 192.0.2.1)")" \
+	--argjson n "$(list "$(ep differs.example.test A 300 192.0.2.2)")" \
+	--argjson d "$(list "$(ep missing.example.test A 300 192.0.2.3)")" \
+	'.create = (.create[:20] + $c + .create[20:]) | .updateOld = $o | .updateNew = $n | .delete = $d' \
+	"$T/good.plan" >"$T/conf.plan"
+apply conf "$T/conf.plan"
+eq "conflicts: exit 3" "$RC" 3
+# The delete of a missing RRset is refused by the pre-check, and the read then finds its desired state
+# (absent) in effect: already_applied.
+eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" "46 40 1 5 0"
+eq "conflicts: every good record is served" "$(zone | grep -c '^good')" 40
+eq "conflicts: drop log reasons" "$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
+	"conflict=3 invalid=2"
+eq "conflicts: create over an existing RRset: pre-check, cause exists" "$(drop conf taken.example.test)" \
+	"dropped conflict 0 precheck exists"
+eq "conflicts: update of other data: pre-check, cause differs" "$(drop conf differs.example.test)" \
+	"dropped conflict 0 precheck differs"
+eq "conflicts: delete of a missing RRset: refused by the pre-check, already in effect" "$(drop conf missing.example.test)" ""
+eq "conflicts: CNAME beside an A record: PowerDNS's 422, cause cname" "$(drop conf busy.example.test)" \
+	"dropped conflict 422  cname"
+check "conflicts: the CNAME drop carries PowerDNS's message" \
+	grep -q 'RRset busy.example.test. IN CNAME: Conflicts with pre-existing RRset' "$T/conf.drops"
+eq "conflicts: DS at the apex: invalid, 422" "$(drop conf example.test | cut -d' ' -f1-3)" "dropped invalid 422"
+eq "conflicts: SVCB content PowerDNS cannot parse: invalid, 422" "$(drop conf svcb.example.test | cut -d' ' -f1-3)" \
+	"dropped invalid 422"
+eq "conflicts: taken kept its data" "$(q taken.example.test A)" 192.0.2.60
+eq "conflicts: busy kept its A record" "$(q busy.example.test A)" 192.0.2.62
+# The pre-check names all three mismatches in one reply: they cost no bisection of their own.
+le "conflicts: submissions (one pre-check names all 3 mismatches; bisection for the 3 server refusals)" \
+	"$(rep conf .submissions)" 16
+le "conflicts: engine reads" "$(rep conf .reads)" 8
+
+# k pre-check conflicts alone: one refused submission names all of them, one read settles them,
+# one PATCH sends the rest.
+seed "pre1.example.test. A 300 192.0.2.71" "pre2.example.test. A 300 192.0.2.72" "pre3.example.test. A 300 192.0.2.73" >/dev/null
+creates "$T/pre.plan" 30 fresh
+jq --argjson c "$(list "$(ep pre1.example.test A 300 192.0.2.1)" "$(ep pre2.example.test A 300 192.0.2.1)" \
+	"$(ep pre3.example.test A 300 192.0.2.1)")" '.create = (.create[:10] + $c + .create[10:])' "$T/pre.plan" >"$T/pre3.plan"
+apply pre "$T/pre3.plan"
+eq "3 pre-check conflicts: exit 3, 30 applied, 3 dropped" "$RC $(counts pre)" "3 33 30 0 3 0"
+eq "3 pre-check conflicts: 2 submissions (one PATCH), 1 read" "$(rep pre '"\(.submissions) \(.reads)"')" "2 1"
+eq "3 pre-check conflicts: one split, by the culprit list (no halving)" "$(rep pre .bisections)" 1
+
+##### a wrong key: exit 4 naming the 401, nothing applied ###########################################
+
+wrong=$T/wrong.key
+(umask 077 && echo "not-the-key" >"$wrong")
+creates "$T/wrong.plan" 5 wrongkey
+"$DNSBATCH" apply --plan "$T/wrong.plan" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$wrong" \
+	--pdns-zone example.test --drop-log "$T/wrong.drops" --output json >"$T/wrong.json" 2>"$T/wrong.err"
+RC=$?
+eq "wrong key: exit 4, every change failed" "$RC $(counts wrong)" "4 5 0 0 0 5"
+eq "wrong key: failed with reason fatal, status 401" "$(jq -rs 'map("\(.reason) \(.status)") | unique | join(",")' "$T/wrong.drops")" \
+	"fatal 401"
+check "wrong key: stderr names the 401" grep -q '401' "$T/wrong.err"
+eq "wrong key: nothing applied" "$(zone | grep -c '^wrongkey')" 0
+"$DNSBATCH" records --provider pdns --pdns-server "$URL" --pdns-api-key-file "$wrong" >/dev/null 2>"$T/wrong-records.err"
+eq "wrong key, zones from GET .../zones: refused at start, exit 2" "$?" 2
+check "wrong key, zones from GET .../zones: the message names the 401" grep -q 'HTTP 401' "$T/wrong-records.err"
+eq "wrong key: the key file's text is in no output" \
+	"$(grep -cF "not-the-key" "$T/wrong.err" "$T/wrong.json" "$T/wrong.drops" | awk -F: '{s += $NF} END {print s + 0}')" 0
+
+##### the server stopped mid-run: transient -> failed; a second run finishes the plan ##############
+
+creates "$T/big.plan" 300 run
+"$DNSBATCH" apply --plan "$T/big.plan" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" \
+	--pdns-zone example.test --pdns-batch-change-size 2 --max-retries 2 --backoff-base 0.01 --backoff-cap 0.02 \
+	--drop-log "$T/mid.drops" --output json >"$T/mid.json" 2>"$T/mid.err" &
+run_pid=$!
+for ((i = 0; i < 400; i++)); do
+	[ "$(zone | grep -c '^run')" -ge 40 ] && break
+	sleep 0.02
+done
+dnsb_stop_pid "$DNSB_SERVER_PID"
+wait "$run_pid"
+RC=$?
+read -r changes applied already dropped failed <<<"$(counts mid)"
+eq "server stopped mid-run: exit 4" "$RC" 4
+check "server stopped mid-run: some applied before, some failed after ($applied applied, $failed failed)" \
+	test "$applied" -gt 0 -a "$failed" -gt 0
+eq "server stopped mid-run: every change has one outcome" "$((applied + already + dropped + failed))" 300
+eq "server stopped mid-run: none dropped" "$dropped" 0
+eq "server stopped mid-run: failed with reason transient" "$(jq -rs 'map(.reason) | unique | join(",")' "$T/mid.drops")" transient
+if ! dnsb_restart_pdns "$PDIR" 2>"$T/restart.err"; then
+	not_ok "pdns_server starts again on its database" "$(cat "$T/restart.err")"
+	exit 1
+fi
+apply mid2 "$T/big.plan" --pdns-batch-change-size 50
+eq "after the restart: exit 0" "$RC" 0
+read -r changes applied2 already2 dropped2 failed2 <<<"$(counts mid2)"
+# A change whose PATCH committed as the server went down failed (its read-back could not be made): the
+# second run finds it in effect. So at most the failed ones are written, and none twice.
+eq "after the restart: every change applied or in effect, none dropped or failed" \
+	"$((applied2 + already2)) $dropped2 $failed2" "300 0 0"
+le "after the restart: at most the $failed failed ones written ($applied2)" "$applied2" "$failed"
+eq "after the restart: 300 records, each once" "$(zone | grep -c '^run')" 300
+eq "after the restart: no record with two addresses" "$(zone | grep '^run' | grep -c ',')" 0
+eq "after the restart: dig sees the last one" "$(q run299.example.test A)" 10.1.1.43
+
+if [ "$failures" -gt 0 ]; then
+	echo "# $failures checks failed; server log: $PDIR/pdns.log"
+	exit 1
+fi
+exit 0
