@@ -1,0 +1,416 @@
+#!/usr/bin/env bash
+#
+# test_aws.sh - the aws provider through the dnsbatch binary against
+# tests/fakes/fake_route53.py over HTTPS: a CA and a server certificate are
+# made here with the openssl CLI; each scenario starts its own fake on a free
+# loopback port (stopped by PID at the end, also when a check fails). The
+# fake recomputes every request's SigV4 signature with botocore and checks
+# every ChangeResourceRecordSets body against botocore's route53 model: each
+# scenario checks that it refused none.
+#
+# Each dnsbatch run gets a clean environment (env -i) with only the AWS
+# variables of its credential source.
+#
+# Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
+# Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+
+DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+FAKE=$ROOT/tests/fakes/fake_route53.py
+PLANS=$ROOT/examples/plans
+ZONEFILE=$ROOT/examples/zones/example.com.zone
+failures=0
+
+ok() { echo "ok - $1"; }
+not_ok() {
+	echo "not ok - $1"
+	shift
+	[ $# -gt 0 ] && printf '#   %s\n' "$@"
+	failures=$((failures + 1))
+}
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+ge() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 >= b + 0) }'; then ok "$1"; else not_ok "$1" "expected >= $3" "got:      $2"; fi; }
+le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
+
+for tool in openssl jq curl python3; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		not_ok "tool $tool is installed"
+		exit 1
+	fi
+done
+if ! python3 -c 'import botocore.auth, botocore.loaders' 2>/dev/null; then
+	not_ok "python3-botocore is installed (make deps)"
+	exit 1
+fi
+if [ ! -x "$DNSBATCH" ]; then
+	not_ok "$DNSBATCH is built (make tests)"
+	exit 1
+fi
+
+T=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+pki() {
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=dnsbatch-test-ca &&
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other-ca.key" -out "$T/other-ca.pem" -days 2 \
+		-subj /CN=dnsbatch-other-ca &&
+	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
+	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' >"$T/ext.cnf" &&
+	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
+		-days 2 -extfile "$T/ext.cnf"
+}
+if ! pki >"$T/pki.log" 2>&1; then
+	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
+	exit 1
+fi
+
+# Secrets the checks look for in everything dnsbatch prints.
+KEY_ID=AKIDDNSBATCHTEST01
+SECRET=dnsb-secret-Zq8v2Lx7Rk
+FILE_KEY_ID=AKIDDNSBATCHFILE02
+FILE_SECRET=dnsb-file-secret-Hw3n
+WEB_TOKEN=dnsb-web-identity-jwt-T5pq
+CONTAINER_TOKEN=dnsb-container-auth-Y7dk
+mkdir -p "$T/home"
+printf '%s' "$WEB_TOKEN" >"$T/web-token"
+printf '%s\n' "$CONTAINER_TOKEN" >"$T/container-token"
+cat >"$T/credentials" <<EOF
+[default]
+aws_access_key_id = AKIDNOTTHISONE
+aws_secret_access_key = not-this-one
+
+[dnsbatch]
+aws_access_key_id = $FILE_KEY_ID
+aws_secret_access_key = $FILE_SECRET
+EOF
+
+# The example zone as the fake's seed: "ZEXAMPLE OWNER TTL TYPE VALUE" (its own SOA and NS apart).
+"$DNSBATCH" records --provider zonefile --zonefile "example.com=$ZONEFILE" |
+	awk -F'\t' '!($1 == "example.com." && ($4 == "SOA" || $4 == "NS")) { print "ZEXAMPLE", $1, $2, $4, $5 }' \
+		>"$T/example.records"
+cat >"$T/small.records" <<'EOF'
+ZEXAMPLE www.example.com. 300 A 192.0.2.1
+ZEXAMPLE alias.example.com. 300 CNAME www.example.com.
+ZEXAMPLE stale.example.com. 300 A 192.0.2.20
+ZEXAMPLE owned.example.com. 300 A 192.0.2.40
+EOF
+
+# start_fake NAME [fake flags...]: zone ZEXAMPLE = example.com, the env key and the file key valid;
+# sets PORT, URL, FAKE_PID; logs to $T/NAME.fake.log.
+start_fake() {
+	local name=$1 i
+	shift
+	rm -f "$T/$name.port"
+	python3 "$FAKE" --port-file "$T/$name.port" --cert "$T/server.pem" --key "$T/server.key" \
+		--zone ZEXAMPLE=example.com --creds "$KEY_ID:$SECRET" --creds "$FILE_KEY_ID:$FILE_SECRET" \
+		--web-token "$WEB_TOKEN" --container-token "$CONTAINER_TOKEN" \
+		--log "$T/$name.fake.log" "$@" 2>"$T/$name.fake.err" &
+	FAKE_PID=$!
+	PIDS+=("$FAKE_PID")
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$T/$name.port" ] && break
+		sleep 0.05
+	done
+	PORT=$(cat "$T/$name.port" 2>/dev/null)
+	URL=https://127.0.0.1:$PORT
+	if [ -z "$PORT" ]; then
+		not_ok "$name: the fake starts" "$(cat "$T/$name.fake.err")"
+		return 1
+	fi
+}
+stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
+stat() { curl -s --cacert "$T/ca.pem" "$URL/_fake/stats" | jq -r "$1"; }
+zone() {
+	curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/ZEXAMPLE" |
+		jq -r '.rrsets[] | "\(.name) \(.ttl) \(.type) \(.values | join(","))"'
+}
+# clean_requests NAME: botocore accepted every signature and every body
+clean_requests() {
+	eq "$1: botocore verified every signature and body" "$(stat '"\(.bad_signature) \(.bad_schema)"')" "0 0"
+}
+
+# CREDS: the credential variables of the next runs ("env" = the env key by default).
+CREDS=(AWS_ACCESS_KEY_ID=$KEY_ID AWS_SECRET_ACCESS_KEY=$SECRET)
+# run CMD...: dnsbatch in a clean environment: endpoint, CA, HOME and $CREDS only
+run() {
+	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/ca.pem" \
+		"${CREDS[@]}" "$DNSBATCH" "$@"
+}
+# apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops, .prom
+apply() {
+	local name=$1 planfile=$2
+	shift 2
+	rm -f "$T/$name.drops" "$T/$name.prom"
+	run apply --plan "$planfile" --provider aws --aws-batch-change-interval 0 \
+		--backoff-base 0.01 --backoff-cap 0.05 "$@" \
+		--drop-log "$T/$name.drops" --metrics-file "$T/$name.prom" --output json >"$T/$name.json" 2>"$T/$name.err"
+	RC=$?
+	touch "$T/$name.drops"
+}
+counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
+rep() { jq -r "$2" "$T/$1.json" 2>/dev/null; }
+ep() {
+	local name=$1 type=$2 ttl=$3
+	shift 3
+	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
+		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
+}
+plan() {
+	local file=$1 create='[]' old='[]' new='[]' del='[]'
+	shift
+	for kv in "$@"; do
+		case $kv in
+		create=*) create=${kv#create=} ;;
+		updateOld=*) old=${kv#updateOld=} ;;
+		updateNew=*) new=${kv#updateNew=} ;;
+		delete=*) del=${kv#delete=} ;;
+		esac
+	done
+	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
+		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
+}
+list() { local IFS=,; echo "[$*]"; }
+creates() {
+	jq -n --argjson n "$2" --arg p "${3:-host}" '{create: [range($n) | {dnsName: "\($p)\(.).example.com", recordType: "A",
+		recordTTL: 300, labels: {}, targets: ["10.0.\(. / 256 | floor).\(. % 256)"]}], updateOld: [], updateNew: [], delete: []}' >"$1"
+}
+drop() {
+	jq -r --arg n "$2" 'select([.change[][]?.dnsName] | index($n)) | "\(.outcome) \(.reason) \(.status) \(.code // "")"' \
+		"$T/$1.drops" | head -1
+}
+# secrets_absent NAME: no key, secret or token in what dnsbatch printed
+secrets_absent() {
+	local hits
+	hits=$(cat "$T/$1.err" "$T/$1.json" "$T/$1.drops" 2>/dev/null |
+		grep -cE "$SECRET|$FILE_SECRET|$WEB_TOKEN|$CONTAINER_TOKEN|$KEY_ID|$FILE_KEY_ID|ASIA[0-9A-F]{16}")
+	eq "$1: no key, secret or token in stderr, stdout or the drop log" "$hits" 0
+}
+
+##### clean.json on the example zone ###############################################################
+
+start_fake clean --seed "$T/example.records" --page-size 100
+apply clean "$PLANS/clean.json" --aws-zone-id ZEXAMPLE
+eq "clean: exit 0" "$RC" 0
+eq "clean: 30 applied" "$(counts clean)" "30 30 0 0 0"
+eq "clean: 1 submission, 0 reads" "$(rep clean '"\(.submissions) \(.reads)"')" "1 0"
+eq "clean: the fake committed one change batch" "$(stat .changes_ok)" 1
+zone >"$T/clean.zone"
+check "clean: docs-v2 CNAME created with TTL 3600" grep -Fxq 'docs-v2.example.com. 3600 CNAME docs-v2.pages.example.net.' "$T/clean.zone"
+check "clean: events A with both addresses, TTL 60" grep -Fxq 'events.example.com. 60 A 203.0.113.41,203.0.113.42' "$T/clean.zone"
+check "clean: app A updated (DELETE + CREATE)" grep -Fxq 'app.example.com. 300 A 203.0.113.13' "$T/clean.zone"
+check "clean: SRV created" grep -Fxq '_minecraft._tcp.games.example.com. 300 SRV 0 5 25565 mc.games.example.com.' "$T/clean.zone"
+eq "clean: old-promo deleted" "$(grep -c '^old-promo.example.com. ' "$T/clean.zone")" 0
+clean_requests clean
+secrets_absent clean
+
+apply clean2 "$PLANS/clean.json" --aws-zone-id ZEXAMPLE
+eq "clean again: exit 0, 30 already applied" "$RC $(counts clean2)" "0 30 0 30 0 0"
+eq "clean again: nothing more committed" "$(stat .changes_ok)" 1
+
+run records --provider aws --aws-zone-id ZEXAMPLE >"$T/records.out" 2>"$T/records.err"
+eq "records: exit 0" "$?" 0
+eq "records: every RRset the fake holds is listed" \
+	"$(awk '{print $1, $4}' "$T/records.out" | sort -u | wc -l | tr -d ' ')" "$(zone | wc -l | tr -d ' ')"
+ge "records: ListResourceRecordSets pages followed, each query of several parameters signed right" \
+	"$(stat .signed_multi_param)" 3
+clean_requests records
+stop_fake
+
+##### conflicts.json: each kind of conflict dropped with Route53's message #########################
+# The zone-file provider's expectations (examples/plans/README.md): 26 applied, 3 already_applied,
+# 11 dropped (conflict 7, invalid 2, no_zone 2). Zones from ListHostedZones, one per page.
+
+start_fake conf --seed "$T/example.records" --zone ZOTHER=other.example.net --page-size 2
+apply conf "$PLANS/conflicts.json"
+eq "conflicts: exit 3" "$RC" 3
+eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" "40 26 3 11 0"
+eq "conflicts: drop log reasons" "$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
+	"conflict=7 invalid=2 no_zone=2"
+eq "conflicts: legacy A dropped with 400 InvalidChangeBatch" "$(drop conf legacy.example.com)" \
+	"dropped conflict 400 InvalidChangeBatch"
+check "conflicts: the message is Route53's" \
+	grep -q "Tried to create resource record set \[name='legacy.example.com.', type='A'\] but it already exists" "$T/conf.drops"
+check "conflicts: the CNAME message is Route53's" \
+	grep -q "RRSet of type CNAME with DNS name status.example.com. is not permitted as it conflicts with other records" "$T/conf.drops"
+check "conflicts: several messages in one reply" grep -q "but it already exists; RRSet of type CNAME" "$T/conf.drops"
+check "conflicts: a delete's message is Route53's" grep -q "but the values provided do not match the current values\|but it was not found" "$T/conf.drops"
+zone >"$T/conf.zone"
+check "conflicts: legacy A kept its data" grep -Fxq 'legacy.example.com. 3600 A 192.0.2.100' "$T/conf.zone"
+le "conflicts: at most 4 submissions (every culprit named in one reply)" "$(rep conf .submissions)" 4
+eq "conflicts: the fake saw as many ChangeResourceRecordSets as dnsbatch counted" "$(stat .changes)" "$(rep conf .submissions)"
+ge "conflicts: two ListHostedZones pages" "$(stat .list_zones)" 2
+clean_requests conf
+secrets_absent conf
+stop_fake
+
+##### culprits: 5 conflicts in 200 creations, named in one reply ####################################
+
+creates "$T/hints.plan.json" 200
+for i in 3 50 99 150 199; do echo "ZEXAMPLE host$i.example.com. 300 A 192.0.2.$i"; done >"$T/hints.records"
+start_fake hints --seed "$T/hints.records" --page-size 50
+apply hints "$T/hints.plan.json" --aws-zone-id ZEXAMPLE
+eq "hints: exit 3, 195 applied, 5 dropped" "$RC $(counts hints)" "3 200 195 0 5 0"
+le "hints: at most 2 submissions for 5 conflicts" "$(rep hints .submissions)" 2
+clean_requests hints
+stop_fake
+
+##### each refusal kind in one batch, named in one reply, the rest applied ##########################
+
+plan "$T/kinds.plan.json" \
+	create="$(list "$(ep www.example.com A 300 192.0.2.99)" "$(ep alias.example.com A 300 192.0.2.98)" \
+		"$(ep ok1.example.com A 300 192.0.2.11)" "$(ep ok2.example.com TXT 300 '"two"')")" \
+	delete="$(list "$(ep stale.example.com A 300 192.0.2.21)" "$(ep missing.example.com A 300 192.0.2.22)")"
+start_fake kinds --seed "$T/small.records"
+apply kinds "$T/kinds.plan.json" --aws-zone-id ZEXAMPLE
+eq "kinds: exit 3, 2 applied, the missing delete already in effect, 3 dropped" "$RC $(counts kinds)" "3 6 2 1 3 0"
+le "kinds: at most 2 submissions (4 culprits named in one reply)" "$(rep kinds .submissions)" 2
+check "kinds: exists" grep -q "\[name='www.example.com.', type='A'\] but it already exists" "$T/kinds.drops"
+check "kinds: beside a CNAME (two spaces, as Route53 writes it)" \
+	grep -q "RRSet of type A with DNS name alias.example.com. is not permitted because a conflicting RRSet of type  CNAME" "$T/kinds.drops"
+check "kinds: values differ" grep -q "\[name='stale.example.com.', type='A'\] but the values provided do not match" "$T/kinds.drops"
+check "kinds: not found" grep -q "\[name='missing.example.com.', type='A'\] but it was not found" "$T/kinds.drops"
+eq "kinds: every drop is a conflict" "$(jq -r .reason "$T/kinds.drops" | sort -u)" conflict
+zone >"$T/kinds.zone"
+check "kinds: ok2 TXT created" grep -Fxq 'ok2.example.com. 300 TXT "two"' "$T/kinds.zone"
+check "kinds: stale kept" grep -Fxq 'stale.example.com. 300 A 192.0.2.20' "$T/kinds.zone"
+clean_requests kinds
+stop_fake
+
+##### 502 after commit, then the resubmission refused: all already applied ########################
+
+creates "$T/lost.plan.json" 20 lost
+start_fake lost --fault 502after --page-size 50
+apply lost "$T/lost.plan.json" --aws-zone-id ZEXAMPLE
+eq "502 then 409: exit 0, 20 already applied" "$RC $(counts lost)" "0 20 0 20 0 0"
+eq "502 then 409: committed once" "$(stat .changes_ok)" 1
+clean_requests lost
+stop_fake
+
+##### Throttling and PriorRequestNotComplete: waited, then applied #################################
+
+creates "$T/slow.plan.json" 10 slow
+start_fake slow --fault 'throttle*2' --fault prior
+apply slow "$T/slow.plan.json" --aws-zone-id ZEXAMPLE
+eq "throttling: exit 0, 10 applied" "$RC $(counts slow)" "0 10 10 0 0 0"
+eq "throttling: 3 refusals, then the commit" "$(stat '"\(.throttled) \(.changes_ok)"')" "3 1"
+check "throttling: counted as rate_limited" grep -Eq 'dnsbatch_batches_total\{.*class="rate_limited".*\} [1-9]|dnsbatch_retries_total\{reason="rate_limited"\} [1-9]' "$T/slow.prom"
+clean_requests slow
+stop_fake
+
+##### a wildcard name round-trips (\052 in listings) ################################################
+
+plan "$T/wild.plan.json" create="$(list "$(ep '*.wild.example.com' A 300 192.0.2.77)")"
+start_fake wild
+apply wild "$T/wild.plan.json" --aws-zone-id ZEXAMPLE
+eq "wildcard: created" "$RC $(counts wild)" "0 1 1 0 0 0"
+run records --provider aws --aws-zone-id ZEXAMPLE >"$T/wild.records" 2>"$T/wild.records.err"
+check "wildcard: listed back as *.wild.example.com." grep -q '^\*\.wild\.example\.com\.' "$T/wild.records"
+apply wild2 "$T/wild.plan.json" --aws-zone-id ZEXAMPLE
+eq "wildcard: applied again, found in effect by the read-back" "$RC $(counts wild2)" "0 1 0 1 0 0"
+plan "$T/wild-del.plan.json" delete="$(list "$(ep '*.wild.example.com' A 300 192.0.2.77)")"
+apply wild3 "$T/wild-del.plan.json" --aws-zone-id ZEXAMPLE
+eq "wildcard: deleted (exact match)" "$RC $(counts wild3)" "0 1 1 0 0 0"
+clean_requests wild
+stop_fake
+
+##### credential sources ############################################################################
+
+plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.1)")"
+# source NAME: one creation with the current CREDS; checks exit, outcome and secrets
+source_ok() {
+	apply "$1" "$T/one.plan.json" --aws-zone-id ZEXAMPLE "${@:2}"
+	eq "$1: exit 0, applied" "$RC $(counts "$1")" "0 1 1 0 0 0"
+	clean_requests "$1"
+	secrets_absent "$1"
+}
+
+start_fake file
+CREDS=(AWS_SHARED_CREDENTIALS_FILE=$T/credentials)
+source_ok file-profile --aws-profile dnsbatch
+stop_fake
+start_fake file
+CREDS=(AWS_SHARED_CREDENTIALS_FILE=$T/credentials AWS_PROFILE=dnsbatch)
+source_ok file-env-profile
+stop_fake
+start_fake file
+mkdir -p "$T/home/.aws" && cp "$T/credentials" "$T/home/.aws/credentials"
+CREDS=(AWS_PROFILE=dnsbatch)
+source_ok file-home
+rm -rf "$T/home/.aws"
+CREDS=(AWS_SHARED_CREDENTIALS_FILE=$T/credentials)
+apply file-default "$T/one.plan.json" --aws-zone-id ZEXAMPLE
+eq "file: the default profile's key, unknown to the service, stops at open (exit 2)" "$RC" 2
+check "file: the error says InvalidClientTokenId" grep -q InvalidClientTokenId "$T/file-default.err"
+CREDS=(AWS_SHARED_CREDENTIALS_FILE=$T/credentials)
+apply file-missing "$T/one.plan.json" --aws-zone-id ZEXAMPLE --aws-profile nosuch
+eq "file: a profile the file lacks: exit 2" "$RC" 2
+check "file: the error names the profile" grep -q 'no profile \[nosuch\]' "$T/file-missing.err"
+secrets_absent file-missing
+stop_fake
+
+start_fake web
+CREDS=(AWS_ROLE_ARN=arn:aws:iam::123456789012:role/dnsbatch AWS_WEB_IDENTITY_TOKEN_FILE=$T/web-token AWS_ENDPOINT_URL_STS=$URL)
+source_ok web-identity
+eq "web identity: one AssumeRoleWithWebIdentity" "$(stat .creds_issued)" 1
+stop_fake
+
+start_fake container
+CREDS=(AWS_CONTAINER_CREDENTIALS_FULL_URI=$URL/_creds/container AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE=$T/container-token)
+source_ok container
+eq "container: one set of credentials" "$(stat .creds_issued)" 1
+stop_fake
+
+start_fake imds
+CREDS=(AWS_EC2_METADATA_SERVICE_ENDPOINT=$URL)
+source_ok imds
+eq "IMDSv2: one set of credentials" "$(stat .creds_issued)" 1
+stop_fake
+
+# Credentials that expire (the service says ExpiredToken): fetched anew once, the batch applied.
+start_fake expired --fault expired
+CREDS=(AWS_CONTAINER_CREDENTIALS_FULL_URI=$URL/_creds/container AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE=$T/container-token)
+source_ok expired
+eq "expired: refused once, new credentials fetched" "$(stat '"\(.expired_refused) \(.creds_issued)"')" "1 2"
+stop_fake
+# Temporary credentials within the refresh margin of their expiry are fetched before each request.
+start_fake margin --temp-lifetime 120
+CREDS=(AWS_CONTAINER_CREDENTIALS_FULL_URI=$URL/_creds/container AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE=$T/container-token)
+source_ok margin
+ge "refresh: credentials about to expire fetched anew" "$(stat .creds_issued)" 2
+eq "refresh: none used after expiry" "$(stat .expired_refused)" 0
+stop_fake
+# Static keys the service calls expired: fatal, nothing retried forever.
+start_fake static --fault expired
+CREDS=(AWS_ACCESS_KEY_ID=$KEY_ID AWS_SECRET_ACCESS_KEY=$SECRET)
+apply static "$T/one.plan.json" --aws-zone-id ZEXAMPLE
+eq "static keys expired: exit 4, failed" "$RC $(counts static)" "4 1 0 0 0 1"
+secrets_absent static
+stop_fake
+
+##### TLS and signing failures ######################################################################
+
+start_fake tls
+run records --provider aws --aws-zone-id ZEXAMPLE >/dev/null 2>"$T/tls.err"
+eq "TLS: \$AWS_CA_BUNDLE is trusted" "$?" 0
+env -i PATH="$PATH" HOME="$T/home" AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/other-ca.pem" \
+	"${CREDS[@]}" "$DNSBATCH" records --provider aws --aws-zone-id ZEXAMPLE >/dev/null 2>"$T/tls2.err"
+eq "TLS: a server the CA bundle does not vouch for: exit 2" "$?" 2
+env -i PATH="$PATH" HOME="$T/home" AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/ca.pem" \
+	AWS_ACCESS_KEY_ID=$KEY_ID AWS_SECRET_ACCESS_KEY=wrong-secret "$DNSBATCH" records --provider aws \
+	--aws-zone-id ZEXAMPLE >/dev/null 2>"$T/badsig.err"
+eq "a wrong secret: exit 2" "$?" 2
+check "a wrong secret: botocore's signature differs (SignatureDoesNotMatch)" grep -q SignatureDoesNotMatch "$T/badsig.err"
+stop_fake
+
+echo "# $failures failed"
+[ "$failures" -eq 0 ]
