@@ -1,0 +1,488 @@
+/*
+ * test_aws.c - the aws provider without a server: the class of every
+ * Route53 reply of DESIGN §3 and the reference, culprits from every
+ * [name='...', type='...'] and "RRSet of type T with DNS name N" message of
+ * one InvalidChangeBatch (none when two changes hold the name and type),
+ * the ChangeResourceRecordSets body (DELETE before CREATE, never UPSERT,
+ * unset old TTLs filled from the read), ListResourceRecordSets and
+ * ListHostedZones pages (\052 decoded, pagination, alias sets skipped), the
+ * shared credentials file (without showing a secret) and ISO 8601 times.
+ * The fake server is tests/fakes/fake_route53.py (tests/integration/test_aws.sh).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/aws/aws.h"
+
+/* ---- helpers ---- */
+
+static void rrset_set(dnsb_rrset *s, const char *owner, uint16_t type, uint32_t ttl, const char *rdata)
+{
+	memset(s, 0, sizeof(*s));
+	s->owner = strdup(owner);
+	s->type = type;
+	s->ttl = ttl;
+	assert_int_equal(dnsb_rrset_add_rdata(s, rdata), 0);
+}
+
+static dnsb_change *change_new(dnsb_change_kind kind, const char *owner, uint16_t type, const char *old_rdata,
+			       const char *new_rdata)
+{
+	dnsb_change *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	c->kind = kind;
+	if (old_rdata)
+		rrset_set(&c->old, owner, type, 300, old_rdata);
+	if (new_rdata)
+		rrset_set(&c->new_set, owner, type, 600, new_rdata);
+	return c;
+}
+
+static void changes_free(dnsb_change **cs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		dnsb_rrset_clear(&cs[i]->old);
+		dnsb_rrset_clear(&cs[i]->new_set);
+		free(cs[i]);
+	}
+}
+
+/* create a, update b, delete c, create *.w, create d (CNAME). */
+static void batch_make(dnsb_change **c)
+{
+	c[0] = change_new(DNSB_CHANGE_CREATE, "a.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
+	c[1] = change_new(DNSB_CHANGE_UPDATE, "b.example.com.", LDNS_RR_TYPE_TXT, "\"old\"", "\"new\"");
+	c[2] = change_new(DNSB_CHANGE_DELETE, "c.example.com.", LDNS_RR_TYPE_A, "192.0.2.3", NULL);
+	c[3] = change_new(DNSB_CHANGE_CREATE, "*.w.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.4");
+	c[4] = change_new(DNSB_CHANGE_CREATE, "d.example.com.", LDNS_RR_TYPE_CNAME, NULL, "www.example.com.");
+}
+
+static dnsb_http_response reply(long status, const char *body)
+{
+	dnsb_http_response r;
+
+	memset(&r, 0, sizeof(r));
+	r.status = status;
+	r.body = (char *)body;
+	r.body_len = strlen(body);
+	r.retry_after = -1;
+	return r;
+}
+
+#define ERR(code, msg) \
+	"<?xml version=\"1.0\"?>\n<ErrorResponse xmlns=\"" DNSB_AWS_XMLNS "\"><Error><Type>Sender</Type><Code>" code \
+	"</Code><Message>" msg "</Message></Error><RequestId>r</RequestId></ErrorResponse>"
+#define BATCH(msgs) \
+	"<?xml version=\"1.0\"?>\n<InvalidChangeBatch xmlns=\"" DNSB_AWS_XMLNS "\"><Messages>" msgs \
+	"</Messages><RequestId>r</RequestId></InvalidChangeBatch>"
+#define MSG(m) "<Message>" m "</Message>"
+
+static int has_culprit(const dnsb_result *res, size_t index)
+{
+	for (size_t i = 0; i < res->culprit_count; i++)
+		if (res->culprits[i] == index)
+			return 1;
+	return 0;
+}
+
+/* ---- classification ---- */
+
+static void test_classify_table(void **state)
+{
+	static const struct {
+		long status;
+		const char *body;
+		dnsb_class cls;
+		const char *code;
+	} rows[] = {
+		{ 200, "<ChangeResourceRecordSetsResponse/>", DNSB_CLASS_OK, "" },
+		{ 400, BATCH(MSG("Tried to create resource record set [name='a.example.com.', type='A'] but it already exists")),
+		  DNSB_CLASS_CONFLICT, "InvalidChangeBatch" },
+		{ 400, BATCH(MSG("Tried to delete resource record set [name='c.example.com.', type='A'] but it was not found")),
+		  DNSB_CLASS_CONFLICT, "InvalidChangeBatch" },
+		{ 400, BATCH(MSG("Tried to delete resource record set [name='b.example.com.', type='TXT'] but the values provided do not match the current values")),
+		  DNSB_CLASS_CONFLICT, "InvalidChangeBatch" },
+		{ 400, BATCH(MSG("RRSet of type A with DNS name a.example.com. is not permitted because a conflicting RRSet of type  CNAME with the same DNS name already exists in zone example.com.")),
+		  DNSB_CLASS_CONFLICT, "InvalidChangeBatch" },
+		{ 400, ERR("InvalidChangeBatch", "Tried to create resource record set [name='a.example.com.', type='A'] but it already exists"),
+		  DNSB_CLASS_CONFLICT, "InvalidChangeBatch" },
+		{ 400, BATCH(MSG("Invalid Resource Record: 'FATAL problem: ARRDATAIllegalIPv4Address (Value is not a valid IPv4 address) encountered with '999.1.1.1''")),
+		  DNSB_CLASS_INVALID, "InvalidChangeBatch" },
+		{ 400, BATCH(MSG("Number of records limit of 1000 exceeded.")), DNSB_CLASS_TOO_LARGE, "InvalidChangeBatch" },
+		{ 400, ERR("InvalidInput", "Invalid request"), DNSB_CLASS_INVALID, "InvalidInput" },
+		{ 400, ERR("Throttling", "Rate exceeded"), DNSB_CLASS_RATE_LIMITED, "Throttling" },
+		{ 400, ERR("PriorRequestNotComplete", "still processing"), DNSB_CLASS_RATE_LIMITED, "PriorRequestNotComplete" },
+		{ 500, ERR("InternalFailure", "oops"), DNSB_CLASS_TRANSIENT, "InternalFailure" },
+		{ 502, "<html>Bad Gateway</html>", DNSB_CLASS_TRANSIENT, "" },
+		{ 503, "", DNSB_CLASS_TRANSIENT, "" },
+		{ 403, ERR("AccessDenied", "not authorized"), DNSB_CLASS_FATAL, "AccessDenied" },
+		{ 403, ERR("InvalidClientTokenId", "invalid"), DNSB_CLASS_FATAL, "InvalidClientTokenId" },
+		{ 403, ERR("SignatureDoesNotMatch", "mismatch"), DNSB_CLASS_FATAL, "SignatureDoesNotMatch" },
+		{ 403, ERR("ExpiredToken", "expired"), DNSB_CLASS_FATAL, "ExpiredToken" },
+		{ 404, ERR("NoSuchHostedZone", "No hosted zone found with ID: Z1"), DNSB_CLASS_FATAL, "NoSuchHostedZone" },
+	};
+	dnsb_change *c[5];
+	dnsb_result res;
+
+	(void)state;
+	batch_make(c);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		dnsb_http_response r = reply(rows[i].status, rows[i].body);
+		dnsb_aws_classify(&res, &r, c, 5);
+		if (res.cls != rows[i].cls || strcmp(res.code, rows[i].code) != 0)
+			fail_msg("row %zu (HTTP %ld): class %s code '%s', expected %s '%s'", i, rows[i].status,
+				 dnsb_class_name(res.cls), res.code, dnsb_class_name(rows[i].cls), rows[i].code);
+		assert_int_equal(res.status, rows[i].status);
+	}
+	changes_free(c, 5);
+}
+
+static void test_retry_after_kept_for_throttling(void **state)
+{
+	dnsb_change *c[5];
+	dnsb_http_response r = reply(400, ERR("Throttling", "Rate exceeded"));
+	dnsb_result res;
+
+	(void)state;
+	batch_make(c);
+	r.retry_after = 2;
+	dnsb_aws_classify(&res, &r, c, 5);
+	assert_int_equal(res.cls, DNSB_CLASS_RATE_LIMITED);
+	assert_true(res.retry_after == 2);
+	assert_string_equal(res.message, "Rate exceeded");
+	changes_free(c, 5);
+}
+
+static void test_every_message_names_its_change(void **state)
+{
+	dnsb_change *c[5];
+	dnsb_http_response r = reply(400, BATCH(
+		MSG("Tried to create resource record set [name='a.example.com.', type='A'] but it already exists")
+		MSG("Tried to delete resource record set [name='b.example.com.', type='TXT'] but the values provided do not match the current values")
+		MSG("Tried to delete resource record set [name='c.example.com.', type='A'] but it was not found")
+		MSG("Tried to create resource record set [name='\\052.w.example.com.', type='A'] but it already exists")
+		MSG("RRSet of type CNAME with DNS name d.example.com. is not permitted as it conflicts with other records with the same DNS name in zone example.com.")));
+	dnsb_result res;
+
+	(void)state;
+	batch_make(c);
+	dnsb_aws_classify(&res, &r, c, 5);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.culprit_count, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_true(has_culprit(&res, i));
+	/* Every message kept, on one line. */
+	assert_non_null(strstr(res.message, "already exists; Tried to delete"));
+	changes_free(c, 5);
+}
+
+static void test_culprit_with_set_identifier_and_cname_form(void **state)
+{
+	dnsb_change *c[5];
+	dnsb_http_response r = reply(400, BATCH(
+		MSG("Tried to create resource record set [name='a.example.com.', type='A', set-identifier='eu'] but it already exists")
+		MSG("RRSet of type A with DNS name \\052.w.example.com. is not permitted because a conflicting RRSet of type  CNAME with the same DNS name already exists in zone example.com.")));
+	dnsb_result res;
+
+	(void)state;
+	batch_make(c);
+	dnsb_aws_classify(&res, &r, c, 5);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.culprit_count, 2);
+	assert_true(has_culprit(&res, 0));
+	assert_true(has_culprit(&res, 3));
+	changes_free(c, 5);
+}
+
+static void test_ambiguous_or_unknown_names_name_nothing(void **state)
+{
+	dnsb_change *c[6];
+	dnsb_http_response r = reply(400, BATCH(
+		MSG("Tried to create resource record set [name='a.example.com.', type='A'] but it already exists")
+		MSG("Tried to create resource record set [name='zzz.example.com.', type='A'] but it already exists")
+		MSG("Tried to create resource record set [name='c.example.com.', type='AAAA'] but it already exists")
+		MSG("something without a name")));
+	dnsb_result res;
+
+	(void)state;
+	batch_make(c);
+	/* A second change on a.example.com. A: the message cannot say which. */
+	c[5] = change_new(DNSB_CHANGE_DELETE, "a.example.com.", LDNS_RR_TYPE_A, "192.0.2.9", NULL);
+	dnsb_aws_classify(&res, &r, c, 6);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.culprit_count, 0);
+	changes_free(c, 6);
+}
+
+static void test_error_code(void **state)
+{
+	char code[64];
+	static const char body[] = ERR("ExpiredToken", "expired");
+
+	(void)state;
+	dnsb_aws_error_code(code, sizeof(code), body, strlen(body));
+	assert_string_equal(code, "ExpiredToken");
+	dnsb_aws_error_code(code, sizeof(code), "not xml", 7);
+	assert_string_equal(code, "");
+}
+
+static void test_reply_error(void **state)
+{
+	dnsb_http_response r = reply(400, ERR("Throttling", "Rate exceeded"));
+	dnsb_error err;
+
+	(void)state;
+	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
+	r = reply(503, "");
+	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
+	r = reply(404, ERR("NoSuchHostedZone", "No hosted zone found with ID: Z9"));
+	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_EFATAL);
+	assert_non_null(strstr(err.message, "NoSuchHostedZone"));
+	assert_non_null(strstr(err.message, "Z9"));
+}
+
+/* ---- the body ---- */
+
+static void test_body_order_and_unset_ttl(void **state)
+{
+	dnsb_change *c[5];
+	dnsb_rrset_list held = { 0 };
+	dnsb_rrset cur;
+	dnsb_aws_body body;
+	const char *del_b, *cre_b, *del_c;
+
+	(void)state;
+	batch_make(c);
+	c[2]->old.ttl = DNSB_TTL_UNSET;
+	rrset_set(&cur, "c.example.com.", LDNS_RR_TYPE_A, 1234, "192.0.2.3");
+	assert_int_equal(dnsb_rrset_list_push(&held, &cur), 0);
+	assert_int_equal(dnsb_aws_body_build(&body, c, 5, &held, NULL), 0);
+	assert_int_equal(body.count, 6);
+	assert_int_equal(body.records, 6);
+	size_t want[] = { 0, 1, 1, 2, 3, 4 };
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(body.origin[i], want[i]);
+	assert_non_null(strstr(body.xml, "<ChangeResourceRecordSetsRequest xmlns=\"" DNSB_AWS_XMLNS "\">"));
+	assert_null(strstr(body.xml, "UPSERT"));
+	/* The update: DELETE old before CREATE new, in the model's element order. */
+	del_b = strstr(body.xml, "<Action>DELETE</Action><ResourceRecordSet><Name>b.example.com.</Name><Type>TXT</Type><TTL>300</TTL>"
+				 "<ResourceRecords><ResourceRecord><Value>\"old\"</Value>");
+	cre_b = strstr(body.xml, "<Action>CREATE</Action><ResourceRecordSet><Name>b.example.com.</Name><Type>TXT</Type><TTL>600</TTL>");
+	assert_non_null(del_b);
+	assert_non_null(cre_b);
+	assert_true(del_b < cre_b);
+	/* The unset TTL taken from the read. */
+	del_c = strstr(body.xml, "<Name>c.example.com.</Name><Type>A</Type><TTL>1234</TTL>");
+	assert_non_null(del_c);
+	dnsb_aws_body_clear(&body);
+	dnsb_rrset_list_clear(&held);
+	changes_free(c, 5);
+}
+
+/* ---- pages ---- */
+
+static const char rrsets_page[] =
+	"<?xml version=\"1.0\"?>\n<ListResourceRecordSetsResponse xmlns=\"" DNSB_AWS_XMLNS "\"><ResourceRecordSets>"
+	"<ResourceRecordSet><Name>\\052.w.example.com.</Name><Type>A</Type><TTL>300</TTL><ResourceRecords>"
+	"<ResourceRecord><Value>192.0.2.5</Value></ResourceRecord><ResourceRecord><Value>192.0.2.4</Value></ResourceRecord>"
+	"</ResourceRecords></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>\\052.w.example.com.</Name><Type>TXT</Type><TTL>60</TTL><ResourceRecords>"
+	"<ResourceRecord><Value>\"hello world\"</Value></ResourceRecord></ResourceRecords></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>lb.example.com.</Name><Type>A</Type><AliasTarget><HostedZoneId>Z35SXDOTRQ7X7K</HostedZoneId>"
+	"<DNSName>x.elb.amazonaws.com.</DNSName><EvaluateTargetHealth>true</EvaluateTargetHealth></AliasTarget></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>www.example.com.</Name><Type>A</Type><TTL>300</TTL><ResourceRecords>"
+	"<ResourceRecord><Value>192.0.2.1</Value></ResourceRecord></ResourceRecords></ResourceRecordSet>"
+	"</ResourceRecordSets><IsTruncated>true</IsTruncated><NextRecordName>x\\052.example.com.</NextRecordName>"
+	"<NextRecordType>MX</NextRecordType><MaxItems>4</MaxItems></ListResourceRecordSetsResponse>";
+
+static void test_rrsets_page(void **state)
+{
+	dnsb_rrset_list out = { 0 };
+	char *name, *type, *id;
+	const dnsb_rrset *r;
+	int past;
+
+	(void)state;
+	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), NULL, NULL, 0, &name, &type, &id,
+					       &past, NULL),
+			 0);
+	assert_int_equal(out.count, 3); /* the alias set has no records of its own */
+	assert_non_null(r = dnsb_rrset_list_find(&out, "*.w.example.com.", LDNS_RR_TYPE_A));
+	assert_int_equal(r->rdata_count, 2);
+	assert_int_equal(r->ttl, 300);
+	assert_non_null(r = dnsb_rrset_list_find(&out, "*.w.example.com.", LDNS_RR_TYPE_TXT));
+	assert_string_equal(r->rdata[0], "\"hello world\"");
+	assert_string_equal(name, "x\\052.example.com.");
+	assert_string_equal(type, "MX");
+	assert_null(id);
+	assert_int_equal(past, 0);
+	free(name);
+	free(type);
+	dnsb_rrset_list_clear(&out);
+}
+
+static void test_rrsets_page_by_owner_stops_past_it(void **state)
+{
+	dnsb_rrset_list out = { 0 };
+	dnsb_rrkey keys[] = { { "*.w.example.com.", LDNS_RR_TYPE_TXT } };
+	char *name, *type, *id;
+	int past;
+
+	(void)state;
+	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), "*.w.example.com.", keys, 1, &name,
+					       &type, &id, &past, NULL),
+			 0);
+	assert_int_equal(out.count, 1);
+	assert_int_equal(out.items[0].type, LDNS_RR_TYPE_TXT);
+	assert_int_equal(past, 1);
+	assert_null(name); /* past the owner: no next page */
+	dnsb_rrset_list_clear(&out);
+	keys[0].type = DNSB_RRKEY_ANY;
+	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), "*.w.example.com.", keys, 1, &name,
+					       &type, &id, &past, NULL),
+			 0);
+	assert_int_equal(out.count, 2);
+	dnsb_rrset_list_clear(&out);
+}
+
+static void test_pages_that_are_not_route53(void **state)
+{
+	dnsb_rrset_list out = { 0 };
+	dnsb_aws_zone *zones = NULL;
+	size_t count = 0;
+	char *name, *type, *id, *marker;
+	dnsb_error err;
+	int past;
+
+	(void)state;
+	assert_int_equal(dnsb_aws_rrsets_parse(&out, "<html/>", 7, NULL, NULL, 0, &name, &type, &id, &past, &err),
+			 DNSB_EPARSE);
+	assert_int_equal(dnsb_aws_rrsets_parse(&out, "not xml", 7, NULL, NULL, 0, &name, &type, &id, &past, &err),
+			 DNSB_EPARSE);
+	assert_int_equal(dnsb_aws_zones_parse(&zones, &count, "<x/>", 4, DNSB_AWS_ZONES_ANY, &marker, &err), DNSB_EPARSE);
+	assert_int_equal(count, 0);
+}
+
+static void test_zones_page_filters_by_type(void **state)
+{
+	static const char page[] =
+		"<ListHostedZonesResponse xmlns=\"" DNSB_AWS_XMLNS "\"><HostedZones>"
+		"<HostedZone><Id>/hostedzone/ZPUB</Id><Name>Example.COM.</Name><CallerReference>a</CallerReference>"
+		"<Config><PrivateZone>false</PrivateZone></Config></HostedZone>"
+		"<HostedZone><Id>/hostedzone/ZPRIV</Id><Name>corp.internal.</Name><CallerReference>b</CallerReference>"
+		"<Config><PrivateZone>true</PrivateZone></Config></HostedZone>"
+		"</HostedZones><IsTruncated>true</IsTruncated><NextMarker>ZNEXT</NextMarker><MaxItems>2</MaxItems>"
+		"</ListHostedZonesResponse>";
+	dnsb_aws_zone *zones = NULL;
+	size_t count = 0;
+	char *marker;
+
+	(void)state;
+	assert_int_equal(dnsb_aws_zones_parse(&zones, &count, page, strlen(page), DNSB_AWS_ZONES_PUBLIC, &marker, NULL), 0);
+	assert_int_equal(count, 1);
+	assert_string_equal(zones[0].apex, "example.com.");
+	assert_string_equal(zones[0].id, "ZPUB");
+	assert_string_equal(marker, "ZNEXT");
+	free(marker);
+	assert_int_equal(dnsb_aws_zones_parse(&zones, &count, page, strlen(page), DNSB_AWS_ZONES_PRIVATE, &marker, NULL), 0);
+	assert_int_equal(count, 2);
+	assert_string_equal(zones[1].id, "ZPRIV");
+	free(marker);
+	for (size_t i = 0; i < count; i++) {
+		free(zones[i].apex);
+		free(zones[i].id);
+	}
+	free(zones);
+}
+
+static void test_name_decode(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_non_null(s = dnsb_aws_name_decode("\\052.Example.com."));
+	assert_string_equal(s, "*.example.com.");
+	free(s);
+	assert_non_null(s = dnsb_aws_name_decode("www.example.com"));
+	assert_string_equal(s, "www.example.com.");
+	free(s);
+	assert_non_null(s = dnsb_aws_name_decode("a\\055b.example.com."));
+	assert_string_equal(s, "a-b.example.com.");
+	free(s);
+}
+
+/* ---- credentials ---- */
+
+static void test_credentials_file(void **state)
+{
+	char path[] = "/tmp/test_aws_credsXXXXXX";
+	dnsb_aws_keys k;
+	dnsb_error err;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_non_null(f = fdopen(fd, "w"));
+	fputs("# comment\n[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key=s3cr3t-default\n\n"
+	      "[ci]\naws_access_key_id=AKIDCI\naws_secret_access_key = s3cr3t-ci\naws_session_token = tok-ci\n"
+	      "[broken]\naws_access_key_id = AKIDBROKEN\n",
+	      f);
+	fclose(f);
+	assert_int_equal(dnsb_aws_creds_file(&k, path, "default", &err), 0);
+	assert_string_equal(k.access_key, "AKIDDEFAULT");
+	assert_string_equal(k.secret, "s3cr3t-default");
+	assert_null(k.token);
+	dnsb_aws_keys_clear(&k);
+	assert_int_equal(dnsb_aws_creds_file(&k, path, "ci", &err), 0);
+	assert_string_equal(k.token, "tok-ci");
+	dnsb_aws_keys_clear(&k);
+	assert_int_equal(dnsb_aws_creds_file(&k, path, "broken", &err), DNSB_EINVAL);
+	assert_non_null(strstr(err.message, "aws_secret_access_key is missing"));
+	assert_null(strstr(err.message, "AKIDBROKEN"));
+	assert_int_equal(dnsb_aws_creds_file(&k, path, "nosuch", &err), DNSB_ENOTFOUND);
+	assert_null(strstr(err.message, "s3cr3t"));
+	unlink(path);
+	assert_int_equal(dnsb_aws_creds_file(&k, path, "default", &err), DNSB_ENOTFOUND);
+}
+
+static void test_time(void **state)
+{
+	(void)state;
+	assert_int_equal(dnsb_aws_time("1970-01-02T00:00:00Z"), 86400);
+	assert_int_equal(dnsb_aws_time("2026-11-23T10:00:00.000Z"), 1795428000);
+	assert_int_equal(dnsb_aws_time("soon"), 0);
+	assert_int_equal(dnsb_aws_time(NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify_table),
+		cmocka_unit_test(test_retry_after_kept_for_throttling),
+		cmocka_unit_test(test_every_message_names_its_change),
+		cmocka_unit_test(test_culprit_with_set_identifier_and_cname_form),
+		cmocka_unit_test(test_ambiguous_or_unknown_names_name_nothing),
+		cmocka_unit_test(test_error_code),
+		cmocka_unit_test(test_reply_error),
+		cmocka_unit_test(test_body_order_and_unset_ttl),
+		cmocka_unit_test(test_rrsets_page),
+		cmocka_unit_test(test_rrsets_page_by_owner_stops_past_it),
+		cmocka_unit_test(test_pages_that_are_not_route53),
+		cmocka_unit_test(test_zones_page_filters_by_type),
+		cmocka_unit_test(test_name_decode),
+		cmocka_unit_test(test_credentials_file),
+		cmocka_unit_test(test_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
