@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+#
+# bench_aws.sh - the aws provider against tests/fakes/fake_route53.py over
+# HTTPS (every request checked by botocore), the fake adding LATENCY to
+# every API request: 1,000 A-record creations in one batch (--batch-size
+# 1000, --aws-batch-change-size 1000), k of them conflicting (the name exists
+# beforehand with other data), for k in 0 1 10 50. Per k: submissions and
+# reads (dnsbatch's counts), API requests (the fake's) and wall seconds,
+# beside what external-dns's aws provider spends on the same batch: the
+# batch, then on failure every ownership group alone (1 + groups). Target
+# (issue 12): submissions <= 3 for every k up to 50, from the culprits every
+# InvalidChangeBatch message names.
+#
+# Env: DNSBATCH (default build/dnsbatch), CHANGES (default 1000), LATENCY
+# (milliseconds, default 20), KS (default "0 1 10 50"). Prints figures; exits
+# non-zero only if a run is wrong (exit code, counts, a request botocore
+# refused), not on a missed target.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+
+DNSBATCH=${DNSBATCH:-build/dnsbatch}
+FAKE=tests/fakes/fake_route53.py
+CHANGES=${CHANGES:-1000}
+LATENCY=${LATENCY:-20}
+KS=${KS:-0 1 10 50}
+broken=0
+
+for tool in openssl jq curl bc python3; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "bench_aws: $tool is not installed"; exit 1; }
+done
+python3 -c 'import botocore.auth' 2>/dev/null || { echo "bench_aws: python3-botocore is not installed"; exit 1; }
+
+T=$(mktemp -d)
+FAKE_PID=
+cleanup() {
+	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+{
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=bench-ca &&
+	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
+	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$T/ext.cnf" &&
+	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
+		-days 2 -extfile "$T/ext.cnf"
+} >"$T/pki.log" 2>&1 || { echo "bench_aws: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }
+
+jq -n --argjson n "$CHANGES" '{create: [range($n) | {dnsName: "host\(.).bench.example", recordType: "A", recordTTL: 300,
+	labels: {}, targets: ["10.\(. / 65536 | floor % 256).\(. / 256 | floor % 256).\(. % 256)"]}],
+	updateOld: [], updateNew: [], delete: []}' >"$T/plan.json"
+
+# seed K: the k conflicting names, spread over the batch, holding another address.
+seed() {
+	local k=$1 i step
+	: >"$T/seed.records"
+	[ "$k" -gt 0 ] || return 0
+	step=$((CHANGES / k))
+	for ((i = step / 2; i < CHANGES; i += step)); do
+		echo "ZBENCH host$i.bench.example. 300 A 192.0.2.1" >>"$T/seed.records"
+	done
+}
+
+start_fake() {
+	local i
+	rm -f "$T/port"
+	python3 "$FAKE" --port-file "$T/port" --cert "$T/server.pem" --key "$T/server.key" --zone ZBENCH=bench.example \
+		--seed "$T/seed.records" --creds AKIDBENCH:bench-secret --latency "$LATENCY" --page-size 300 \
+		2>"$T/fake.err" &
+	FAKE_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$T/port" ] && break
+		sleep 0.05
+	done
+	PORT=$(cat "$T/port" 2>/dev/null)
+	[ -n "$PORT" ] || { echo "bench_aws: the fake did not start: $(cat "$T/fake.err")"; exit 1; }
+}
+stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; FAKE_PID=; }
+stats() { curl -s --cacert "$T/ca.pem" "https://127.0.0.1:$PORT/_fake/stats"; }
+now() { date +%s.%N; }
+
+echo "# $CHANGES A-record creations, one batch of $CHANGES, fake latency ${LATENCY} ms per API request"
+printf '%-4s %8s %6s %6s %6s %14s %8s  %s\n' k wall subm reads api "extdns(1+grp)" "subm<=3" outcome
+for k in $KS; do
+	seed "$k"
+	start_fake
+	t0=$(now)
+	env -i PATH="$PATH" HOME="$T" AWS_ACCESS_KEY_ID=AKIDBENCH AWS_SECRET_ACCESS_KEY=bench-secret \
+		AWS_ENDPOINT_URL_ROUTE_53="https://127.0.0.1:$PORT" AWS_CA_BUNDLE="$T/ca.pem" \
+		"$DNSBATCH" apply --plan "$T/plan.json" --provider aws --aws-zone-id ZBENCH --aws-batch-change-interval 0 \
+		--aws-batch-change-size 1000 --batch-size 1000 --output json --quiet >"$T/out.json" 2>"$T/err"
+	rc=$?
+	t1=$(now)
+	stats >"$T/stats.json"
+	stop_fake
+	want_rc=0
+	[ "$k" -gt 0 ] && want_rc=3
+	got=$(jq -r '"\(.applied) applied, \(.dropped) dropped, \(.failed) failed"' "$T/out.json" 2>/dev/null)
+	if [ "$rc" != "$want_rc" ] || [ "$got" != "$((CHANGES - k)) applied, $k dropped, 0 failed" ] ||
+		[ "$(jq -r '"\(.bad_signature) \(.bad_schema)"' "$T/stats.json")" != "0 0" ]; then
+		echo "# k=$k: exit $rc (expected $want_rc), $got, fake: $(jq -c '{bad_signature, bad_schema}' "$T/stats.json"): $(head -c 300 "$T/err")"
+		broken=1
+	fi
+	subm=$(jq -r .submissions "$T/out.json")
+	reads=$(jq -r .reads "$T/out.json")
+	api=$(jq -r .api_requests "$T/stats.json")
+	# external-dns: one ChangeResourceRecordSets; when it fails, one per ownership group (here one change each).
+	extdns=$([ "$k" -gt 0 ] && echo $((1 + CHANGES)) || echo 1)
+	printf '%-4s %8.3f %6s %6s %6s %14s %8s  %s\n' "$k" "$(echo "$t1 - $t0" | bc -l)" "$subm" "$reads" "$api" "$extdns" \
+		"$([ "$subm" -le 3 ] && echo met || echo MISSED)" "$got"
+done
+echo "# wall: whole process (TLS, signing, reads included); api: every signed request the fake served"
+echo "# extdns: requests external-dns's aws provider sends for the same batch (the batch, then each group alone)"
+exit "$broken"
