@@ -163,6 +163,17 @@ DNSBATCH_PDNS_API_KEY=$(cat "$KEYFILE") "$DNSBATCH" apply --plan "$T/env.plan" -
 eq "key from \$DNSBATCH_PDNS_API_KEY: exit 0" "$?" 0
 eq "key from \$DNSBATCH_PDNS_API_KEY: applied" "$(q env.example.test A)" 192.0.2.9
 
+##### old records without a TTL (external-dns's registry sends recordTTL 0): any TTL held matches #####
+
+seed "a-reg.example.test. TXT 600 \"heritage=external-dns,external-dns/owner=default\"" "reg.example.test. A 600 192.0.2.80" >/dev/null
+plan "$T/unset.plan" \
+	updateOld="$(list "$(ep reg.example.test A 0 192.0.2.80)")" updateNew="$(list "$(ep reg.example.test A 300 192.0.2.81)")" \
+	delete="$(list "$(ep a-reg.example.test TXT 0 'heritage=external-dns,external-dns/owner=default')")"
+apply unset "$T/unset.plan"
+eq "old RRsets without a TTL: exit 0, both applied" "$RC $(counts unset)" "0 2 2 0 0 0"
+eq "old RRsets without a TTL: the update is served" "$(q reg.example.test A)" 192.0.2.81
+eq "old RRsets without a TTL: the ownership record is gone" "$(q a-reg.example.test TXT)" ""
+
 ##### a CNAME replaced by an A record in one PATCH: the DELETE goes first ###########################
 
 seed "flip.example.test. CNAME 300 www.example.test." >/dev/null
