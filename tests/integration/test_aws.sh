@@ -307,6 +307,21 @@ check "throttling: counted as rate_limited" grep -Eq 'dnsbatch_batches_total\{.*
 clean_requests slow
 stop_fake
 
+##### a 500 before commit is retried; --aws-zone-type picks zones ###################################
+
+creates "$T/err5.plan.json" 5 err5
+{ cat "$T/small.records"; echo "ZPRIV db.corp.internal. 300 A 10.1.1.1"; } >"$T/types.records"
+start_fake err5 --fault 500 --zone ZPRIV=corp.internal:private --seed "$T/types.records"
+apply err5 "$T/err5.plan.json" --aws-zone-type public
+eq "500: retried, then applied" "$RC $(counts err5)" "0 5 5 0 0 0"
+eq "500: committed once" "$(stat .changes_ok)" 1
+run records --provider aws --aws-zone-type private >"$T/private.out" 2>"$T/private.err"
+eq "--aws-zone-type private: only the private zone's records" "$(cut -f1 "$T/private.out" | sort -u | tr '\n' ' ')" "db.corp.internal. "
+run records --provider aws --aws-zone-type public >"$T/public.out" 2>"$T/public.err"
+eq "--aws-zone-type public: not the private zone" "$(grep -c corp.internal "$T/public.out")" 0
+clean_requests err5
+stop_fake
+
 ##### a wildcard name round-trips (\052 in listings) ################################################
 
 plan "$T/wild.plan.json" create="$(list "$(ep '*.wild.example.com' A 300 192.0.2.77)")"
