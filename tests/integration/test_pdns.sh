@@ -5,7 +5,8 @@
 # packages), started by tests/integration/servers.sh on free loopback ports
 # in a temp dir with a random API key and stopped by PID at the end (also
 # when a check fails). What the server holds is checked with dig on its DNS
-# port and through its API.
+# port and through its API; https through a small TLS proxy (python3) with a
+# CA made here by openssl.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
@@ -27,7 +28,7 @@ eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:  
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
 
-for tool in pdns_server sqlite3 dig jq curl; do
+for tool in pdns_server sqlite3 dig jq curl openssl python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		not_ok "tool $tool is installed (make deps)"
 		exit 1
@@ -294,6 +295,69 @@ le "after the restart: at most the $failed failed ones written ($applied2)" "$ap
 eq "after the restart: 500 records, each once" "$(zone | grep -c '^run')" 500
 eq "after the restart: no record with two addresses" "$(zone | grep '^run' | grep -c ',')" 0
 eq "after the restart: dig sees the last one" "$(q run499.example.test A)" 10.1.1.243
+
+##### https with --pdns-ca-file: a TLS proxy in front of the API, its CA made here #################
+# pdns_server 4.7 serves its API over plain HTTP; deployments put TLS in front. The proxy forwards
+# each request as is (python3's http.server and ssl).
+
+tls_setup() {
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=dnsbatch-pdns-ca &&
+	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
+	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$T/ext.cnf" &&
+	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
+		-days 2 -extfile "$T/ext.cnf"
+}
+cat >"$T/tlsproxy.py" <<'PY'
+import http.client, http.server, ssl, sys
+upstream, cert, key, portfile = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+class Forward(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args):
+        pass
+    def relay(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        conn = http.client.HTTPConnection(upstream, timeout=10)
+        headers = {k: v for k, v in self.headers.items() if k.lower() in ("x-api-key", "content-type", "accept")}
+        conn.request(self.command, self.path, body=body or None, headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+        self.send_response(r.status)
+        if r.getheader("Content-Type"):
+            self.send_header("Content-Type", r.getheader("Content-Type"))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    do_GET = do_PATCH = do_POST = do_PUT = do_DELETE = relay
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forward)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+server.socket = ctx.wrap_socket(server.socket, server_side=True)
+open(portfile, "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+if ! tls_setup >"$T/pki.log" 2>&1; then
+	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
+else
+	python3 "$T/tlsproxy.py" "${URL#http://}" "$T/server.pem" "$T/server.key" "$T/proxy.port" 2>"$T/proxy.err" &
+	dnsb_track_pid $!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$T/proxy.port" ] && break
+		sleep 0.05
+	done
+	HTTPS=https://127.0.0.1:$(cat "$T/proxy.port" 2>/dev/null)
+	plan "$T/tls.plan" create="$(list "$(ep tls.example.test A 300 192.0.2.90)")"
+	"$DNSBATCH" apply --plan "$T/tls.plan" --provider pdns --pdns-server "$HTTPS" --pdns-api-key-file "$KEYFILE" \
+		--pdns-ca-file "$T/ca.pem" --output json >"$T/tls.json" 2>"$T/tls.err"
+	eq "https with --pdns-ca-file: exit 0, applied" "$? $(counts tls)" "0 1 1 0 0 0"
+	eq "https with --pdns-ca-file: dig sees it" "$(q tls.example.test A)" 192.0.2.90
+	plan "$T/tls2.plan" create="$(list "$(ep tls2.example.test A 300 192.0.2.91)")"
+	"$DNSBATCH" apply --plan "$T/tls2.plan" --provider pdns --pdns-server "$HTTPS" --pdns-api-key-file "$KEYFILE" \
+		--pdns-zone example.test --drop-log "$T/tls2.drops" --output json >"$T/tls2.json" 2>"$T/tls2.err"
+	eq "https without the CA: exit 4, failed fatal (the certificate does not verify)" \
+		"$? $(jq -rs 'map(.reason) | unique | join(",")' "$T/tls2.drops")" "4 fatal"
+	check "https without the CA: the message says why" grep -qi 'certificate' "$T/tls2.err"
+	eq "https without the CA: nothing sent past TLS" "$(q tls2.example.test A)" ""
+fi
 
 if [ "$failures" -gt 0 ]; then
 	echo "# $failures checks failed; server log: $PDIR/pdns.log"
