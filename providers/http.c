@@ -363,7 +363,7 @@ static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, const dn
 /*
  * Request headers: the caller's, plus an empty Expect (no 1 s wait for "100 Continue"). Not on a
  * SigV4 request: libcurl would sign "expect:" as an empty header it never sends, and the service
- * would compute another signature.
+ * would compute another signature; that list starts with the Accept libcurl sends anyway.
  */
 static struct curl_slist *build_headers(const dnsb_http_request *req, const dnsb_http_sigv4 *sign)
 {

@@ -203,7 +203,9 @@ static int init_source(dnsb_aws_creds *c, const dnsb_aws_config *cfg, dnsb_error
 		return dnsb_error_set(err, DNSB_EINVAL, "profile %s: no shared credentials file (%s)", cfg->profile,
 				      env("AWS_SHARED_CREDENTIALS_FILE") ? "$AWS_SHARED_CREDENTIALS_FILE" : "~/.aws/credentials");
 	c->source = DNSB_AWS_CREDS_IMDS;
-	snprintf(c->describe, sizeof(c->describe), "the EC2 instance metadata service");
+	snprintf(c->describe, sizeof(c->describe),
+		 "the EC2 instance metadata service (no keys in the environment, no web identity, no container "
+		 "credentials, no shared credentials file)");
 	return 0;
 }
 
