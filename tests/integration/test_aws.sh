@@ -36,7 +36,7 @@ check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; f
 ge() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 >= b + 0) }'; then ok "$1"; else not_ok "$1" "expected >= $3" "got:      $2"; fi; }
 le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
 
-for tool in openssl jq curl python3; do
+for tool in openssl jq curl python3 bc; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		not_ok "tool $tool is installed"
 		exit 1
@@ -320,6 +320,19 @@ eq "--aws-zone-type private: only the private zone's records" "$(cut -f1 "$T/pri
 run records --provider aws --aws-zone-type public >"$T/public.out" 2>"$T/public.err"
 eq "--aws-zone-type public: not the private zone" "$(grep -c corp.internal "$T/public.out")" 0
 clean_requests err5
+stop_fake
+
+##### --aws-batch-change-size and --aws-batch-change-interval ######################################
+
+creates "$T/size.plan.json" 10 size
+start_fake size
+t0=$(date +%s.%N)
+apply size "$T/size.plan.json" --aws-zone-id ZEXAMPLE --aws-batch-change-size 3 --aws-batch-change-interval 0.2
+t1=$(date +%s.%N)
+eq "batch size 3: 10 applied in 4 submissions" "$RC $(counts size) $(rep size .submissions)" "0 10 10 0 0 0 4"
+eq "batch size 3: the fake saw 4 change batches" "$(stat .changes_ok)" 4
+ge "interval 0.2 s: 4 submissions take at least 0.6 s" "$(echo "$t1 - $t0" | bc -l)" 0.6
+clean_requests size
 stop_fake
 
 ##### a wildcard name round-trips (\052 in listings) ################################################
