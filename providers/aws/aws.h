@@ -28,6 +28,8 @@
 #define DNSB_AWS_ENDPOINT_DEFAULT "https://route53.amazonaws.com"
 #define DNSB_AWS_STS_DEFAULT "https://sts.amazonaws.com"
 #define DNSB_AWS_IMDS_DEFAULT "http://169.254.169.254"
+/** The ECS agent that $AWS_CONTAINER_CREDENTIALS_RELATIVE_URI is a path on. */
+#define DNSB_AWS_ECS_AGENT "http://169.254.170.2"
 /** Route53's global endpoint signs as us-east-1. */
 #define DNSB_AWS_SIGV4 "aws:amz:us-east-1:route53"
 #define DNSB_AWS_XMLNS "https://route53.amazonaws.com/doc/2013-04-01/"
@@ -74,7 +76,7 @@ void dnsb_aws_config_clear(dnsb_aws_config *cfg);
 typedef enum dnsb_aws_source {
 	DNSB_AWS_CREDS_ENV = 0,      /**< $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN */
 	DNSB_AWS_CREDS_WEB_IDENTITY, /**< $AWS_ROLE_ARN + $AWS_WEB_IDENTITY_TOKEN_FILE: STS AssumeRoleWithWebIdentity */
-	DNSB_AWS_CREDS_CONTAINER,    /**< $AWS_CONTAINER_CREDENTIALS_FULL_URI (+ authorization token file) */
+	DNSB_AWS_CREDS_CONTAINER,    /**< $AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI (+ authorization token, file or value) */
 	DNSB_AWS_CREDS_FILE,         /**< the shared credentials file's profile */
 	DNSB_AWS_CREDS_IMDS          /**< the EC2 instance metadata service, v2 (session token) */
 } dnsb_aws_source;
@@ -95,6 +97,7 @@ typedef struct dnsb_aws_creds {
 	char describe[256];        /**< for messages: "environment", "shared credentials file F [profile P]" */
 	char *role_arn, *token_file, *session_name;  /**< web identity; owned */
 	char *container_url, *container_auth_file;   /**< container; owned */
+	char *container_auth;      /**< $AWS_CONTAINER_AUTHORIZATION_TOKEN when no file names one; a secret; owned */
 	char *sts_endpoint, *imds_endpoint;          /**< owned */
 	pthread_mutex_t lock;
 	dnsb_aws_keys keys;        /**< guarded by lock */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,13 +187,19 @@ static int init_source(dnsb_aws_creds *c, const dnsb_aws_config *cfg, dnsb_error
 		c->session_name = strdup(env("AWS_ROLE_SESSION_NAME") ? env("AWS_ROLE_SESSION_NAME") : "dnsbatch");
 		return c->session_name ? 0 : DNSB_ENOMEM;
 	}
-	if (env("AWS_CONTAINER_CREDENTIALS_FULL_URI")) {
+	if (env("AWS_CONTAINER_CREDENTIALS_FULL_URI") || env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
 		c->source = DNSB_AWS_CREDS_CONTAINER;
-		snprintf(c->describe, sizeof(c->describe), "container credentials (%.200s)",
-			 env("AWS_CONTAINER_CREDENTIALS_FULL_URI"));
-		if ((rc = dup_env(&c->container_url, "AWS_CONTAINER_CREDENTIALS_FULL_URI")) != 0)
+		/* ECS gives a path on its fixed agent address; EKS Pod Identity a full URI. */
+		if (env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
+			if (asprintf(&c->container_url, DNSB_AWS_ECS_AGENT "%s", env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) < 0)
+				return c->container_url = NULL, DNSB_ENOMEM;
+		} else if ((rc = dup_env(&c->container_url, "AWS_CONTAINER_CREDENTIALS_FULL_URI")) != 0) {
 			return rc;
-		return dup_env(&c->container_auth_file, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
+		}
+		snprintf(c->describe, sizeof(c->describe), "container credentials (%.200s)", c->container_url);
+		if ((rc = dup_env(&c->container_auth_file, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) != 0)
+			return rc;
+		return c->container_auth_file ? 0 : dup_env(&c->container_auth, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
 	}
 	if (file_path(path, sizeof(path)) == 0 && access(path, F_OK) == 0) {
 		c->source = DNSB_AWS_CREDS_FILE;
@@ -202,6 +209,10 @@ static int init_source(dnsb_aws_creds *c, const dnsb_aws_config *cfg, dnsb_error
 	if (cfg->profile)
 		return dnsb_error_set(err, DNSB_EINVAL, "profile %s: no shared credentials file (%s)", cfg->profile,
 				      env("AWS_SHARED_CREDENTIALS_FILE") ? "$AWS_SHARED_CREDENTIALS_FILE" : "~/.aws/credentials");
+	if (env("AWS_EC2_METADATA_DISABLED") && strcasecmp(env("AWS_EC2_METADATA_DISABLED"), "true") == 0)
+		return dnsb_error_set(err, DNSB_EINVAL,
+				      "no AWS credentials: none in the environment, no web identity, no container credentials, "
+				      "no shared credentials file, and $AWS_EC2_METADATA_DISABLED");
 	c->source = DNSB_AWS_CREDS_IMDS;
 	snprintf(c->describe, sizeof(c->describe),
 		 "the EC2 instance metadata service (no keys in the environment, no web identity, no container "
@@ -237,6 +248,7 @@ void dnsb_aws_creds_clear(dnsb_aws_creds *c)
 	free(c->session_name);
 	free(c->container_url);
 	free(c->container_auth_file);
+	wipe_free(c->container_auth);
 	free(c->sts_endpoint);
 	free(c->imds_endpoint);
 	pthread_mutex_destroy(&c->lock);
@@ -386,6 +398,10 @@ static int fetch_container(dnsb_aws_creds *c, dnsb_http *http, double give_up, d
 			auth = NULL;
 		wipe_free(token);
 		if (auth == NULL)
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		headers[0] = auth;
+	} else if (c->container_auth) {
+		if (asprintf(&auth, "Authorization: %s", c->container_auth) < 0)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		headers[0] = auth;
 	}

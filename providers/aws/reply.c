@@ -191,7 +191,8 @@ static dnsb_class class_of(const messages *m, long status)
 	if (status != 400)
 		return DNSB_CLASS_FATAL;
 	for (size_t i = 0; i < m->count; i++) {
-		if (strstr(m->text[i], "Number of records limit of"))
+		/* "Number of records limit of 1000 exceeded.", and any other per-request limit: split, never drop. */
+		if (strstr(m->text[i], "limit of") && strstr(m->text[i], "exceeded"))
 			return DNSB_CLASS_TOO_LARGE;
 		conflict |= is_conflict(m->text[i]) != 0;
 	}

@@ -397,6 +397,19 @@ CREDS=(AWS_CONTAINER_CREDENTIALS_FULL_URI=$URL/_creds/container AWS_CONTAINER_AU
 source_ok container
 eq "container: one set of credentials" "$(stat .creds_issued)" 1
 stop_fake
+start_fake container-env
+CREDS=(AWS_CONTAINER_CREDENTIALS_FULL_URI=$URL/_creds/container AWS_CONTAINER_AUTHORIZATION_TOKEN=$CONTAINER_TOKEN)
+source_ok container-token-env
+CREDS=(AWS_CONTAINER_CREDENTIALS_FULL_URI=$URL/_creds/container AWS_CONTAINER_AUTHORIZATION_TOKEN=wrong)
+apply container-refused "$T/one.plan.json" --aws-zone-id ZEXAMPLE
+eq "container: a refused authorization token stops at open (exit 2)" "$RC" 2
+check "container: the error gives the status" grep -q 'container credentials: HTTP 401' "$T/container-refused.err"
+secrets_absent container-refused
+stop_fake
+CREDS=(AWS_EC2_METADATA_DISABLED=true)
+apply none "$T/one.plan.json" --aws-zone-id ZEXAMPLE
+eq "no credentials anywhere, IMDS disabled: exit 2" "$RC" 2
+check "no credentials: the error lists what was tried" grep -q 'no AWS credentials: none in the environment' "$T/none.err"
 
 start_fake imds
 CREDS=(AWS_EC2_METADATA_SERVICE_ENDPOINT=$URL)

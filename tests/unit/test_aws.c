@@ -118,6 +118,7 @@ static void test_classify_table(void **state)
 		{ 400, BATCH(MSG("Invalid Resource Record: 'FATAL problem: ARRDATAIllegalIPv4Address (Value is not a valid IPv4 address) encountered with '999.1.1.1''")),
 		  DNSB_CLASS_INVALID, "InvalidChangeBatch" },
 		{ 400, BATCH(MSG("Number of records limit of 1000 exceeded.")), DNSB_CLASS_TOO_LARGE, "InvalidChangeBatch" },
+		{ 400, ERR("InvalidChangeBatch", "Number of records limit of 1000 exceeded."), DNSB_CLASS_TOO_LARGE, "InvalidChangeBatch" },
 		{ 400, ERR("InvalidInput", "Invalid request"), DNSB_CLASS_INVALID, "InvalidInput" },
 		{ 400, ERR("Throttling", "Rate exceeded"), DNSB_CLASS_RATE_LIMITED, "Throttling" },
 		{ 400, ERR("PriorRequestNotComplete", "still processing"), DNSB_CLASS_RATE_LIMITED, "PriorRequestNotComplete" },
