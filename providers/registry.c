@@ -1,4 +1,5 @@
 /* registry.c - the built-in backends, by name. A backend is added here and in its own file. */
+#include <stdio.h>
 #include <string.h>
 
 #include "dnsbatch/sys/provider.h"
@@ -32,10 +33,15 @@ const dnsb_backend *dnsb_backend_find(const char *name)
 int dnsb_provider_open(dnsb_provider **out, const char *name, const dnsb_config *cfg, dnsb_error *err)
 {
 	const dnsb_backend *b = dnsb_backend_find(name);
+	char known[256] = "";
 
 	*out = NULL;
-	if (b == NULL)
-		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: zonefile, memory, rfc2136, google, pdns)",
-				      name);
+	if (b == NULL) {
+		/* The list from the table itself: it cannot go stale when a backend is added. */
+		for (size_t i = 0; backends[i]; i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
+				 backends[i]->name);
+		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: %s)", name, known);
+	}
 	return b->open(out, cfg, err);
 }
