@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "providers/rfc2136/rfc2136.h"
+#include "unit/change_fixture.h"
 
 /* What tsig-keygen -a hmac-sha256 writes (a throwaway key). */
 #define SECRET "26B/b7HlQOhXC/zirCEzI9T21dKcV04ixTY3RydIE5I="
@@ -29,36 +30,10 @@ static const char keygen_file[] = "key \"dnsbatch-key\" {\n\talgorithm hmac-sha2
 
 /* ---- helpers ---- */
 
-static void rrset_set(dnsb_rrset *s, const char *owner, uint16_t type, uint32_t ttl, const char *rdata)
-{
-	memset(s, 0, sizeof(*s));
-	s->owner = strdup(owner);
-	s->type = type;
-	s->ttl = ttl;
-	assert_int_equal(dnsb_rrset_add_rdata(s, rdata), 0);
-}
-
 static dnsb_change *change_new(dnsb_change_kind kind, const char *owner, uint16_t type, const char *old_rdata,
 			       const char *new_rdata)
 {
-	dnsb_change *c = calloc(1, sizeof(*c));
-
-	assert_non_null(c);
-	c->kind = kind;
-	if (old_rdata)
-		rrset_set(&c->old, owner, type, 300, old_rdata);
-	if (new_rdata)
-		rrset_set(&c->new_set, owner, type, 600, new_rdata);
-	return c;
-}
-
-static void changes_free(dnsb_change **cs, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		dnsb_rrset_clear(&cs[i]->old);
-		dnsb_rrset_clear(&cs[i]->new_set);
-		free(cs[i]);
-	}
+	return change_with_ttl(kind, owner, type, old_rdata, new_rdata, 600);
 }
 
 /* "owner class type ttl rdata" of one RR, e.g. "www.example.test. NONE CNAME 0". */
