@@ -57,6 +57,22 @@ void dnsb_result_add_culprit(dnsb_result *res, size_t index)
 		res->culprits[res->culprit_count++] = index;
 }
 
+int dnsb_result_from_error(dnsb_result *out, int rc, int status, const char *what, const dnsb_error *e,
+			   dnsb_error *err)
+{
+	switch (rc) {
+	case DNSB_ETRANSIENT:
+		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, status, "", "%s: %s", what, e->message);
+		return 0;
+	case DNSB_EFATAL:
+	case DNSB_EINVAL:
+		dnsb_result_set(out, DNSB_CLASS_FATAL, status, "", "%s: %s", what, e->message);
+		return 0;
+	default:
+		return dnsb_error_set(err, rc, "%s", e->message[0] ? e->message : dnsb_strerror(rc));
+	}
+}
+
 void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *code, const char *fmt, ...)
 {
 	va_list ap;

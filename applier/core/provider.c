@@ -215,3 +215,17 @@ void dnsb_pacing_hold(dnsb_provider *p, double until)
 		p->not_before = until;
 	pthread_mutex_unlock(&p->lock);
 }
+
+int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *changes, size_t n)
+{
+	*keys = NULL;
+	*count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (changes[i]->kind == DNSB_CHANGE_CREATE || changes[i]->old.ttl != DNSB_TTL_UNSET)
+			continue;
+		if (*keys == NULL && (*keys = malloc(n * sizeof(**keys))) == NULL)
+			return DNSB_ENOMEM;
+		(*keys)[(*count)++] = (dnsb_rrkey){ changes[i]->old.owner, changes[i]->old.type };
+	}
+	return 0;
+}

@@ -232,33 +232,15 @@ static int pace(dnsb_aws *a, double give_up, dnsb_error *err)
 	return 0;
 }
 
-static int submit_failure(dnsb_result *out, int rc, const char *what, const dnsb_error *e, dnsb_error *err)
-{
-	switch (rc) {
-	case DNSB_ETRANSIENT:
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "", "%s: %s", what, e->message);
-		return 0;
-	case DNSB_EFATAL:
-	case DNSB_EINVAL:
-		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "%s: %s", what, e->message);
-		return 0;
-	default:
-		return dnsb_error_set(err, rc, "%s", e->message[0] ? e->message : dnsb_strerror(rc));
-	}
-}
-
 static int read_unset_ttls(dnsb_aws *a, const char *id, dnsb_change *const *changes, size_t n, double give_up,
 			   dnsb_rrset_list *held, dnsb_error *err)
 {
-	dnsb_rrkey *keys = malloc(n * sizeof(*keys));
-	size_t k = 0;
-	int rc;
+	dnsb_rrkey *keys;
+	size_t k;
+	int rc = dnsb_unset_ttl_keys(&keys, &k, changes, n);
 
-	if (keys == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (changes[i]->kind != DNSB_CHANGE_CREATE && changes[i]->old.ttl == DNSB_TTL_UNSET)
-			keys[k++] = (dnsb_rrkey){ changes[i]->old.owner, changes[i]->old.type };
+	if (rc != 0)
+		return dnsb_error_set(err, rc, "out of memory");
 	rc = k ? read_keys(a, id, keys, k, give_up, held, err) : 0;
 	free(keys);
 	return rc;
@@ -284,7 +266,7 @@ static int aws_submit(void *opaque, const char *zone, dnsb_change *const *change
 	}
 	if ((rc = read_unset_ttls(a, id, changes, n, give_up, &held, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
-		return submit_failure(out, rc, "reading the TTLs of old records sent without one", &e, err);
+		return dnsb_result_from_error(out, rc, 0, "reading the TTLs of old records sent without one", &e, err);
 	}
 	rc = dnsb_aws_body_build(&body, changes, n, &held, err);
 	dnsb_rrset_list_clear(&held);
@@ -304,7 +286,7 @@ static int aws_submit(void *opaque, const char *zone, dnsb_change *const *change
 			 out->code, out->culprit_count);
 		dnsb_http_response_clear(&resp);
 	} else {
-		rc = submit_failure(out, rc, "ChangeResourceRecordSets", &e, err);
+		rc = dnsb_result_from_error(out, rc, 0, "ChangeResourceRecordSets", &e, err);
 	}
 	dnsb_aws_body_clear(&body);
 	return rc;

@@ -151,34 +151,15 @@ static int read_keys(dnsb_google *g, const char *zone_name, const dnsb_rrkey *ke
 static int read_unset_ttls(dnsb_google *g, const char *zone_name, dnsb_change *const *changes, size_t n,
 			   double give_up, dnsb_rrset_list *held, dnsb_error *err)
 {
-	dnsb_rrkey *keys = malloc(n * sizeof(*keys));
-	size_t k = 0;
-	int rc;
+	dnsb_rrkey *keys;
+	size_t k;
+	int rc = dnsb_unset_ttl_keys(&keys, &k, changes, n);
 
-	if (keys == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (changes[i]->kind != DNSB_CHANGE_CREATE && changes[i]->old.ttl == DNSB_TTL_UNSET)
-			keys[k++] = (dnsb_rrkey){ changes[i]->old.owner, changes[i]->old.type };
+	if (rc != 0)
+		return dnsb_error_set(err, rc, "out of memory");
 	rc = k ? read_keys(g, zone_name, keys, k, give_up, held, err) : 0;
 	free(keys);
 	return rc;
-}
-
-/* A failure that is no reply of changes.create: its class, or a local error to return. */
-static int submit_failure(dnsb_result *out, int rc, const char *what, const dnsb_error *e, dnsb_error *err)
-{
-	switch (rc) {
-	case DNSB_ETRANSIENT:
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "", "%s: %s", what, e->message);
-		return 0;
-	case DNSB_EFATAL:
-	case DNSB_EINVAL:
-		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "%s: %s", what, e->message);
-		return 0;
-	default:
-		return dnsb_error_set(err, rc, "%s", e->message[0] ? e->message : dnsb_strerror(rc));
-	}
 }
 
 /* Send the body and classify the answer. */
@@ -197,7 +178,7 @@ static int post_change(dnsb_google *g, const char *zone_name, const dnsb_google_
 		rc = dnsb_google_call(g, "POST", url, body->json, give_up, &resp, &e);
 	free(url);
 	if (rc != 0)
-		return submit_failure(out, rc, "changes.create", &e, err);
+		return dnsb_result_from_error(out, rc, 0, "changes.create", &e, err);
 	dnsb_google_classify(out, &resp, body, changes, n);
 	dnsb_log(DNSB_LOG_DEBUG, "google: changes.create %s: %zu additions, %zu deletions: HTTP %ld %s%s%s, %zu culprits",
 		 zone_name, body->addition_count, body->deletion_count, resp.status, dnsb_class_name(out->cls),
@@ -224,7 +205,7 @@ static int google_submit(void *opaque, const char *zone, dnsb_change *const *cha
 	}
 	if ((rc = read_unset_ttls(g, zone_name, changes, n, give_up, &held, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
-		return submit_failure(out, rc, "reading the TTLs of old records sent without one", &e, err);
+		return dnsb_result_from_error(out, rc, 0, "reading the TTLs of old records sent without one", &e, err);
 	}
 	rc = dnsb_google_change_build(&body, changes, n, &held, err);
 	dnsb_rrset_list_clear(&held);

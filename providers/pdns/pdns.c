@@ -88,22 +88,6 @@ static const char *zone_id(const dnsb_pdns *p, const char *apex)
 	return NULL;
 }
 
-/* A failed read or request that is no reply to the PATCH: its class, or a local error to return. */
-static int submit_failure(dnsb_result *out, int rc, long status, const char *what, const dnsb_error *e, dnsb_error *err)
-{
-	switch (rc) {
-	case DNSB_ETRANSIENT:
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, (int)status, "", "%s: %s", what, e->message);
-		return 0;
-	case DNSB_EFATAL:
-	case DNSB_EINVAL:
-		dnsb_result_set(out, DNSB_CLASS_FATAL, (int)status, "", "%s: %s", what, e->message);
-		return 0;
-	default:
-		return dnsb_error_set(err, rc, "%s", e->message[0] ? e->message : dnsb_strerror(rc));
-	}
-}
-
 /* Send the PATCH of the checked batch and classify the answer. */
 static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch, dnsb_change *const *changes,
 		      size_t n, double give_up, dnsb_result *out, dnsb_error *err)
@@ -121,7 +105,7 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch
 	free(body);
 	free(url);
 	if (rc != 0)
-		return submit_failure(out, rc, 0, "PATCH", &e, err);
+		return dnsb_result_from_error(out, rc, 0, "PATCH", &e, err);
 	dnsb_pdns_classify(out, &resp, changes, n);
 	dnsb_log(DNSB_LOG_DEBUG, "pdns: PATCH %s: %zu changes, %zu RRsets: HTTP %ld %s, %zu culprits", id, n,
 		 patch->count, resp.status, dnsb_class_name(out->cls), out->culprit_count);
@@ -148,7 +132,7 @@ static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *chang
 	}
 	if ((rc = read_zone(p, id, NULL, 0, give_up, &held, &status, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
-		return submit_failure(out, rc, status, "pre-check read", &e, err);
+		return dnsb_result_from_error(out, rc, (int)status, "pre-check read", &e, err);
 	}
 	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held)) != 0) {
 		dnsb_rrset_list_clear(&held);

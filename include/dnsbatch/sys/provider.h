@@ -69,6 +69,17 @@ void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *c
 	__attribute__((format(printf, 5, 6)));
 
 /**
+ * For backends: a local failure met while submitting (a read made first, or
+ * the request itself, that got no reply to classify) as the submission's
+ * answer: DNSB_ETRANSIENT is class TRANSIENT, DNSB_EFATAL and DNSB_EINVAL
+ * FATAL, with the message "WHAT: e->message" and `status` (an HTTP status
+ * when one came, else 0). Any other code (DNSB_ENOMEM) is a local error.
+ * @return 0 when `out` holds the answer; else rc, with err set from e
+ */
+int dnsb_result_from_error(dnsb_result *out, int rc, int status, const char *what, const dnsb_error *e,
+			   dnsb_error *err);
+
+/**
  * Name the change at `index` of the submitted batch as a culprit. Past
  * DNSB_RESULT_CULPRITS_MAX names the call does nothing (the engine then finds
  * the rest by splitting).
@@ -106,6 +117,17 @@ typedef struct dnsb_rrkey {
 	const char *owner;   /**< absolute, lower-case */
 	uint16_t type;       /**< an RR type, or DNSB_RRKEY_ANY for every RRset at the owner */
 } dnsb_rrkey;
+
+/**
+ * For backends whose deletions must match the held RRset exactly, TTL
+ * included (Cloud DNS, Route53): the keys of the batch's old RRsets sent
+ * without a TTL (DNSB_TTL_UNSET), to read before sending.
+ * @param keys   receives a malloc'd array (the caller frees it) whose owners
+ *               are borrowed from the changes; NULL when *count is 0
+ * @param count  receives how many
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *changes, size_t n);
 
 /**
  * The operations table. `state` is the backend's own handle
