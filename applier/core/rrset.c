@@ -654,6 +654,12 @@ int dnsb_rrset_to_ldns(ldns_rr_list *out, const dnsb_rrset *rrset, dnsb_error *e
 	return 0;
 }
 
+int dnsb_type_is_server(uint16_t type)
+{
+	return type == LDNS_RR_TYPE_SOA || type == LDNS_RR_TYPE_RRSIG || type == LDNS_RR_TYPE_NSEC ||
+	       type == LDNS_RR_TYPE_DNSKEY || type == LDNS_RR_TYPE_NSEC3 || type == LDNS_RR_TYPE_NSEC3PARAM;
+}
+
 const char *dnsb_type_name(uint16_t type)
 {
 	static _Thread_local char buf[16];

@@ -116,18 +116,11 @@ static void find_owner(const group *g, const dnsb_change *c, const dnsb_rrset_li
 		free(names[i]);
 }
 
-/* SOA and DNSSEC records are the server's: not what is in a change's way. */
-static int server_type(uint16_t type)
-{
-	return type == LDNS_RR_TYPE_SOA || type == LDNS_RR_TYPE_RRSIG || type == LDNS_RR_TYPE_NSEC ||
-	       type == LDNS_RR_TYPE_DNSKEY || type == LDNS_RR_TYPE_NSEC3 || type == LDNS_RR_TYPE_NSEC3PARAM;
-}
-
 /* Is any data but (owner, except) held at owner? */
 static int other_data_at(const dnsb_rrset_list *held, const char *owner, uint16_t except)
 {
 	for (size_t i = 0; i < held->count; i++)
-		if (held->items[i].type != except && !server_type(held->items[i].type) &&
+		if (held->items[i].type != except && !dnsb_type_is_server(held->items[i].type) &&
 		    strcmp(held->items[i].owner, owner) == 0)
 			return 1;
 	return 0;
@@ -161,7 +154,7 @@ static int copy_current(dnsb_change *c, const char *owner, const dnsb_rrset_list
 	dnsb_rrset_list_clear(&c->current);
 	for (size_t i = 0; i < held->count; i++) {
 		dnsb_rrset copy;
-		if (server_type(held->items[i].type) || strcmp(held->items[i].owner, owner) != 0)
+		if (dnsb_type_is_server(held->items[i].type) || strcmp(held->items[i].owner, owner) != 0)
 			continue;
 		if (dnsb_rrset_copy(&copy, &held->items[i]) < 0 || dnsb_rrset_list_push(&c->current, &copy) < 0)
 			return DNSB_ENOMEM;

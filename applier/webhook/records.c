@@ -15,20 +15,9 @@
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
 
-enum {
-	TYPE_SOA = 6,
-	TYPE_RRSIG = 46, TYPE_NSEC = 47, TYPE_DNSKEY = 48, TYPE_NSEC3 = 50, TYPE_NSEC3PARAM = 51
-};
-
 int dnsb_webhook_type_listed(uint16_t type)
 {
-	switch (type) {
-	case TYPE_SOA: case TYPE_RRSIG: case TYPE_NSEC: case TYPE_DNSKEY:
-	case TYPE_NSEC3: case TYPE_NSEC3PARAM:
-		return 0;
-	default:
-		return 1;
-	}
+	return !dnsb_type_is_server(type);
 }
 
 const char *dnsb_webhook_class_of(int rc)

@@ -210,6 +210,13 @@ const dnsb_rrset *dnsb_rrset_list_find(const dnsb_rrset_list *list, const char *
 /** Free every item and the array; the list is left empty and reusable. NULL is a no-op. */
 void dnsb_rrset_list_clear(dnsb_rrset_list *list);
 
+/**
+ * Is this RR type the server's own rather than data a controller manages:
+ * SOA, and the DNSSEC types RRSIG, NSEC, DNSKEY, NSEC3, NSEC3PARAM?
+ * @return 1 or 0
+ */
+int dnsb_type_is_server(uint16_t type);
+
 /** Type code to mnemonic ("A", "TXT", "TYPE65280"). @return a static or thread-local string */
 const char *dnsb_type_name(uint16_t type);
 
