@@ -94,7 +94,9 @@ aws_secret_access_key = $FILE_SECRET
 EOF
 
 # The example zone as the fake's seed: "ZEXAMPLE OWNER TTL TYPE VALUE" (its own SOA and NS apart).
-"$DNSBATCH" records --provider zonefile --zonefile "example.com=$ZONEFILE" |
+# A copy: the zone-file provider keeps its lock file beside the zone, and the repository's tree stays as it is.
+cp "$ZONEFILE" "$T/example.com.zone"
+"$DNSBATCH" records --provider zonefile --zonefile "example.com=$T/example.com.zone" |
 	awk -F'\t' '!($1 == "example.com." && ($4 == "SOA" || $4 == "NS")) { print "ZEXAMPLE", $1, $2, $4, $5 }' \
 		>"$T/example.records"
 cat >"$T/small.records" <<'EOF'
