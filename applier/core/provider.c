@@ -221,7 +221,8 @@ int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *ch
 	*keys = NULL;
 	*count = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (changes[i]->kind == DNSB_CHANGE_CREATE || changes[i]->old.ttl != DNSB_TTL_UNSET)
+		if (changes[i]->kind == DNSB_CHANGE_CREATE || changes[i]->old.ttl != DNSB_TTL_UNSET ||
+		    changes[i]->old.alias != DNSB_ALIAS_NONE)
 			continue;
 		if (*keys == NULL && (*keys = malloc(n * sizeof(**keys))) == NULL)
 			return DNSB_ENOMEM;

@@ -411,6 +411,7 @@ int dnsb_rrset_copy(dnsb_rrset *out, const dnsb_rrset *src)
 	memset(out, 0, sizeof(*out));
 	out->type = src->type;
 	out->ttl = src->ttl;
+	out->alias = src->alias;
 	if (src->owner && (out->owner = strdup(src->owner)) == NULL)
 		return DNSB_ENOMEM;
 	if (src->rdata_count == 0)
@@ -459,7 +460,7 @@ int dnsb_rrset_add_rdata(dnsb_rrset *rrset, const char *rdata)
 
 int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b)
 {
-	if (a->type != b->type || a->rdata_count != b->rdata_count)
+	if (a->type != b->type || a->rdata_count != b->rdata_count || a->alias != b->alias)
 		return 0;
 	if (strcmp(a->owner ? a->owner : "", b->owner ? b->owner : "") != 0)
 		return 0;
@@ -471,12 +472,13 @@ int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b)
 
 int dnsb_rrset_equal(const dnsb_rrset *a, const dnsb_rrset *b)
 {
-	return a->ttl == b->ttl && dnsb_rrset_same_data(a, b);
+	return (a->ttl == b->ttl || a->alias != DNSB_ALIAS_NONE) && dnsb_rrset_same_data(a, b);
 }
 
 int dnsb_rrset_matches_old(const dnsb_rrset *held, const dnsb_rrset *old)
 {
-	return (old->ttl == DNSB_TTL_UNSET || held->ttl == old->ttl) && dnsb_rrset_same_data(held, old);
+	return (old->ttl == DNSB_TTL_UNSET || held->ttl == old->ttl || old->alias != DNSB_ALIAS_NONE) &&
+	       dnsb_rrset_same_data(held, old);
 }
 
 size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset)

@@ -9,9 +9,20 @@ const char *dnsb_change_owner(const dnsb_change *c)
 	return c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner;
 }
 
-/* A change in no zone is dropped (no_zone) before anything is sent. */
+static int holds_alias(const dnsb_change *c)
+{
+	return (c->kind != DNSB_CHANGE_CREATE && c->old.alias != DNSB_ALIAS_NONE) ||
+	       (c->kind != DNSB_CHANGE_DELETE && c->new_set.alias != DNSB_ALIAS_NONE);
+}
+
+/*
+ * A change in no zone is dropped (no_zone) before anything is sent; so is
+ * an alias (invalid) for a provider that cannot store one.
+ */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
+	int aliases = dnsb_provider_get_limits(e->p)->aliases;
+
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
 		const char *owner = dnsb_change_owner(c);
@@ -25,6 +36,17 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 			snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
 			c->outcome = DNSB_OUTCOME_DROPPED;
 			c->reason = DNSB_REASON_NO_ZONE;
+			dnsb_engine_set_detail(c, 0, NULL, msg);
+			continue;
+		}
+		if (!aliases && holds_alias(c)) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "
+				 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner,
+				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+				 dnsb_provider_name(e->p));
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_INVALID;
 			dnsb_engine_set_detail(c, 0, NULL, msg);
 			continue;
 		}

@@ -103,6 +103,32 @@ static int add(struct json_object *obj, const char *key, struct json_object *val
 	return 0;
 }
 
+/* {"name": name, "value": value} appended to a providerSpecific array. @return 0 or -1 */
+static int add_property(struct json_object *list, const char *name, const char *value)
+{
+	struct json_object *p = json_object_new_object();
+
+	if (p == NULL || add(p, "name", json_object_new_string(name)) != 0 ||
+	    add(p, "value", json_object_new_string(value)) != 0 || json_object_array_add(list, p) != 0) {
+		json_object_put(p);
+		return -1;
+	}
+	return 0;
+}
+
+/* An alias's providerSpecific, as external-dns's aws provider lists it. @return a new array or NULL */
+static struct json_object *alias_properties(dnsb_alias alias)
+{
+	struct json_object *list = json_object_new_array_ext(2);
+
+	if (list == NULL || add_property(list, DNSB_PROPERTY_ALIAS, "true") != 0 ||
+	    add_property(list, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH, alias == DNSB_ALIAS_HEALTH ? "true" : "false") != 0) {
+		json_object_put(list);
+		return NULL;
+	}
+	return list;
+}
+
 json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset)
 {
 	struct json_object *ep, *targets;
@@ -132,6 +158,8 @@ json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset)
 	if (add(ep, "recordType", json_object_new_string(dnsb_type_name(rrset->type))) != 0)
 		goto fail;
 	if (rrset->ttl != 0 && add(ep, "recordTTL", json_object_new_int64(rrset->ttl)) != 0)
+		goto fail;
+	if (rrset->alias != DNSB_ALIAS_NONE && add(ep, "providerSpecific", alias_properties(rrset->alias)) != 0)
 		goto fail;
 	return ep;
 fail:

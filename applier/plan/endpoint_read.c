@@ -62,6 +62,58 @@ static int find_nul(json_object *ep, char *at, size_t size)
 	return 0;
 }
 
+/* The value of the providerSpecific property `name` (external-dns's {"name","value"} pairs), or NULL. Borrowed. */
+static const char *property(json_object *ep, const char *name)
+{
+	json_object *list, *p, *v;
+
+	if (!json_object_object_get_ex(ep, "providerSpecific", &list) || !json_object_is_type(list, json_type_array))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		p = json_object_array_get_idx(list, i);
+		if (json_object_is_type(p, json_type_object) && json_object_object_get_ex(p, "name", &v) &&
+		    json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), name) == 0)
+			return json_object_object_get_ex(p, "value", &v) ? json_object_get_string(v) : "";
+	}
+	return NULL;
+}
+
+/*
+ * An alias endpoint (providerSpecific alias = "true", as external-dns's aws
+ * provider reads it): one target, a host name. Its health flag is
+ * aws/evaluate-target-health = "true", or absent (external-dns's default,
+ * --aws-evaluate-target-health); any other value is false, as external-dns
+ * makes it. @return 0, or DNSB_ENOMEM
+ */
+static int alias_rrset(dnsb_rrset *out, json_object *ep, json_object *targets, const char *path, const char *name,
+		       const char *type, char **why)
+{
+	const char *health = property(ep, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH);
+	json_object *target = json_object_array_get_idx(targets, 0);
+	dnsb_error e = { 0 };
+	char *canonical = NULL;
+	int rc;
+
+#define INVALID(...) do { if (asprintf(why, __VA_ARGS__) < 0) return DNSB_ENOMEM; return 0; } while (0)
+	if (out->type != LDNS_RR_TYPE_A && out->type != LDNS_RR_TYPE_AAAA)
+		INVALID("%s (%s %s): an alias (providerSpecific alias=true) is of type A or AAAA: it answers with "
+			"its target's addresses", path, name, type);
+	if (json_object_array_length(targets) != 1)
+		INVALID("%s (%s %s alias): an alias has one target, got %zu", path, name, type,
+			json_object_array_length(targets));
+	if (!json_object_is_type(target, json_type_string))
+		INVALID("%s.targets[0] (%s %s alias): expected a string", path, name, type);
+	if ((rc = dnsb_name_canonical(&canonical, json_object_get_string(target), &e)) == DNSB_ENOMEM)
+		return rc;
+	if (rc < 0)
+		INVALID("%s.targets[0] (%s %s alias): the target is a host name: %s", path, name, type, e.message);
+#undef INVALID
+	rc = dnsb_rrset_add_rdata(out, canonical);
+	free(canonical);
+	out->alias = health == NULL || strcmp(health, "true") == 0 ? DNSB_ALIAS_HEALTH : DNSB_ALIAS_PLAIN;
+	return rc;
+}
+
 /*
  * Endpoint to RRset. Value problems go to `why` (the change is then
  * invalid); only ENOMEM is returned.
@@ -69,7 +121,7 @@ static int find_nul(json_object *ep, char *at, size_t size)
 int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why)
 {
 	const char *name = dnsb_endpoint_string(ep, "dnsName"), *type = dnsb_endpoint_string(ep, "recordType");
-	const char *setid = dnsb_endpoint_string(ep, "setIdentifier");
+	const char *setid = dnsb_endpoint_string(ep, "setIdentifier"), *alias;
 	json_object *targets = NULL, *ttl = NULL;
 	dnsb_error e = { 0 };
 	int64_t t;
@@ -107,6 +159,8 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 	json_object_object_get_ex(ep, "targets", &targets);
 	if (targets == NULL || !json_object_is_type(targets, json_type_array) || json_object_array_length(targets) == 0)
 		INVALID("%s (%s %s): no targets", path, name, type);
+	if ((alias = property(ep, DNSB_PROPERTY_ALIAS)) != NULL && strcmp(alias, "true") == 0)
+		return alias_rrset(out, ep, targets, path, name, type, why);
 	for (size_t i = 0; i < json_object_array_length(targets); i++) {
 		json_object *target = json_object_array_get_idx(targets, i);
 		char *rdata = NULL;

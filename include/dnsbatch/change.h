@@ -32,15 +32,32 @@ struct json_object;
 #define DNSB_TTL_UNSET 0u
 
 /**
+ * An alias: an A or AAAA RRset that holds no RDATA of its own but answers
+ * with the addresses of another name (Route53's AliasTarget, written by
+ * external-dns for endpoints with providerSpecific `alias` = "true"; see the
+ * Route53 API reference, AliasTarget). Only a provider declaring `aliases`
+ * in its limits stores one; the engine drops it as invalid elsewhere.
+ */
+typedef enum dnsb_alias {
+	DNSB_ALIAS_NONE = 0,    /**< an ordinary RRset: rdata holds its records */
+	DNSB_ALIAS_PLAIN = 1,   /**< an alias; the target's health is not evaluated */
+	DNSB_ALIAS_HEALTH = 2   /**< an alias that evaluates the target's health
+				     (providerSpecific aws/evaluate-target-health = "true") */
+} dnsb_alias;
+
+/**
  * An RRset. Every pointer is owned by the struct; free with
  * dnsb_rrset_clear(). A zeroed struct is an empty, valid RRset.
  */
 typedef struct dnsb_rrset {
 	char *owner;         /**< absolute, lower-case, trailing dot */
 	uint16_t type;       /**< RR type code (ldns_rr_type / IANA value) */
-	uint32_t ttl;        /**< seconds; DNSB_TTL_UNSET (0) in a change's old RRset: any TTL */
-	char **rdata;        /**< canonical presentation format, sorted, no duplicates */
+	uint32_t ttl;        /**< seconds; DNSB_TTL_UNSET (0) in a change's old RRset: any TTL.
+				  An alias has no TTL of its own: its ttl is not compared */
+	char **rdata;        /**< canonical presentation format, sorted, no duplicates; for an
+				  alias, one item: the target's name, absolute, lower-case */
 	size_t rdata_count;
+	dnsb_alias alias;    /**< DNSB_ALIAS_NONE, or what kind of alias this is */
 } dnsb_rrset;
 
 /**
@@ -180,17 +197,19 @@ int dnsb_rrset_copy(dnsb_rrset *out, const dnsb_rrset *src);
 int dnsb_rrset_add_rdata(dnsb_rrset *rrset, const char *rdata);
 
 /**
- * Do two RRsets hold the same owner, type, TTL and RDATA set?
+ * Do two RRsets hold the same owner, type, TTL and RDATA set (for aliases:
+ * the same target and alias kind; their TTL is not compared)?
  * @return 1 or 0
  */
 int dnsb_rrset_equal(const dnsb_rrset *a, const dnsb_rrset *b);
 
-/** Same as dnsb_rrset_equal, but ignoring the TTL. @return 1 or 0 */
+/** Same as dnsb_rrset_equal, but ignoring the TTL (alias kind compared). @return 1 or 0 */
 int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b);
 
 /**
- * Does the held RRset satisfy a change's old RRset: same owner, type and RDATA
- * set, and the same TTL unless the old one's is DNSB_TTL_UNSET?
+ * Does the held RRset satisfy a change's old RRset: same owner, type, RDATA
+ * set and alias kind, and the same TTL unless the old one's is
+ * DNSB_TTL_UNSET or the two are aliases?
  * @return 1 or 0
  */
 int dnsb_rrset_matches_old(const dnsb_rrset *held, const dnsb_rrset *old);

@@ -13,6 +13,12 @@
  * every target is parsed as RDATA of recordType by ldns. An endpoint that
  * is well formed JSON but fails those checks becomes a change dropped with
  * reason `invalid` (its message says why); the rest of the plan goes on.
+ *
+ * Aliases: an A or AAAA endpoint with the providerSpecific property
+ * `alias` = "true" (external-dns's aws provider) becomes an alias RRset
+ * (dnsb_alias) whose one target is a host name; `aws/evaluate-target-health`
+ * "true" or absent (external-dns's default) makes it DNSB_ALIAS_HEALTH, any
+ * other value DNSB_ALIAS_PLAIN. Other providerSpecific properties are ignored.
  */
 #ifndef DNSBATCH_PLAN_H
 #define DNSBATCH_PLAN_H
@@ -22,6 +28,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** providerSpecific property names external-dns gives aliases (provider/aws/aws.go). */
+#define DNSB_PROPERTY_ALIAS "alias"
+#define DNSB_PROPERTY_EVALUATE_TARGET_HEALTH "aws/evaluate-target-health"
 
 /** A parsed plan: an ordered array of changes. Opaque. */
 typedef struct dnsb_plan dnsb_plan;
@@ -79,6 +89,8 @@ struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
  * their trailing dot; TXT, SRV and NAPTR targets are kept as is, TXT in
  * quoted presentation form as the TXT registry reads it, a value stored as
  * 255-octet character-strings (it was longer) joined back into one string.
+ * An alias lists its target and, as external-dns's aws provider does, the
+ * providerSpecific `alias` "true" and `aws/evaluate-target-health`.
  * The one Endpoint serializer: GET /records, `dnsbatch records --output json`
  * and the drop log (for changes the plan gave no endpoint for) all use it.
  * @param rrset  borrowed

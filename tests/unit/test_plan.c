@@ -863,8 +863,8 @@ static void test_change_to_plan_json_without_endpoints(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.kind = DNSB_CHANGE_UPDATE;
-	c.old = (dnsb_rrset){ owner, TYPE_A, 300, old_rdata, 1 };
-	c.new_set = (dnsb_rrset){ owner, TYPE_A, 60, new_rdata, 2 };
+	c.old = (dnsb_rrset){ owner, TYPE_A, 300, old_rdata, 1, DNSB_ALIAS_NONE };
+	c.new_set = (dnsb_rrset){ owner, TYPE_A, 60, new_rdata, 2, DNSB_ALIAS_NONE };
 	form = dnsb_change_to_plan_json(&c);
 	assert_non_null(form);
 	assert_string_equal(json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN),

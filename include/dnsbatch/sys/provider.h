@@ -107,6 +107,9 @@ typedef struct dnsb_provider_limits {
 				      are two requests, so only a later read proves what a write did.
 				      The engine reads back after every transient answer whatever this
 				      says; a verification after an OK is the caller's choice */
+	int aliases;             /**< 1 when the service stores aliases (dnsb_alias: Route53's
+				      AliasTarget); without it a change holding one is dropped
+				      as invalid before anything is sent */
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
@@ -121,7 +124,8 @@ typedef struct dnsb_rrkey {
 /**
  * For backends whose deletions must match the held RRset exactly, TTL
  * included (Cloud DNS, Route53): the keys of the batch's old RRsets sent
- * without a TTL (DNSB_TTL_UNSET), to read before sending.
+ * without a TTL (DNSB_TTL_UNSET), to read before sending; aliases, which have
+ * no TTL, are left out.
  * @param keys   receives a malloc'd array (the caller frees it) whose owners
  *               are borrowed from the changes; NULL when *count is 0
  * @param count  receives how many
