@@ -434,12 +434,13 @@ int dnsb_memory_put(dnsb_provider *p, const dnsb_rrset *rrset)
 {
 	memory_state *st = state_of(p);
 	long z = st ? dnsb_provider_zone_for(p, rrset->owner) : -1;
+	dnsb_store *store = z < 0 ? NULL : store_for(st, dnsb_provider_zone(p, (size_t)z));
 	int rc;
 
-	if (z < 0)
+	if (store == NULL)
 		return DNSB_ENOTFOUND;
 	pthread_mutex_lock(&st->lock);
-	rc = dnsb_store_put(st->stores[z], rrset);
+	rc = dnsb_store_put(store, rrset);
 	pthread_mutex_unlock(&st->lock);
 	return rc;
 }

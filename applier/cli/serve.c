@@ -205,6 +205,34 @@ static void reopen_droplog(dnsb_droplog *droplog, const char *path)
 		dnsb_log(DNSB_LOG_INFO, "received SIGHUP: drop log reopened at %s", path);
 }
 
+static int zone_in_filter(void *filter, const char *apex)
+{
+	return dnsb_domain_filter_may_match_zone(filter, apex);
+}
+
+/*
+ * Serve only the zones the domain filter leaves a name in (external-dns's
+ * providers narrow their zone lists the same way). None left is a mistake
+ * in the flags: say which zones there were.
+ * @return 0, or DNSB_EINVAL with err set
+ */
+static int narrow_zones(dnsb_provider *p, const dnsb_domain_filter *filter, dnsb_error *err)
+{
+	size_t before = dnsb_provider_zone_count(p), total = 0;
+	char names[512] = "";
+
+	for (size_t i = 0; i < before && total < sizeof(names); i++)
+		total += (size_t)snprintf(names + total, sizeof(names) - total, "%s%s", i ? ", " : "",
+					   dnsb_provider_zone(p, i));
+	if (dnsb_provider_retain_zones(p, zone_in_filter, (void *)filter) == 0 && before > 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "no zone of provider %s lies within the domain filter "
+				      "(its zones: %s)", dnsb_provider_name(p), names);
+	if (dnsb_provider_zone_count(p) < before)
+		dnsb_log(DNSB_LOG_INFO, "domain filter: serving %zu of %zu zones of provider %s",
+			 dnsb_provider_zone_count(p), before, dnsb_provider_name(p));
+	return 0;
+}
+
 /* Runs until SIGTERM or SIGINT; the server's threads inherit the blocked
  * mask, so the signal is taken here, by sigwait, and nowhere else. SIGHUP
  * reopens the drop log (logrotate's `create` mode moved it away). */
@@ -290,6 +318,8 @@ int dnsb_cmd_serve(int argc, char **argv)
 				    a.regex_include, a.regex_exclude, &err);
 	if (rc == 0)
 		rc = dnsb_provider_open(&provider, a.provider, a.cfg, &err);
+	if (rc == 0)
+		rc = narrow_zones(provider, filter, &err);
 	if (rc == 0 && a.drop_log) {
 		dnsb_droplog_options dopts = DNSB_DROPLOG_OPTIONS_INIT;
 		dopts.max_size = a.drop_log_max;

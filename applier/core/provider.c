@@ -78,6 +78,20 @@ int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err)
 	return 0;
 }
 
+size_t dnsb_provider_retain_zones(dnsb_provider *p, int (*keep)(void *ctx, const char *apex), void *ctx)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->zone_count; i++) {
+		if (keep(ctx, p->zones[i]))
+			p->zones[kept++] = p->zones[i];
+		else
+			free(p->zones[i]);
+	}
+	p->zone_count = kept;
+	return kept;
+}
+
 const char *dnsb_provider_name(const dnsb_provider *p)
 {
 	return p->ops->name;

@@ -62,8 +62,7 @@ static int find_nul(json_object *ep, char *at, size_t size)
 	return 0;
 }
 
-/* The value of the providerSpecific property `name` (external-dns's {"name","value"} pairs), or NULL. Borrowed. */
-static const char *property(json_object *ep, const char *name)
+const char *dnsb_endpoint_property(json_object *ep, const char *name)
 {
 	json_object *list, *p, *v;
 
@@ -88,7 +87,7 @@ static const char *property(json_object *ep, const char *name)
 static int alias_rrset(dnsb_rrset *out, json_object *ep, json_object *targets, const char *path, const char *name,
 		       const char *type, char **why)
 {
-	const char *health = property(ep, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH);
+	const char *health = dnsb_endpoint_property(ep, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH);
 	json_object *target = json_object_array_get_idx(targets, 0);
 	dnsb_error e = { 0 };
 	char *canonical = NULL;
@@ -159,7 +158,7 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 	json_object_object_get_ex(ep, "targets", &targets);
 	if (targets == NULL || !json_object_is_type(targets, json_type_array) || json_object_array_length(targets) == 0)
 		INVALID("%s (%s %s): no targets", path, name, type);
-	if ((alias = property(ep, DNSB_PROPERTY_ALIAS)) != NULL && strcmp(alias, "true") == 0)
+	if ((alias = dnsb_endpoint_property(ep, DNSB_PROPERTY_ALIAS)) != NULL && strcmp(alias, "true") == 0)
 		return alias_rrset(out, ep, targets, path, name, type, why);
 	for (size_t i = 0; i < json_object_array_length(targets); i++) {
 		json_object *target = json_object_array_get_idx(targets, i);
@@ -184,7 +183,13 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 }
 
 
-int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const char *path)
+/* Replace (or add) member `key` of obj by a new reference to val's. @return 0 or DNSB_ENOMEM */
+static int set_member(json_object *obj, const char *key, json_object *val)
+{
+	return json_object_object_add(obj, key, json_object_get(val)) == 0 ? 0 : DNSB_ENOMEM;
+}
+
+int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const char *path, unsigned flags)
 {
 	dnsb_rrset rs;
 	json_object *listed = NULL, *copy = NULL, *v;
@@ -199,6 +204,10 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 	} else {
 		rc = dnsb_endpoint_rrset(&rs, ep, 0, path, why);
 	}
+	if (rc == 0 && *why == NULL && rs.alias != DNSB_ALIAS_NONE && !(flags & DNSB_ADJUST_ALIASES) &&
+	    asprintf(why, "%s (%s %s): an alias (providerSpecific alias=true) needs a provider that stores aliases "
+		     "(--provider aws)", path, rs.owner, dnsb_type_name(rs.type)) < 0)
+		rc = DNSB_ENOMEM;
 	if (rc == 0 && ep != NULL && json_object_deep_copy(ep, &copy, NULL) != 0)
 		rc = DNSB_ENOMEM; /* a JSON null stays NULL */
 	if (rc == 0 && *why == NULL) {
@@ -206,9 +215,16 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 			rc = DNSB_ENOMEM;
 		json_object_object_del(copy, "providerSpecific");
 		if (rc == 0 && json_object_object_get_ex(listed, "dnsName", &v))
-			rc = json_object_object_add(copy, "dnsName", json_object_get(v)) == 0 ? 0 : DNSB_ENOMEM;
+			rc = set_member(copy, "dnsName", v);
 		if (rc == 0 && json_object_object_get_ex(listed, "targets", &v))
-			rc = json_object_object_add(copy, "targets", json_object_get(v)) == 0 ? 0 : DNSB_ENOMEM;
+			rc = set_member(copy, "targets", v);
+		/* An alias keeps the two properties it is listed with, and the TTL aliases are listed with when one was set. */
+		if (rc == 0 && json_object_object_get_ex(listed, "providerSpecific", &v))
+			rc = set_member(copy, "providerSpecific", v);
+		if (rc == 0 && rs.alias != DNSB_ALIAS_NONE && json_object_object_get_ex(copy, "recordTTL", &v) &&
+		    json_object_get_int64(v) != 0)
+			rc = json_object_object_add(copy, "recordTTL", json_object_new_int64(DNSB_TTL_DEFAULT)) == 0 ?
+				     0 : DNSB_ENOMEM;
 	}
 	json_object_put(listed);
 	dnsb_rrset_clear(&rs);

@@ -93,37 +93,92 @@ static void log_unsupported_once(dnsb_webhook *wh, struct json_object *ep, const
 			 why);
 }
 
+/* A copy of ep with another recordType, or NULL (ENOMEM). */
+static struct json_object *retyped(struct json_object *ep, const char *type)
+{
+	struct json_object *copy = NULL;
+
+	if (json_object_deep_copy(ep, &copy, NULL) != 0)
+		return NULL;
+	if (json_object_object_add(copy, "recordType", json_object_new_string(type)) != 0) {
+		json_object_put(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+/* Adjust one endpoint into `all`; counts what it did. @return 0 or DNSB_ENOMEM */
+static int adjust_one(struct json_object *all, dnsb_webhook *wh, struct json_object *ep, const char *path,
+		      unsigned flags, size_t *normalised, size_t *unsupported)
+{
+	struct json_object *adjusted = NULL;
+	char *why = NULL;
+	int rc = dnsb_endpoint_adjust(&adjusted, &why, ep, path, flags);
+
+	if (rc != 0)
+		return rc;
+	if (why) {
+		log_unsupported_once(wh, ep, why);
+		(*unsupported)++;
+	} else if (!json_object_equal(ep, adjusted)) {
+		(*normalised)++;
+	}
+	free(why);
+	if (json_object_array_add(all, adjusted) != 0) {
+		json_object_put(adjusted);
+		return DNSB_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A CNAME marked as an alias, for a provider that stores aliases: external-dns's
+ * aws AdjustEndpoints answers for it an A alias and an AAAA alias (an alias
+ * answers with its target's addresses, of either family), and so do we.
+ */
+static int alias_cname(struct json_object *ep, unsigned flags)
+{
+	const char *type, *alias;
+
+	if (!(flags & DNSB_ADJUST_ALIASES) || !json_object_is_type(ep, json_type_object))
+		return 0;
+	type = json_object_get_string(json_object_object_get(ep, "recordType"));
+	alias = dnsb_endpoint_property(ep, DNSB_PROPERTY_ALIAS);
+	return type && strcmp(type, "CNAME") == 0 && alias && strcmp(alias, "true") == 0;
+}
+
 /*
  * external-dns AdjustEndpoints: each desired endpoint in the form GET /records
  * will list it in (dnsb_endpoint_adjust), so that its next plan finds no
- * difference and writes nothing. An endpoint no provider here can apply is
+ * difference and writes nothing (an alias CNAME becomes an A and an AAAA
+ * alias when the provider stores aliases). An endpoint the provider cannot apply is
  * returned unchanged: leaving it out would make external-dns delete a record
  * it owns by that name; it is logged once per name and counted instead.
  */
 static int adjust_all(struct json_object **out, dnsb_webhook *wh, struct json_object *in)
 {
 	size_t n = json_object_array_length(in), normalised = 0, unsupported = 0;
+	unsigned flags = dnsb_provider_get_limits(wh->provider)->aliases ? DNSB_ADJUST_ALIASES : 0;
 	struct json_object *all = json_object_new_array_ext((int)n);
 	int rc = all ? 0 : DNSB_ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct json_object *ep = json_object_array_get_idx(in, i), *adjusted = NULL;
-		char path[32], *why = NULL;
+		struct json_object *ep = json_object_array_get_idx(in, i), *a = NULL, *aaaa = NULL;
+		char path[32];
 
 		snprintf(path, sizeof(path), "$[%zu]", i);
-		if ((rc = dnsb_endpoint_adjust(&adjusted, &why, ep, path)) != 0)
-			break;
-		if (why) {
-			log_unsupported_once(wh, ep, why);
-			unsupported++;
-		} else if (!json_object_equal(ep, adjusted)) {
-			normalised++;
+		if (!alias_cname(ep, flags)) {
+			rc = adjust_one(all, wh, ep, path, flags, &normalised, &unsupported);
+			continue;
 		}
-		free(why);
-		if (json_object_array_add(all, adjusted) != 0) {
-			json_object_put(adjusted);
+		if ((a = retyped(ep, "A")) == NULL || (aaaa = retyped(ep, "AAAA")) == NULL)
 			rc = DNSB_ENOMEM;
-		}
+		if (rc == 0)
+			rc = adjust_one(all, wh, a, path, flags, &normalised, &unsupported);
+		if (rc == 0)
+			rc = adjust_one(all, wh, aaaa, path, flags, &normalised, &unsupported);
+		json_object_put(a);
+		json_object_put(aaaa);
 	}
 	dnsb_metrics_webhook_adjusted(wh->metrics, "normalised", normalised);
 	dnsb_metrics_webhook_adjusted(wh->metrics, "unsupported", unsupported);

@@ -99,25 +99,44 @@ struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
 struct json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset);
 
 /**
+ * The value of an Endpoint's providerSpecific property (external-dns's list
+ * of {"name","value"} pairs), by name.
+ * @param ep    an Endpoint object (borrowed)
+ * @param name  the property's name, e.g. DNSB_PROPERTY_ALIAS (borrowed)
+ * @return the value, borrowed from ep ("" when the pair has no value), or
+ *         NULL when ep has no such property
+ */
+const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
+
+/** dnsb_endpoint_adjust flags: the provider stores aliases (dnsb_provider_limits.aliases). */
+#define DNSB_ADJUST_ALIASES 1u
+
+/**
  * external-dns's AdjustEndpoints for one desired Endpoint (provider.go): the
  * form GET /records will list it in once a provider here stored it, so that
  * external-dns's next plan finds nothing to change. dnsName and targets
  * become what dnsb_rrset_to_endpoint prints for the RRset (lower case, no
  * trailing dot; canonical RDATA, sorted, without duplicates; a bare TXT value
- * quoted, a long one joined); providerSpecific is removed (no provider here
- * stores any, and external-dns compares it); recordTTL (0 = not set, which
- * external-dns does not compare), labels and other members are kept.
+ * quoted, a long one joined); providerSpecific is removed (external-dns
+ * compares it, and no provider here stores any) except on an alias, which
+ * gets the two properties it is listed with; recordTTL (0 = not set, which
+ * external-dns does not compare), labels and other members are kept, but an
+ * alias's recordTTL, when set, becomes 300 (DNSB_TTL_DEFAULT), the TTL
+ * aliases are listed with (as external-dns's aws provider does).
  * @param out   receives a new object (the caller's reference): the adjusted
  *              endpoint, or an unchanged copy when *why is set
- * @param why   receives a malloc'd reason (the caller's) when no provider here
- *              can apply the endpoint (a setIdentifier, an unknown record
- *              type, a TTL over 2^31-1, a CNAME with two targets, bad RDATA),
- *              naming `path` and the record; else NULL
+ * @param why   receives a malloc'd reason (the caller's) when the provider
+ *              cannot apply the endpoint (a setIdentifier, an unknown record
+ *              type, a TTL over 2^31-1, a CNAME with two targets, bad RDATA;
+ *              an alias without DNSB_ADJUST_ALIASES), naming `path` and the
+ *              record; else NULL
  * @param ep    a JSON value (borrowed; anything but an object is unsupported)
  * @param path  prefix of messages, e.g. "$[3]" (borrowed)
+ * @param flags 0 or DNSB_ADJUST_ALIASES
  * @return 0, or DNSB_ENOMEM
  */
-int dnsb_endpoint_adjust(struct json_object **out, char **why, struct json_object *ep, const char *path);
+int dnsb_endpoint_adjust(struct json_object **out, char **why, struct json_object *ep, const char *path,
+			 unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -48,6 +48,18 @@ size_t dnsb_provider_zone_count(const dnsb_provider *p);
 const char *dnsb_provider_zone(const dnsb_provider *p, size_t i);
 
 /**
+ * Serve only the zones `keep` accepts, in their order (the sidecar's domain
+ * filter: a zone in which no name the filter admits can lie is not served,
+ * as external-dns's providers narrow their zone lists by it). A change whose
+ * owner lies only in a dropped zone then ends `no_zone`; listing skips the
+ * zone. Call before the provider is used: zone indexes change.
+ * @param keep  called once per zone with `ctx` and the apex (absolute,
+ *              lower-case, borrowed); returns 1 to keep it
+ * @return the number of zones left
+ */
+size_t dnsb_provider_retain_zones(dnsb_provider *p, int (*keep)(void *ctx, const char *apex), void *ctx);
+
+/**
  * The zone with the longest apex that holds `owner` (absolute, lower-case).
  * @return its index, or -1 when no zone holds it
  */

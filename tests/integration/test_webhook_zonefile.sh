@@ -148,6 +148,50 @@ extdns_serve "$tmp/serve2.log" --provider zonefile --zonefile "example.test=$tmp
 extdns_check "SIGINT: exit status 0" [ $? = 0 ]
 extdns_check "SIGINT: logged" grep -q 'received SIGINT' "$tmp/serve2.log"
 
+# The domain filter narrows the zones served: other.test (outside it) is neither
+# listed nor written, a change there ends no_zone; an alias is refused by a
+# provider that stores none (AdjustEndpoints returns it unchanged, the plan drops it).
+cat >"$tmp/other.test.zone" <<'EOF'
+$ORIGIN other.test.
+$TTL 300
+@        IN SOA ns1.other.test. hostmaster.other.test. 1 7200 3600 1209600 300
+@        IN NS  ns1.other.test.
+ns1      IN A   192.0.2.54
+EOF
+cat >"$tmp/plan-scope.json" <<'EOF'
+{"create":[
+ {"dnsName":"new.other.test","targets":["192.0.2.77"],"recordType":"A"},
+ {"dnsName":"lb.example.test","targets":["my-lb-1.us-east-1.elb.amazonaws.com"],"recordType":"A","providerSpecific":[{"name":"alias","value":"true"}]},
+ {"dnsName":"plain.example.test","targets":["192.0.2.78"],"recordType":"A"}]}
+EOF
+sum_other=$(md5sum <"$tmp/other.test.zone")
+extdns_serve "$tmp/serve3.log" --provider zonefile --zonefile "example.test=$tmp/example.test.zone" \
+	--zonefile "other.test=$tmp/other.test.zone" --domain-filter example.test --drop-log "$tmp/drops3.jsonl" &&
+	extdns_wait_ready 10
+extdns_check "domain filter: 1 of 2 zones served (logged)" grep -q 'serving 1 of 2 zones' "$tmp/serve3.log"
+extdns_get "$EXTDNS_API" /records >"$tmp/records3.json"
+extdns_check "domain filter: GET /records lists nothing of other.test" \
+	jq -e 'length > 0 and all(.dnsName | endswith("other.test") | not)' "$tmp/records3.json"
+extdns_post "$EXTDNS_API" /records "$tmp/plan-scope.json" >/dev/null
+extdns_check "domain filter: the plan answers 204" [ "$EXTDNS_STATUS" = 204 ]
+extdns_check "domain filter: other.test's zone file untouched" [ "$(md5sum <"$tmp/other.test.zone")" = "$sum_other" ]
+extdns_check "domain filter: the change in other.test dropped no_zone" \
+	jq -e -s 'any(.change.create[0].dnsName == "new.other.test" and .reason == "no_zone")' "$tmp/drops3.jsonl"
+extdns_check "alias on zonefile: dropped invalid, naming the provider" \
+	jq -e -s 'any(.change.create[0].dnsName == "lb.example.test" and .reason == "invalid" and
+		(.message | test("alias.*provider zonefile stores no aliases")))' "$tmp/drops3.jsonl"
+extdns_check "the rest of the plan applied" grep -q '^plain' "$tmp/example.test.zone"
+printf '[{"dnsName":"lb.example.test","targets":["my-lb-1.us-east-1.elb.amazonaws.com"],"recordType":"A","providerSpecific":[{"name":"alias","value":"true"}]}]' >"$tmp/adjust-alias.json"
+extdns_post "$EXTDNS_API" /adjustendpoints "$tmp/adjust-alias.json" >"$tmp/adjusted-alias.json"
+extdns_check "alias on zonefile: AdjustEndpoints returns it unchanged" \
+	jq -e --slurpfile a "$tmp/adjust-alias.json" '. == $a[0]' "$tmp/adjusted-alias.json"
+extdns_stop
+"$DNSBATCH" serve --provider zonefile --zonefile "example.test=$tmp/example.test.zone" \
+	--domain-filter example.org --listen 127.0.0.1:0 --metrics-listen '' 2>"$tmp/nozone.err"
+extdns_check "a domain filter no zone lies in: exit 2" [ $? = 2 ]
+extdns_check "a domain filter no zone lies in: the message names the zones" \
+	grep -q "no zone of provider zonefile lies within the domain filter (its zones: example.test.)" "$tmp/nozone.err"
+
 # A bad command line is a usage error, before anything listens.
 "$DNSBATCH" serve --provider zonefile --zonefile "example.test=$tmp/example.test.zone" \
 	--domain-filter example.test --regex-domain-filter 'x' --listen 127.0.0.1:0 --metrics-listen '' 2>/dev/null
