@@ -13,7 +13,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: dnsbatch records --provider NAME [provider flags] [--zone APEX] [--output text|json]\n"
 		   "\n"
-		   "List every RRset of the provider's zones (or of one): text prints zone-file lines,\n"
+		   "List every RRset of the provider's zones (or of one): text prints zone-file lines\n"
+		   "(an alias, which has none, as a comment),\n"
 		   "json prints external-dns Endpoints as GET /records does (no SOA or DNSSEC records),\n"
 		   "without a domain filter.\n");
 	dnsb_cli_provider_help(f);
@@ -47,8 +48,14 @@ static int print_zone(dnsb_provider *p, const char *zone, int json, json_object 
 			}
 			continue;
 		}
-		for (size_t k = 0; k < r->rdata_count; k++)
-			printf("%s\t%u\tIN\t%s\t%s\n", r->owner, r->ttl, dnsb_type_name(r->type), r->rdata[k]);
+		/* An alias has no zone-file form: a comment keeps the output a zone file. */
+		if (r->alias != DNSB_ALIAS_NONE && r->rdata_count == 1)
+			printf("; %s\tIN\t%s\talias to %s (evaluate-target-health %s)\n", r->owner,
+			       dnsb_type_name(r->type), r->rdata[0], r->alias == DNSB_ALIAS_HEALTH ? "true" : "false");
+		else
+			for (size_t k = 0; k < r->rdata_count; k++)
+				printf("%s\t%u\tIN\t%s\t%s\n", r->owner, r->ttl, dnsb_type_name(r->type),
+				       r->rdata[k]);
 	}
 	dnsb_rrset_list_clear(&list);
 	return 0;
