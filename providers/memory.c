@@ -176,14 +176,6 @@ static dnsb_store *store_for(memory_state *st, const char *zone)
 	return NULL;
 }
 
-static void sleep_seconds(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Does rule r fire for request `number` (a submission, or a read for read-transient)? Under st->lock. */
 static int rule_hits(memory_state *st, const fault_rule *r, unsigned long number)
 {
@@ -274,13 +266,13 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 	pthread_mutex_unlock(&st->lock);
 	if (timeout > 0 && latency > timeout) {
 		/* The client gives up first; this server never sees the request. */
-		sleep_seconds(timeout);
+		dnsb_sleep(timeout);
 		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "timeout",
 				"no reply within %.3g s (submission %lu; latency %.3g s)", timeout, number, latency);
 		return 0;
 	}
 	if (latency > 0)
-		sleep_seconds(latency);
+		dnsb_sleep(latency);
 
 	pthread_mutex_lock(&st->lock);
 	store = store_for(st, zone);

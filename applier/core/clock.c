@@ -27,17 +27,22 @@ static double system_now(void *payload)
 	return dnsb_monotonic();
 }
 
-static void system_sleep(void *payload, double seconds)
+void dnsb_sleep(double seconds)
 {
 	struct timespec ts;
 
-	(void)payload;
 	if (!(seconds > 0))
 		return;
 	ts.tv_sec = (time_t)seconds;
 	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+static void system_sleep(void *payload, double seconds)
+{
+	(void)payload;
+	dnsb_sleep(seconds);
 }
 
 const dnsb_clock *dnsb_clock_system(void)

@@ -10,6 +10,9 @@
 /** CLOCK_MONOTONIC in seconds since an arbitrary origin. */
 double dnsb_monotonic(void);
 
+/** Sleep this many seconds (nothing when not > 0), resuming after signals. */
+void dnsb_sleep(double seconds);
+
 /** CLOCK_REALTIME in seconds since the Unix epoch. */
 double dnsb_wall_clock(void);
 

@@ -6,7 +6,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,44 +13,6 @@
 #include "dnsbatch/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
-
-static void sleep_seconds(double seconds)
-{
-	struct timespec ts;
-
-	if (!(seconds > 0))
-		return;
-	ts.tv_sec = (time_t)seconds;
-	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/*
- * --google-batch-change-interval: submissions leave at least that far apart
- * (external-dns's pacing, so as not to meet the API's rate limit at all).
- * A slot is taken under the lock, then waited for outside it.
- */
-static int pace(dnsb_google *g, double give_up, dnsb_error *err)
-{
-	double now, slot;
-
-	if (!(g->cfg.interval > 0))
-		return 0;
-	pthread_mutex_lock(&g->pace);
-	now = dnsb_monotonic();
-	slot = g->next_submit > now ? g->next_submit : now;
-	if (give_up > 0 && slot >= give_up) {
-		pthread_mutex_unlock(&g->pace);
-		return dnsb_error_set(err, DNSB_ETRANSIENT,
-				      "no time left before the next submission slot (--google-batch-change-interval %g s)",
-				      g->cfg.interval);
-	}
-	g->next_submit = slot + g->cfg.interval;
-	pthread_mutex_unlock(&g->pace);
-	sleep_seconds(slot - now);
-	return 0;
-}
 
 /* The distinct owner names of keys, when there are at most max of them. @return how many, or max + 1 */
 static size_t distinct_owners(const dnsb_rrkey *keys, size_t n, const char **owners, size_t max)
@@ -173,7 +134,7 @@ static int post_change(dnsb_google *g, const char *zone_name, const dnsb_google_
 
 	if (url == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	rc = pace(g, give_up, &e);
+	rc = dnsb_interval_wait(&g->pace, give_up, &e);
 	if (rc == 0)
 		rc = dnsb_google_call(g, "POST", url, body->json, give_up, &resp, &e);
 	free(url);
@@ -256,7 +217,7 @@ static void google_close(void *opaque)
 	}
 	free(g->zones);
 	dnsb_google_config_clear(&g->cfg);
-	pthread_mutex_destroy(&g->pace);
+	dnsb_interval_clear(&g->pace);
 	free(g);
 }
 
@@ -344,11 +305,12 @@ static int google_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *
 	*out = NULL;
 	if (g == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	pthread_mutex_init(&g->pace, NULL);
+	dnsb_interval_init(&g->pace, 0, "google-batch-change-interval");
 	if ((rc = open_state(g, cfg, err)) != 0 || (rc = open_limits(g, &limits, err)) != 0) {
 		google_close(g);
 		return rc;
 	}
+	g->pace.every = g->cfg.interval;
 	if ((rc = dnsb_provider_alloc(&p, &google_ops, g)) != 0)
 		return dnsb_error_set(err, rc, "out of memory");
 	for (size_t i = 0; i < g->zone_count; i++) {

@@ -29,6 +29,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "providers/http.h"
+#include "providers/interval.h"
 
 /** An access token to use as is (no refresh: a 401 is final). */
 #define DNSB_GOOGLE_TOKEN_ENV "DNSBATCH_GOOGLE_ACCESS_TOKEN"
@@ -270,8 +271,7 @@ typedef struct dnsb_google {
 	int auth_ready;
 	dnsb_google_zone *zones;      /**< apex -> managed zone: cfg's, or from managedZones.list */
 	size_t zone_count;
-	pthread_mutex_t pace;         /**< guards next_submit */
-	double next_submit;           /**< monotonic: the earliest time of the next changes.create */
+	dnsb_interval pace;           /**< --google-batch-change-interval between changes.create */
 } dnsb_google;
 
 /**
