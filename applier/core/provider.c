@@ -230,6 +230,37 @@ void dnsb_pacing_hold(dnsb_provider *p, double until)
 	pthread_mutex_unlock(&p->lock);
 }
 
+size_t dnsb_rrkeys_owners(const dnsb_rrkey *keys, size_t n, const char **owners, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < k && strcmp(owners[j], keys[i].owner) != 0)
+			j++;
+		if (j < k)
+			continue;
+		if (k == max)
+			return max + 1;
+		owners[k++] = keys[i].owner;
+	}
+	return k;
+}
+
+uint16_t dnsb_rrkeys_only_type(const dnsb_rrkey *keys, size_t n, const char *owner)
+{
+	uint16_t type = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(keys[i].owner, owner) != 0)
+			continue;
+		if (keys[i].type == DNSB_RRKEY_ANY || (type && keys[i].type != type))
+			return 0;
+		type = keys[i].type;
+	}
+	return type;
+}
+
 int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *changes, size_t n)
 {
 	*keys = NULL;

@@ -14,39 +14,6 @@
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 
-/* The distinct owner names of keys, when there are at most max of them. @return how many, or max + 1 */
-static size_t distinct_owners(const dnsb_rrkey *keys, size_t n, const char **owners, size_t max)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < k && strcmp(owners[j], keys[i].owner) != 0)
-			j++;
-		if (j < k)
-			continue;
-		if (k == max)
-			return max + 1;
-		owners[k++] = keys[i].owner;
-	}
-	return k;
-}
-
-/* The one type asked for at owner, or 0 when several are or any (DNSB_RRKEY_ANY) is. */
-static uint16_t only_type(const dnsb_rrkey *keys, size_t n, const char *owner)
-{
-	uint16_t type = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(keys[i].owner, owner) != 0)
-			continue;
-		if (keys[i].type == DNSB_RRKEY_ANY || (type && keys[i].type != type))
-			return 0;
-		type = keys[i].type;
-	}
-	return type;
-}
-
 /* The keys as an indexed list of empty RRsets (type DNSB_RRKEY_ANY kept as is), for lookups. */
 static int key_index(dnsb_rrset_list *out, const dnsb_rrkey *keys, size_t n)
 {
@@ -91,13 +58,13 @@ static int read_keys(dnsb_google *g, const char *zone_name, const dnsb_rrkey *ke
 		     dnsb_rrset_list *out, dnsb_error *err)
 {
 	const char *owners[DNSB_GOOGLE_READ_BY_NAME_MAX];
-	size_t k = distinct_owners(keys, n, owners, DNSB_GOOGLE_READ_BY_NAME_MAX);
+	size_t k = dnsb_rrkeys_owners(keys, n, owners, DNSB_GOOGLE_READ_BY_NAME_MAX);
 	dnsb_rrset_list all = { 0 };
 	int rc = 0;
 
 	if (k <= DNSB_GOOGLE_READ_BY_NAME_MAX) {
 		for (size_t i = 0; rc == 0 && i < k; i++)
-			rc = dnsb_google_rrsets_list(g, zone_name, owners[i], only_type(keys, n, owners[i]), keys, n,
+			rc = dnsb_google_rrsets_list(g, zone_name, owners[i], dnsb_rrkeys_only_type(keys, n, owners[i]), keys, n,
 						     give_up, out, err);
 		return rc;
 	}

@@ -122,6 +122,21 @@ typedef struct dnsb_rrkey {
 } dnsb_rrkey;
 
 /**
+ * For backends that read by listing one owner name at a time (Cloud DNS,
+ * Route53): the distinct owner names of `keys`, in order, when there are at
+ * most `max` of them (else the backend lists the whole zone).
+ * @param owners  receives up to `max` owners, borrowed from keys
+ * @return how many, or max + 1 when there are more
+ */
+size_t dnsb_rrkeys_owners(const dnsb_rrkey *keys, size_t n, const char **owners, size_t max);
+
+/**
+ * The one RR type `keys` ask for at `owner` (a listing can then be narrowed
+ * to it), or 0 when they ask for several, or for DNSB_RRKEY_ANY.
+ */
+uint16_t dnsb_rrkeys_only_type(const dnsb_rrkey *keys, size_t n, const char *owner);
+
+/**
  * For backends whose deletions must match the held RRset exactly, TTL
  * included (Cloud DNS, Route53): the keys of the batch's old RRsets sent
  * without a TTL (DNSB_TTL_UNSET), to read before sending; aliases, which have
