@@ -18,23 +18,7 @@ DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 FAKE=${FAKE:-$(dirname "$DNSBATCH")/fake_clouddns}
 PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
-failures=0
-tab=$(printf '\t')
-
-ok() { echo "ok - $1"; }
-not_ok() {
-	echo "not ok - $1"
-	shift
-	[ $# -gt 0 ] && printf '#   %s\n' "$@"
-	failures=$((failures + 1))
-}
-# eq NAME ACTUAL EXPECTED
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi; }
-# check NAME COMMAND...: ok when the command succeeds
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
-# ge NAME ACTUAL MIN (numbers, decimals allowed)
-ge() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 >= b + 0) }'; then ok "$1"; else not_ok "$1" "expected >= $3" "got:      $2"; fi; }
-le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
+. tests/integration/checks.sh
 
 for tool in openssl jq curl; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -148,42 +132,6 @@ apply() {
 	RC=$?
 	touch "$T/$name.drops"
 }
-# counts NAME: "changes applied already_applied dropped failed" of the last apply NAME
-counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
-rep() { jq -r "$2" "$T/$1.json" 2>/dev/null; }
-# ep NAME TYPE TTL TARGET...: an endpoint as external-dns sends it
-ep() {
-	local name=$1 type=$2 ttl=$3
-	shift 3
-	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
-		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
-}
-# plan FILE create='[..]' updateOld='[..]' updateNew='[..]' delete='[..]'
-plan() {
-	local file=$1 create='[]' old='[]' new='[]' del='[]'
-	shift
-	for kv in "$@"; do
-		case $kv in
-		create=*) create=${kv#create=} ;;
-		updateOld=*) old=${kv#updateOld=} ;;
-		updateNew=*) new=${kv#updateNew=} ;;
-		delete=*) del=${kv#delete=} ;;
-		esac
-	done
-	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
-		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
-}
-list() { local IFS=,; echo "[$*]"; }
-# creates FILE N [PREFIX]: N A-record creations host0..host(N-1).example.com
-creates() {
-	jq -n --argjson n "$2" --arg p "${3:-host}" '{create: [range($n) | {dnsName: "\($p)\(.).example.com", recordType: "A",
-		recordTTL: 300, labels: {}, targets: ["10.0.\(. / 256 | floor).\(. % 256)"]}], updateOld: [], updateNew: [], delete: []}' >"$1"
-}
-# drop NAME DNSNAME: "outcome reason status code" of DNSNAME's drop log line
-drop() {
-	jq -r --arg n "$2" 'select([.change[][]?.dnsName] | index($n)) | "\(.outcome) \(.reason) \(.status) \(.code // "")"' \
-		"$T/$1.drops" | head -1
-}
 # secrets_absent NAME: no token, assertion or key material in what dnsbatch printed
 secrets_absent() {
 	local f=$T/$1.err hits
@@ -288,7 +236,7 @@ stop_fake
 	cat "$T/small.records"
 	for i in 7 60 100 150 199; do echo "example-com host$i.example.com. 300 A 192.0.2.$i"; done
 } >"$T/hints.records"
-creates "$T/hints.plan.json" 200
+creates "$T/hints.plan.json" 200 host example.com 10.0
 start_fake hints --records "$T/hints.records"
 apply hints "$T/hints.plan.json" --google-zone example.com=example-com --google-credentials "$T/hints.key.json"
 eq "hints: exit 3, 195 applied, 5 dropped" "$RC $(counts hints)" "3 200 195 0 5 0"
@@ -321,7 +269,7 @@ stop_fake
 # libcurl itself sends a request once more when a reused connection closes without a byte of answer
 # (the server may have closed it while idle), so the fake resets twice to reach dnsbatch.
 
-creates "$T/retry.plan.json" 6 r
+creates "$T/retry.plan.json" 6 r example.com 10.0
 start_fake retry --records "$T/small.records" --faults create:1:503,create:2:500,create:3-4:reset
 apply retry "$T/retry.plan.json" --google-zone example.com=example-com --google-credentials "$T/retry.key.json"
 eq "5xx and reset: exit 0, all applied" "$RC $(counts retry)" "0 6 6 0 0 0"
@@ -332,7 +280,7 @@ stop_fake
 
 ##### 429 with Retry-After: waited at least that long ##############################################
 
-creates "$T/rate.plan.json" 4 q
+creates "$T/rate.plan.json" 4 q example.com 10.0
 start_fake rate --records "$T/small.records" --faults create:1:429=2
 t0=$(date +%s.%N)
 apply rate "$T/rate.plan.json" --google-zone example.com=example-com --google-credentials "$T/rate.key.json" --backoff-cap 1
@@ -352,7 +300,7 @@ stop_fake
 ##### 403 quotaExceeded and 413: split, nothing dropped ############################################
 # The project advertises 1000 additions per change but enforces 4 (a quota lowered mid-run).
 
-creates "$T/quota.plan.json" 10 qx
+creates "$T/quota.plan.json" 10 qx example.com 10.0
 start_fake quota --records "$T/small.records" --enforce-additions 4
 apply quota "$T/quota.plan.json" --google-zone example.com=example-com --google-credentials "$T/quota.key.json"
 eq "403 quotaExceeded: exit 0, 10 applied, none dropped" "$RC $(counts quota)" "0 10 10 0 0 0"
@@ -409,7 +357,7 @@ stop_fake
 ##### tokens: refreshed before expiry, after a 401, and never logged ################################
 
 # The fake stops honouring its tokens after 1 s while saying they last an hour: a 401 mid-run.
-creates "$T/tok.plan.json" 6 t
+creates "$T/tok.plan.json" 6 t example.com 10.0
 start_fake expired --records "$T/small.records" --token-lifetime 1 --latency 0.3
 apply expired "$T/tok.plan.json" --google-zone example.com=example-com --google-credentials "$T/expired.key.json" --batch-size 1
 eq "expired token: exit 0, all applied" "$RC $(counts expired)" "0 6 6 0 0 0"

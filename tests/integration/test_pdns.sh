@@ -15,18 +15,7 @@ export LC_ALL=C
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-failures=0
-
-ok() { echo "ok - $1"; }
-not_ok() {
-	echo "not ok - $1"
-	shift
-	[ $# -gt 0 ] && printf '#   %s\n' "$@"
-	failures=$((failures + 1))
-}
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
-le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
+. tests/integration/checks.sh
 
 for tool in pdns_server sqlite3 dig jq curl openssl python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -81,41 +70,6 @@ apply() {
 		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
 	RC=$?
 	touch "$T/$name.drops"
-}
-counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
-rep() { jq -r "$2" "$T/$1.json" 2>/dev/null; }
-# ep NAME TYPE TTL TARGET...: an endpoint as external-dns sends it
-ep() {
-	local name=$1 type=$2 ttl=$3
-	shift 3
-	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
-		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
-}
-# plan FILE create='[..]' updateOld='[..]' updateNew='[..]' delete='[..]'
-plan() {
-	local file=$1 create='[]' old='[]' new='[]' del='[]' kv
-	shift
-	for kv in "$@"; do
-		case $kv in
-		create=*) create=${kv#create=} ;;
-		updateOld=*) old=${kv#updateOld=} ;;
-		updateNew=*) new=${kv#updateNew=} ;;
-		delete=*) del=${kv#delete=} ;;
-		esac
-	done
-	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
-		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
-}
-list() { local IFS=,; echo "[$*]"; }
-# creates FILE N PREFIX: N A-record creations PREFIX0..PREFIX(N-1).example.test
-creates() {
-	jq -n --argjson n "$2" --arg p "$3" '{create: [range($n) | {dnsName: "\($p)\(.).example.test", recordType: "A",
-		recordTTL: 300, labels: {}, targets: ["10.1.\(. / 256 | floor).\(. % 256)"]}], updateOld: [], updateNew: [], delete: []}' >"$1"
-}
-# drop NAME DNSNAME: "outcome reason status code cause" of DNSNAME's drop log line
-drop() {
-	jq -r --arg n "$2" 'select([.change[][]?.dnsName] | index($n)) | "\(.outcome) \(.reason) \(.status) \(.code // "") \(.cause // "")"' \
-		"$T/$1.drops" | head -1
 }
 key_absent() {
 	local hits
@@ -193,7 +147,7 @@ eq "CNAME to A in one PATCH: the CNAME is gone" "$(q flip.example.test CNAME)" "
 
 seed "taken.example.test. A 300 192.0.2.60" "differs.example.test. A 300 192.0.2.61" \
 	"busy.example.test. A 300 192.0.2.62" >/dev/null
-creates "$T/good.plan" 40 good
+creates "$T/good.plan" 40 good example.test 10.1
 jq --argjson c "$(list "$(ep taken.example.test A 300 192.0.2.99)" "$(ep busy.example.test CNAME 300 www.example.test)" \
 	"$(ep example.test DS 300 '12345 8 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE')" \
 	"$(ep svcb.example.test SVCB 300 '0 . alpn=h2')")" \
@@ -210,12 +164,12 @@ eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" 
 eq "conflicts: every good record is served" "$(zone | grep -c '^good')" 40
 eq "conflicts: drop log reasons" "$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
 	"conflict=3 invalid=2"
-eq "conflicts: create over an existing RRset: pre-check, cause exists" "$(drop conf taken.example.test)" \
+eq "conflicts: create over an existing RRset: pre-check, cause exists" "$(drop conf taken.example.test cause)" \
 	"dropped conflict 0 precheck exists"
-eq "conflicts: update of other data: pre-check, cause differs" "$(drop conf differs.example.test)" \
+eq "conflicts: update of other data: pre-check, cause differs" "$(drop conf differs.example.test cause)" \
 	"dropped conflict 0 precheck differs"
-eq "conflicts: delete of a missing RRset: refused by the pre-check, already in effect" "$(drop conf missing.example.test)" ""
-eq "conflicts: CNAME beside an A record: PowerDNS's 422, cause cname" "$(drop conf busy.example.test)" \
+eq "conflicts: delete of a missing RRset: refused by the pre-check, already in effect" "$(drop conf missing.example.test cause)" ""
+eq "conflicts: CNAME beside an A record: PowerDNS's 422, cause cname" "$(drop conf busy.example.test cause)" \
 	"dropped conflict 422  cname"
 check "conflicts: the CNAME drop carries PowerDNS's message" \
 	grep -q 'RRset busy.example.test. IN CNAME: Conflicts with pre-existing RRset' "$T/conf.drops"
@@ -232,7 +186,7 @@ le "conflicts: engine reads" "$(rep conf .reads)" 8
 # k pre-check conflicts alone: one refused submission names all of them, one read settles them,
 # one PATCH sends the rest.
 seed "pre1.example.test. A 300 192.0.2.71" "pre2.example.test. A 300 192.0.2.72" "pre3.example.test. A 300 192.0.2.73" >/dev/null
-creates "$T/pre.plan" 30 fresh
+creates "$T/pre.plan" 30 fresh example.test 10.1
 jq --argjson c "$(list "$(ep pre1.example.test A 300 192.0.2.1)" "$(ep pre2.example.test A 300 192.0.2.1)" \
 	"$(ep pre3.example.test A 300 192.0.2.1)")" '.create = (.create[:10] + $c + .create[10:])' "$T/pre.plan" >"$T/pre3.plan"
 apply pre "$T/pre3.plan"
@@ -244,7 +198,7 @@ eq "3 pre-check conflicts: one split, by the culprit list (no halving)" "$(rep p
 
 wrong=$T/wrong.key
 (umask 077 && echo "not-the-key" >"$wrong")
-creates "$T/wrong.plan" 5 wrongkey
+creates "$T/wrong.plan" 5 wrongkey example.test 10.1
 "$DNSBATCH" apply --plan "$T/wrong.plan" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$wrong" \
 	--pdns-zone example.test --drop-log "$T/wrong.drops" --output json >"$T/wrong.json" 2>"$T/wrong.err"
 RC=$?
@@ -261,7 +215,7 @@ eq "wrong key: the key file's text is in no output" \
 
 ##### the server stopped mid-run: transient -> failed; a second run finishes the plan ##############
 
-creates "$T/big.plan" 500 run
+creates "$T/big.plan" 500 run example.test 10.1
 "$DNSBATCH" apply --plan "$T/big.plan" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" \
 	--pdns-zone example.test --pdns-batch-change-size 1 --max-retries 2 --backoff-base 0.01 --backoff-cap 0.02 \
 	--drop-log "$T/mid.drops" --output json >"$T/mid.json" 2>"$T/mid.err" &

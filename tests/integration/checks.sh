@@ -1,0 +1,67 @@
+# checks.sh - sourced by the provider tests (test_google.sh, test_pdns.sh,
+# test_rfc2136.sh, test_aws.sh): one "ok - NAME" / "not ok - NAME" line per
+# check (scripts/run-tests.sh counts them), the plans the checks send, and
+# readers of what `dnsbatch apply` left (its JSON report in $T/NAME.json, its
+# drop log in $T/NAME.drops; T is the calling test's temp dir).
+# shellcheck shell=bash
+
+failures=0
+
+ok() { echo "ok - $1"; }
+# not_ok NAME [DETAIL...]: a failed check, with detail lines
+not_ok() {
+	echo "not ok - $1"
+	shift
+	[ $# -gt 0 ] && printf '#   %s\n' "$@"
+	failures=$((failures + 1))
+}
+# eq NAME ACTUAL EXPECTED
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi; }
+# check NAME CMD...: CMD succeeds
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+# ge NAME ACTUAL MIN, le NAME ACTUAL MAX: numbers
+ge() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 >= b + 0) }'; then ok "$1"; else not_ok "$1" "expected >= $3" "got:      $2"; fi; }
+le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
+
+# ep NAME TYPE TTL TARGET...: an endpoint as external-dns sends it
+ep() {
+	local name=$1 type=$2 ttl=$3
+	shift 3
+	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
+		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
+}
+# plan FILE create='[..]' updateOld='[..]' updateNew='[..]' delete='[..]'
+plan() {
+	local file=$1 create='[]' old='[]' new='[]' del='[]' kv
+	shift
+	for kv in "$@"; do
+		case $kv in
+		create=*) create=${kv#create=} ;;
+		updateOld=*) old=${kv#updateOld=} ;;
+		updateNew=*) new=${kv#updateNew=} ;;
+		delete=*) del=${kv#delete=} ;;
+		esac
+	done
+	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
+		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
+}
+# list JSON...: a JSON array of the arguments
+list() { local IFS=,; echo "[$*]"; }
+# creates FILE N PREFIX DOMAIN NET: N A-record creations PREFIX0.DOMAIN .. PREFIX(N-1).DOMAIN,
+# addresses NET.x.y (NET: two octets, "10.0")
+creates() {
+	jq -n --argjson n "$2" --arg p "$3" --arg d "$4" --arg net "$5" '{create: [range($n) | {dnsName: "\($p)\(.).\($d)",
+		recordType: "A", recordTTL: 300, labels: {}, targets: ["\($net).\(. / 256 | floor).\(. % 256)"]}],
+		updateOld: [], updateNew: [], delete: []}' >"$1"
+}
+
+# counts NAME: "changes applied already_applied dropped failed" of the last apply NAME
+counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
+# rep NAME JQ: a field of apply NAME's report
+rep() { jq -r "$2" "$T/$1.json" 2>/dev/null; }
+# drop NAME DNSNAME [cause]: "outcome reason status code" of DNSNAME's drop log line (and its cause)
+drop() {
+	jq -r --arg n "$2" --arg c "${3:-}" 'select([.change[][]?.dnsName] | index($n)) |
+		"\(.outcome) \(.reason) \(.status) \(.code // "")" + (if $c == "cause" then " \(.cause // "")" else "" end)' \
+		"$T/$1.drops" | head -1
+}
