@@ -230,6 +230,14 @@ void dnsb_pacing_hold(dnsb_provider *p, double until)
 	pthread_mutex_unlock(&p->lock);
 }
 
+int dnsb_rrkeys_want(const dnsb_rrkey *keys, size_t n, const char *owner, uint16_t type)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((keys[i].type == type || keys[i].type == DNSB_RRKEY_ANY) && strcmp(keys[i].owner, owner) == 0)
+			return 1;
+	return n == 0;
+}
+
 size_t dnsb_rrkeys_owners(const dnsb_rrkey *keys, size_t n, const char **owners, size_t max)
 {
 	size_t k = 0;

@@ -595,6 +595,25 @@ void dnsb_rrset_list_clear(dnsb_rrset_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
+int dnsb_rrset_list_add_text(dnsb_rrset_list *list, const char *owner, long long ttl, const char *type,
+			     const char *rdata)
+{
+	ldns_rr *rr = NULL;
+	char *line = NULL;
+	int rc;
+
+	if (asprintf(&line, "%s %lld IN %s %s", owner, ttl, type, rdata) < 0)
+		return DNSB_ENOMEM;
+	if (ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL) != LDNS_STATUS_OK || rr == NULL) {
+		free(line);
+		return 1;
+	}
+	free(line);
+	rc = dnsb_rrset_list_add_ldns_rr(list, rr, NULL);
+	ldns_rr_free(rr);
+	return rc == DNSB_ENOMEM ? rc : rc < 0 ? 1 : 0;
+}
+
 int dnsb_rrset_list_add_ldns_rr(dnsb_rrset_list *list, const ldns_rr *rr, dnsb_error *err)
 {
 	ldns_rr *copy = ldns_rr_clone(rr);

@@ -149,34 +149,6 @@ int dnsb_google_change_build(dnsb_google_change *out, dnsb_change *const *change
 	return 0;
 }
 
-static int wanted(const dnsb_rrkey *keys, size_t n, const char *owner, uint16_t type)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((keys[i].type == type || keys[i].type == DNSB_RRKEY_ANY) && strcmp(keys[i].owner, owner) == 0)
-			return 1;
-	return n == 0;
-}
-
-/* One record "owner ttl IN type rdata" through ldns into the list. @return 0, 1 skipped, or DNSB_ENOMEM */
-static int add_record(dnsb_rrset_list *out, const char *owner, int64_t ttl, const char *type, const char *rdata)
-{
-	ldns_rr *rr = NULL;
-	char *line = NULL;
-	int rc;
-
-	if (asprintf(&line, "%s %lld IN %s %s", owner, (long long)ttl, type, rdata) < 0)
-		return DNSB_ENOMEM;
-	if (ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL) != LDNS_STATUS_OK || rr == NULL) {
-		dnsb_log(DNSB_LOG_DEBUG, "google: skipped a record ldns cannot read: %s %s", owner, type);
-		free(line);
-		return 1;
-	}
-	free(line);
-	rc = dnsb_rrset_list_add_ldns_rr(out, rr, NULL);
-	ldns_rr_free(rr);
-	return rc == DNSB_ENOMEM ? rc : rc < 0 ? 1 : 0;
-}
-
 /* One ResourceRecordSet of a reply into the list, when wanted. */
 static int add_rrset(dnsb_rrset_list *out, json_object *o, const dnsb_rrkey *keys, size_t n)
 {
@@ -193,12 +165,16 @@ static int add_rrset(dnsb_rrset_list *out, json_object *o, const dnsb_rrkey *key
 	code = (uint16_t)ldns_get_rr_type_by_name(json_object_get_string(type));
 	if (code == 0 || dnsb_name_canonical(&owner, json_object_get_string(name), NULL) != 0)
 		return 0;
-	if (wanted(keys, n, owner, code)) {
+	if (dnsb_rrkeys_want(keys, n, owner, code)) {
 		int64_t t = json_object_object_get_ex(o, "ttl", &ttl) ? json_object_get_int64(ttl) : 0;
 		for (size_t i = 0; rc >= 0 && i < json_object_array_length(rrdatas); i++) {
 			json_object *r = json_object_array_get_idx(rrdatas, i);
-			if (json_object_is_type(r, json_type_string))
-				rc = add_record(out, owner, t, json_object_get_string(type), json_object_get_string(r));
+			if (!json_object_is_type(r, json_type_string))
+				continue;
+			rc = dnsb_rrset_list_add_text(out, owner, t, json_object_get_string(type), json_object_get_string(r));
+			if (rc == 1)
+				dnsb_log(DNSB_LOG_DEBUG, "google: skipped a record ldns cannot read: %s %s", owner,
+					 json_object_get_string(type));
 		}
 	}
 	free(owner);

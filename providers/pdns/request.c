@@ -128,34 +128,6 @@ int dnsb_pdns_patch_body(char **out, const dnsb_pdns_patch *patch)
 	return rc;
 }
 
-static int wanted(const dnsb_rrkey *keys, size_t n, const char *owner, uint16_t type)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((keys[i].type == type || keys[i].type == DNSB_RRKEY_ANY) && strcmp(keys[i].owner, owner) == 0)
-			return 1;
-	return n == 0;
-}
-
-/* One record "owner ttl IN type content" through ldns into the list. @return 0, 1 skipped, or DNSB_ENOMEM */
-static int add_record(dnsb_rrset_list *out, const char *owner, int64_t ttl, const char *type, const char *content)
-{
-	ldns_rr *rr = NULL;
-	char *line = NULL;
-	int rc;
-
-	if (asprintf(&line, "%s %lld IN %s %s", owner, (long long)ttl, type, content) < 0)
-		return DNSB_ENOMEM;
-	if (ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL) != LDNS_STATUS_OK || rr == NULL) {
-		dnsb_log(DNSB_LOG_DEBUG, "pdns: skipped a record ldns cannot read: %s %s", owner, type);
-		free(line);
-		return 1;
-	}
-	free(line);
-	rc = dnsb_rrset_list_add_ldns_rr(out, rr, NULL);
-	ldns_rr_free(rr);
-	return rc == DNSB_ENOMEM ? rc : rc < 0 ? 1 : 0;
-}
-
 static const char *str_member(json_object *o, const char *name)
 {
 	json_object *v;
@@ -180,7 +152,7 @@ static int add_rrset(dnsb_rrset_list *out, json_object *o, const dnsb_rrkey *key
 	code = (uint16_t)ldns_get_rr_type_by_name(type);
 	if (code == 0 || dnsb_name_canonical(&owner, name, NULL) != 0)
 		return 0;
-	if (wanted(keys, n, owner, code)) {
+	if (dnsb_rrkeys_want(keys, n, owner, code)) {
 		int64_t t = json_object_object_get_ex(o, "ttl", &ttl) ? json_object_get_int64(ttl) : 0;
 		for (size_t i = 0; rc >= 0 && i < json_object_array_length(records); i++) {
 			json_object *r = json_object_array_get_idx(records, i), *disabled;
@@ -188,7 +160,8 @@ static int add_rrset(dnsb_rrset_list *out, json_object *o, const dnsb_rrkey *key
 			if (content == NULL || (json_object_object_get_ex(r, "disabled", &disabled) &&
 						json_object_get_boolean(disabled)))
 				continue;
-			rc = add_record(out, owner, t, type, content);
+			if ((rc = dnsb_rrset_list_add_text(out, owner, t, type, content)) == 1)
+				dnsb_log(DNSB_LOG_DEBUG, "pdns: skipped a record ldns cannot read: %s %s", owner, type);
 		}
 	}
 	free(owner);

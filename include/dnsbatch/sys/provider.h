@@ -122,6 +122,14 @@ typedef struct dnsb_rrkey {
 } dnsb_rrkey;
 
 /**
+ * For backends that list and keep what a read asked for: do `keys` ask for
+ * the RRset (owner, type), by its type or DNSB_RRKEY_ANY? With n == 0 every
+ * RRset is wanted (a whole-zone listing).
+ * @return 1 or 0
+ */
+int dnsb_rrkeys_want(const dnsb_rrkey *keys, size_t n, const char *owner, uint16_t type);
+
+/**
  * For backends that read by listing one owner name at a time (Cloud DNS,
  * Route53): the distinct owner names of `keys`, in order, when there are at
  * most `max` of them (else the backend lists the whole zone).
@@ -270,6 +278,17 @@ typedef struct dnsb_backend {
  * @return 0, DNSB_EINVAL when ldns cannot print it back, DNSB_ENOMEM
  */
 int dnsb_rrset_list_add_ldns_rr(dnsb_rrset_list *list, const ldns_rr *rr, dnsb_error *err);
+
+/**
+ * For backends whose API gives records as text (Cloud DNS rrdatas, PowerDNS
+ * content, Route53 values): add one record "owner ttl IN type rdata", parsed
+ * by ldns, to a list as dnsb_rrset_list_add_ldns_rr does.
+ * @param ttl  seconds
+ * @return 0; 1 when ldns cannot read the record (the caller skips it, a
+ *         type this library does not model); DNSB_ENOMEM
+ */
+int dnsb_rrset_list_add_text(dnsb_rrset_list *list, const char *owner, long long ttl, const char *type,
+			     const char *rdata);
 
 /**
  * For backends: the records of an RRset as ldns records (owner, TTL, class IN,
