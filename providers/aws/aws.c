@@ -252,6 +252,7 @@ static int aws_submit(void *opaque, const char *zone, dnsb_change *const *change
 	dnsb_aws *a = opaque;
 	double give_up = timeout > 0 ? dnsb_monotonic() + timeout : 0;
 	const char *id = zone_id(a, zone);
+	dnsb_aws_targets targets = { a->zones, a->zone_count, id };
 	dnsb_rrset_list held = { 0 };
 	dnsb_http_response resp;
 	dnsb_aws_body body;
@@ -264,11 +265,16 @@ static int aws_submit(void *opaque, const char *zone, dnsb_change *const *change
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "no hosted zone serves %s", zone);
 		return 0;
 	}
+	/* An AliasTarget needs its hosted zone: a batch holding an alias in none is refused here, unsent. */
+	if (dnsb_aws_alias_unplaced(out, changes, n, targets.zones, targets.count, id)) {
+		dnsb_log(DNSB_LOG_DEBUG, "aws: ChangeResourceRecordSets %s: not sent: %s", zone, out->message);
+		return 0;
+	}
 	if ((rc = read_unset_ttls(a, id, changes, n, give_up, &held, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
 		return dnsb_result_from_error(out, rc, 0, "reading the TTLs of old records sent without one", &e, err);
 	}
-	rc = dnsb_aws_body_build(&body, changes, n, &held, err);
+	rc = dnsb_aws_body_build(&body, changes, n, &held, &targets, err);
 	dnsb_rrset_list_clear(&held);
 	if (rc != 0)
 		return rc;
@@ -452,6 +458,7 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 	limits.max_deletions = DNSB_AWS_MAX_RECORDS;
 	limits.max_rdata_bytes = DNSB_AWS_MAX_VALUE_CHARS;
 	limits.names_culprit = 1;
+	limits.aliases = 1;
 	dnsb_provider_set_limits(p, &limits);
 	dnsb_log(DNSB_LOG_DEBUG, "aws: %zu hosted zones, credentials: %s", a->zone_count, a->creds.describe);
 	*out = p;

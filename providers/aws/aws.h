@@ -9,8 +9,11 @@
  *   creds.c    the credential chain, in the AWS SDKs' order: environment,
  *              web identity (STS), container credentials, the shared
  *              credentials file, IMDSv2; temporary ones refreshed before expiry
+ *   alias.c    which hosted zone an alias target lies in (AWS services'
+ *              canonical zones, else the account's own)
  *   xml.c      the ChangeResourceRecordSets body (libxml2) and its layout,
- *              RRsets and zones from list replies, \ooo name escapes
+ *              RRsets (aliases included) and zones from list replies, \ooo
+ *              name escapes
  *   reply.c    a reply as one class, with every change its messages name
  *   aws.c      signed calls, pagination, the ops table, open, flags
  *
@@ -136,6 +139,43 @@ int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profil
 /** Parse an ISO 8601 UTC time ("2026-11-23T10:00:00Z"). @return seconds since the epoch, or 0 */
 time_t dnsb_aws_time(const char *text);
 
+/* ---- alias targets (alias.c) ---- */
+
+/**
+ * The canonical hosted zone of the AWS service whose names hold an alias
+ * target, by suffix, as AWS's General Reference lists them: Application and
+ * Classic Load Balancers (<region>.elb.amazonaws.com), Network Load
+ * Balancers (elb.<region>.amazonaws.com), both also under amazonaws.com.cn
+ * in China, CloudFront (cloudfront.net), Global Accelerator
+ * (awsglobalaccelerator.com). "dualstack." names lie below the same suffixes.
+ * @param target  absolute, lower-case ("my-lb-1.us-east-1.elb.amazonaws.com.")
+ * @return the zone id (a static string), or NULL when no service's suffix holds it
+ */
+const char *dnsb_aws_service_zone(const char *target);
+
+/**
+ * The hosted zone an alias target lies in: the service zone of
+ * dnsb_aws_service_zone, else the zone of `zones` with the longest apex
+ * holding the target (an alias to another record of the account); of zones
+ * sharing that apex, the one whose id is `current`, else the first.
+ * @param target   absolute, lower-case
+ * @param zones    the provider's hosted zones (borrowed)
+ * @param current  id of the zone the batch goes to, or NULL
+ * @return the zone id (static, or borrowed from zones), or NULL when neither holds it
+ */
+const char *dnsb_aws_alias_zone(const char *target, const dnsb_aws_zone *zones, size_t count, const char *current);
+
+/**
+ * Does some alias of a batch (an old or a new RRset) lie in no zone
+ * dnsb_aws_alias_zone finds? Such a batch cannot be sent: `res` is set to
+ * class INVALID (status 0, no code), every such change named a culprit, and
+ * a message naming the first one's record and target.
+ * @return 1 when the batch cannot be sent (`res` filled); 0 when every alias
+ *         has a zone (`res` untouched)
+ */
+int dnsb_aws_alias_unplaced(dnsb_result *res, dnsb_change *const *changes, size_t n, const dnsb_aws_zone *zones,
+			    size_t count, const char *current);
+
 /* ---- XML (xml.c) ---- */
 
 /** A ChangeResourceRecordSets body and which batch change each Change element came from. */
@@ -147,13 +187,25 @@ typedef struct dnsb_aws_body {
 	size_t records;   /**< ResourceRecord elements */
 } dnsb_aws_body;
 
+/** Where the aliases of a batch point: the provider's hosted zones and the batch's own (dnsb_aws_alias_zone). Borrowed. */
+typedef struct dnsb_aws_targets {
+	const dnsb_aws_zone *zones;
+	size_t count;
+	const char *current;  /**< id of the zone the batch goes to, or NULL */
+} dnsb_aws_targets;
+
 /**
  * Build the body: each change's DELETE (old RRset, its TTL from `held` when
- * DNSB_TTL_UNSET) before its CREATE, in batch order; never UPSERT.
- * @return 0 or DNSB_ENOMEM
+ * DNSB_TTL_UNSET) before its CREATE, in batch order; never UPSERT. An alias
+ * is an AliasTarget (HostedZoneId from dnsb_aws_alias_zone, DNSName,
+ * EvaluateTargetHealth) without TTL or records; a DELETE repeats it as the
+ * change's old RRset says, since Route53 deletes only an exact match.
+ * @param targets  NULL when the batch holds no alias
+ * @return 0; DNSB_EINVAL when an alias lies in no zone (dnsb_aws_alias_unplaced
+ *         tells first); DNSB_ENOMEM
  */
 int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t n, const dnsb_rrset_list *held,
-			dnsb_error *err);
+			const dnsb_aws_targets *targets, dnsb_error *err);
 void dnsb_aws_body_clear(dnsb_aws_body *b);
 
 /**
@@ -165,7 +217,12 @@ char *dnsb_aws_name_decode(const char *name);
 
 /**
  * Append the RRsets of a ListResourceRecordSets page to `out` (those at
- * `owner` when not NULL, of the types `keys` asks for when n > 0).
+ * `owner` when not NULL, of the types `keys` asks for when n > 0). An A or
+ * AAAA set with an AliasTarget becomes an alias RRset: TTL DNSB_TTL_DEFAULT
+ * (Route53 gives none; external-dns lists aliases with 300), rdata[0] the
+ * DNSName made canonical, DNSB_ALIAS_HEALTH when EvaluateTargetHealth is
+ * true. Sets with a SetIdentifier (routing policies) and aliases of other
+ * types are skipped.
  * @param next_name, next_type, next_id  receive the next page's start
  *        (malloc'd) or NULL when this was the last page
  * @param past  set to 1 when the page reached a name after `owner`
@@ -200,7 +257,10 @@ char *dnsb_aws_xml_find(const char *xml, size_t len, const char *name);
  * SignatureDoesNotMatch, ExpiredToken, NoSuchHostedZone and other
  * statuses fatal. Every message naming [name='...', type='...'] (or "RRSet
  * of type T with DNS name N") names its change, unless that name and type
- * belong to more than one change of the batch.
+ * belong to more than one change of the batch; a message about an alias
+ * ("Tried to create an alias that targets N, type T in zone Z, but that
+ * target was not found": a conflict; "... does not lie within the target
+ * zone": invalid) names the one new alias of type T pointing at N.
  */
 void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_change *const *changes, size_t n);
 

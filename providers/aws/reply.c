@@ -119,20 +119,36 @@ static int holds(const dnsb_change *c, const char *owner, uint16_t type)
 	return c->kind != DNSB_CHANGE_DELETE && c->new_set.type == type && strcmp(c->new_set.owner, owner) == 0;
 }
 
-/* Name the one change holding the message's (name, type); none when several changes do. */
+/* A new alias of `type` pointing at `target`? */
+static int targets(const dnsb_change *c, const char *target, uint16_t type)
+{
+	return c->kind != DNSB_CHANGE_DELETE && c->new_set.alias != DNSB_ALIAS_NONE && c->new_set.type == type &&
+	       c->new_set.rdata_count == 1 && strcmp(c->new_set.rdata[0], target) == 0;
+}
+
+/*
+ * Name the one change holding the message's (name, type), or, for "Tried to
+ * create an alias that targets N, type T in zone Z, ...", the one alias
+ * pointing at N; none when several changes do.
+ */
 static void culprit(dnsb_result *res, const char *msg, dnsb_change *const *changes, size_t n)
 {
 	char name[1100], tname[32], *owner;
 	size_t found = n, hits = 0;
+	int by_target = 0;
 	uint16_t type;
 
-	if (!message_key(msg, name, sizeof(name), tname, sizeof(tname)))
-		return;
+	if (!message_key(msg, name, sizeof(name), tname, sizeof(tname))) {
+		const char *end = between(name, sizeof(name), msg, "an alias that targets ", ", type ");
+		if (end == NULL || between(tname, sizeof(tname), end, ", type ", " in zone ") == NULL)
+			return;
+		by_target = 1;
+	}
 	type = (uint16_t)ldns_get_rr_type_by_name(tname);
 	if (type == 0 || (owner = dnsb_aws_name_decode(name)) == NULL)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (holds(changes[i], owner, type)) {
+		if (by_target ? targets(changes[i], owner, type) : holds(changes[i], owner, type)) {
 			found = i;
 			hits++;
 		}

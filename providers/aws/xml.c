@@ -1,7 +1,8 @@
 /*
  * xml.c - Route53's XML through libxml2: the ChangeResourceRecordSets body
- * (elements in the order the API model requires), ListResourceRecordSets
- * and ListHostedZones pages, and Route53's \ooo escapes in names.
+ * (elements in the order the API model requires, aliases as AliasTarget),
+ * ListResourceRecordSets pages (aliases included) and ListHostedZones pages,
+ * and Route53's \ooo escapes in names.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -130,13 +131,58 @@ static int add_record(dnsb_rrset_list *out, const char *owner, long ttl, const c
 	return rc == DNSB_ENOMEM ? rc : rc < 0 ? 1 : 0;
 }
 
-/* One ResourceRecordSet element into the list when wanted; alias and routing-only sets are skipped. */
+/*
+ * An AliasTarget as an alias RRset: Route53 gives it no TTL (external-dns
+ * lists it with 300) and may spell DNSName in any case, with or without the
+ * trailing dot. @return 0, 1 skipped, or DNSB_ENOMEM
+ */
+static int add_alias(dnsb_rrset_list *out, const char *owner, uint16_t type, const xmlNode *target)
+{
+	char *dns = child_text(target, "DNSName"), *health = child_text(target, "EvaluateTargetHealth");
+	char *name = dns ? dnsb_aws_name_decode(dns) : NULL;
+	dnsb_rrset r = { 0 };
+	int rc = 1;
+
+	if (name == NULL || (type != LDNS_RR_TYPE_A && type != LDNS_RR_TYPE_AAAA)) {
+		dnsb_log(DNSB_LOG_DEBUG, "aws: skipped an alias dnsbatch cannot hold: %s %s", owner, dnsb_type_name(type));
+	} else {
+		r.type = type;
+		r.ttl = DNSB_TTL_DEFAULT;
+		r.alias = health && strcmp(health, "true") == 0 ? DNSB_ALIAS_HEALTH : DNSB_ALIAS_PLAIN;
+		rc = (r.owner = strdup(owner)) == NULL || dnsb_rrset_add_rdata(&r, name) != 0 ||
+				     dnsb_rrset_list_push(out, &r) != 0 ?
+			     DNSB_ENOMEM :
+			     0;
+		dnsb_rrset_clear(&r);
+	}
+	free(dns);
+	free(health);
+	free(name);
+	return rc;
+}
+
+/* The ResourceRecords of a set, record by record. @return 0 or DNSB_ENOMEM */
+static int add_records(dnsb_rrset_list *out, const char *owner, const char *ttl, const char *type,
+		       const xmlNode *records)
+{
+	int rc = 0;
+
+	for (xmlNode *r = records ? records->children : NULL; rc >= 0 && r; r = r->next) {
+		char *value = named(r, "ResourceRecord") ? child_text(r, "Value") : NULL;
+		if (value)
+			rc = add_record(out, owner, ttl ? strtol(ttl, NULL, 10) : 0, type, value);
+		free(value);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* One ResourceRecordSet element into the list when wanted; routing-policy sets (SetIdentifier) are skipped. */
 static int add_rrset(dnsb_rrset_list *out, const xmlNode *set, const char *only, const dnsb_rrkey *keys, size_t n,
 		     int *past)
 {
 	char *name = child_text(set, "Name"), *type = child_text(set, "Type"), *ttl = child_text(set, "TTL");
 	char *owner = name ? dnsb_aws_name_decode(name) : NULL;
-	xmlNode *records = child(set, "ResourceRecords");
+	xmlNode *target = child(set, "AliasTarget");
 	uint16_t code = type ? (uint16_t)ldns_get_rr_type_by_name(type) : 0;
 	int rc = 0;
 
@@ -144,13 +190,9 @@ static int add_rrset(dnsb_rrset_list *out, const xmlNode *set, const char *only,
 		rc = DNSB_EPARSE;
 	else if (owner && only && strcmp(owner, only) != 0)
 		*past = 1;
-	else if (owner && code && records && wanted(keys, n, owner, code))
-		for (xmlNode *r = records->children; rc >= 0 && r; r = r->next) {
-			char *value = named(r, "ResourceRecord") ? child_text(r, "Value") : NULL;
-			if (value)
-				rc = add_record(out, owner, ttl ? strtol(ttl, NULL, 10) : 0, type, value);
-			free(value);
-		}
+	else if (owner && code && child(set, "SetIdentifier") == NULL && wanted(keys, n, owner, code))
+		rc = target ? add_alias(out, owner, code, target) :
+			      add_records(out, owner, ttl, type, child(set, "ResourceRecords"));
 	free(name);
 	free(type);
 	free(ttl);
@@ -268,17 +310,12 @@ static uint32_t old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held)
 	return cur ? cur->ttl : old->ttl;
 }
 
-/* <Change><Action/><ResourceRecordSet><Name/><Type/><TTL/><ResourceRecords>... in the model's order. */
-static int add_change(xmlNode *changes, const char *action, const dnsb_rrset *r, uint32_t ttl, size_t *records)
+/* <TTL/><ResourceRecords><ResourceRecord><Value/>... */
+static int add_values(xmlNode *set, const dnsb_rrset *r, uint32_t ttl, size_t *records)
 {
-	xmlNode *change = xmlNewChild(changes, NULL, BAD_CAST "Change", NULL), *set, *list;
+	xmlNode *list;
 	char num[16];
 
-	if (change == NULL || xmlNewTextChild(change, NULL, BAD_CAST "Action", BAD_CAST action) == NULL ||
-	    (set = xmlNewChild(change, NULL, BAD_CAST "ResourceRecordSet", NULL)) == NULL ||
-	    xmlNewTextChild(set, NULL, BAD_CAST "Name", BAD_CAST r->owner) == NULL ||
-	    xmlNewTextChild(set, NULL, BAD_CAST "Type", BAD_CAST dnsb_type_name(r->type)) == NULL)
-		return DNSB_ENOMEM;
 	snprintf(num, sizeof(num), "%u", ttl);
 	if (xmlNewTextChild(set, NULL, BAD_CAST "TTL", BAD_CAST num) == NULL ||
 	    (list = xmlNewChild(set, NULL, BAD_CAST "ResourceRecords", NULL)) == NULL)
@@ -292,8 +329,43 @@ static int add_change(xmlNode *changes, const char *action, const dnsb_rrset *r,
 	return 0;
 }
 
+/* <AliasTarget><HostedZoneId/><DNSName/><EvaluateTargetHealth/>: an alias has no TTL and no records. */
+static int add_alias_target(xmlNode *set, const dnsb_rrset *r, const char *zone_id)
+{
+	xmlNode *target = xmlNewChild(set, NULL, BAD_CAST "AliasTarget", NULL);
+
+	if (target == NULL || xmlNewTextChild(target, NULL, BAD_CAST "HostedZoneId", BAD_CAST zone_id) == NULL ||
+	    xmlNewTextChild(target, NULL, BAD_CAST "DNSName", BAD_CAST r->rdata[0]) == NULL ||
+	    xmlNewTextChild(target, NULL, BAD_CAST "EvaluateTargetHealth",
+			    BAD_CAST(r->alias == DNSB_ALIAS_HEALTH ? "true" : "false")) == NULL)
+		return DNSB_ENOMEM;
+	return 0;
+}
+
+/*
+ * <Change><Action/><ResourceRecordSet><Name/><Type/> then <TTL/><ResourceRecords/> or, for an alias,
+ * <AliasTarget/>: the model's order.
+ */
+static int add_change(xmlNode *changes, const char *action, const dnsb_rrset *r, uint32_t ttl,
+		      const dnsb_aws_targets *targets, size_t *records)
+{
+	xmlNode *change, *set;
+	const char *zone_id = NULL;
+
+	if (r->alias != DNSB_ALIAS_NONE &&
+	    (r->rdata_count != 1 || targets == NULL ||
+	     (zone_id = dnsb_aws_alias_zone(r->rdata[0], targets->zones, targets->count, targets->current)) == NULL))
+		return DNSB_EINVAL;
+	if ((change = xmlNewChild(changes, NULL, BAD_CAST "Change", NULL)) == NULL || xmlNewTextChild(change, NULL, BAD_CAST "Action", BAD_CAST action) == NULL ||
+	    (set = xmlNewChild(change, NULL, BAD_CAST "ResourceRecordSet", NULL)) == NULL ||
+	    xmlNewTextChild(set, NULL, BAD_CAST "Name", BAD_CAST r->owner) == NULL ||
+	    xmlNewTextChild(set, NULL, BAD_CAST "Type", BAD_CAST dnsb_type_name(r->type)) == NULL)
+		return DNSB_ENOMEM;
+	return zone_id ? add_alias_target(set, r, zone_id) : add_values(set, r, ttl, records);
+}
+
 int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t n, const dnsb_rrset_list *held,
-			dnsb_error *err)
+			const dnsb_aws_targets *targets, dnsb_error *err)
 {
 	xmlDocPtr doc = xmlNewDoc(BAD_CAST "1.0");
 	xmlNode *root = doc ? xmlNewNode(NULL, BAD_CAST "ChangeResourceRecordSetsRequest") : NULL, *batch, *list = NULL;
@@ -316,10 +388,10 @@ int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t 
 		const dnsb_change *c = changes[i];
 		/* An update is DELETE old + CREATE new in one atomic batch: never UPSERT, which overwrites whatever is held. */
 		if (c->kind != DNSB_CHANGE_CREATE && (rc = add_change(list, "DELETE", &c->old, old_ttl(&c->old, held),
-								      &out->records)) == 0)
+								      targets, &out->records)) == 0)
 			out->origin[out->count++] = i;
 		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE &&
-		    (rc = add_change(list, "CREATE", &c->new_set, c->new_set.ttl, &out->records)) == 0)
+		    (rc = add_change(list, "CREATE", &c->new_set, c->new_set.ttl, targets, &out->records)) == 0)
 			out->origin[out->count++] = i;
 	}
 	if (rc == 0) {
@@ -333,6 +405,8 @@ int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t 
 	xmlFreeDoc(doc);
 	if (rc != 0) {
 		dnsb_aws_body_clear(out);
+		if (rc == DNSB_EINVAL)
+			return dnsb_error_set(err, rc, "an alias of the batch lies in no hosted zone dnsbatch knows");
 		return dnsb_error_set(err, rc, "out of memory building a change batch of %zu changes", n);
 	}
 	return 0;

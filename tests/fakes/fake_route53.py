@@ -10,9 +10,12 @@ service model (element names, order, required members, enums, ranges): a
 signing or schema mistake is refused (403 SignatureDoesNotMatch, 400
 InvalidInput) and counted, so the test fails.
 
-Serves: ChangeResourceRecordSets (atomic; DELETE must match TTL and values;
-CNAME exclusivity; the real InvalidChangeBatch message texts, every failing
-change in one reply; the 1000-record limit), GetChange, GetHostedZone,
+Serves: ChangeResourceRecordSets (atomic; DELETE must match TTL and values,
+or an alias's AliasTarget; CNAME exclusivity; an alias's target checked as
+Route53 checks it: in the zone its HostedZoneId names, one of a few
+AWS-owned zones or a zone of the fake's, where the target must exist; the
+real InvalidChangeBatch message texts, every failing change in one reply;
+the 1000-record limit), GetChange, GetHostedZone,
 ListHostedZones and ListResourceRecordSets (small pages, names escaped with
 \\052 for '*'), STS AssumeRoleWithWebIdentity, a container-credentials
 endpoint and IMDSv2, all on one port. Scripted faults on
@@ -132,10 +135,30 @@ def order_key(name, rtype):
     return (".".join(reversed(name.rstrip(".").split("."))), rtype)
 
 
+def in_zone(name, apex):
+    return name == apex or name.endswith("." + apex)
+
+
+# AWS-owned hosted zones an alias may target (id -> apex), as AWS's General Reference lists them.
+AWS_ZONES = {
+    "Z35SXDOTRQ7X7K": "us-east-1.elb.amazonaws.com.",   # Application and Classic Load Balancers, us-east-1
+    "Z26RNL4JYFTOTI": "elb.us-east-1.amazonaws.com.",   # Network Load Balancers, us-east-1
+    "Z32O12XQLNTSW2": "eu-west-1.elb.amazonaws.com.",   # Application and Classic Load Balancers, eu-west-1
+    "Z2FDTNDATAQYW2": "cloudfront.net.",                # CloudFront
+    "Z2BJ6XQ5FK7U4H": "awsglobalaccelerator.com.",      # Global Accelerator
+}
+
+
+def rrset_copy(rr):
+    return dict(rr, values=list(rr["values"]))
+
+
 class State:
     def __init__(self, args):
         self.args = args
-        self.zones = {}  # id -> {"apex", "private", "rrsets": {(name, type): {"ttl", "values"}}}
+        # id -> {"apex", "private", "rrsets": {(name, type): {"ttl", "values"[, "alias": {"zone", "dns", "health"}]}}};
+        # an alias has ttl None and no values
+        self.zones = {}
         self.keys = {}   # access key -> {"secret", "token", "expires"}
         self.faults = []
         self.stats = {k: 0 for k in ("requests", "api_requests", "changes", "changes_ok", "refused_conflict",
@@ -156,11 +179,31 @@ def seed(state, path):
             rr["values"].append(value)
 
 
+def alias_problem(state, zone, rrsets, rtype, alias):
+    """Route53's check of a new alias's target; None when it passes."""
+    target, zid = alias["dns"], alias["zone"]
+    head = "Tried to create an alias that targets %s, type %s in zone %s" % (escaped(target), rtype, zid)
+    own = state.zones.get(zid)
+    apex = AWS_ZONES.get(zid) or (own["apex"] if own else None)
+    if apex is None or not in_zone(target, apex) or target == apex and own is None:
+        return head + ", but the alias target name does not lie within the target zone"
+    held = rrsets if own is zone else own["rrsets"] if own else None
+    if held is not None and (target, rtype) not in held:
+        return head + ", but that target was not found"
+    return None
+
+
+def same_rrset(held, ttl, values, alias):
+    if alias or held.get("alias"):
+        return held.get("alias") == alias
+    return held["ttl"] == ttl and sorted(held["values"]) == sorted(values)
+
+
 def messages_for(state, zone, changes):
     """Apply changes to a copy of the zone; return (new rrsets, messages)."""
-    rrsets = {k: {"ttl": v["ttl"], "values": list(v["values"])} for k, v in zone["rrsets"].items()}
+    rrsets = {k: rrset_copy(v) for k, v in zone["rrsets"].items()}
     msgs = []
-    for action, name, rtype, ttl, values, shown in changes:
+    for action, name, rtype, ttl, values, shown, alias in changes:
         key = (name, rtype)
         label = "[name='%s', type='%s']" % (shown, rtype)
         if not (name == zone["apex"] or name.endswith("." + zone["apex"])):
@@ -180,19 +223,23 @@ def messages_for(state, zone, changes):
                             "type  CNAME with the same DNS name already exists in zone %s." % (rtype, shown,
                                                                                              zone["apex"]))
                 continue
-            rrsets[key] = {"ttl": ttl, "values": values}
+            problem = alias and alias_problem(state, zone, rrsets, rtype, alias)
+            if problem:
+                msgs.append(problem)
+                continue
+            rrsets[key] = {"ttl": None, "values": [], "alias": alias} if alias else {"ttl": ttl, "values": values}
         elif action == "DELETE":
             held = rrsets.get(key)
             if held is None:
                 msgs.append("Tried to delete resource record set %s but it was not found" % label)
-            elif held["ttl"] != ttl or sorted(held["values"]) != sorted(values):
+            elif not same_rrset(held, ttl, values, alias):
                 msgs.append("Tried to delete resource record set %s but the values provided do not match the "
                             "current values" % label)
             else:
                 del rrsets[key]
         else:  # UPSERT: accepted by the model, never sent by dnsbatch; counted as a problem
             state.problems.append("UPSERT sent for %s" % label)
-            rrsets[key] = {"ttl": ttl, "values": values}
+            rrsets[key] = {"ttl": None, "values": [], "alias": alias} if alias else {"ttl": ttl, "values": values}
     return rrsets, msgs
 
 
@@ -332,7 +379,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(200, json.dumps(out).encode(), "application/json")
             if path.startswith("/_fake/zone/"):
                 zone = st.zones.get(path.rsplit("/", 1)[1])
-                rrsets = [{"name": n, "type": t, "ttl": v["ttl"], "values": sorted(v["values"])}
+                rrsets = [dict({"name": n, "type": t, "ttl": v["ttl"], "values": sorted(v["values"])},
+                               **({"alias": v["alias"]} if v.get("alias") else {}))
                           for (n, t), v in sorted(zone["rrsets"].items(), key=lambda kv: order_key(*kv[0]))]
                 return self.reply(200, json.dumps({"rrsets": rrsets}).encode(), "application/json")
             if method == "POST" and path == "/":
@@ -446,14 +494,27 @@ class Handler(BaseHTTPRequestHandler):
             st.keys[akid]["expires"] = time.time() - 1
             st.stats["expired_refused"] += 1
             return self.reply(403, error_xml("ExpiredToken", "The security token included in the request is expired"))
-        changes, records = [], 0
+        changes, records, shapes = [], 0, []
         for c in root.iter(q("Change")):
             rs = c.find(q("ResourceRecordSet"))
             shown = rs.findtext(q("Name"))
             values = [v.text or "" for v in rs.iter(q("Value"))]
             records += len(values)
+            target = rs.find(q("AliasTarget"))
+            alias = None if target is None else {
+                "zone": target.findtext(q("HostedZoneId")), "dns": canon(target.findtext(q("DNSName"))),
+                "health": target.findtext(q("EvaluateTargetHealth"))}
+            if alias and (rs.find(q("TTL")) is not None or rs.find(q("ResourceRecords")) is not None):
+                shapes.append("Invalid request: Expected exactly one of [AliasTarget, all of [TTL, and "
+                              "ResourceRecords], or TrafficPolicyInstanceId], but found more than one in Change "
+                              "with [Action=%s, Name=%s, Type=%s, SetIdentifier=null]" %
+                              (c.findtext(q("Action")), shown, rs.findtext(q("Type"))))
             changes.append((c.findtext(q("Action")), canon(shown), rs.findtext(q("Type")),
-                            int(rs.findtext(q("TTL")) or 0), values, escaped(canon(shown))))
+                            int(rs.findtext(q("TTL")) or 0), values, escaped(canon(shown)), alias))
+        if shapes:
+            st.stats["bad_schema"] += 1
+            st.problems += shapes[:3]
+            return self.reply(400, error_xml("InvalidInput", shapes[0]))
         if records > 1000:
             msgs = ["Number of records limit of 1000 exceeded."]
         else:
@@ -522,6 +583,12 @@ class Handler(BaseHTTPRequestHandler):
             s = element(sets, "ResourceRecordSet")
             element(s, "Name", escaped(name))
             element(s, "Type", rtype)
+            if rr.get("alias"):
+                target = element(s, "AliasTarget")
+                element(target, "HostedZoneId", rr["alias"]["zone"])
+                element(target, "DNSName", escaped(rr["alias"]["dns"]))
+                element(target, "EvaluateTargetHealth", rr["alias"]["health"])
+                continue
             element(s, "TTL", rr["ttl"])
             recs = element(s, "ResourceRecords")
             for v in rr["values"]:

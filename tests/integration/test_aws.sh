@@ -131,9 +131,11 @@ start_fake() {
 }
 stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
 stat() { curl -s --cacert "$T/ca.pem" "$URL/_fake/stats" | jq -r "$1"; }
+# zone: the fake's ZEXAMPLE, one RRset a line: "NAME TTL TYPE VALUES", an alias "NAME alias TYPE ZONEID DNSNAME HEALTH"
 zone() {
-	curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/ZEXAMPLE" |
-		jq -r '.rrsets[] | "\(.name) \(.ttl) \(.type) \(.values | join(","))"'
+	curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/ZEXAMPLE" | jq -r '.rrsets[] |
+		if .alias then "\(.name) alias \(.type) \(.alias.zone) \(.alias.dns) \(.alias.health)"
+		else "\(.name) \(.ttl) \(.type) \(.values | join(","))" end'
 }
 # clean_requests NAME: botocore accepted every signature and every body
 clean_requests() {
@@ -166,6 +168,12 @@ ep() {
 	shift 3
 	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
 		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
+}
+# alias_ep NAME TYPE TARGET [HEALTH]: an alias endpoint as external-dns writes it (no HEALTH: the property left out)
+alias_ep() {
+	jq -cn --arg n "$1" --arg t "$2" --arg target "$3" --arg h "${4:-}" '{dnsName: $n, targets: [$target], recordType: $t,
+		recordTTL: 300, labels: {}, providerSpecific: ([{name: "alias", value: "true"}] +
+		(if $h == "" then [] else [{name: "aws/evaluate-target-health", value: $h}] end))}'
 }
 plan() {
 	local file=$1 create='[]' old='[]' new='[]' del='[]'
@@ -351,6 +359,103 @@ plan "$T/wild-del.plan.json" delete="$(list "$(ep '*.wild.example.com' A 300 192
 apply wild3 "$T/wild-del.plan.json" --aws-zone-id ZEXAMPLE
 eq "wildcard: deleted (exact match)" "$RC $(counts wild3)" "0 1 1 0 0 0"
 clean_requests wild
+stop_fake
+
+##### alias records (AliasTarget) ##################################################################
+# Created with the hosted zone of their target's service (ELB by region, NLB, CloudFront) or the account's own
+# zone, listed back with their providerSpecific, updated and deleted by exact match (AliasTarget repeated), found
+# in effect by the read-back; a target in no zone known is dropped invalid, unsent, and the rest applies.
+
+start_fake alias --seed "$T/small.records"
+plan "$T/alias.plan.json" create="$(list "$(alias_ep lb.example.com A my-lb-1.us-east-1.elb.amazonaws.com true)" \
+	"$(alias_ep lb.example.com AAAA dualstack.my-lb-1.us-east-1.elb.amazonaws.com false)" \
+	"$(alias_ep nlb.example.com A net-1.elb.us-east-1.amazonaws.com)" \
+	"$(alias_ep cdn.example.com A d111111abcdef8.cloudfront.net false)")"
+apply alias "$T/alias.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias: exit 0, 4 applied" "$RC $(counts alias)" "0 4 4 0 0 0"
+zone >"$T/alias.zone"
+eq "alias: the fake holds each AliasTarget with its service's hosted zone" "$(grep ' alias ' "$T/alias.zone")" \
+"cdn.example.com. alias A Z2FDTNDATAQYW2 d111111abcdef8.cloudfront.net. false
+lb.example.com. alias A Z35SXDOTRQ7X7K my-lb-1.us-east-1.elb.amazonaws.com. true
+lb.example.com. alias AAAA Z35SXDOTRQ7X7K dualstack.my-lb-1.us-east-1.elb.amazonaws.com. false
+nlb.example.com. alias A Z26RNL4JYFTOTI net-1.elb.us-east-1.amazonaws.com. true"
+clean_requests alias
+
+run records --provider aws --aws-zone-id ZEXAMPLE --output json >"$T/alias.records.json" 2>"$T/alias.records.err"
+eq "alias records: exit 0" "$?" 0
+endpoint() { jq -c --arg n "$1" --arg t "$2" '.[] | select(.dnsName == $n and .recordType == $t)' "$T/alias.records.json"; }
+eq "alias records: the A alias listed with its providerSpecific" "$(endpoint lb.example.com A)" \
+	'{"dnsName":"lb.example.com","targets":["my-lb-1.us-east-1.elb.amazonaws.com"],"recordType":"A","recordTTL":300,"providerSpecific":[{"name":"alias","value":"true"},{"name":"aws/evaluate-target-health","value":"true"}]}'
+eq "alias records: the AAAA alias, target health not evaluated" \
+	"$(endpoint lb.example.com AAAA | jq -c '[.targets, .providerSpecific[1].value]')" \
+	'[["dualstack.my-lb-1.us-east-1.elb.amazonaws.com"],"false"]'
+run records --provider aws --aws-zone-id ZEXAMPLE >"$T/alias.records.txt" 2>&1
+check "alias records: text output shows the alias (as a comment)" grep -q 'nlb\.example\.com\..*net-1\.elb\.us-east-1\.amazonaws\.com' "$T/alias.records.txt"
+
+apply alias-again "$T/alias.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias again: exit 0, 4 already applied (the read-back compares aliases)" "$RC $(counts alias-again)" "0 4 0 4 0 0"
+
+# Updates from the listed endpoints: a new target, and evaluate-target-health false -> true.
+lb_a=$(endpoint lb.example.com A)
+lb_aaaa=$(endpoint lb.example.com AAAA)
+plan "$T/alias-upd.plan.json" updateOld="$(list "$lb_a" "$lb_aaaa")" \
+	updateNew="$(list "$(echo "$lb_a" | jq -c '.targets = ["my-lb-2.eu-west-1.elb.amazonaws.com"]')" \
+		"$(echo "$lb_aaaa" | jq -c '.providerSpecific[1].value = "true"')")"
+apply alias-upd "$T/alias-upd.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias update: exit 0, 2 applied (DELETE with the AliasTarget repeated, then CREATE)" "$RC $(counts alias-upd)" "0 2 2 0 0 0"
+zone >"$T/alias-upd.zone"
+check "alias update: new target, its region's zone" grep -Fxq 'lb.example.com. alias A Z32O12XQLNTSW2 my-lb-2.eu-west-1.elb.amazonaws.com. true' "$T/alias-upd.zone"
+check "alias update: target health now evaluated" grep -Fxq 'lb.example.com. alias AAAA Z35SXDOTRQ7X7K dualstack.my-lb-1.us-east-1.elb.amazonaws.com. true' "$T/alias-upd.zone"
+apply alias-upd-stale "$T/alias-upd.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias update again: already applied" "$RC $(counts alias-upd-stale)" "0 2 0 2 0 0"
+
+plan "$T/alias-del.plan.json" delete="$(list "$(endpoint cdn.example.com A)")"
+apply alias-del "$T/alias-del.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias delete: exit 0, applied" "$RC $(counts alias-del)" "0 1 1 0 0 0"
+eq "alias delete: gone from the fake" "$(zone | grep -c '^cdn\.example\.com\. ')" 0
+plan "$T/alias-del2.plan.json" delete="$(list "$(alias_ep nlb.example.com A net-1.elb.us-east-1.amazonaws.com false)")"
+apply alias-del2 "$T/alias-del2.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias delete with another evaluate-target-health: dropped, differs" "$RC $(counts alias-del2) $(jq -r .cause "$T/alias-del2.drops")" \
+	"3 1 0 0 1 0 differs"
+check "alias delete with another evaluate-target-health: Route53's message" \
+	grep -q "\[name='nlb.example.com.', type='A'\] but the values provided do not match" "$T/alias-del2.drops"
+clean_requests alias-upd
+
+# Refusals: over a plain A (exists), beside a CNAME, a target in no zone (invalid, never sent), a target
+# record the account's zone lacks (Route53: not found); an alias to a record of the zone applies.
+submitted=$(stat .changes)
+plan "$T/alias-bad.plan.json" create="$(list "$(alias_ep www.example.com A my-lb-1.us-east-1.elb.amazonaws.com true)" \
+	"$(alias_ep alias.example.com A my-lb-1.us-east-1.elb.amazonaws.com true)" \
+	"$(alias_ep nowhere.example.com A x.example.net true)" \
+	"$(alias_ep ghost.example.com A missing.example.com false)" \
+	"$(alias_ep apex-like.example.com A www.example.com false)" \
+	"$(ep plain.example.com A 300 192.0.2.55)")"
+apply alias-bad "$T/alias-bad.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias refusals: exit 3, 2 applied, 4 dropped" "$RC $(counts alias-bad)" "3 6 2 0 4 0"
+eq "alias over a plain A: dropped, cause exists" \
+	"$(jq -r 'select(.change.create[0].dnsName == "www.example.com") | "\(.reason) \(.cause)"' "$T/alias-bad.drops")" "conflict exists"
+eq "alias beside a CNAME: dropped, cause cname" \
+	"$(jq -r 'select(.change.create[0].dnsName == "alias.example.com") | "\(.reason) \(.cause)"' "$T/alias-bad.drops")" "conflict cname"
+eq "alias to a target in no zone: dropped invalid" "$(drop alias-bad nowhere.example.com)" "dropped invalid 0 "
+eq "alias to a target in no zone: the message names record and target" \
+	"$(jq -r 'select(.change.create[0].dnsName == "nowhere.example.com") | .message' "$T/alias-bad.drops")" \
+	"alias target x.example.net. of nowhere.example.com. A lies in no AWS service zone dnsbatch knows nor in a hosted zone of this account"
+eq "alias to a missing record of the zone: dropped conflict" "$(drop alias-bad ghost.example.com)" "dropped conflict 400 InvalidChangeBatch"
+check "alias to a missing record of the zone: Route53's message" \
+	grep -q "Tried to create an alias that targets missing.example.com., type A in zone ZEXAMPLE, but that target was not found" "$T/alias-bad.drops"
+zone >"$T/alias-bad.zone"
+check "alias to a record of the account's zone: applied with the zone's id" \
+	grep -Fxq 'apex-like.example.com. alias A ZEXAMPLE www.example.com. false' "$T/alias-bad.zone"
+check "alias refusals: the plain A beside them applied" grep -Fxq 'plain.example.com. 300 A 192.0.2.55' "$T/alias-bad.zone"
+check "alias refusals: www keeps its A" grep -Fxq 'www.example.com. 300 A 192.0.2.1' "$T/alias-bad.zone"
+le "alias refusals: at most 3 change batches reached the fake" "$(($(stat .changes) - submitted))" 3
+clean_requests alias-bad
+submitted=$(stat .changes)
+plan "$T/alias-nowhere.plan.json" create="$(list "$(alias_ep nowhere.example.com AAAA x.example.net true)")"
+apply alias-nowhere "$T/alias-nowhere.plan.json" --aws-zone-id ZEXAMPLE
+eq "alias in no zone alone: exit 3, dropped invalid" "$RC $(counts alias-nowhere) $(drop alias-nowhere nowhere.example.com)" 	"3 1 0 0 1 0 dropped invalid 0 "
+eq "alias in no zone alone: nothing sent" "$(($(stat .changes) - submitted))" 0
+secrets_absent alias-bad
 stop_fake
 
 ##### credential sources ############################################################################

@@ -4,8 +4,10 @@
  * [name='...', type='...'] and "RRSet of type T with DNS name N" message of
  * one InvalidChangeBatch (none when two changes hold the name and type),
  * the ChangeResourceRecordSets body (DELETE before CREATE, never UPSERT,
- * unset old TTLs filled from the read), ListResourceRecordSets and
- * ListHostedZones pages (\052 decoded, pagination, alias sets skipped), the
+ * unset old TTLs filled from the read, aliases as AliasTarget), the hosted
+ * zone of an alias target (AWS services' zones, the account's own, none),
+ * ListResourceRecordSets and ListHostedZones pages (\052 decoded,
+ * pagination, AliasTarget read as an alias, routing-policy sets skipped), the
  * shared credentials file (without showing a secret) and ISO 8601 times.
  * The fake server is tests/fakes/fake_route53.py (tests/integration/test_aws.sh).
  */
@@ -241,7 +243,7 @@ static void test_body_order_and_unset_ttl(void **state)
 	c[2]->old.ttl = DNSB_TTL_UNSET;
 	rrset_set(&cur, "c.example.com.", LDNS_RR_TYPE_A, 1234, "192.0.2.3");
 	assert_int_equal(dnsb_rrset_list_push(&held, &cur), 0);
-	assert_int_equal(dnsb_aws_body_build(&body, c, 5, &held, NULL), 0);
+	assert_int_equal(dnsb_aws_body_build(&body, c, 5, &held, NULL, NULL), 0);
 	assert_int_equal(body.count, 6);
 	assert_int_equal(body.records, 6);
 	size_t want[] = { 0, 1, 1, 2, 3, 4 };
@@ -264,6 +266,215 @@ static void test_body_order_and_unset_ttl(void **state)
 	changes_free(c, 5);
 }
 
+/* An alias change: the fixture's change with its RRsets turned into aliases of `kind`. */
+static dnsb_change *alias_change(dnsb_change_kind kind, const char *owner, uint16_t type, const char *old_target,
+				 dnsb_alias old_kind, const char *new_target, dnsb_alias new_kind)
+{
+	dnsb_change *c = change_new(kind, owner, type, old_target, new_target);
+
+	c->old.alias = old_target ? old_kind : DNSB_ALIAS_NONE;
+	c->new_set.alias = new_target ? new_kind : DNSB_ALIAS_NONE;
+	return c;
+}
+
+static const dnsb_aws_zone own_zones[] = {
+	{ (char *)"example.com.", (char *)"ZEXAMPLE" },
+	{ (char *)"internal.example.com.", (char *)"ZINTERNAL" },
+	{ (char *)"example.com.", (char *)"ZEXAMPLEPRIV" },
+	{ (char *)"example.net.", (char *)"ZNET" },
+};
+
+static void test_body_alias(void **state)
+{
+	dnsb_change *c[4];
+	dnsb_aws_targets targets = { own_zones, 4, "ZEXAMPLE" };
+	dnsb_aws_body body;
+
+	(void)state;
+	c[0] = alias_change(DNSB_CHANGE_CREATE, "lb.example.com.", LDNS_RR_TYPE_A, NULL, 0,
+			    "my-lb-1.us-east-1.elb.amazonaws.com.", DNSB_ALIAS_HEALTH);
+	c[1] = alias_change(DNSB_CHANGE_UPDATE, "lb.example.com.", LDNS_RR_TYPE_AAAA, "net-1.elb.eu-west-1.amazonaws.com.",
+			    DNSB_ALIAS_PLAIN, "dualstack.my-lb-2.eu-west-1.elb.amazonaws.com.", DNSB_ALIAS_HEALTH);
+	c[2] = alias_change(DNSB_CHANGE_DELETE, "cdn.example.com.", LDNS_RR_TYPE_A, "d111111abcdef8.cloudfront.net.",
+			    DNSB_ALIAS_PLAIN, NULL, 0);
+	c[3] = alias_change(DNSB_CHANGE_CREATE, "example.com.", LDNS_RR_TYPE_A, NULL, 0, "www.example.com.",
+			    DNSB_ALIAS_PLAIN);
+	assert_int_equal(dnsb_aws_body_build(&body, c, 4, NULL, &targets, NULL), 0);
+	assert_int_equal(body.count, 5);
+	assert_int_equal(body.records, 0);
+	/* The whole Change, in the model's order: Name, Type, AliasTarget (HostedZoneId, DNSName,
+	 * EvaluateTargetHealth); no TTL, no ResourceRecords. */
+	assert_non_null(strstr(body.xml,
+		"<Change><Action>CREATE</Action><ResourceRecordSet><Name>lb.example.com.</Name><Type>A</Type>"
+		"<AliasTarget><HostedZoneId>Z35SXDOTRQ7X7K</HostedZoneId><DNSName>my-lb-1.us-east-1.elb.amazonaws.com.</DNSName>"
+		"<EvaluateTargetHealth>true</EvaluateTargetHealth></AliasTarget></ResourceRecordSet></Change>"
+		"<Change><Action>DELETE</Action><ResourceRecordSet><Name>lb.example.com.</Name><Type>AAAA</Type>"
+		"<AliasTarget><HostedZoneId>Z2IFOLAFXWLO4F</HostedZoneId><DNSName>net-1.elb.eu-west-1.amazonaws.com.</DNSName>"
+		"<EvaluateTargetHealth>false</EvaluateTargetHealth></AliasTarget></ResourceRecordSet></Change>"
+		"<Change><Action>CREATE</Action><ResourceRecordSet><Name>lb.example.com.</Name><Type>AAAA</Type>"
+		"<AliasTarget><HostedZoneId>Z32O12XQLNTSW2</HostedZoneId><DNSName>dualstack.my-lb-2.eu-west-1.elb.amazonaws.com.</DNSName>"
+		"<EvaluateTargetHealth>true</EvaluateTargetHealth></AliasTarget></ResourceRecordSet></Change>"
+		"<Change><Action>DELETE</Action><ResourceRecordSet><Name>cdn.example.com.</Name><Type>A</Type>"
+		"<AliasTarget><HostedZoneId>Z2FDTNDATAQYW2</HostedZoneId><DNSName>d111111abcdef8.cloudfront.net.</DNSName>"
+		"<EvaluateTargetHealth>false</EvaluateTargetHealth></AliasTarget></ResourceRecordSet></Change>"
+		"<Change><Action>CREATE</Action><ResourceRecordSet><Name>example.com.</Name><Type>A</Type>"
+		"<AliasTarget><HostedZoneId>ZEXAMPLE</HostedZoneId><DNSName>www.example.com.</DNSName>"
+		"<EvaluateTargetHealth>false</EvaluateTargetHealth></AliasTarget></ResourceRecordSet></Change>"));
+	assert_null(strstr(body.xml, "<TTL>"));
+	dnsb_aws_body_clear(&body);
+	changes_free(c, 4);
+}
+
+static void test_body_alias_without_zone(void **state)
+{
+	dnsb_change *c[2];
+	dnsb_aws_targets targets = { own_zones, 4, "ZEXAMPLE" };
+	dnsb_aws_body body;
+	dnsb_error err;
+
+	(void)state;
+	c[0] = change_new(DNSB_CHANGE_CREATE, "a.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
+	c[1] = alias_change(DNSB_CHANGE_CREATE, "lb.example.com.", LDNS_RR_TYPE_A, NULL, 0, "x.example.org.",
+			    DNSB_ALIAS_HEALTH);
+	assert_int_equal(dnsb_aws_body_build(&body, c, 2, NULL, &targets, &err), DNSB_EINVAL);
+	assert_null(body.xml);
+	assert_int_equal(body.count, 0);
+	/* Without the zones, no alias can be placed. */
+	assert_int_equal(dnsb_aws_body_build(&body, c, 2, NULL, NULL, &err), DNSB_EINVAL);
+	assert_int_equal(dnsb_aws_body_build(&body, c, 1, NULL, NULL, &err), 0);
+	dnsb_aws_body_clear(&body);
+	changes_free(c, 2);
+}
+
+/* ---- alias targets ---- */
+
+static void test_service_zones(void **state)
+{
+	static const struct {
+		const char *target, *zone;
+	} rows[] = {
+		{ "my-lb-1.us-east-1.elb.amazonaws.com.", "Z35SXDOTRQ7X7K" },              /* ALB/CLB */
+		{ "dualstack.my-lb-1.us-east-1.elb.amazonaws.com.", "Z35SXDOTRQ7X7K" },    /* CLB dualstack */
+		{ "my-nlb-0123.elb.us-east-1.amazonaws.com.", "Z26RNL4JYFTOTI" },          /* NLB */
+		{ "dualstack.my-nlb-0123.elb.us-east-1.amazonaws.com.", "Z26RNL4JYFTOTI" },
+		{ "a.eu-central-1.elb.amazonaws.com.", "Z215JYRZR1TBD5" },
+		{ "a.elb.ap-southeast-2.amazonaws.com.", "ZCT6FZBF4DROD" },
+		{ "a.ap-northeast-3.elb.amazonaws.com.", "Z5LXEXXYW11ES" },
+		{ "a.elb.ap-northeast-3.amazonaws.com.", NULL },                           /* NLB zone not known */
+		{ "a.cn-north-1.elb.amazonaws.com.cn.", "Z1GDH35T77C1KE" },
+		{ "a.elb.cn-northwest-1.amazonaws.com.cn.", "ZQEIKTCZ8352D" },
+		{ "a.cn-north-1.elb.amazonaws.com.", NULL },                               /* China is .com.cn */
+		{ "a.us-gov-west-1.elb.amazonaws.com.", "Z33AYJ8TM3BH4J" },
+		{ "a.elb.us-gov-east-1.amazonaws.com.", "Z1ZSMQQ6Q24QQ8" },
+		{ "d111111abcdef8.cloudfront.net.", "Z2FDTNDATAQYW2" },
+		{ "a1234567890abcdef.awsglobalaccelerator.com.", "Z2BJ6XQ5FK7U4H" },
+		{ "x.evilcloudfront.net.", NULL },                                         /* label boundaries */
+		{ "a.fakeus-east-1.elb.amazonaws.com.", NULL },
+		{ "cloudfront.net.", NULL },                                               /* the suffix itself */
+		{ "us-east-1.elb.amazonaws.com.", NULL },
+		{ "a.us-east-9.elb.amazonaws.com.", NULL },
+		{ "www.example.com.", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *zone = dnsb_aws_service_zone(rows[i].target);
+		if (rows[i].zone == NULL ? zone != NULL : zone == NULL || strcmp(zone, rows[i].zone) != 0)
+			fail_msg("%s: zone %s, expected %s", rows[i].target, zone ? zone : "none",
+				 rows[i].zone ? rows[i].zone : "none");
+	}
+}
+
+static void test_alias_zone_own_zones(void **state)
+{
+	(void)state;
+	/* A service's zone first, even when an own zone would hold the name. */
+	assert_string_equal(dnsb_aws_alias_zone("a.us-west-2.elb.amazonaws.com.", own_zones, 4, NULL), "Z1H1FL5HABSF5");
+	/* The longest apex holding the target. */
+	assert_string_equal(dnsb_aws_alias_zone("db.internal.example.com.", own_zones, 4, "ZEXAMPLE"), "ZINTERNAL");
+	assert_string_equal(dnsb_aws_alias_zone("internal.example.com.", own_zones, 4, "ZEXAMPLE"), "ZINTERNAL");
+	assert_string_equal(dnsb_aws_alias_zone("www.example.net.", own_zones, 4, "ZEXAMPLE"), "ZNET");
+	/* Two zones of one apex: the batch's own, else the first. */
+	assert_string_equal(dnsb_aws_alias_zone("www.example.com.", own_zones, 4, "ZEXAMPLE"), "ZEXAMPLE");
+	assert_string_equal(dnsb_aws_alias_zone("www.example.com.", own_zones, 4, "ZEXAMPLEPRIV"), "ZEXAMPLEPRIV");
+	assert_string_equal(dnsb_aws_alias_zone("www.example.com.", own_zones, 4, "ZNET"), "ZEXAMPLE");
+	assert_string_equal(dnsb_aws_alias_zone("example.com.", own_zones, 4, NULL), "ZEXAMPLE");
+	/* Neither. */
+	assert_null(dnsb_aws_alias_zone("x.example.org.", own_zones, 4, "ZEXAMPLE"));
+	assert_null(dnsb_aws_alias_zone("wwwexample.com.", own_zones, 4, "ZEXAMPLE"));
+	assert_null(dnsb_aws_alias_zone("www.example.com.", NULL, 0, NULL));
+}
+
+static void test_alias_unplaced(void **state)
+{
+	dnsb_change *c[4];
+	dnsb_result res;
+
+	(void)state;
+	c[0] = alias_change(DNSB_CHANGE_CREATE, "lb.example.com.", LDNS_RR_TYPE_A, NULL, 0, "x.example.net.",
+			    DNSB_ALIAS_HEALTH);
+	c[1] = change_new(DNSB_CHANGE_CREATE, "a.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
+	c[2] = alias_change(DNSB_CHANGE_CREATE, "ok.example.com.", LDNS_RR_TYPE_AAAA, NULL, 0,
+			    "my-lb-1.us-east-1.elb.amazonaws.com.", DNSB_ALIAS_HEALTH);
+	/* An update whose old alias has no zone, though its new one has. */
+	c[3] = alias_change(DNSB_CHANGE_UPDATE, "old.example.com.", LDNS_RR_TYPE_A, "gone.example.org.", DNSB_ALIAS_PLAIN,
+			    "d1.cloudfront.net.", DNSB_ALIAS_PLAIN);
+	dnsb_result_init(&res);
+	assert_int_equal(dnsb_aws_alias_unplaced(&res, c + 1, 2, own_zones, 1, "ZEXAMPLE"), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_OK);
+	assert_int_equal(res.culprit_count, 0);
+	assert_int_equal(dnsb_aws_alias_unplaced(&res, c, 2, own_zones, 1, "ZEXAMPLE"), 1);
+	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
+	assert_int_equal(res.status, 0);
+	assert_string_equal(res.code, "");
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 0);
+	assert_string_equal(res.message, "alias target x.example.net. of lb.example.com. A lies in no AWS service zone "
+					 "dnsbatch knows nor in a hosted zone of this account");
+	assert_int_equal(dnsb_aws_alias_unplaced(&res, c, 4, own_zones, 1, "ZEXAMPLE"), 1);
+	assert_int_equal(res.culprit_count, 2);
+	assert_int_equal(res.culprits[0], 0);
+	assert_int_equal(res.culprits[1], 3);
+	/* With example.net. a zone of the account, the first is placed; the update's old target still is not. */
+	assert_int_equal(dnsb_aws_alias_unplaced(&res, c, 4, own_zones, 4, "ZEXAMPLE"), 1);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 3);
+	assert_string_equal(res.message, "alias target gone.example.org. of old.example.com. A lies in no AWS service zone "
+					 "dnsbatch knows nor in a hosted zone of this account");
+	changes_free(c, 4);
+}
+
+static void test_alias_messages_name_the_alias(void **state)
+{
+	dnsb_change *c[3];
+	dnsb_http_response r = reply(400, BATCH(MSG("Tried to create an alias that targets www.example.com., type A in zone "
+						    "ZEXAMPLE, but that target was not found")));
+	dnsb_result res;
+
+	(void)state;
+	c[0] = alias_change(DNSB_CHANGE_CREATE, "apex.example.com.", LDNS_RR_TYPE_A, NULL, 0, "www.example.com.",
+			    DNSB_ALIAS_PLAIN);
+	c[1] = alias_change(DNSB_CHANGE_CREATE, "lb.example.com.", LDNS_RR_TYPE_A, NULL, 0,
+			    "x.us-east-1.elb.amazonaws.com.", DNSB_ALIAS_HEALTH);
+	c[2] = change_new(DNSB_CHANGE_CREATE, "www.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
+	dnsb_aws_classify(&res, &r, c, 3);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 0);
+	r = reply(400, BATCH(MSG("Tried to create an alias that targets X.us-east-1.elb.amazonaws.com., type A in zone "
+				 "Z26RNL4JYFTOTI, but the alias target name does not lie within the target zone")));
+	dnsb_aws_classify(&res, &r, c, 3);
+	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 1);
+	/* Of another type: not that alias. */
+	r = reply(400, BATCH(MSG("Tried to create an alias that targets www.example.com., type AAAA in zone "
+				 "ZEXAMPLE, but that target was not found")));
+	dnsb_aws_classify(&res, &r, c, 3);
+	assert_int_equal(res.culprit_count, 0);
+	changes_free(c, 3);
+}
+
 /* ---- pages ---- */
 
 static const char rrsets_page[] =
@@ -275,10 +486,20 @@ static const char rrsets_page[] =
 	"<ResourceRecord><Value>\"hello world\"</Value></ResourceRecord></ResourceRecords></ResourceRecordSet>"
 	"<ResourceRecordSet><Name>lb.example.com.</Name><Type>A</Type><AliasTarget><HostedZoneId>Z35SXDOTRQ7X7K</HostedZoneId>"
 	"<DNSName>x.elb.amazonaws.com.</DNSName><EvaluateTargetHealth>true</EvaluateTargetHealth></AliasTarget></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>lb.example.com.</Name><Type>AAAA</Type><AliasTarget><HostedZoneId>Z26RNL4JYFTOTI</HostedZoneId>"
+	"<DNSName>DualStack.My-NLB.elb.us-east-1.amazonaws.com</DNSName><EvaluateTargetHealth>false</EvaluateTargetHealth>"
+	"</AliasTarget></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>lb.example.com.</Name><Type>TXT</Type><AliasTarget><HostedZoneId>ZEXAMPLE</HostedZoneId>"
+	"<DNSName>txt.example.com.</DNSName><EvaluateTargetHealth>false</EvaluateTargetHealth></AliasTarget></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>w.example.com.</Name><Type>A</Type><SetIdentifier>eu</SetIdentifier><Weight>10</Weight>"
+	"<TTL>60</TTL><ResourceRecords><ResourceRecord><Value>192.0.2.8</Value></ResourceRecord></ResourceRecords></ResourceRecordSet>"
+	"<ResourceRecordSet><Name>w.example.com.</Name><Type>A</Type><SetIdentifier>us</SetIdentifier><Weight>10</Weight>"
+	"<AliasTarget><HostedZoneId>Z35SXDOTRQ7X7K</HostedZoneId><DNSName>y.us-east-1.elb.amazonaws.com.</DNSName>"
+	"<EvaluateTargetHealth>true</EvaluateTargetHealth></AliasTarget></ResourceRecordSet>"
 	"<ResourceRecordSet><Name>www.example.com.</Name><Type>A</Type><TTL>300</TTL><ResourceRecords>"
 	"<ResourceRecord><Value>192.0.2.1</Value></ResourceRecord></ResourceRecords></ResourceRecordSet>"
 	"</ResourceRecordSets><IsTruncated>true</IsTruncated><NextRecordName>x\\052.example.com.</NextRecordName>"
-	"<NextRecordType>MX</NextRecordType><MaxItems>4</MaxItems></ListResourceRecordSetsResponse>";
+	"<NextRecordType>MX</NextRecordType><MaxItems>9</MaxItems></ListResourceRecordSetsResponse>";
 
 static void test_rrsets_page(void **state)
 {
@@ -291,16 +512,52 @@ static void test_rrsets_page(void **state)
 	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), NULL, NULL, 0, &name, &type, &id,
 					       &past, NULL),
 			 0);
-	assert_int_equal(out.count, 3); /* the alias set has no records of its own */
+	/* The TXT alias (no such alias in the model) and both routing-policy sets are skipped. */
+	assert_int_equal(out.count, 5);
 	assert_non_null(r = dnsb_rrset_list_find(&out, "*.w.example.com.", LDNS_RR_TYPE_A));
 	assert_int_equal(r->rdata_count, 2);
 	assert_int_equal(r->ttl, 300);
+	assert_int_equal(r->alias, DNSB_ALIAS_NONE);
 	assert_non_null(r = dnsb_rrset_list_find(&out, "*.w.example.com.", LDNS_RR_TYPE_TXT));
 	assert_string_equal(r->rdata[0], "\"hello world\"");
+	assert_non_null(r = dnsb_rrset_list_find(&out, "lb.example.com.", LDNS_RR_TYPE_A));
+	assert_int_equal(r->alias, DNSB_ALIAS_HEALTH);
+	assert_int_equal(r->ttl, DNSB_TTL_DEFAULT);
+	assert_int_equal(r->rdata_count, 1);
+	assert_string_equal(r->rdata[0], "x.elb.amazonaws.com.");
+	/* DNSName made canonical: lower case, trailing dot. */
+	assert_non_null(r = dnsb_rrset_list_find(&out, "lb.example.com.", LDNS_RR_TYPE_AAAA));
+	assert_int_equal(r->alias, DNSB_ALIAS_PLAIN);
+	assert_int_equal(r->ttl, 300);
+	assert_int_equal(r->rdata_count, 1);
+	assert_string_equal(r->rdata[0], "dualstack.my-nlb.elb.us-east-1.amazonaws.com.");
+	assert_null(dnsb_rrset_list_find(&out, "lb.example.com.", LDNS_RR_TYPE_TXT));
+	assert_null(dnsb_rrset_list_find(&out, "w.example.com.", LDNS_RR_TYPE_A));
+	assert_non_null(r = dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A));
+	assert_int_equal(r->alias, DNSB_ALIAS_NONE);
 	assert_string_equal(name, "x\\052.example.com.");
 	assert_string_equal(type, "MX");
 	assert_null(id);
 	assert_int_equal(past, 0);
+	free(name);
+	free(type);
+	dnsb_rrset_list_clear(&out);
+}
+
+static void test_rrsets_page_alias_by_key(void **state)
+{
+	dnsb_rrset_list out = { 0 };
+	dnsb_rrkey keys[] = { { "lb.example.com.", LDNS_RR_TYPE_AAAA } };
+	char *name, *type, *id;
+	int past;
+
+	(void)state;
+	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), NULL, keys, 1, &name, &type, &id,
+					       &past, NULL),
+			 0);
+	assert_int_equal(out.count, 1);
+	assert_int_equal(out.items[0].type, LDNS_RR_TYPE_AAAA);
+	assert_int_equal(out.items[0].alias, DNSB_ALIAS_PLAIN);
 	free(name);
 	free(type);
 	dnsb_rrset_list_clear(&out);
@@ -451,7 +708,14 @@ int main(void)
 		cmocka_unit_test(test_error_code),
 		cmocka_unit_test(test_reply_error),
 		cmocka_unit_test(test_body_order_and_unset_ttl),
+		cmocka_unit_test(test_body_alias),
+		cmocka_unit_test(test_body_alias_without_zone),
+		cmocka_unit_test(test_service_zones),
+		cmocka_unit_test(test_alias_zone_own_zones),
+		cmocka_unit_test(test_alias_unplaced),
+		cmocka_unit_test(test_alias_messages_name_the_alias),
 		cmocka_unit_test(test_rrsets_page),
+		cmocka_unit_test(test_rrsets_page_alias_by_key),
 		cmocka_unit_test(test_rrsets_page_by_owner_stops_past_it),
 		cmocka_unit_test(test_pages_that_are_not_route53),
 		cmocka_unit_test(test_zones_page_filters_by_type),
