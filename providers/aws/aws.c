@@ -72,8 +72,8 @@ static int call(dnsb_aws *a, const char *method, const char *url, const char *bo
 }
 
 /* GET a URL; a non-200 answer becomes a code through dnsb_aws_reply_error. */
-static int get(dnsb_aws *a, const char *url, const char *what, double give_up, dnsb_http_response *out,
-	       dnsb_error *err)
+int dnsb_aws_get(dnsb_aws *a, const char *url, const char *what, double give_up, dnsb_http_response *out,
+		 dnsb_error *err)
 {
 	int rc = call(a, "GET", url, NULL, give_up, out, err);
 
@@ -116,7 +116,7 @@ static int list_rrsets(dnsb_aws *a, const char *zone_id, const char *owner, uint
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 			break;
 		}
-		if ((rc = get(a, url, "ListResourceRecordSets", give_up, &resp, err)) != 0)
+		if ((rc = dnsb_aws_get(a, url, "ListResourceRecordSets", give_up, &resp, err)) != 0)
 			break;
 		rc = dnsb_aws_rrsets_parse(out, resp.body, resp.body_len, owner, keys, n, &next_name, &next_type,
 					   &next_id, &past, err);
@@ -290,6 +290,8 @@ static int aws_submit(void *opaque, const char *zone, dnsb_change *const *change
 		dnsb_log(DNSB_LOG_DEBUG, "aws: ChangeResourceRecordSets %s: %zu changes, %zu records: HTTP %ld %s%s%s, %zu culprits",
 			 zone, body.count, body.records, resp.status, dnsb_class_name(out->cls), out->code[0] ? " " : "",
 			 out->code, out->culprit_count);
+		if (out->cls == DNSB_CLASS_OK && a->cfg.wait_insync)
+			dnsb_aws_wait_insync(a, zone, resp.body, resp.body_len, give_up);
 		dnsb_http_response_clear(&resp);
 	} else {
 		rc = dnsb_result_from_error(out, rc, 0, "ChangeResourceRecordSets", &e, err);
@@ -359,7 +361,7 @@ static int zones_by_id(dnsb_aws *a, double give_up, dnsb_error *err)
 		char *url = NULL, *name;
 		if (asprintf(&url, "%s" DNSB_AWS_API "/hostedzone/%s", a->cfg.endpoint, a->cfg.zone_ids[i]) < 0)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-		rc = get(a, url, "GetHostedZone", give_up, &resp, err);
+		rc = dnsb_aws_get(a, url, "GetHostedZone", give_up, &resp, err);
 		free(url);
 		if (rc != 0)
 			break;
@@ -391,7 +393,7 @@ static int zones_list(dnsb_aws *a, double give_up, dnsb_error *err)
 		marker = NULL;
 		if (len < 0)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-		rc = get(a, url, "ListHostedZones", give_up, &resp, err);
+		rc = dnsb_aws_get(a, url, "ListHostedZones", give_up, &resp, err);
 		free(url);
 		if (rc != 0)
 			break;
@@ -471,6 +473,7 @@ static const dnsb_provider_flag aws_flags[] = {
 	{ "aws-batch-change-size", 1, "changes per ChangeResourceRecordSets (default 1000, at most 1000)" },
 	{ "aws-batch-change-interval", 1, "seconds between two submissions (default 1)" },
 	{ "aws-profile", 1, "profile of the shared credentials file (default $AWS_PROFILE, else default)" },
+	{ "aws-wait-insync", 0, "after each accepted batch, poll GetChange until Route53 says INSYNC (within --timeout)" },
 	{ NULL, 0, NULL },
 };
 

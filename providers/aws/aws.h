@@ -4,8 +4,8 @@
  * dnsb_backend_aws.
  *
  *   config.c   flags (--aws-zone-type, --aws-zone-id, --aws-batch-change-size,
- *              --aws-batch-change-interval, --aws-profile) and the SDK's
- *              endpoint variables
+ *              --aws-batch-change-interval, --aws-profile, --aws-wait-insync)
+ *              and the SDK's endpoint variables
  *   creds.c    the credential chain, in the AWS SDKs' order: environment,
  *              web identity (STS), container credentials, the shared
  *              credentials file, IMDSv2; temporary ones refreshed before expiry
@@ -15,6 +15,7 @@
  *              RRsets (aliases included) and zones from list replies, \ooo
  *              name escapes
  *   reply.c    a reply as one class, with every change its messages name
+ *   insync.c   --aws-wait-insync: GetChange polled until the change is INSYNC
  *   aws.c      signed calls, pagination, the ops table, open, flags
  *
  * No key, secret or token ever appears in a message, a log line or argv.
@@ -48,6 +49,11 @@
 #define DNSB_AWS_PAGES_MAX 100000
 /** Temporary credentials are fetched anew this many seconds before they expire. */
 #define DNSB_AWS_REFRESH_MARGIN 300
+/** --aws-wait-insync: seconds before the first GetChange, the cap of the doubling wait between two, and the
+ *  longest wait when the engine gives the submission no deadline (Route53 is usually INSYNC within 60 s). */
+#define DNSB_AWS_INSYNC_FIRST 1.0
+#define DNSB_AWS_INSYNC_CAP 10.0
+#define DNSB_AWS_INSYNC_MAX 300.0
 
 typedef enum dnsb_aws_zone_type { DNSB_AWS_ZONES_ANY = 0, DNSB_AWS_ZONES_PUBLIC, DNSB_AWS_ZONES_PRIVATE } dnsb_aws_zone_type;
 
@@ -68,6 +74,7 @@ typedef struct dnsb_aws_config {
 	char *endpoint;                /**< $AWS_ENDPOINT_URL_ROUTE_53 / $AWS_ENDPOINT_URL, no trailing '/'; owned */
 	char *sts_endpoint;            /**< $AWS_ENDPOINT_URL_STS / $AWS_ENDPOINT_URL; owned */
 	char *ca_file;                 /**< $AWS_CA_BUNDLE, or NULL; owned */
+	int wait_insync;               /**< --aws-wait-insync: 1 to poll GetChange after each accepted batch */
 } dnsb_aws_config;
 
 /** @return 0; DNSB_EINVAL naming the flag or variable; DNSB_ENOMEM. `out` is the caller's (dnsb_aws_config_clear). */
@@ -282,6 +289,34 @@ typedef struct dnsb_aws {
 	pthread_mutex_t pace;
 	double next_submit;
 } dnsb_aws;
+
+/**
+ * A signed GET (aws.c); new credentials and one more try after ExpiredToken.
+ * @param what     the operation, for messages ("GetChange")
+ * @param give_up  dnsb_monotonic() time to stop by, or 0
+ * @param out      the 200 response (the caller's; dnsb_http_response_clear)
+ * @return 0 on 200; else as dnsb_aws_reply_error (DNSB_ETRANSIENT for 5xx and
+ *         throttling, DNSB_EFATAL for other statuses), or dnsb_http_do's
+ *         code when no response came (DNSB_ETRANSIENT, DNSB_EFATAL, DNSB_ENOMEM)
+ */
+int dnsb_aws_get(dnsb_aws *a, const char *url, const char *what, double give_up, dnsb_http_response *out,
+		 dnsb_error *err);
+
+/**
+ * --aws-wait-insync (insync.c): poll GetChange for the change a
+ * ChangeResourceRecordSets reply names (ChangeInfo/Id) until Route53 says
+ * INSYNC: the first poll after DNSB_AWS_INSYNC_FIRST seconds, then waits
+ * doubling up to DNSB_AWS_INSYNC_CAP, as long as the next poll fits before
+ * `give_up` (DNSB_AWS_INSYNC_MAX seconds from now when 0). 5xx, throttling
+ * and network errors are polled through. When the time runs out, or GetChange
+ * is refused (an IAM policy without route53:GetChange), one warning names
+ * the change id and the seconds waited. The batch's outcome does not depend
+ * on it: Route53 committed the change when it accepted it.
+ * @param zone   the zone apex, for messages
+ * @param reply  the ChangeResourceRecordSets reply's body (borrowed)
+ * @return 1 when INSYNC, 0 when not known to be
+ */
+int dnsb_aws_wait_insync(dnsb_aws *a, const char *zone, const char *reply, size_t len, double give_up);
 
 extern const dnsb_backend dnsb_backend_aws;
 

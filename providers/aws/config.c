@@ -93,6 +93,7 @@ static int parse_settings(dnsb_aws_config *out, const dnsb_config *cfg, dnsb_err
 		return rc;
 	if (out->interval > 3600)
 		return dnsb_error_set(err, DNSB_EINVAL, "--aws-batch-change-interval: at most 3600 seconds");
+	out->wait_insync = dnsb_config_flag(cfg, "aws-wait-insync");
 	v = dnsb_config_get(cfg, "aws-profile");
 	if (v == NULL || *v == '\0')
 		v = getenv("AWS_PROFILE");

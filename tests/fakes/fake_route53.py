@@ -15,7 +15,8 @@ or an alias's AliasTarget; CNAME exclusivity; an alias's target checked as
 Route53 checks it: in the zone its HostedZoneId names, one of a few
 AWS-owned zones or a zone of the fake's, where the target must exist; the
 real InvalidChangeBatch message texts, every failing change in one reply;
-the 1000-record limit), GetChange, GetHostedZone,
+the 1000-record limit), GetChange (PENDING for --insync-after polls of each
+change, then INSYNC), GetHostedZone,
 ListHostedZones and ListResourceRecordSets (small pages, names escaped with
 \\052 for '*'), STS AssumeRoleWithWebIdentity, a container-credentials
 endpoint and IMDSv2, all on one port. Scripted faults on
@@ -163,9 +164,11 @@ class State:
         self.faults = []
         self.stats = {k: 0 for k in ("requests", "api_requests", "changes", "changes_ok", "refused_conflict",
                                      "bad_signature", "bad_schema", "creds_issued", "expired_refused",
-                                     "signed_multi_param", "list_rrsets", "list_zones", "throttled", "connections")}
+                                     "signed_multi_param", "list_rrsets", "list_zones", "throttled", "connections",
+                                     "get_change", "get_change_pending")}
         self.problems = []
         self.change_ids = 0
+        self.polls = {}  # change id -> GetChange requests so far
 
 
 def seed(state, path):
@@ -408,9 +411,7 @@ class Handler(BaseHTTPRequestHandler):
             if method == "GET" and len(parts) == 3 and parts[0] == "hostedzone" and parts[2] == "rrset":
                 return self.list_rrsets(parts[1], query)
             if method == "GET" and len(parts) == 2 and parts[0] == "change":
-                root = ET.Element("GetChangeResponse", xmlns=NS)
-                change_info(root, parts[1], "INSYNC")
-                return self.reply(200, xml_bytes(root))
+                return self.get_change(parts[1])
             return self.reply(400, error_xml("InvalidInput", "unknown operation %s %s" % (method, path)))
 
     # ---- credentials ----
@@ -530,11 +531,25 @@ class Handler(BaseHTTPRequestHandler):
         zone["rrsets"] = rrsets
         st.stats["changes_ok"] += 1
         st.change_ids += 1
+        st.polls["C%012d" % st.change_ids] = 0
         if fault == "502after":
             return self.reply(502, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         out = ET.Element("ChangeResourceRecordSetsResponse", xmlns=NS)
         change_info(out, "C%012d" % st.change_ids)
         return self.reply(200, xml_bytes(out))
+
+    def get_change(self, cid):
+        st = self.state
+        st.stats["get_change"] += 1
+        if cid not in st.polls:
+            return self.reply(404, error_xml("NoSuchChange", "A change with the specified change ID does not exist."))
+        st.polls[cid] += 1
+        after = st.args.insync_after
+        pending = after < 0 or st.polls[cid] <= after
+        st.stats["get_change_pending"] += pending
+        root = ET.Element("GetChangeResponse", xmlns=NS)
+        change_info(root, cid, "PENDING" if pending else "INSYNC")
+        return self.reply(200, xml_bytes(root))
 
     def list_zones(self, query):
         st = self.state
@@ -614,6 +629,8 @@ def main():
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--zone-page", type=int, default=1)
     ap.add_argument("--latency", type=float, default=0, help="milliseconds before each API reply")
+    ap.add_argument("--insync-after", type=int, default=0,
+                    help="GetChange polls of each change answered PENDING before INSYNC (-1: never INSYNC)")
     ap.add_argument("--role-arn", default="arn:aws:iam::123456789012:role/dnsbatch")
     ap.add_argument("--web-token", default="")
     ap.add_argument("--container-token", default="")

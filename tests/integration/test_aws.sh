@@ -458,6 +458,34 @@ eq "alias in no zone alone: nothing sent" "$(($(stat .changes) - submitted))" 0
 secrets_absent alias-bad
 stop_fake
 
+##### --aws-wait-insync: GetChange polled until the change is INSYNC #################################
+
+creates "$T/sync.plan.json" 3 sync
+start_fake sync --insync-after 1
+t0=$(date +%s.%N)
+apply sync "$T/sync.plan.json" --aws-zone-id ZEXAMPLE --aws-wait-insync
+t1=$(date +%s.%N)
+eq "wait-insync: exit 0, 3 applied" "$RC $(counts sync)" "0 3 3 0 0 0"
+eq "wait-insync: GetChange polled until INSYNC (PENDING once, then INSYNC)" \
+	"$(stat '"\(.get_change) \(.get_change_pending)"')" "2 1"
+ge "wait-insync: the run waited for both polls (1 s, then 2 s more)" "$(echo "$t1 - $t0" | bc -l)" 3
+eq "wait-insync: no warning" "$(grep -c 'not INSYNC' "$T/sync.err")" 0
+creates "$T/nosync.plan.json" 3 nosync
+apply nosync "$T/nosync.plan.json" --aws-zone-id ZEXAMPLE
+eq "without --aws-wait-insync: applied, no GetChange sent" "$RC $(counts nosync) $(stat .get_change)" "0 3 3 0 0 0 2"
+clean_requests sync
+stop_fake
+
+start_fake never --insync-after -1
+apply never "$T/sync.plan.json" --aws-zone-id ZEXAMPLE --aws-wait-insync --timeout 2.5
+eq "never INSYNC, --timeout 2.5: exit 0, still applied" "$RC $(counts never)" "0 3 3 0 0 0"
+eq "never INSYNC: one poll (the next would pass the deadline)" "$(stat '"\(.get_change) \(.get_change_pending)"')" "1 1"
+eq "never INSYNC: one warning, naming the change and the seconds waited" \
+	"$(grep -cE 'warn aws: change C000000000001 of example\.com\. not INSYNC after [0-9]+\.[0-9] s waited' "$T/never.err")" 1
+clean_requests never
+secrets_absent never
+stop_fake
+
 ##### credential sources ############################################################################
 
 plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.1)")"

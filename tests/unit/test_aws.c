@@ -8,7 +8,8 @@
  * zone of an alias target (AWS services' zones, the account's own, none),
  * ListResourceRecordSets and ListHostedZones pages (\052 decoded,
  * pagination, AliasTarget read as an alias, routing-policy sets skipped), the
- * shared credentials file (without showing a secret) and ISO 8601 times.
+ * --aws-wait-insync's flag and a reply without a change id, the shared
+ * credentials file (without showing a secret) and ISO 8601 times.
  * The fake server is tests/fakes/fake_route53.py (tests/integration/test_aws.sh).
  */
 #include <stdarg.h>
@@ -653,6 +654,39 @@ static void test_name_decode(void **state)
 	free(s);
 }
 
+/* ---- --aws-wait-insync ---- */
+
+static void test_wait_insync_flag(void **state)
+{
+	dnsb_config *cfg;
+	dnsb_aws_config parsed;
+
+	(void)state;
+	assert_int_equal(dnsb_config_new(&cfg), 0);
+	assert_int_equal(dnsb_aws_config_parse(&parsed, cfg, NULL), 0);
+	assert_int_equal(parsed.wait_insync, 0);
+	dnsb_aws_config_clear(&parsed);
+	assert_int_equal(dnsb_config_add(cfg, "aws-wait-insync", ""), 0);
+	assert_int_equal(dnsb_aws_config_parse(&parsed, cfg, NULL), 0);
+	assert_int_equal(parsed.wait_insync, 1);
+	dnsb_aws_config_clear(&parsed);
+	dnsb_config_free(cfg);
+}
+
+static void test_wait_insync_without_change_id(void **state)
+{
+	static const char accepted[] = "<ChangeResourceRecordSetsResponse xmlns=\"" DNSB_AWS_XMLNS "\"><ChangeInfo>"
+				       "<Status>PENDING</Status></ChangeInfo></ChangeResourceRecordSetsResponse>";
+	dnsb_aws a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.cfg.endpoint = (char *)"https://127.0.0.1:9";
+	/* Nothing to poll: not INSYNC, at once, no request (a.http is NULL). */
+	assert_int_equal(dnsb_aws_wait_insync(&a, "example.com.", accepted, strlen(accepted), 0), 0);
+	assert_int_equal(dnsb_aws_wait_insync(&a, "example.com.", "not xml", 7, 0), 0);
+}
+
 /* ---- credentials ---- */
 
 static void test_credentials_file(void **state)
@@ -720,6 +754,8 @@ int main(void)
 		cmocka_unit_test(test_pages_that_are_not_route53),
 		cmocka_unit_test(test_zones_page_filters_by_type),
 		cmocka_unit_test(test_name_decode),
+		cmocka_unit_test(test_wait_insync_flag),
+		cmocka_unit_test(test_wait_insync_without_change_id),
 		cmocka_unit_test(test_credentials_file),
 		cmocka_unit_test(test_time),
 	};
