@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+#
+# test_webhook_aws.sh - `dnsbatch serve --provider aws` as external-dns v0.22's
+# sidecar, against tests/fakes/fake_route53.py: alias records through
+# AdjustEndpoints (an alias CNAME becomes an A and an AAAA alias; the health
+# property added; a set TTL made 300), created by one loop and listed back so
+# that the next loops write nothing; a changed health flag is one update; an
+# alias where someone else's record is held is dropped with its cause; the
+# domain filter narrows the hosted zones served.
+#
+# Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
+. tests/integration/checks.sh
+. tests/integration/extdns_client.sh
+. tests/integration/aws_fake.sh
+
+for tool in openssl jq curl python3; do
+	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed"; exit 1; }
+done
+python3 -c 'import botocore.auth' 2>/dev/null || { not_ok "python3-botocore is installed (make deps)"; exit 1; }
+
+T=$(mktemp -d)
+PIDS=()
+trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done; rm -rf "$T"' EXIT
+mkdir -p "$T/home"
+aws_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
+
+cat >"$T/seed" <<'EOF'
+ZEXAMPLE taken.example.com. 300 A 198.51.100.7
+ZOTHER www.other.org. 300 A 192.0.2.99
+EOF
+start_fake hook --zone ZOTHER=other.org --seed "$T/seed" --page-size 50 || exit 1
+
+# The sidecar's environment: the fake's endpoint and CA, the env key, no ~/.aws.
+export HOME=$T/home AWS_ENDPOINT_URL_ROUTE_53=$URL AWS_CA_BUNDLE=$T/ca.pem AWS_ACCESS_KEY_ID=$KEY_ID \
+	AWS_SECRET_ACCESS_KEY=$SECRET
+extdns_serve "$T/serve.log" --provider aws --aws-batch-change-interval 0 --domain-filter example.com \
+	--drop-log "$T/drops.jsonl" || { not_ok "dnsbatch serve --provider aws starts" "$(tail -5 "$T/serve.log")"; exit 1; }
+check "domain filter: 1 of the 2 hosted zones served" grep -q 'serving 1 of 2 zones of provider aws' "$T/serve.log"
+
+# What external-dns's sources make of annotated Services and Ingresses (alias, aws-evaluate-target-health).
+LB=my-lb-1234567890.us-east-1.elb.amazonaws.com
+NLB=api-nlb-0123456789abcdef.elb.us-east-1.amazonaws.com
+CDN=d111111abcdef8.cloudfront.net
+alias_ep() { # NAME TYPE TARGET [HEALTH [TTL]]
+	jq -cn --arg n "$1" --arg t "$2" --arg target "$3" --arg h "${4:-}" --argjson ttl "${5:-0}" '
+		{dnsName: $n, targets: [$target], recordType: $t, recordTTL: $ttl, labels: {},
+		 providerSpecific: ([{name: "alias", value: "true"}] +
+			(if $h == "" then [] else [{name: "aws/evaluate-target-health", value: $h}] end))}'
+}
+desired() { # HEALTH of api: the desired endpoints
+	list "$(alias_ep app.example.com CNAME "$LB")" "$(alias_ep api.example.com A "$NLB" "$1" 60)" \
+		"$(alias_ep cdn.example.com A "$CDN")" "$(ep plain.example.com A 300 192.0.2.10)"
+}
+desired false >"$T/desired.json"
+
+extdns_post "$EXTDNS_API" /adjustendpoints "$T/desired.json" >"$T/adjusted.json"
+eq "AdjustEndpoints answers 200" "$EXTDNS_STATUS" 200
+eq "AdjustEndpoints: the alias CNAME is an A and an AAAA alias" \
+	"$(jq -r '[.[] | select(.dnsName == "app.example.com") | .recordType] | join(",")' "$T/adjusted.json")" "A,AAAA"
+eq "AdjustEndpoints: the health property added where absent (external-dns's default, true)" \
+	"$(jq -r '.[] | select(.dnsName == "cdn.example.com") | .providerSpecific | map("\(.name)=\(.value)") | join(" ")' \
+		"$T/adjusted.json")" "alias=true aws/evaluate-target-health=true"
+eq "AdjustEndpoints: an alias's TTL 60 is 300, as aliases are listed" \
+	"$(jq -r '.[] | select(.dnsName == "api.example.com") | "\(.recordTTL) \(.providerSpecific[1].value)"' \
+		"$T/adjusted.json")" "300 false"
+eq "AdjustEndpoints: an ordinary endpoint has no providerSpecific" \
+	"$(jq -r '.[] | select(.dnsName == "plain.example.com") | has("providerSpecific")' "$T/adjusted.json")" false
+
+eq "loop 1 creates the 5 RRsets (204)" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json")" "5 204"
+extdns_get "$EXTDNS_API" /records >"$T/records.json"
+eq "GET /records lists the aliases with their properties" \
+	"$(jq -r '[.[] | select(.providerSpecific) | "\(.dnsName) \(.recordType) \(.targets[0]) \(.recordTTL) \(.providerSpecific | map(.value) | join(","))"] | sort | join("; ")' "$T/records.json")" \
+	"api.example.com A $NLB 300 true,false; app.example.com A $LB 300 true,true; app.example.com AAAA $LB 300 true,true; cdn.example.com A $CDN 300 true,true"
+eq "GET /records: nothing of other.org (outside the domain filter)" \
+	"$(jq -r '[.[] | select(.dnsName | endswith("other.org"))] | length' "$T/records.json")" 0
+eq "loops 2-4 write nothing" \
+	"$(for i in 2 3 4; do python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json"; done | paste -sd' ')" \
+	"0 - 0 - 0 -"
+
+desired true >"$T/desired2.json"
+eq "a changed evaluate-target-health is one update (204)" \
+	"$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "1 204"
+eq "then nothing again" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "0 -"
+
+# An alias where someone else's A record is held, and a name outside the domain filter: dropped, the rest applied.
+plan "$T/conflict.json" create="$(list "$(alias_ep taken.example.com A "$LB" true)" \
+	"$(ep fresh.example.com A 300 192.0.2.11)" "$(ep new.other.org A 300 192.0.2.12)")"
+extdns_post "$EXTDNS_API" /records "$T/conflict.json" >/dev/null
+eq "a plan with a conflicting alias answers 204" "$EXTDNS_STATUS" 204
+eq "the conflicting alias: dropped, cause exists, the held A shown" \
+	"$(jq -r 'select(.change.create[0].dnsName == "taken.example.com") | "\(.reason) \(.cause) \(.current[0].targets[0])"' \
+		"$T/drops.jsonl")" "conflict exists 198.51.100.7"
+eq "the name outside the domain filter: dropped no_zone" \
+	"$(jq -r 'select(.change.create[0].dnsName == "new.other.org") | .reason' "$T/drops.jsonl")" no_zone
+extdns_get "$EXTDNS_API" /records >"$T/records2.json"
+eq "the rest of the plan applied" \
+	"$(jq -r '.[] | select(.dnsName == "fresh.example.com") | .targets[0]' "$T/records2.json")" 192.0.2.11
+clean_requests "sidecar"
+eq "sidecar: no UPSERT ever sent" "$(stat '.problems | map(select(startswith("UPSERT"))) | length')" 0
+
+extdns_stop
+eq "SIGTERM: exit 0" "$EXTDNS_EXIT" 0
+exit $((failures > 0))
