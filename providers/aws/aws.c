@@ -7,11 +7,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dnsbatch/log.h"
 #include "applier/core/clock.h"
@@ -140,37 +138,6 @@ static int list_rrsets(dnsb_aws *a, const char *zone_id, const char *owner, uint
 	return rc;
 }
 
-static size_t distinct_owners(const dnsb_rrkey *keys, size_t n, const char **owners, size_t max)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < k && strcmp(owners[j], keys[i].owner) != 0)
-			j++;
-		if (j < k)
-			continue;
-		if (k == max)
-			return max + 1;
-		owners[k++] = keys[i].owner;
-	}
-	return k;
-}
-
-static uint16_t only_type(const dnsb_rrkey *keys, size_t n, const char *owner)
-{
-	uint16_t type = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(keys[i].owner, owner) != 0)
-			continue;
-		if (keys[i].type == DNSB_RRKEY_ANY || (type && keys[i].type != type))
-			return 0;
-		type = keys[i].type;
-	}
-	return type;
-}
-
 #define READ_BY_NAME_MAX 16
 
 /* The RRsets of keys that exist: one listing per owner name when there are few, else the whole zone. */
@@ -178,13 +145,13 @@ static int read_keys(dnsb_aws *a, const char *zone_id, const dnsb_rrkey *keys, s
 		     dnsb_rrset_list *out, dnsb_error *err)
 {
 	const char *owners[READ_BY_NAME_MAX];
-	size_t k = distinct_owners(keys, n, owners, READ_BY_NAME_MAX);
+	size_t k = dnsb_rrkeys_owners(keys, n, owners, READ_BY_NAME_MAX);
 	int rc = 0;
 
 	if (k > READ_BY_NAME_MAX)
 		return list_rrsets(a, zone_id, NULL, 0, keys, n, give_up, out, err);
 	for (size_t i = 0; rc == 0 && i < k; i++)
-		rc = list_rrsets(a, zone_id, owners[i], only_type(keys, n, owners[i]), keys, n, give_up, out, err);
+		rc = list_rrsets(a, zone_id, owners[i], dnsb_rrkeys_only_type(keys, n, owners[i]), keys, n, give_up, out, err);
 	return rc;
 }
 
@@ -197,40 +164,6 @@ static const char *zone_id(const dnsb_aws *a, const char *apex)
 }
 
 /* ---- submit ---- */
-
-static void sleep_seconds(double seconds)
-{
-	struct timespec ts;
-
-	if (!(seconds > 0))
-		return;
-	ts.tv_sec = (time_t)seconds;
-	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* --aws-batch-change-interval: submissions leave at least that far apart (external-dns's pacing). */
-static int pace(dnsb_aws *a, double give_up, dnsb_error *err)
-{
-	double now, slot;
-
-	if (!(a->cfg.interval > 0))
-		return 0;
-	pthread_mutex_lock(&a->pace);
-	now = dnsb_monotonic();
-	slot = a->next_submit > now ? a->next_submit : now;
-	if (give_up > 0 && slot >= give_up) {
-		pthread_mutex_unlock(&a->pace);
-		return dnsb_error_set(err, DNSB_ETRANSIENT,
-				      "no time left before the next submission slot (--aws-batch-change-interval %g s)",
-				      a->cfg.interval);
-	}
-	a->next_submit = slot + a->cfg.interval;
-	pthread_mutex_unlock(&a->pace);
-	sleep_seconds(slot - now);
-	return 0;
-}
 
 static int read_unset_ttls(dnsb_aws *a, const char *id, dnsb_change *const *changes, size_t n, double give_up,
 			   dnsb_rrset_list *held, dnsb_error *err)
@@ -282,7 +215,7 @@ static int aws_submit(void *opaque, const char *zone, dnsb_change *const *change
 		dnsb_aws_body_clear(&body);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
-	if ((rc = pace(a, give_up, &e)) == 0)
+	if ((rc = dnsb_interval_wait(&a->pace, give_up, &e)) == 0)
 		rc = call(a, "POST", url, body.xml, give_up, &resp, &e);
 	free(url);
 	if (rc == 0) {
@@ -339,7 +272,7 @@ static void aws_close(void *opaque)
 	}
 	free(a->zones);
 	dnsb_aws_config_clear(&a->cfg);
-	pthread_mutex_destroy(&a->pace);
+	dnsb_interval_clear(&a->pace);
 	free(a);
 }
 
@@ -440,11 +373,12 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 	*out = NULL;
 	if (a == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	pthread_mutex_init(&a->pace, NULL);
+	dnsb_interval_init(&a->pace, 0, "aws-batch-change-interval");
 	if ((rc = open_state(a, cfg, err)) != 0) {
 		aws_close(a);
 		return rc;
 	}
+	a->pace.every = a->cfg.interval;
 	if ((rc = dnsb_provider_alloc(&p, &aws_ops, a)) != 0)
 		return dnsb_error_set(err, rc, "out of memory");
 	for (size_t i = 0; i < a->zone_count; i++) {

@@ -28,6 +28,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "providers/http.h"
+#include "providers/interval.h"
 
 #define DNSB_AWS_ENDPOINT_DEFAULT "https://route53.amazonaws.com"
 #define DNSB_AWS_STS_DEFAULT "https://sts.amazonaws.com"
@@ -286,8 +287,7 @@ typedef struct dnsb_aws {
 	int creds_ready;
 	dnsb_aws_zone *zones;
 	size_t zone_count;
-	pthread_mutex_t pace;
-	double next_submit;
+	dnsb_interval pace;        /**< --aws-batch-change-interval between submissions */
 } dnsb_aws;
 
 /**

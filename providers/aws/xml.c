@@ -103,34 +103,6 @@ char *dnsb_aws_name_decode(const char *name)
 	return out;
 }
 
-static int wanted(const dnsb_rrkey *keys, size_t n, const char *owner, uint16_t type)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((keys[i].type == type || keys[i].type == DNSB_RRKEY_ANY) && strcmp(keys[i].owner, owner) == 0)
-			return 1;
-	return n == 0;
-}
-
-/* One record through ldns into the list. @return 0, 1 skipped, or DNSB_ENOMEM */
-static int add_record(dnsb_rrset_list *out, const char *owner, long ttl, const char *type, const char *value)
-{
-	ldns_rr *rr = NULL;
-	char *line = NULL;
-	int rc;
-
-	if (asprintf(&line, "%s %ld IN %s %s", owner, ttl, type, value) < 0)
-		return DNSB_ENOMEM;
-	if (ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL) != LDNS_STATUS_OK || rr == NULL) {
-		dnsb_log(DNSB_LOG_DEBUG, "aws: skipped a record ldns cannot read: %s %s", owner, type);
-		free(line);
-		return 1;
-	}
-	free(line);
-	rc = dnsb_rrset_list_add_ldns_rr(out, rr, NULL);
-	ldns_rr_free(rr);
-	return rc == DNSB_ENOMEM ? rc : rc < 0 ? 1 : 0;
-}
-
 /*
  * An AliasTarget as an alias RRset: Route53 gives it no TTL (external-dns
  * lists it with 300) and may spell DNSName in any case, with or without the
@@ -169,8 +141,8 @@ static int add_records(dnsb_rrset_list *out, const char *owner, const char *ttl,
 
 	for (xmlNode *r = records ? records->children : NULL; rc >= 0 && r; r = r->next) {
 		char *value = named(r, "ResourceRecord") ? child_text(r, "Value") : NULL;
-		if (value)
-			rc = add_record(out, owner, ttl ? strtol(ttl, NULL, 10) : 0, type, value);
+		if (value && (rc = dnsb_rrset_list_add_text(out, owner, ttl ? strtoll(ttl, NULL, 10) : 0, type, value)) == 1)
+			dnsb_log(DNSB_LOG_DEBUG, "aws: skipped a record ldns cannot read: %s %s", owner, type);
 		free(value);
 	}
 	return rc < 0 ? rc : 0;
@@ -190,7 +162,7 @@ static int add_rrset(dnsb_rrset_list *out, const xmlNode *set, const char *only,
 		rc = DNSB_EPARSE;
 	else if (owner && only && strcmp(owner, only) != 0)
 		*past = 1;
-	else if (owner && code && child(set, "SetIdentifier") == NULL && wanted(keys, n, owner, code))
+	else if (owner && code && child(set, "SetIdentifier") == NULL && dnsb_rrkeys_want(keys, n, owner, code))
 		rc = target ? add_alias(out, owner, code, target) :
 			      add_records(out, owner, ttl, type, child(set, "ResourceRecords"));
 	free(name);
