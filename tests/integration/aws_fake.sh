@@ -57,10 +57,11 @@ start_fake() {
 stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
 # stat JQ: a field of the fake's statistics
 stat() { curl -s --cacert "$T/ca.pem" "$URL/_fake/stats" | jq -r "$1"; }
-# zone: "name ttl type values" per RRset of ZEXAMPLE, as the fake holds it
+# zone: the fake's ZEXAMPLE, one RRset a line: "NAME TTL TYPE VALUES", an alias "NAME alias TYPE ZONEID DNSNAME HEALTH"
 zone() {
-	curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/ZEXAMPLE" |
-		jq -r '.rrsets[] | "\(.name) \(.ttl) \(.type) \(.values | join(","))"'
+	curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/ZEXAMPLE" | jq -r '.rrsets[] |
+		if .alias then "\(.name) alias \(.type) \(.alias.zone) \(.alias.dns) \(.alias.health)"
+		else "\(.name) \(.ttl) \(.type) \(.values | join(","))" end'
 }
 # clean_requests NAME: botocore accepted every signature and every body
 clean_requests() {

@@ -30,6 +30,13 @@ ep() {
 	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
 		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
 }
+# alias_ep NAME TYPE TARGET [HEALTH [TTL]]: an alias endpoint as external-dns writes it for Route53
+# (providerSpecific alias=true; aws/evaluate-target-health only when HEALTH is given; TTL 300 unless given)
+alias_ep() {
+	jq -cn --arg n "$1" --arg t "$2" --arg target "$3" --arg h "${4:-}" --argjson ttl "${5:-300}" '{dnsName: $n,
+		targets: [$target], recordType: $t, recordTTL: $ttl, labels: {}, providerSpecific: ([{name: "alias", value: "true"}] +
+		(if $h == "" then [] else [{name: "aws/evaluate-target-health", value: $h}] end))}'
+}
 # plan FILE create='[..]' updateOld='[..]' updateNew='[..]' delete='[..]'
 plan() {
 	local file=$1 create='[]' old='[]' new='[]' del='[]' kv

@@ -19,22 +19,10 @@ cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-FAKE=$ROOT/tests/fakes/fake_route53.py
 PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
-failures=0
-
-ok() { echo "ok - $1"; }
-not_ok() {
-	echo "not ok - $1"
-	shift
-	[ $# -gt 0 ] && printf '#   %s\n' "$@"
-	failures=$((failures + 1))
-}
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "got:      $2"; fi; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
-ge() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 >= b + 0) }'; then ok "$1"; else not_ok "$1" "expected >= $3" "got:      $2"; fi; }
-le() { if awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; then ok "$1"; else not_ok "$1" "expected <= $3" "got:      $2"; fi; }
+. tests/integration/checks.sh
+. tests/integration/aws_fake.sh
 
 for tool in openssl jq curl python3 bc; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -59,27 +47,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pki() {
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=dnsbatch-test-ca &&
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other-ca.key" -out "$T/other-ca.pem" -days 2 \
-		-subj /CN=dnsbatch-other-ca &&
-	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
-	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' >"$T/ext.cnf" &&
-	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
-		-days 2 -extfile "$T/ext.cnf"
-}
-if ! pki >"$T/pki.log" 2>&1; then
+if ! aws_pki >"$T/pki.log" 2>&1; then
 	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
 	exit 1
 fi
 
-# Secrets the checks look for in everything dnsbatch prints.
-KEY_ID=AKIDDNSBATCHTEST01
-SECRET=dnsb-secret-Zq8v2Lx7Rk
-FILE_KEY_ID=AKIDDNSBATCHFILE02
-FILE_SECRET=dnsb-file-secret-Hw3n
-WEB_TOKEN=dnsb-web-identity-jwt-T5pq
-CONTAINER_TOKEN=dnsb-container-auth-Y7dk
 mkdir -p "$T/home"
 printf '%s' "$WEB_TOKEN" >"$T/web-token"
 printf '%s\n' "$CONTAINER_TOKEN" >"$T/container-token"
@@ -106,50 +78,6 @@ ZEXAMPLE stale.example.com. 300 A 192.0.2.20
 ZEXAMPLE owned.example.com. 300 A 192.0.2.40
 EOF
 
-# start_fake NAME [fake flags...]: zone ZEXAMPLE = example.com, the env key and the file key valid;
-# sets PORT, URL, FAKE_PID; logs to $T/NAME.fake.log.
-start_fake() {
-	local name=$1 i
-	shift
-	rm -f "$T/$name.port"
-	python3 "$FAKE" --port-file "$T/$name.port" --cert "$T/server.pem" --key "$T/server.key" \
-		--zone ZEXAMPLE=example.com --creds "$KEY_ID:$SECRET" --creds "$FILE_KEY_ID:$FILE_SECRET" \
-		--web-token "$WEB_TOKEN" --container-token "$CONTAINER_TOKEN" \
-		--log "$T/$name.fake.log" "$@" 2>"$T/$name.fake.err" &
-	FAKE_PID=$!
-	PIDS+=("$FAKE_PID")
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$T/$name.port" ] && break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/$name.port" 2>/dev/null)
-	URL=https://127.0.0.1:$PORT
-	if [ -z "$PORT" ]; then
-		not_ok "$name: the fake starts" "$(cat "$T/$name.fake.err")"
-		return 1
-	fi
-}
-stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
-stat() { curl -s --cacert "$T/ca.pem" "$URL/_fake/stats" | jq -r "$1"; }
-# zone: the fake's ZEXAMPLE, one RRset a line: "NAME TTL TYPE VALUES", an alias "NAME alias TYPE ZONEID DNSNAME HEALTH"
-zone() {
-	curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/ZEXAMPLE" | jq -r '.rrsets[] |
-		if .alias then "\(.name) alias \(.type) \(.alias.zone) \(.alias.dns) \(.alias.health)"
-		else "\(.name) \(.ttl) \(.type) \(.values | join(","))" end'
-}
-# clean_requests NAME: botocore accepted every signature and every body
-clean_requests() {
-	eq "$1: botocore verified every signature and body" "$(stat '"\(.bad_signature) \(.bad_schema)"')" "0 0"
-}
-
-# CREDS: the credential variables of the next runs ("env" = the env key by default).
-CREDS=(AWS_ACCESS_KEY_ID=$KEY_ID AWS_SECRET_ACCESS_KEY=$SECRET)
-# run CMD...: dnsbatch in a clean environment: endpoint, CA, HOME and $CREDS only
-run() {
-	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/ca.pem" \
-		"${CREDS[@]}" "$DNSBATCH" "$@"
-}
 # apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops, .prom
 apply() {
 	local name=$1 planfile=$2
@@ -160,43 +88,6 @@ apply() {
 		--drop-log "$T/$name.drops" --metrics-file "$T/$name.prom" --output json >"$T/$name.json" 2>"$T/$name.err"
 	RC=$?
 	touch "$T/$name.drops"
-}
-counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
-rep() { jq -r "$2" "$T/$1.json" 2>/dev/null; }
-ep() {
-	local name=$1 type=$2 ttl=$3
-	shift 3
-	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" '$ARGS.positional as $targets |
-		{dnsName: $n, targets: $targets, recordType: $t, recordTTL: $ttl, labels: {}}' --args "$@"
-}
-# alias_ep NAME TYPE TARGET [HEALTH]: an alias endpoint as external-dns writes it (no HEALTH: the property left out)
-alias_ep() {
-	jq -cn --arg n "$1" --arg t "$2" --arg target "$3" --arg h "${4:-}" '{dnsName: $n, targets: [$target], recordType: $t,
-		recordTTL: 300, labels: {}, providerSpecific: ([{name: "alias", value: "true"}] +
-		(if $h == "" then [] else [{name: "aws/evaluate-target-health", value: $h}] end))}'
-}
-plan() {
-	local file=$1 create='[]' old='[]' new='[]' del='[]'
-	shift
-	for kv in "$@"; do
-		case $kv in
-		create=*) create=${kv#create=} ;;
-		updateOld=*) old=${kv#updateOld=} ;;
-		updateNew=*) new=${kv#updateNew=} ;;
-		delete=*) del=${kv#delete=} ;;
-		esac
-	done
-	jq -n --argjson c "$create" --argjson o "$old" --argjson n "$new" --argjson d "$del" \
-		'{create: $c, updateOld: $o, updateNew: $n, delete: $d}' >"$file"
-}
-list() { local IFS=,; echo "[$*]"; }
-creates() {
-	jq -n --argjson n "$2" --arg p "${3:-host}" '{create: [range($n) | {dnsName: "\($p)\(.).example.com", recordType: "A",
-		recordTTL: 300, labels: {}, targets: ["10.0.\(. / 256 | floor).\(. % 256)"]}], updateOld: [], updateNew: [], delete: []}' >"$1"
-}
-drop() {
-	jq -r --arg n "$2" 'select([.change[][]?.dnsName] | index($n)) | "\(.outcome) \(.reason) \(.status) \(.code // "")"' \
-		"$T/$1.drops" | head -1
 }
 # secrets_absent NAME: no key, secret or token in what dnsbatch printed
 secrets_absent() {
@@ -265,7 +156,7 @@ stop_fake
 
 ##### culprits: 5 conflicts in 200 creations, named in one reply ####################################
 
-creates "$T/hints.plan.json" 200
+creates "$T/hints.plan.json" 200 host example.com 10.0
 for i in 3 50 99 150 199; do echo "ZEXAMPLE host$i.example.com. 300 A 192.0.2.$i"; done >"$T/hints.records"
 start_fake hints --seed "$T/hints.records" --page-size 50
 apply hints "$T/hints.plan.json" --aws-zone-id ZEXAMPLE
@@ -298,7 +189,7 @@ stop_fake
 
 ##### 502 after commit, then the resubmission refused: all already applied ########################
 
-creates "$T/lost.plan.json" 20 lost
+creates "$T/lost.plan.json" 20 lost example.com 10.0
 start_fake lost --fault 502after --page-size 50
 apply lost "$T/lost.plan.json" --aws-zone-id ZEXAMPLE
 eq "502 then 409: exit 0, 20 already applied" "$RC $(counts lost)" "0 20 0 20 0 0"
@@ -308,7 +199,7 @@ stop_fake
 
 ##### Throttling and PriorRequestNotComplete: waited, then applied #################################
 
-creates "$T/slow.plan.json" 10 slow
+creates "$T/slow.plan.json" 10 slow example.com 10.0
 start_fake slow --fault 'throttle*2' --fault prior
 apply slow "$T/slow.plan.json" --aws-zone-id ZEXAMPLE
 eq "throttling: exit 0, 10 applied" "$RC $(counts slow)" "0 10 10 0 0 0"
@@ -319,7 +210,7 @@ stop_fake
 
 ##### a 500 before commit is retried; --aws-zone-type picks zones ###################################
 
-creates "$T/err5.plan.json" 5 err5
+creates "$T/err5.plan.json" 5 err5 example.com 10.0
 { cat "$T/small.records"; echo "ZPRIV db.corp.internal. 300 A 10.1.1.1"; } >"$T/types.records"
 start_fake err5 --fault 500 --zone ZPRIV=corp.internal:private --seed "$T/types.records"
 apply err5 "$T/err5.plan.json" --aws-zone-type public
@@ -334,7 +225,7 @@ stop_fake
 
 ##### --aws-batch-change-size and --aws-batch-change-interval ######################################
 
-creates "$T/size.plan.json" 10 size
+creates "$T/size.plan.json" 10 size example.com 10.0
 start_fake size
 t0=$(date +%s.%N)
 apply size "$T/size.plan.json" --aws-zone-id ZEXAMPLE --aws-batch-change-size 3 --aws-batch-change-interval 0.2
@@ -460,7 +351,7 @@ stop_fake
 
 ##### --aws-wait-insync: GetChange polled until the change is INSYNC #################################
 
-creates "$T/sync.plan.json" 3 sync
+creates "$T/sync.plan.json" 3 sync example.com 10.0
 start_fake sync --insync-after 1
 t0=$(date +%s.%N)
 apply sync "$T/sync.plan.json" --aws-zone-id ZEXAMPLE --aws-wait-insync
@@ -470,7 +361,7 @@ eq "wait-insync: GetChange polled until INSYNC (PENDING once, then INSYNC)" \
 	"$(stat '"\(.get_change) \(.get_change_pending)"')" "2 1"
 ge "wait-insync: the run waited for both polls (1 s, then 2 s more)" "$(echo "$t1 - $t0" | bc -l)" 3
 eq "wait-insync: no warning" "$(grep -c 'not INSYNC' "$T/sync.err")" 0
-creates "$T/nosync.plan.json" 3 nosync
+creates "$T/nosync.plan.json" 3 nosync example.com 10.0
 apply nosync "$T/nosync.plan.json" --aws-zone-id ZEXAMPLE
 eq "without --aws-wait-insync: applied, no GetChange sent" "$RC $(counts nosync) $(stat .get_change)" "0 3 3 0 0 0 2"
 clean_requests sync

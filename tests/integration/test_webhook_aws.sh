@@ -45,12 +45,6 @@ check "domain filter: 1 of the 2 hosted zones served" grep -q 'serving 1 of 2 zo
 LB=my-lb-1234567890.us-east-1.elb.amazonaws.com
 NLB=api-nlb-0123456789abcdef.elb.us-east-1.amazonaws.com
 CDN=d111111abcdef8.cloudfront.net
-alias_ep() { # NAME TYPE TARGET [HEALTH [TTL]]
-	jq -cn --arg n "$1" --arg t "$2" --arg target "$3" --arg h "${4:-}" --argjson ttl "${5:-0}" '
-		{dnsName: $n, targets: [$target], recordType: $t, recordTTL: $ttl, labels: {},
-		 providerSpecific: ([{name: "alias", value: "true"}] +
-			(if $h == "" then [] else [{name: "aws/evaluate-target-health", value: $h}] end))}'
-}
 desired() { # HEALTH of api: the desired endpoints
 	list "$(alias_ep app.example.com CNAME "$LB")" "$(alias_ep api.example.com A "$NLB" "$1" 60)" \
 		"$(alias_ep cdn.example.com A "$CDN")" "$(ep plain.example.com A 300 192.0.2.10)"
