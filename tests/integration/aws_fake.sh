@@ -5,7 +5,7 @@
 # recomputes every request's SigV4 signature with botocore and checks every
 # ChangeResourceRecordSets body against botocore's route53 model.
 #
-# Needs: T (the test's temp dir), PIDS (an array), not_ok and eq (checks.sh).
+# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh).
 # Gives: the credentials the fake accepts (KEY_ID/SECRET, FILE_KEY_ID/FILE_SECRET,
 # WEB_TOKEN, CONTAINER_TOKEN), aws_pki, start_fake, stop_fake, stat, zone,
 # clean_requests, run.
@@ -34,25 +34,15 @@ aws_pki() {
 # start_fake NAME [fake flags...]: zone ZEXAMPLE = example.com (more with --zone), the env and the file keys
 # valid; sets PORT, URL, FAKE_PID; logs to $T/NAME.fake.log.
 start_fake() {
-	local name=$1 i
+	local name=$1
 	shift
 	rm -f "$T/$name.port"
 	python3 "$FAKE" --port-file "$T/$name.port" --cert "$T/server.pem" --key "$T/server.key" \
 		--zone ZEXAMPLE=example.com --creds "$KEY_ID:$SECRET" --creds "$FILE_KEY_ID:$FILE_SECRET" \
 		--web-token "$WEB_TOKEN" --container-token "$CONTAINER_TOKEN" \
 		--log "$T/$name.fake.log" "$@" 2>"$T/$name.fake.err" &
-	FAKE_PID=$!
-	PIDS+=("$FAKE_PID")
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$T/$name.port" ] && break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/$name.port" 2>/dev/null)
+	fake_started "$name" $! || return 1
 	URL=https://127.0.0.1:$PORT
-	if [ -z "$PORT" ]; then
-		not_ok "$name: the fake starts" "$(cat "$T/$name.fake.err")"
-		return 1
-	fi
 }
 stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
 # stat JQ: a field of the fake's statistics

@@ -72,3 +72,20 @@ drop() {
 		"\(.outcome) \(.reason) \(.status) \(.code // "")" + (if $c == "cause" then " \(.cause // "")" else "" end)' \
 		"$T/$1.drops" | head -1
 }
+
+# fake_started NAME PID: wait (10 s at most) for the fake started as NAME to write its port to
+# $T/NAME.port; sets PORT, FAKE_PID and adds PID to PIDS (killed at exit). @return 1, with a
+# failed check showing its stderr ($T/NAME.fake.err), when it never does
+fake_started() {
+	local i
+	FAKE_PID=$2
+	PIDS+=("$FAKE_PID")
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$T/$1.port" ] && break
+		sleep 0.05
+	done
+	PORT=$(cat "$T/$1.port" 2>/dev/null)
+	[ -n "$PORT" ] && return 0
+	not_ok "$1: the fake starts" "$(cat "$T/$1.fake.err")"
+	return 1
+}

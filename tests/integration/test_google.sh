@@ -90,24 +90,14 @@ EOF
 # start_fake NAME [fake flags...]: a fake with zone example-com = example.com, the test key's public key
 # and the server certificate; sets PORT, URL (the API endpoint), FAKE_PID; logs to $T/NAME.fake.log.
 start_fake() {
-	local name=$1 i
+	local name=$1
 	shift
 	rm -f "$T/$name.port"
 	"$FAKE" --port-file "$T/$name.port" --cert "$T/server.pem" --key "$T/server.key" \
 		--zone example-com=example.com --pubkey "$T/sa.pub" --client-email "$SA_EMAIL" \
 		--log "$T/$name.fake.log" "$@" 2>"$T/$name.fake.err" &
-	FAKE_PID=$!
-	PIDS+=("$FAKE_PID")
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$T/$name.port" ] && break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/$name.port" 2>/dev/null)
+	fake_started "$name" $! || return 1
 	URL=https://127.0.0.1:$PORT/dns/v1/
-	if [ -z "$PORT" ]; then
-		not_ok "$name: the fake starts" "$(cat "$T/$name.fake.err")"
-		return 1
-	fi
 	keyfile "$T/$name.key.json" "https://127.0.0.1:$PORT/token"
 }
 stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
