@@ -2,7 +2,8 @@
  * fuzz_webhook.c - the provider port as a client sees it: request dispatch
  * and body handling of GET /, GET /records, POST /records and POST
  * /adjustendpoints, through the real server (libmicrohttpd on a loopback
- * port, started once) and the memory provider behind it.
+ * port, started once) and the memory provider behind it, declared to store
+ * aliases.
  *
  * The first byte picks the route, the method and the headers (media type or
  * not, a loopback Host or not, Content-Length or chunked); the rest is the
@@ -23,6 +24,7 @@
 
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/memory.h"
+#include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,8 +40,15 @@ static void start(void)
 	dnsb_error err = { 0, "" };
 
 	dnsb_log_set_level(DNSB_LOG_ERROR); /* quiet: most inputs are refused */
+	dnsb_provider_limits limits;
+
 	if (dnsb_memory_new(&p, zones, 1, NULL, &err) != 0)
 		abort();
+	/* The memory store keeps RRsets as given: declared to store aliases, it lets the sidecar's alias paths
+	 * (AdjustEndpoints keeping their properties, an alias CNAME split in two) be fuzzed too. */
+	limits = *dnsb_provider_get_limits(p);
+	limits.aliases = 1;
+	dnsb_provider_set_limits(p, &limits);
 	wo.listen = "127.0.0.1:0";
 	wo.metrics_listen = NULL;
 	wo.apply_timeout = 2;
