@@ -200,7 +200,7 @@ static int name_every_culprit(dnsb_store *store, dnsb_change *const *changes, si
 			dnsb_store_undo(store);
 			break;
 		}
-		dnsb_result_add_culprit(out, start + part.culprits[0]);
+		dnsb_result_add_culprit_note(out, start + part.culprits[0], part.message);
 		start += part.culprits[0] + 1;
 	}
 	return 0;

@@ -335,7 +335,7 @@ int dnsb_store_apply(dnsb_store *s, dnsb_change *const *changes, size_t n, int b
 				break;
 		}
 		if (failed) {
-			dnsb_result_add_culprit(res, i);
+			dnsb_result_add_culprit_note(res, i, res->message);
 			dnsb_store_undo(s);
 			return 0;
 		}

@@ -1,5 +1,6 @@
 /* error.c - return codes, error detail, and the names used in labels and logs. */
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,13 +49,40 @@ void dnsb_result_init(dnsb_result *res)
 	res->code[0] = '\0';
 	res->message[0] = '\0';
 	res->culprit_count = 0;
+	res->notes_used = 0;
 	res->retry_after = -1.0;
 }
 
 void dnsb_result_add_culprit(dnsb_result *res, size_t index)
 {
-	if (res->culprit_count < DNSB_RESULT_CULPRITS_MAX)
+	if (res->culprit_count < DNSB_RESULT_CULPRITS_MAX) {
+		res->culprit_note[res->culprit_count] = 0;
 		res->culprits[res->culprit_count++] = index;
+	}
+}
+
+void dnsb_result_add_culprit_note(dnsb_result *res, size_t index, const char *note)
+{
+	size_t len = note ? strlen(note) : 0, at = res->notes_used;
+
+	if (res->culprit_count >= DNSB_RESULT_CULPRITS_MAX)
+		return;
+	dnsb_result_add_culprit(res, index);
+	if (len == 0 || at + len + 1 > sizeof(res->notes))
+		return;
+	for (size_t i = 0; i < len; i++)
+		res->notes[at + i] = iscntrl((unsigned char)note[i]) ? ' ' : note[i];
+	res->notes[at + len] = '\0';
+	res->notes_used = at + len + 1;
+	res->culprit_note[res->culprit_count - 1] = (uint16_t)(at + 1);
+}
+
+const char *dnsb_result_note(const dnsb_result *res, size_t index)
+{
+	for (size_t k = 0; k < res->culprit_count; k++)
+		if (res->culprits[k] == index && res->culprit_note[k] != 0)
+			return res->notes + res->culprit_note[k] - 1;
+	return NULL;
 }
 
 int dnsb_result_from_error(dnsb_result *out, int rc, int status, const char *what, const dnsb_error *e,

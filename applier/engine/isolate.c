@@ -79,7 +79,11 @@ static size_t pending_changes(const group *g)
 	return n;
 }
 
-static size_t named_groups(group **part, size_t m, const dnsb_result *res, group **named)
+/*
+ * The groups of part the reply names (each once), with what the reply says
+ * of each (the note on its first named change, or NULL) in notes.
+ */
+static size_t named_groups(group **part, size_t m, const dnsb_result *res, group **named, const char **notes)
 {
 	size_t k = 0;
 
@@ -92,8 +96,12 @@ static size_t named_groups(group **part, size_t m, const dnsb_result *res, group
 		size_t j = 0;
 		while (j < k && named[j] != part[i])
 			j++;
-		if (j == k)
+		if (j == k) {
+			notes[k] = NULL;
 			named[k++] = part[i];
+		}
+		if (notes[j] == NULL)
+			notes[j] = dnsb_result_note(res, res->culprits[c]);
 	}
 	return k;
 }
@@ -110,26 +118,29 @@ static size_t named_groups(group **part, size_t m, const dnsb_result *res, group
 static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_result *res, size_t *left)
 {
 	group **named = malloc(m * sizeof(group *));
+	const char **notes = malloc(m * sizeof(char *));
 	dnsb_rrset_list held = { 0 };
 	dnsb_error rerr = { 0, "" };
-	size_t k = named ? named_groups(part, m, res, named) : 0, applied = 0;
+	size_t k = named && notes ? named_groups(part, m, res, named, notes) : 0, applied = 0;
 	int have_read;
 
 	if (k == 0) {
 		br->hints_on = 0;
 		free(named);
+		free(notes);
 		return 0;
 	}
 	have_read = res->cls == DNSB_CLASS_CONFLICT && dnsb_engine_read_back(br->e, named, k, 1, &held, &rerr) == 0;
 	for (size_t i = 0; i < k && !br->over; i++) {
 		group *g = named[i];
+		/* Each named group keeps what the reply says of it, not of the batch's first culprit. */
 		if (have_read && dnsb_engine_group_in_effect(br->e, g, &held))
-			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, notes[i]);
 		else if (have_read && dnsb_engine_settle_partial(br, g, &held))
 			continue;
 		else if (have_read && dnsb_engine_cause_shown(br->e, g, &held)) {
 			dnsb_engine_diagnose(br->e, g, &held);
-			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
+			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, notes[i]);
 		}
 		else if (dnsb_engine_try_alone(br, g))
 			applied++;
@@ -138,6 +149,7 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 		br->hints_on = 0;
 	dnsb_rrset_list_clear(&held);
 	free(named);
+	free(notes);
 	*left = compact(part, m);
 	return applied == k && *left > 0 ? 2 : 1;
 }

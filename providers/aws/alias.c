@@ -121,6 +121,8 @@ static size_t aliases_of(const dnsb_change *c, const dnsb_rrset **out)
 	return k;
 }
 
+#define UNPLACED_FMT "alias target %s of %s %s lies in no AWS service zone dnsbatch knows nor in a hosted zone of this account%s"
+
 int dnsb_aws_alias_unplaced(dnsb_result *res, dnsb_change *const *changes, size_t n, const dnsb_aws_zone *zones,
 			    size_t count, const char *current)
 {
@@ -128,25 +130,24 @@ int dnsb_aws_alias_unplaced(dnsb_result *res, dnsb_change *const *changes, size_
 	size_t unplaced = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const dnsb_rrset *sets[2];
-		size_t k = aliases_of(changes[i], sets), bad = 0;
-		for (size_t j = 0; j < k; j++)
-			if (dnsb_aws_alias_zone(sets[j]->rdata[0], zones, count, current) == NULL) {
-				first = first ? first : sets[j];
-				bad = 1;
-			}
-		if (bad) {
-			if (unplaced++ == 0)
-				dnsb_result_init(res);
-			dnsb_result_add_culprit(res, i);
+		const dnsb_rrset *sets[2], *bad = NULL;
+		size_t k = aliases_of(changes[i], sets);
+		char note[512];
+		for (size_t j = 0; j < k && bad == NULL; j++)
+			if (dnsb_aws_alias_zone(sets[j]->rdata[0], zones, count, current) == NULL)
+				bad = sets[j];
+		if (bad == NULL)
+			continue;
+		if (unplaced++ == 0) {
+			dnsb_result_init(res);
+			first = bad;
 		}
+		snprintf(note, sizeof(note), UNPLACED_FMT, bad->rdata[0], bad->owner, dnsb_type_name(bad->type), "");
+		dnsb_result_add_culprit_note(res, i, note);
 	}
 	if (unplaced == 0)
 		return 0;
-	dnsb_result_set(res, DNSB_CLASS_INVALID, 0, "",
-			"alias target %s of %s %s lies in no AWS service zone dnsbatch knows nor in a hosted zone of "
-			"this account%s",
-			first->rdata[0], first->owner, dnsb_type_name(first->type),
-			unplaced > 1 ? " (nor do those of the other changes named)" : "");
+	dnsb_result_set(res, DNSB_CLASS_INVALID, 0, "", UNPLACED_FMT, first->rdata[0], first->owner,
+			dnsb_type_name(first->type), unplaced > 1 ? " (nor do those of the other changes named)" : "");
 	return 1;
 }

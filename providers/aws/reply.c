@@ -154,7 +154,7 @@ static void culprit(dnsb_result *res, const char *msg, dnsb_change *const *chang
 		}
 	free(owner);
 	if (hits == 1)
-		dnsb_result_add_culprit(res, found);
+		dnsb_result_add_culprit_note(res, found, msg);
 }
 
 static int is_conflict(const char *msg)

@@ -123,19 +123,19 @@ static size_t by_index(dnsb_result *res, const char *message, const dnsb_google_
 		if (!entry_index(p + sizeof(prefix) - 1, &is_addition, &index))
 			continue;
 		if (is_addition && index < layout->addition_count) {
-			dnsb_result_add_culprit(res, layout->additions[index]);
+			dnsb_result_add_culprit_note(res, layout->additions[index], message);
 			named++;
 		} else if (!is_addition && index < layout->deletion_count) {
-			dnsb_result_add_culprit(res, layout->deletions[index]);
+			dnsb_result_add_culprit_note(res, layout->deletions[index], message);
 			named++;
 		}
 	}
 	return named;
 }
 
-/* Name every entry of one list holding (owner, type). */
-static size_t by_key_in(dnsb_result *res, const char *owner, uint16_t type, const size_t *map, size_t count,
-			dnsb_change *const *changes, size_t n, int additions)
+/* Name every entry of one list holding (owner, type), with the message that names it. */
+static size_t by_key_in(dnsb_result *res, const char *message, const char *owner, uint16_t type, const size_t *map,
+			size_t count, dnsb_change *const *changes, size_t n, int additions)
 {
 	size_t named = 0;
 
@@ -147,7 +147,7 @@ static size_t by_key_in(dnsb_result *res, const char *owner, uint16_t type, cons
 		c = changes[map[i]];
 		r = additions ? &c->new_set : &c->old;
 		if (r->type == type && r->owner && strcmp(r->owner, owner) == 0) {
-			dnsb_result_add_culprit(res, map[i]);
+			dnsb_result_add_culprit_note(res, map[i], message);
 			named++;
 		}
 	}
@@ -182,9 +182,9 @@ static size_t by_key(dnsb_result *res, const char *message, const char *reason, 
 		if (type == 0 || dnsb_name_canonical(&owner, name, NULL) != 0)
 			continue;
 		if (adds)
-			named += by_key_in(res, owner, type, layout->additions, layout->addition_count, changes, n, 1);
+			named += by_key_in(res, message, owner, type, layout->additions, layout->addition_count, changes, n, 1);
 		if (dels)
-			named += by_key_in(res, owner, type, layout->deletions, layout->deletion_count, changes, n, 0);
+			named += by_key_in(res, message, owner, type, layout->deletions, layout->deletion_count, changes, n, 0);
 		free(owner);
 		open = close;
 	}

@@ -120,6 +120,17 @@ static void keep_changed(dnsb_pdns_patch *p)
 	p->count = k;
 }
 
+/* Name change i, with its own finding as the note. */
+static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_pdns_mismatch why)
+{
+	const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
+	char note[512];
+
+	snprintf(note, sizeof(note), "%s %s %s: %s", kind_name(c->kind), r->owner, dnsb_type_name(r->type),
+		 mismatch_text(why));
+	dnsb_result_add_culprit_note(res, i, note);
+}
+
 int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
 		    const dnsb_rrset_list *held)
 {
@@ -141,7 +152,7 @@ int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const
 			first = i;
 			first_why = why;
 		}
-		dnsb_result_add_culprit(res, i);
+		culprit(res, i, changes[i], why);
 	}
 	if (named > 0) {
 		const dnsb_change *c = changes[first];

@@ -231,8 +231,10 @@ start_fake hints --records "$T/hints.records"
 apply hints "$T/hints.plan.json" --google-zone example.com=example-com --google-credentials "$T/hints.key.json"
 eq "hints: exit 3, 195 applied, 5 dropped" "$RC $(counts hints)" "3 200 195 0 5 0"
 le "hints: submissions <= k + 2 = 7" "$(rep hints .submissions)" 7
-eq "hints: the first refusal named all five (entity.change.additions[i], five errors)" \
-	"$(jq -rs 'map(.message | test("additions\\[[0-9]+\\].*\\(5 errors\\)$")) | unique | join(",")' "$T/hints.drops")" true
+eq "hints: the first refusal named all five, each drop with its own errors[] entry (entity.change.additions[i])" \
+	"$(jq -rs --arg q "'" 'map(([.change[][]?][0].dnsName) as $n | .message |
+		test("additions\\[[0-9]+\\]") and contains("named " + $q + $n + ". (A)" + $q)) | unique | join(",")' \
+		"$T/hints.drops")" true
 eq "hints: every drop is the 409" "$(jq -rs 'map("\(.reason) \(.code)") | unique | join(",")' "$T/hints.drops")" \
 	"conflict alreadyExists"
 eq "hints: one connection for the whole run" "$(stat .connections)" 1

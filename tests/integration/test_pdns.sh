@@ -168,6 +168,9 @@ eq "conflicts: create over an existing RRset: pre-check, cause exists" "$(drop c
 	"dropped conflict 0 precheck exists"
 eq "conflicts: update of other data: pre-check, cause differs" "$(drop conf differs.example.test cause)" \
 	"dropped conflict 0 precheck differs"
+eq "conflicts: the pre-check's two drops each say what it found of their own change" \
+	"$(jq -rs '[.[] | select(.code == "precheck") | ([.change[][]?][0].dnsName) as $n |
+		.message | test("^(create|update|delete) " + $n + "\\. [A-Z]+: ")] | length == 2 and all' "$T/conf.drops")" true
 eq "conflicts: delete of a missing RRset: refused by the pre-check, already in effect" "$(drop conf missing.example.test cause)" ""
 eq "conflicts: CNAME beside an A record: PowerDNS's 422, cause cname" "$(drop conf busy.example.test cause)" \
 	"dropped conflict 422  cname"

@@ -33,6 +33,14 @@ static void test_several_culprits_in_one_reply(void **state)
 	run_conflicts(&r, NULL, 100, bad, 5, 1);
 	assert_int_equal(r.rep.submissions, 2);
 	assert_int_equal(r.rep.reads, 1);
+	/* Each drop carries what the reply said of it, not of the batch's first culprit. */
+	for (size_t i = 0; i < 5; i++) {
+		char owner[32];
+		snprintf(owner, sizeof(owner), "h%zu.example.com.", bad[i]);
+		assert_non_null(run_change(&r, bad[i])->message);
+		if (strstr(run_change(&r, bad[i])->message, owner) == NULL)
+			fail_msg("change %zu dropped with \"%s\"", bad[i], run_change(&r, bad[i])->message);
+	}
 	run_free(&r);
 }
 

@@ -37,6 +37,8 @@ const char *dnsb_class_name(dnsb_class cls);
 
 /** At most this many culprits are kept per reply; later ones are not named (the engine splits instead). */
 #define DNSB_RESULT_CULPRITS_MAX 256
+/** Bytes of a reply's notes on its culprits (dnsb_result_add_culprit_note); later notes are left out. */
+#define DNSB_RESULT_NOTES_SIZE 8192
 
 /**
  * The provider's answer to one submission; written by the backend. A plain
@@ -54,6 +56,13 @@ typedef struct dnsb_result {
 	 *  the reply names none. Only read when the provider declares names_culprit. */
 	size_t culprits[DNSB_RESULT_CULPRITS_MAX];
 	size_t culprit_count;
+	/** What the reply says of culprits[i] alone, when it says something of each (a Route53
+	 *  message, a Cloud DNS error, PowerDNS's pre-check finding): 1 + its offset in `notes`,
+	 *  0 when none. Written by dnsb_result_add_culprit_note, read by dnsb_result_note; the
+	 *  engine gives it, not `message`, to the change it drops. */
+	uint16_t culprit_note[DNSB_RESULT_CULPRITS_MAX];
+	char notes[DNSB_RESULT_NOTES_SIZE];  /**< NUL-terminated notes, one after another */
+	size_t notes_used;
 	double retry_after;  /**< RATE_LIMITED/TRANSIENT: seconds the provider asked to wait, < 0 if none */
 } dnsb_result;
 
@@ -85,6 +94,21 @@ int dnsb_result_from_error(dnsb_result *out, int rc, int status, const char *wha
  * the rest by splitting).
  */
 void dnsb_result_add_culprit(dnsb_result *res, size_t index);
+
+/**
+ * Name a culprit (as dnsb_result_add_culprit) with what the reply says of it
+ * alone: one line (copied; control characters made spaces), so that its drop
+ * says why it, not another change of the batch, was refused. A note that no
+ * longer fits DNSB_RESULT_NOTES_SIZE is left out (the culprit is named).
+ */
+void dnsb_result_add_culprit_note(dnsb_result *res, size_t index, const char *note);
+
+/**
+ * The note on the change at `index` of the submitted batch (the first, when
+ * it is named twice), or NULL when the reply gave none.
+ * @return a string borrowed from res
+ */
+const char *dnsb_result_note(const dnsb_result *res, size_t index);
 
 /**
  * Limits of one submission and what the backend's answers can prove, declared
