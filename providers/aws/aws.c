@@ -363,6 +363,12 @@ static int open_state(dnsb_aws *a, const dnsb_config *cfg, dnsb_error *err)
 	return rc;
 }
 
+/* external-dns's aws provider makes a CNAME to an AWS service's name (a load balancer, CloudFront) an alias. */
+static int alias_preferred(const char *target)
+{
+	return dnsb_aws_service_zone(target) != NULL;
+}
+
 static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
 	dnsb_aws *a = calloc(1, sizeof(*a));
@@ -395,6 +401,7 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 	limits.max_rdata_bytes = DNSB_AWS_MAX_VALUE_CHARS;
 	limits.names_culprit = 1;
 	limits.aliases = 1;
+	limits.alias_preferred = a->cfg.prefer_cname ? NULL : alias_preferred;
 	dnsb_provider_set_limits(p, &limits);
 	dnsb_log(DNSB_LOG_DEBUG, "aws: %zu hosted zones, credentials: %s", a->zone_count, a->creds.describe);
 	*out = p;
@@ -408,6 +415,7 @@ static const dnsb_provider_flag aws_flags[] = {
 	{ "aws-batch-change-interval", 1, "seconds between two submissions (default 1)" },
 	{ "aws-profile", 1, "profile of the shared credentials file (default $AWS_PROFILE, else default)" },
 	{ "aws-wait-insync", 0, "after each accepted batch, poll GetChange until Route53 says INSYNC (within --timeout)" },
+	{ "aws-prefer-cname", 0, "serve: keep a CNAME to an AWS load balancer or CloudFront a CNAME (default: an alias)" },
 	{ NULL, 0, NULL },
 };
 

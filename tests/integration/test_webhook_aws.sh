@@ -2,8 +2,9 @@
 #
 # test_webhook_aws.sh - `dnsbatch serve --provider aws` as external-dns v0.22's
 # sidecar, against tests/fakes/fake_route53.py: alias records through
-# AdjustEndpoints (an alias CNAME becomes an A and an AAAA alias; the health
-# property added; a set TTL made 300), created by one loop and listed back so
+# AdjustEndpoints (an alias CNAME, or one to a load balancer unless
+# --aws-prefer-cname, becomes an A and an AAAA alias; the health property
+# added; a set TTL made 300), created by one loop and listed back so
 # that the next loops write nothing; a changed health flag is one update; an
 # alias where someone else's record is held is dropped with its cause; the
 # domain filter narrows the hosted zones served.
@@ -45,9 +46,15 @@ check "domain filter: 1 of the 2 hosted zones served" grep -q 'serving 1 of 2 zo
 LB=my-lb-1234567890.us-east-1.elb.amazonaws.com
 NLB=api-nlb-0123456789abcdef.elb.us-east-1.amazonaws.com
 CDN=d111111abcdef8.cloudfront.net
+# A CNAME with alias=false: kept a CNAME whatever its target.
+cname_no_alias() {
+	ep "$1" CNAME 300 "$2" | jq -c '. + {providerSpecific: [{name: "alias", value: "false"}]}'
+}
 desired() { # HEALTH of api: the desired endpoints
 	list "$(alias_ep app.example.com CNAME "$LB")" "$(alias_ep api.example.com A "$NLB" "$1" 60)" \
-		"$(alias_ep cdn.example.com A "$CDN")" "$(ep plain.example.com A 300 192.0.2.10)"
+		"$(alias_ep cdn.example.com A "$CDN")" "$(ep plain.example.com A 300 192.0.2.10)" \
+		"$(ep example.com CNAME 300 "$LB")" "$(ep docs.example.com CNAME 300 pages.example.net)" \
+		"$(cname_no_alias legacy.example.com "$LB")"
 }
 desired false >"$T/desired.json"
 
@@ -63,12 +70,20 @@ eq "AdjustEndpoints: an alias's TTL 60 is 300, as aliases are listed" \
 		"$T/adjusted.json")" "300 false"
 eq "AdjustEndpoints: an ordinary endpoint has no providerSpecific" \
 	"$(jq -r '.[] | select(.dnsName == "plain.example.com") | has("providerSpecific")' "$T/adjusted.json")" false
+# external-dns's aws provider (without --aws-prefer-cname) makes a CNAME to a load balancer an alias: the zone apex
+# can hold no CNAME, and a migrated install's records are aliases already.
+types() { jq -r --arg n "$2" '[.[] | select(.dnsName == $n) | "\(.recordType):\([.providerSpecific[]?.value] | join("/"))"] | join(",")' "$1"; }
+eq "AdjustEndpoints: a CNAME to a load balancer (no alias property) is an A and an AAAA alias" \
+	"$(types "$T/adjusted.json" example.com)" "A:true/true,AAAA:true/true"
+eq "AdjustEndpoints: a CNAME to another name stays a CNAME" "$(types "$T/adjusted.json" docs.example.com)" "CNAME:"
+eq "AdjustEndpoints: alias=false keeps a CNAME to a load balancer a CNAME" \
+	"$(types "$T/adjusted.json" legacy.example.com)" "CNAME:"
 
-eq "loop 1 creates the 5 RRsets (204)" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json")" "5 204"
+eq "loop 1 creates the 9 RRsets (204)" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json")" "9 204"
 extdns_get "$EXTDNS_API" /records >"$T/records.json"
 eq "GET /records lists the aliases with their properties" \
 	"$(jq -r '[.[] | select(.providerSpecific) | "\(.dnsName) \(.recordType) \(.targets[0]) \(.recordTTL) \(.providerSpecific | map(.value) | join(","))"] | sort | join("; ")' "$T/records.json")" \
-	"api.example.com A $NLB 300 true,false; app.example.com A $LB 300 true,true; app.example.com AAAA $LB 300 true,true; cdn.example.com A $CDN 300 true,true"
+	"api.example.com A $NLB 300 true,false; app.example.com A $LB 300 true,true; app.example.com AAAA $LB 300 true,true; cdn.example.com A $CDN 300 true,true; example.com A $LB 300 true,true; example.com AAAA $LB 300 true,true"
 eq "GET /records: nothing of other.org (outside the domain filter)" \
 	"$(jq -r '[.[] | select(.dnsName | endswith("other.org"))] | length' "$T/records.json")" 0
 eq "loops 2-4 write nothing" \
@@ -98,4 +113,13 @@ eq "sidecar: no UPSERT ever sent" "$(stat '.problems | map(select(startswith("UP
 
 extdns_stop
 eq "SIGTERM: exit 0" "$EXTDNS_EXIT" 0
+
+# --aws-prefer-cname: CNAMEs stay CNAMEs unless marked.
+extdns_serve "$T/serve2.log" --provider aws --aws-batch-change-interval 0 --aws-prefer-cname --domain-filter example.com ||
+	{ not_ok "dnsbatch serve --aws-prefer-cname starts" "$(tail -5 "$T/serve2.log")"; exit 1; }
+extdns_post "$EXTDNS_API" /adjustendpoints "$T/desired.json" >"$T/adjusted2.json"
+eq "--aws-prefer-cname: a CNAME to a load balancer stays a CNAME" "$(types "$T/adjusted2.json" example.com)" "CNAME:"
+eq "--aws-prefer-cname: a CNAME marked alias=true is still an A and an AAAA alias" \
+	"$(types "$T/adjusted2.json" app.example.com)" "A:true/true,AAAA:true/true"
+extdns_stop
 exit $((failures > 0))

@@ -134,6 +134,11 @@ typedef struct dnsb_provider_limits {
 	int aliases;             /**< 1 when the service stores aliases (dnsb_alias: Route53's
 				      AliasTarget); without it a change holding one is dropped
 				      as invalid before anything is sent */
+	/** With aliases, or NULL: would the service rather answer a CNAME to `target` (absolute,
+	 *  lower-case) with an alias (Route53: an AWS load balancer, CloudFront)? The sidecar's
+	 *  AdjustEndpoints then makes a desired CNAME without an `alias` property an A and an
+	 *  AAAA alias, as external-dns's aws provider does (unless --aws-prefer-cname). */
+	int (*alias_preferred)(const char *target);
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
