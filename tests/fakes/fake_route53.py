@@ -23,10 +23,16 @@ endpoint and IMDSv2, all on one port. Scripted faults on
 ChangeResourceRecordSets, one per request in order (--fault KIND[*N]):
 throttle, prior (PriorRequestNotComplete), 500 (before commit), 502after
 (commit, then 502), expired (the request's credentials expire now).
+With --policy FILE (an IAM policy document), each Route53 operation is
+allowed only when an Allow statement names its action (route53:Name, * and
+? globs) and a resource matching its ARN, as IAM evaluates them (Deny
+statements and conditions are not modelled); otherwise 403 AccessDenied,
+counted as "denied".
 Unsigned test hooks: GET /_fake/stats, GET /_fake/zone/ID.
 """
 import argparse
 import datetime
+import fnmatch
 import json
 import os
 import secrets
@@ -165,9 +171,10 @@ class State:
         self.stats = {k: 0 for k in ("requests", "api_requests", "changes", "changes_ok", "refused_conflict",
                                      "bad_signature", "bad_schema", "creds_issued", "expired_refused",
                                      "signed_multi_param", "list_rrsets", "list_zones", "throttled", "connections",
-                                     "get_change", "get_change_pending")}
+                                     "get_change", "get_change_pending", "denied")}
         self.problems = []
         self.change_ids = 0
+        self.policy = None
         self.polls = {}  # change id -> GetChange requests so far
 
 
@@ -402,6 +409,10 @@ class Handler(BaseHTTPRequestHandler):
             if bad:
                 return self.reply(bad[0], error_xml(bad[1], bad[2]))
             parts = path.split("/")[2:]
+            denied = self.check_policy(method, parts)
+            if denied:
+                st.stats["denied"] += 1
+                return self.reply(403, error_xml("AccessDenied", denied))
             if method == "POST" and len(parts) == 4 and parts[0] == "hostedzone" and parts[2] == "rrset":
                 return self.change(parts[1], body)
             if method == "GET" and parts == ["hostedzone"]:
@@ -413,6 +424,37 @@ class Handler(BaseHTTPRequestHandler):
             if method == "GET" and len(parts) == 2 and parts[0] == "change":
                 return self.get_change(parts[1])
             return self.reply(400, error_xml("InvalidInput", "unknown operation %s %s" % (method, path)))
+
+    # ---- IAM ----
+
+    def check_policy(self, method, parts):
+        """None when --policy allows the operation (or there is no policy); else AccessDenied's message."""
+        policy = self.state.policy
+        if policy is None:
+            return None
+        if method == "POST" and len(parts) == 4 and parts[0] == "hostedzone":
+            action, arn = "ChangeResourceRecordSets", "arn:aws:route53:::hostedzone/" + parts[1]
+        elif method == "GET" and len(parts) == 3 and parts[0] == "hostedzone":
+            action, arn = "ListResourceRecordSets", "arn:aws:route53:::hostedzone/" + parts[1]
+        elif method == "GET" and len(parts) == 2 and parts[0] == "hostedzone":
+            action, arn = "GetHostedZone", "arn:aws:route53:::hostedzone/" + parts[1]
+        elif method == "GET" and parts == ["hostedzone"]:
+            action, arn = "ListHostedZones", "*"
+        elif method == "GET" and len(parts) == 2 and parts[0] == "change":
+            action, arn = "GetChange", "arn:aws:route53:::change/" + parts[1]
+        else:
+            return None
+        for stmt in policy.get("Statement", []):
+            actions = stmt.get("Action", [])
+            resources = stmt.get("Resource", [])
+            actions = [actions] if isinstance(actions, str) else actions
+            resources = [resources] if isinstance(resources, str) else resources
+            if stmt.get("Effect") == "Allow" and \
+                    any(fnmatch.fnmatchcase("route53:" + action, a) for a in actions) and \
+                    any(r == "*" or fnmatch.fnmatchcase(arn, r) for r in resources):
+                return None
+        return "User: arn:aws:sts::123456789012:assumed-role/dnsbatch is not authorized to perform: " \
+               "route53:%s on resource: %s" % (action, arn)
 
     # ---- credentials ----
 
@@ -635,10 +677,14 @@ def main():
     ap.add_argument("--web-token", default="")
     ap.add_argument("--container-token", default="")
     ap.add_argument("--temp-lifetime", type=float, default=3600, help="seconds issued credentials live")
+    ap.add_argument("--policy", help="an IAM policy document (JSON) the Route53 requests must be allowed by")
     ap.add_argument("--log")
     args = ap.parse_args()
 
     st = State(args)
+    if args.policy:
+        with open(args.policy) as f:
+            st.policy = json.load(f)
     for z in args.zone:
         zid, apex = z.split("=", 1)
         private = apex.endswith(":private")

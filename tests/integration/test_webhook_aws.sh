@@ -33,7 +33,9 @@ cat >"$T/seed" <<'EOF'
 ZEXAMPLE taken.example.com. 300 A 198.51.100.7
 ZOTHER www.other.org. 300 A 192.0.2.99
 EOF
-start_fake hook --zone ZOTHER=other.org --seed "$T/seed" --page-size 50 || exit 1
+# The fake allows only what examples/kubernetes/route53-policy.json (the IAM policy the README gives) allows.
+POLICY=$PWD/examples/kubernetes/route53-policy.json
+start_fake hook --zone ZOTHER=other.org --seed "$T/seed" --page-size 50 --policy "$POLICY" || exit 1
 
 # The sidecar's environment: the fake's endpoint and CA, the env key, no ~/.aws.
 export HOME=$T/home AWS_ENDPOINT_URL_ROUTE_53=$URL AWS_CA_BUNDLE=$T/ca.pem AWS_ACCESS_KEY_ID=$KEY_ID \
@@ -109,10 +111,19 @@ extdns_get "$EXTDNS_API" /records >"$T/records2.json"
 eq "the rest of the plan applied" \
 	"$(jq -r '.[] | select(.dnsName == "fresh.example.com") | .targets[0]' "$T/records2.json")" 192.0.2.11
 clean_requests "sidecar"
+eq "sidecar: every request allowed by examples/kubernetes/route53-policy.json" "$(stat .denied)" 0
 eq "sidecar: no UPSERT ever sent" "$(stat '.problems | map(select(startswith("UPSERT"))) | length')" 0
 
 extdns_stop
 eq "SIGTERM: exit 0" "$EXTDNS_EXIT" 0
+
+# The policy check can fail: without ListResourceRecordSets, listing is refused (AccessDenied, fatal).
+jq '.Statement[0].Action -= ["route53:ListResourceRecordSets"]' "$POLICY" >"$T/narrow-policy.json"
+start_fake narrow --policy "$T/narrow-policy.json" || exit 1
+run records --provider aws --aws-zone-id ZEXAMPLE >/dev/null 2>"$T/narrow.err"
+eq "a policy without ListResourceRecordSets: records fails (exit 4), saying AccessDenied" \
+	"$?:$(grep -c 'not authorized to perform: route53:ListResourceRecordSets' "$T/narrow.err")" "4:1"
+stop_fake
 
 # --aws-prefer-cname: CNAMEs stay CNAMEs unless marked.
 extdns_serve "$T/serve2.log" --provider aws --aws-batch-change-interval 0 --aws-prefer-cname --domain-filter example.com ||
