@@ -135,6 +135,14 @@ enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_we
 enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 enum MHD_Result dnsb_webhook_handle_quarantine(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 
+struct dnsb_provider_limits;
+
+/* alias.c: for a provider that stores aliases, is the desired endpoint `ep` a CNAME to answer as an
+ * A and an AAAA alias? Then *a and *aaaa receive those two (new references, marked alias=true).
+ * @return 1 split, 0 not (both NULL), DNSB_ENOMEM */
+int dnsb_webhook_alias_split(struct json_object *ep, const struct dnsb_provider_limits *limits, struct json_object **a,
+			     struct json_object **aaaa);
+
 /* adjust.c: free the names logged as unsupported (release). */
 void dnsb_webhook_unsupported_clear(dnsb_webhook *wh);
 
