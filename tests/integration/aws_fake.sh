@@ -1,13 +1,13 @@
 # aws_fake.sh - sourced by the tests that need Route53 (test_aws.sh,
-# test_webhook_aws.sh): a test CA and server certificate made with the openssl
-# CLI, and tests/fakes/fake_route53.py on a free loopback port over HTTPS,
+# test_webhook_aws.sh): tests/fakes/fake_route53.py on a free loopback port over HTTPS,
 # stopped by PID (the caller's EXIT trap kills every PID in PIDS). The fake
 # recomputes every request's SigV4 signature with botocore and checks every
 # ChangeResourceRecordSets body against botocore's route53 model.
 #
-# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh).
+# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh), and the
+# certificates of tls_pki (checks.sh).
 # Gives: the credentials the fake accepts (KEY_ID/SECRET, FILE_KEY_ID/FILE_SECRET,
-# WEB_TOKEN, CONTAINER_TOKEN), aws_pki, start_fake, stop_fake, stat, zone,
+# WEB_TOKEN, CONTAINER_TOKEN), start_fake, stop_fake, stat, zone,
 # clean_requests, run.
 # shellcheck shell=bash
 
@@ -19,17 +19,6 @@ FILE_KEY_ID=AKIDDNSBATCHFILE02
 FILE_SECRET=dnsb-file-secret-Hw3n
 WEB_TOKEN=dnsb-web-identity-jwt-T5pq
 CONTAINER_TOKEN=dnsb-container-auth-Y7dk
-
-# aws_pki: $T/ca.pem (the test CA), $T/other-ca.pem (another), $T/server.pem and .key (127.0.0.1)
-aws_pki() {
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=dnsbatch-test-ca &&
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other-ca.key" -out "$T/other-ca.pem" -days 2 \
-		-subj /CN=dnsbatch-other-ca &&
-	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
-	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' >"$T/ext.cnf" &&
-	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
-		-days 2 -extfile "$T/ext.cnf"
-}
 
 # start_fake NAME [fake flags...]: zone ZEXAMPLE = example.com (more with --zone), the env and the file keys
 # valid; sets PORT, URL, FAKE_PID; logs to $T/NAME.fake.log.

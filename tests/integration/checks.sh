@@ -89,3 +89,15 @@ fake_started() {
 	not_ok "$1: the fake starts" "$(cat "$T/$1.fake.err")"
 	return 1
 }
+
+# tls_pki: a test CA ($T/ca.pem), another CA ($T/other-ca.pem: a wrong trust anchor) and a server certificate
+# for 127.0.0.1 signed by the first ($T/server.pem, $T/server.key), made with the openssl CLI
+tls_pki() {
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=dnsbatch-test-ca &&
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other-ca.key" -out "$T/other-ca.pem" -days 2 \
+		-subj /CN=dnsbatch-other-ca &&
+	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
+	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' >"$T/ext.cnf" &&
+	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
+		-days 2 -extfile "$T/ext.cnf"
+}

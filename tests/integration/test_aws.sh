@@ -47,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! aws_pki >"$T/pki.log" 2>&1; then
+if ! tls_pki >"$T/pki.log" 2>&1; then
 	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
 	exit 1
 fi

@@ -44,13 +44,7 @@ trap cleanup EXIT
 ##### keys and certificates, made now ###############################################################
 
 pki() {
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=dnsbatch-test-ca &&
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other-ca.key" -out "$T/other-ca.pem" -days 2 \
-		-subj /CN=dnsbatch-other-ca &&
-	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
-	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' >"$T/ext.cnf" &&
-	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
-		-days 2 -extfile "$T/ext.cnf" &&
+	tls_pki &&
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/sa.key" &&
 	openssl pkey -in "$T/sa.key" -pubout -out "$T/sa.pub" &&
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/wrong-sa.key" &&

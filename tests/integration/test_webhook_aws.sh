@@ -27,7 +27,7 @@ T=$(mktemp -d)
 PIDS=()
 trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done; rm -rf "$T"' EXIT
 mkdir -p "$T/home"
-aws_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
+tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
 
 cat >"$T/seed" <<'EOF'
 ZEXAMPLE taken.example.com. 300 A 198.51.100.7
