@@ -15,9 +15,20 @@ static int holds_alias(const dnsb_change *c)
 	       (c->kind != DNSB_CHANGE_DELETE && c->new_set.alias != DNSB_ALIAS_NONE);
 }
 
+/* An alias that did not say whether to evaluate its target's health gets the provider's default. */
+static void resolve_health(dnsb_change *c, int health)
+{
+	dnsb_rrset *sets[2] = { &c->old, &c->new_set };
+
+	for (size_t i = 0; i < 2; i++)
+		if (sets[i]->alias == DNSB_ALIAS_DEFAULT)
+			sets[i]->alias = health ? DNSB_ALIAS_HEALTH : DNSB_ALIAS_PLAIN;
+}
+
 /*
  * A change in no zone is dropped (no_zone) before anything is sent; so is
- * an alias (invalid) for a provider that cannot store one.
+ * an alias (invalid) for a provider that cannot store one. An alias that did
+ * not say how to treat its target's health gets the provider's default here.
  */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
@@ -39,6 +50,8 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 			dnsb_engine_set_detail(c, 0, NULL, msg);
 			continue;
 		}
+		if (aliases && holds_alias(c))
+			resolve_health(c, dnsb_provider_get_limits(e->p)->alias_health);
 		if (!aliases && holds_alias(c)) {
 			char msg[512];
 			snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "

@@ -122,7 +122,8 @@ static struct json_object *alias_properties(dnsb_alias alias)
 	struct json_object *list = json_object_new_array_ext(2);
 
 	if (list == NULL || add_property(list, DNSB_PROPERTY_ALIAS, "true") != 0 ||
-	    add_property(list, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH, alias == DNSB_ALIAS_HEALTH ? "true" : "false") != 0) {
+	    (alias != DNSB_ALIAS_DEFAULT && /* one that did not say, as it came */
+	     add_property(list, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH, alias == DNSB_ALIAS_HEALTH ? "true" : "false") != 0)) {
 		json_object_put(list);
 		return NULL;
 	}

@@ -80,9 +80,9 @@ const char *dnsb_endpoint_property(json_object *ep, const char *name)
 /*
  * An alias endpoint (providerSpecific alias = "true", as external-dns's aws
  * provider reads it): one target, a host name. Its health flag is
- * aws/evaluate-target-health = "true", or absent (external-dns's default,
- * --aws-evaluate-target-health); any other value is false, as external-dns
- * makes it. @return 0, or DNSB_ENOMEM
+ * aws/evaluate-target-health = "true"; absent, the provider's default decides
+ * (external-dns's --aws-evaluate-target-health); any other value is false, as
+ * external-dns makes it. @return 0, or DNSB_ENOMEM
  */
 static int alias_rrset(dnsb_rrset *out, json_object *ep, json_object *targets, const char *path, const char *name,
 		       const char *type, char **why)
@@ -109,7 +109,7 @@ static int alias_rrset(dnsb_rrset *out, json_object *ep, json_object *targets, c
 #undef INVALID
 	rc = dnsb_rrset_add_rdata(out, canonical);
 	free(canonical);
-	out->alias = health == NULL || strcmp(health, "true") == 0 ? DNSB_ALIAS_HEALTH : DNSB_ALIAS_PLAIN;
+	out->alias = health == NULL ? DNSB_ALIAS_DEFAULT : strcmp(health, "true") == 0 ? DNSB_ALIAS_HEALTH : DNSB_ALIAS_PLAIN;
 	return rc;
 }
 
@@ -208,6 +208,8 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 	    asprintf(why, "%s (%s %s): an alias (providerSpecific alias=true) needs a provider that stores aliases "
 		     "(--provider aws)", path, rs.owner, dnsb_type_name(rs.type)) < 0)
 		rc = DNSB_ENOMEM;
+	if (rs.alias == DNSB_ALIAS_DEFAULT)
+		rs.alias = flags & DNSB_ADJUST_NO_HEALTH ? DNSB_ALIAS_PLAIN : DNSB_ALIAS_HEALTH;
 	if (rc == 0 && ep != NULL && json_object_deep_copy(ep, &copy, NULL) != 0)
 		rc = DNSB_ENOMEM; /* a JSON null stays NULL */
 	if (rc == 0 && *why == NULL) {

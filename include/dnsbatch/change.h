@@ -41,8 +41,11 @@ struct json_object;
 typedef enum dnsb_alias {
 	DNSB_ALIAS_NONE = 0,    /**< an ordinary RRset: rdata holds its records */
 	DNSB_ALIAS_PLAIN = 1,   /**< an alias; the target's health is not evaluated */
-	DNSB_ALIAS_HEALTH = 2   /**< an alias that evaluates the target's health
+	DNSB_ALIAS_HEALTH = 2,  /**< an alias that evaluates the target's health
 				     (providerSpecific aws/evaluate-target-health = "true") */
+	DNSB_ALIAS_DEFAULT = 3  /**< an alias whose endpoint does not say: the provider's default
+				     (dnsb_provider_limits.alias_health) makes it PLAIN or HEALTH
+				     before anything is compared or sent (the engine does so) */
 } dnsb_alias;
 
 /**

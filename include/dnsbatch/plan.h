@@ -17,8 +17,10 @@
  * Aliases: an A or AAAA endpoint with the providerSpecific property
  * `alias` = "true" (external-dns's aws provider) becomes an alias RRset
  * (dnsb_alias) whose one target is a host name; `aws/evaluate-target-health`
- * "true" or absent (external-dns's default) makes it DNSB_ALIAS_HEALTH, any
- * other value DNSB_ALIAS_PLAIN. Other providerSpecific properties are ignored.
+ * "true" makes it DNSB_ALIAS_HEALTH, any other value DNSB_ALIAS_PLAIN, and
+ * none DNSB_ALIAS_DEFAULT (the provider's default decides, as external-dns's
+ * --aws-evaluate-target-health does). Other providerSpecific properties are
+ * ignored.
  */
 #ifndef DNSBATCH_PLAN_H
 #define DNSBATCH_PLAN_H
@@ -108,8 +110,10 @@ struct json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset);
  */
 const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
 
-/** dnsb_endpoint_adjust flags: the provider stores aliases (dnsb_provider_limits.aliases). */
+/** dnsb_endpoint_adjust flags: the provider stores aliases (dnsb_provider_limits.aliases); an alias
+ *  that does not say evaluates its target's health unless DNSB_ADJUST_NO_HEALTH (alias_health 0). */
 #define DNSB_ADJUST_ALIASES 1u
+#define DNSB_ADJUST_NO_HEALTH 2u
 
 /**
  * external-dns's AdjustEndpoints for one desired Endpoint (provider.go): the
@@ -119,7 +123,8 @@ const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
  * trailing dot; canonical RDATA, sorted, without duplicates; a bare TXT value
  * quoted, a long one joined); providerSpecific is removed (external-dns
  * compares it, and no provider here stores any) except on an alias, which
- * gets the two properties it is listed with; recordTTL (0 = not set, which
+ * gets the two properties it is listed with (the health one added when
+ * absent, "true" unless DNSB_ADJUST_NO_HEALTH); recordTTL (0 = not set, which
  * external-dns does not compare), labels and other members are kept, but an
  * alias's recordTTL, when set, becomes 300 (DNSB_TTL_DEFAULT), the TTL
  * aliases are listed with (as external-dns's aws provider does).
@@ -132,7 +137,7 @@ const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
  *              record; else NULL
  * @param ep    a JSON value (borrowed; anything but an object is unsupported)
  * @param path  prefix of messages, e.g. "$[3]" (borrowed)
- * @param flags 0 or DNSB_ADJUST_ALIASES
+ * @param flags 0, or DNSB_ADJUST_ALIASES and maybe DNSB_ADJUST_NO_HEALTH
  * @return 0, or DNSB_ENOMEM
  */
 int dnsb_endpoint_adjust(struct json_object **out, char **why, struct json_object *ep, const char *path,

@@ -402,6 +402,7 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 	limits.names_culprit = 1;
 	limits.aliases = 1;
 	limits.alias_preferred = a->cfg.prefer_cname ? NULL : alias_preferred;
+	limits.alias_health = !a->cfg.no_health;
 	dnsb_provider_set_limits(p, &limits);
 	dnsb_log(DNSB_LOG_DEBUG, "aws: %zu hosted zones, credentials: %s", a->zone_count, a->creds.describe);
 	*out = p;
@@ -415,6 +416,7 @@ static const dnsb_provider_flag aws_flags[] = {
 	{ "aws-batch-change-interval", 1, "seconds between two submissions (default 1)" },
 	{ "aws-profile", 1, "profile of the shared credentials file (default $AWS_PROFILE, else default)" },
 	{ "aws-wait-insync", 0, "after each accepted batch, poll GetChange until Route53 says INSYNC (within --timeout)" },
+	{ "no-aws-evaluate-target-health", 0, "aliases that do not say evaluate no target health (default: they do)" },
 	{ "aws-prefer-cname", 0, "serve: keep a CNAME to an AWS load balancer or CloudFront a CNAME (default: an alias)" },
 	{ NULL, 0, NULL },
 };

@@ -77,6 +77,7 @@ typedef struct dnsb_aws_config {
 	char *ca_file;                 /**< $AWS_CA_BUNDLE, or NULL; owned */
 	int wait_insync;               /**< --aws-wait-insync: 1 to poll GetChange after each accepted batch */
 	int prefer_cname;              /**< --aws-prefer-cname: 1 to keep CNAMEs to AWS services as CNAMEs */
+	int no_health;                 /**< --no-aws-evaluate-target-health: aliases that do not say evaluate none */
 } dnsb_aws_config;
 
 /** @return 0; DNSB_EINVAL naming the flag or variable; DNSB_ENOMEM. `out` is the caller's (dnsb_aws_config_clear). */

@@ -95,6 +95,7 @@ static int parse_settings(dnsb_aws_config *out, const dnsb_config *cfg, dnsb_err
 		return dnsb_error_set(err, DNSB_EINVAL, "--aws-batch-change-interval: at most 3600 seconds");
 	out->wait_insync = dnsb_config_flag(cfg, "aws-wait-insync");
 	out->prefer_cname = dnsb_config_flag(cfg, "aws-prefer-cname");
+	out->no_health = dnsb_config_flag(cfg, "no-aws-evaluate-target-health");
 	v = dnsb_config_get(cfg, "aws-profile");
 	if (v == NULL || *v == '\0')
 		v = getenv("AWS_PROFILE");

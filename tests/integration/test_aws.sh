@@ -354,6 +354,15 @@ apply alias-nowhere "$T/alias-nowhere.plan.json" --aws-zone-id ZEXAMPLE
 eq "alias in no zone alone: exit 3, dropped invalid" "$RC $(counts alias-nowhere) $(drop alias-nowhere nowhere.example.com)" 	"3 1 0 0 1 0 dropped invalid 0 "
 eq "alias in no zone alone: nothing sent" "$(($(stat .changes) - submitted))" 0
 secrets_absent alias-bad
+# --no-aws-evaluate-target-health: an alias that does not say evaluates no target health; one that says keeps it.
+plan "$T/alias-nohealth.plan.json" create="$(list "$(alias_ep quiet.example.com A my-lb-1.us-east-1.elb.amazonaws.com)" \
+	"$(alias_ep loud.example.com A my-lb-1.us-east-1.elb.amazonaws.com true)")"
+apply alias-nohealth "$T/alias-nohealth.plan.json" --aws-zone-id ZEXAMPLE --no-aws-evaluate-target-health
+eq "--no-aws-evaluate-target-health: exit 0, 2 applied" "$RC $(counts alias-nohealth)" "0 2 2 0 0 0"
+eq "--no-aws-evaluate-target-health: the alias that did not say evaluates none, the other does" \
+	"$(zone | grep -E '^(quiet|loud)\.' | awk '{print $1, $NF}' | paste -sd' ')" "loud.example.com. true quiet.example.com. false"
+apply alias-nohealth2 "$T/alias-nohealth.plan.json" --aws-zone-id ZEXAMPLE --no-aws-evaluate-target-health
+eq "--no-aws-evaluate-target-health: again, both already applied" "$RC $(counts alias-nohealth2)" "0 2 0 2 0 0"
 stop_fake
 
 ##### --aws-wait-insync: GetChange polled until the change is INSYNC #################################

@@ -133,4 +133,10 @@ eq "--aws-prefer-cname: a CNAME to a load balancer stays a CNAME" "$(types "$T/a
 eq "--aws-prefer-cname: a CNAME marked alias=true is still an A and an AAAA alias" \
 	"$(types "$T/adjusted2.json" app.example.com)" "A:true/true,AAAA:true/true"
 extdns_stop
+extdns_serve "$T/serve3.log" --provider aws --aws-batch-change-interval 0 --no-aws-evaluate-target-health \
+	--domain-filter example.com || { not_ok "dnsbatch serve --no-aws-evaluate-target-health starts"; exit 1; }
+extdns_post "$EXTDNS_API" /adjustendpoints "$T/desired2.json" >"$T/adjusted3.json"
+eq "--no-aws-evaluate-target-health: an alias that does not say gets false, one that says true keeps it" \
+	"$(types "$T/adjusted3.json" cdn.example.com) $(types "$T/adjusted3.json" api.example.com)" "A:true/false A:true/true"
+extdns_stop
 exit $((failures > 0))

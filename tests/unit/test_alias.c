@@ -50,7 +50,7 @@ static void test_alias_read(void **state)
 	assert_int_equal(c->outcome, DNSB_OUTCOME_PENDING);
 	assert_string_equal(c->new_set.owner, "lb.example.com.");
 	assert_int_equal(c->new_set.type, TYPE_A);
-	assert_int_equal(c->new_set.alias, DNSB_ALIAS_HEALTH); /* absent: external-dns's default, true */
+	assert_int_equal(c->new_set.alias, DNSB_ALIAS_DEFAULT); /* absent: the provider's default decides */
 	assert_int_equal(c->new_set.rdata_count, 1);
 	assert_string_equal(c->new_set.rdata[0], LB ".");
 	dnsb_plan_free(plan);
@@ -177,6 +177,12 @@ static void test_alias_listed(void **state)
 			"\"providerSpecific\":[{\"name\":\"alias\",\"value\":\"true\"},{\"name\":\"aws/evaluate-target-"
 			"health\",\"value\":\"false\"}]}");
 	json_object_put(ep);
+	/* One that did not say is shown as it came: without the health property. */
+	r.alias = DNSB_ALIAS_DEFAULT;
+	ep = dnsb_rrset_to_endpoint(&r);
+	assert_json(ep, "{\"dnsName\":\"lb.example.com\",\"targets\":[\"" LB "\"],\"recordType\":\"A\",\"recordTTL\":300,"
+			"\"providerSpecific\":[{\"name\":\"alias\",\"value\":\"true\"}]}");
+	json_object_put(ep);
 	dnsb_rrset_clear(&r);
 }
 
@@ -211,6 +217,17 @@ static void test_alias_adjusted(void **state)
 		     "[{\"name\":\"aws/evaluate-target-health\",\"value\":\"true\"}]}", DNSB_ADJUST_ALIASES, &why);
 	assert_null(why);
 	assert_json(out, "{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}");
+	json_object_put(out);
+
+	/* --no-aws-evaluate-target-health: an alias that does not say gets "false"; one that says keeps it. */
+	out = adjust("{\"dnsName\":\"lb.example.com\",\"targets\":[\"" LB "\"],\"recordType\":\"A\"," ALIAS_PROPS("") "}",
+		     DNSB_ADJUST_ALIASES | DNSB_ADJUST_NO_HEALTH, &why);
+	assert_null(why);
+	assert_string_equal(dnsb_endpoint_property(out, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH), "false");
+	json_object_put(out);
+	out = adjust("{\"dnsName\":\"lb.example.com\",\"targets\":[\"" LB "\"],\"recordType\":\"A\","
+		     ALIAS_PROPS(HEALTH("true")) "}", DNSB_ADJUST_ALIASES | DNSB_ADJUST_NO_HEALTH, &why);
+	assert_string_equal(dnsb_endpoint_property(out, DNSB_PROPERTY_EVALUATE_TARGET_HEALTH), "true");
 	json_object_put(out);
 }
 

@@ -139,6 +139,9 @@ typedef struct dnsb_provider_limits {
 	 *  AdjustEndpoints then makes a desired CNAME without an `alias` property an A and an
 	 *  AAAA alias, as external-dns's aws provider does (unless --aws-prefer-cname). */
 	int (*alias_preferred)(const char *target);
+	int alias_health;        /**< with aliases: 1 when an alias whose endpoint does not say
+				      evaluates its target's health (DNSB_ALIAS_DEFAULT; external-dns's
+				      --aws-evaluate-target-health, its default) */
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
