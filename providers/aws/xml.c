@@ -204,7 +204,8 @@ int dnsb_aws_rrsets_parse(dnsb_rrset_list *out, const char *xml, size_t len, con
 		free(*next_type);
 		free(*next_id);
 		*next_name = *next_type = *next_id = NULL;
-		return dnsb_error_set(err, rc, rc == DNSB_EPARSE ? "ListResourceRecordSets: a record set without name or type, or a truncated page without NextRecordName" :
+		return dnsb_error_set(err, rc, rc == DNSB_EPARSE ? "ListResourceRecordSets: a record set without name or "
+								  "type, or a truncated page without NextRecordName" :
 								  "out of memory");
 	}
 	return 0;
@@ -328,7 +329,8 @@ static int add_change(xmlNode *changes, const char *action, const dnsb_rrset *r,
 	    (r->rdata_count != 1 || targets == NULL ||
 	     (zone_id = dnsb_aws_alias_zone(r->rdata[0], targets->zones, targets->count, targets->current)) == NULL))
 		return DNSB_EINVAL;
-	if ((change = xmlNewChild(changes, NULL, BAD_CAST "Change", NULL)) == NULL || xmlNewTextChild(change, NULL, BAD_CAST "Action", BAD_CAST action) == NULL ||
+	if ((change = xmlNewChild(changes, NULL, BAD_CAST "Change", NULL)) == NULL ||
+	    xmlNewTextChild(change, NULL, BAD_CAST "Action", BAD_CAST action) == NULL ||
 	    (set = xmlNewChild(change, NULL, BAD_CAST "ResourceRecordSet", NULL)) == NULL ||
 	    xmlNewTextChild(set, NULL, BAD_CAST "Name", BAD_CAST r->owner) == NULL ||
 	    xmlNewTextChild(set, NULL, BAD_CAST "Type", BAD_CAST dnsb_type_name(r->type)) == NULL)
