@@ -1,7 +1,9 @@
 /*
  * provider.c - the provider handle: backend ops and state, zone apexes,
  * declared limits, request counters and the pacing shared by every batch
- * sent to one provider. The struct is private to this file.
+ * sent to one provider (the struct is private to this file); and the small
+ * helpers backends share (sys/provider.h): read-key planning, old TTLs,
+ * secrets freed.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -267,6 +269,24 @@ uint16_t dnsb_rrkeys_only_type(const dnsb_rrkey *keys, size_t n, const char *own
 		type = keys[i].type;
 	}
 	return type;
+}
+
+uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held)
+{
+	const dnsb_rrset *cur;
+
+	if (old->ttl != DNSB_TTL_UNSET || held == NULL)
+		return old->ttl;
+	cur = dnsb_rrset_list_find(held, old->owner, old->type);
+	return cur ? cur->ttl : old->ttl;
+}
+
+void dnsb_secret_free(char *secret)
+{
+	if (secret == NULL)
+		return;
+	explicit_bzero(secret, strlen(secret));
+	free(secret);
 }
 
 int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *changes, size_t n)

@@ -15,14 +15,6 @@
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 /* ---- signed calls ---- */
 
 static int send_signed(dnsb_aws *a, const char *method, const char *url, const char *body, int refresh,
@@ -45,8 +37,8 @@ static int send_signed(dnsb_aws *a, const char *method, const char *url, const c
 		headers[k++] = "Content-Type: text/xml";
 	sign.userpwd = userpwd;
 	rc = dnsb_http_do_sigv4(a->http, &req, &sign, out, err);
-	wipe_free(userpwd);
-	wipe_free(token);
+	dnsb_secret_free(userpwd);
+	dnsb_secret_free(token);
 	return rc;
 }
 

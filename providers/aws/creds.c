@@ -24,21 +24,13 @@
 #include "dnsbatch/log.h"
 #include "providers/aws/aws.h"
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 void dnsb_aws_keys_clear(dnsb_aws_keys *k)
 {
 	if (k == NULL)
 		return;
-	wipe_free(k->access_key);
-	wipe_free(k->secret);
-	wipe_free(k->token);
+	dnsb_secret_free(k->access_key);
+	dnsb_secret_free(k->secret);
+	dnsb_secret_free(k->token);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -115,7 +107,7 @@ int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profil
 		else if (strcmp(s, "aws_session_token") == 0)
 			slot = &token;
 		if (slot) {
-			wipe_free(*slot);
+			dnsb_secret_free(*slot);
 			if ((*slot = strdup(trim(eq + 1))) == NULL)
 				rc = DNSB_ENOMEM;
 		}
@@ -133,9 +125,9 @@ int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profil
 		rc = keys_set(out, id, secret, token, 0);
 	if (rc == DNSB_ENOMEM)
 		dnsb_error_set(err, rc, "out of memory");
-	wipe_free(id);
-	wipe_free(secret);
-	wipe_free(token);
+	dnsb_secret_free(id);
+	dnsb_secret_free(secret);
+	dnsb_secret_free(token);
 	return rc;
 }
 
@@ -248,7 +240,7 @@ void dnsb_aws_creds_clear(dnsb_aws_creds *c)
 	free(c->session_name);
 	free(c->container_url);
 	free(c->container_auth_file);
-	wipe_free(c->container_auth);
+	dnsb_secret_free(c->container_auth);
 	free(c->sts_endpoint);
 	free(c->imds_endpoint);
 	pthread_mutex_destroy(&c->lock);
@@ -273,7 +265,7 @@ static char *read_secret_file(const char *path, const char *what, dnsb_error *er
 		if (len + 2 > cap) {
 			char *grown = realloc(buf, cap = cap ? cap * 2 : 4096);
 			if (grown == NULL) {
-				wipe_free(buf);
+				dnsb_secret_free(buf);
 				fclose(f);
 				dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 				return NULL;
@@ -350,12 +342,12 @@ static int fetch_web_identity(dnsb_aws_creds *c, dnsb_http *http, double give_up
 			dnsb_error_set(err, rc, "out of memory");
 	}
 	dnsb_http_response_clear(&resp);
-	wipe_free(token);
-	wipe_free(e_token);
-	wipe_free(body);
-	wipe_free(id);
-	wipe_free(secret);
-	wipe_free(session);
+	dnsb_secret_free(token);
+	dnsb_secret_free(e_token);
+	dnsb_secret_free(body);
+	dnsb_secret_free(id);
+	dnsb_secret_free(secret);
+	dnsb_secret_free(session);
 	free(exp);
 	free(e_role);
 	free(e_name);
@@ -396,7 +388,7 @@ static int fetch_container(dnsb_aws_creds *c, dnsb_http *http, double give_up, d
 			return err->code;
 		if (asprintf(&auth, "Authorization: %s", token) < 0)
 			auth = NULL;
-		wipe_free(token);
+		dnsb_secret_free(token);
 		if (auth == NULL)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		headers[0] = auth;
@@ -412,7 +404,7 @@ static int fetch_container(dnsb_aws_creds *c, dnsb_http *http, double give_up, d
 	if (resp.body)
 		explicit_bzero(resp.body, resp.body_len);
 	dnsb_http_response_clear(&resp);
-	wipe_free(auth);
+	dnsb_secret_free(auth);
 	return rc;
 }
 
@@ -461,7 +453,7 @@ static int fetch_imds(dnsb_aws_creds *c, dnsb_http *http, double give_up, dnsb_a
 	}
 	free(url);
 	free(role);
-	wipe_free(header);
+	dnsb_secret_free(header);
 	return rc;
 }
 
@@ -508,7 +500,7 @@ int dnsb_aws_creds_get(char **userpwd, char **token_header, dnsb_aws_creds *c, d
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (rc != 0) {
-		wipe_free(*userpwd);
+		dnsb_secret_free(*userpwd);
 		*userpwd = *token_header = NULL;
 		return dnsb_error_set(err, rc, "credentials from %s: %s", c->describe, e.message);
 	}

@@ -273,16 +273,6 @@ void dnsb_aws_body_clear(dnsb_aws_body *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static uint32_t old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held)
-{
-	const dnsb_rrset *cur;
-
-	if (old->ttl != DNSB_TTL_UNSET || held == NULL)
-		return old->ttl;
-	cur = dnsb_rrset_list_find(held, old->owner, old->type);
-	return cur ? cur->ttl : old->ttl;
-}
-
 /* <TTL/><ResourceRecords><ResourceRecord><Value/>... */
 static int add_values(xmlNode *set, const dnsb_rrset *r, uint32_t ttl, size_t *records)
 {
@@ -361,7 +351,7 @@ int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const dnsb_change *c = changes[i];
 		/* An update is DELETE old + CREATE new in one atomic batch: never UPSERT, which overwrites whatever is held. */
-		if (c->kind != DNSB_CHANGE_CREATE && (rc = add_change(list, "DELETE", &c->old, old_ttl(&c->old, held),
+		if (c->kind != DNSB_CHANGE_CREATE && (rc = add_change(list, "DELETE", &c->old, dnsb_old_ttl(&c->old, held),
 								      targets, &out->records)) == 0)
 			out->origin[out->count++] = i;
 		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE &&

@@ -13,14 +13,6 @@
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 /* One request with the given Authorization line. */
 static int send_once(dnsb_google *g, const char *method, const char *url, const char *body, const char *auth,
 		     double give_up, dnsb_http_response *out, dnsb_error *err)
@@ -51,11 +43,11 @@ int dnsb_google_call(dnsb_google *g, const char *method, const char *url, const 
 		refused = auth;
 		auth = NULL;
 		rc = dnsb_google_auth_header(&auth, &g->auth, g->http, refused, give_up, err);
-		wipe_free(refused);
+		dnsb_secret_free(refused);
 		if (rc == 0)
 			rc = send_once(g, method, url, body, auth, give_up, out, err);
 	}
-	wipe_free(auth);
+	dnsb_secret_free(auth);
 	return rc;
 }
 

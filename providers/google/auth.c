@@ -28,14 +28,6 @@
 #define REFRESH_MARGIN 60.0
 #define BEARER "Authorization: Bearer "
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 void dnsb_google_auth_clear(dnsb_google_auth *a)
 {
 	if (a == NULL)
@@ -44,7 +36,7 @@ void dnsb_google_auth_clear(dnsb_google_auth *a)
 	free(a->token_uri);
 	EVP_PKEY_free(a->key);
 	free(a->metadata_url);
-	wipe_free(a->token);
+	dnsb_secret_free(a->token);
 	pthread_mutex_destroy(&a->lock);
 	memset(a, 0, sizeof(*a));
 }
@@ -308,7 +300,7 @@ static char *grant_body(const char *jwt)
 	if (type && assertion && asprintf(&body, "grant_type=%s&assertion=%s", type, assertion) < 0)
 		body = NULL;
 	free(type);
-	wipe_free(assertion);
+	dnsb_secret_free(assertion);
 	return body;
 }
 
@@ -351,7 +343,7 @@ static int token_take(dnsb_google_auth *a, const dnsb_http_response *resp, dnsb_
 	}
 	if (json_object_object_get_ex(doc, "expires_in", &v) && json_object_get_double(v) > 0)
 		expires_in = json_object_get_double(v);
-	wipe_free(a->token);
+	dnsb_secret_free(a->token);
 	a->token = strdup(token);
 	explicit_bzero((char *)token, strlen(token));
 	json_object_put(doc);
@@ -380,7 +372,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 		if ((rc = dnsb_google_jwt(&jwt, a, time(NULL), err)) != 0)
 			return rc;
 		body = grant_body(jwt);
-		wipe_free(jwt);
+		dnsb_secret_free(jwt);
 		if (body == NULL)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		req = (dnsb_http_request){ "POST", a->token_uri, form, body, strlen(body), req.time_left };
@@ -388,7 +380,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 		req = (dnsb_http_request){ "GET", a->metadata_url, flavor, NULL, 0, req.time_left };
 	}
 	rc = dnsb_http_do(http, &req, &resp, err);
-	wipe_free(body);
+	dnsb_secret_free(body);
 	if (rc != 0) {
 		/* Off GCE the metadata server's name does not resolve: say what was tried. */
 		if (a->kind == DNSB_GOOGLE_AUTH_METADATA && rc == DNSB_ETRANSIENT)

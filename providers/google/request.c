@@ -87,17 +87,6 @@ void dnsb_google_change_clear(dnsb_google_change *body)
 	memset(body, 0, sizeof(*body));
 }
 
-/* The TTL to send for an old RRset: its own, or when unset the one the zone holds now. */
-static uint32_t old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held)
-{
-	const dnsb_rrset *cur;
-
-	if (old->ttl != DNSB_TTL_UNSET || held == NULL)
-		return old->ttl;
-	cur = dnsb_rrset_list_find(held, old->owner, old->type);
-	return cur ? cur->ttl : old->ttl;
-}
-
 /* Append an RRset to one of the body's lists and note which change it is. */
 static int push(json_object *list, size_t *map, size_t *count, const dnsb_rrset *rrset, uint32_t ttl, size_t change)
 {
@@ -126,7 +115,7 @@ int dnsb_google_change_build(dnsb_google_change *out, dnsb_change *const *change
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const dnsb_change *c = changes[i];
 		if (c->kind != DNSB_CHANGE_CREATE)
-			rc = push(dels, out->deletions, &out->deletion_count, &c->old, old_ttl(&c->old, held), i);
+			rc = push(dels, out->deletions, &out->deletion_count, &c->old, dnsb_old_ttl(&c->old, held), i);
 		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
 			rc = push(adds, out->additions, &out->addition_count, &c->new_set, c->new_set.ttl, i);
 	}

@@ -11,14 +11,6 @@
 
 #include "providers/pdns/pdns.h"
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 void dnsb_pdns_config_clear(dnsb_pdns_config *cfg)
 {
 	if (cfg == NULL)
@@ -30,7 +22,7 @@ void dnsb_pdns_config_clear(dnsb_pdns_config *cfg)
 		free(cfg->zones[i].id);
 	}
 	free(cfg->zones);
-	wipe_free(cfg->api_key);
+	dnsb_secret_free(cfg->api_key);
 	free(cfg->ca_file);
 	memset(cfg, 0, sizeof(*cfg));
 }

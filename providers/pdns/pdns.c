@@ -18,14 +18,6 @@
 #include "applier/core/clock.h"
 #include "providers/pdns/pdns.h"
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 /* One request with the key; the body, when any, is JSON. */
 static int call(dnsb_pdns *p, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
@@ -183,7 +175,7 @@ static void pdns_close(void *opaque)
 		dnsb_log(DNSB_LOG_DEBUG, "pdns: %lu requests, %lu connections opened", dnsb_http_requests(p->http),
 			 dnsb_http_connections(p->http));
 	dnsb_http_free(p->http);
-	wipe_free(p->key_header);
+	dnsb_secret_free(p->key_header);
 	for (size_t i = 0; i < p->zone_count; i++) {
 		free(p->zones[i].name);
 		free(p->zones[i].id);

@@ -13,14 +13,6 @@
 /* A secret or key file is a few lines; refuse anything absurd. */
 #define KEYFILE_MAX (64 * 1024)
 
-static void wipe_free(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
 void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg)
 {
 	if (cfg == NULL)
@@ -31,7 +23,7 @@ void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg)
 	free(cfg->zones);
 	free(cfg->keyname);
 	free(cfg->algorithm);
-	wipe_free(cfg->secret);
+	dnsb_secret_free(cfg->secret);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -78,7 +70,7 @@ static int read_small_file(char **out, const char *path, const char *flag, dnsb_
 	if (ferror(f)) {
 		int e = errno;
 		fclose(f);
-		wipe_free(buf);
+		dnsb_secret_free(buf);
 		return dnsb_error_set(err, DNSB_EIO, "--%s %s: %s", flag, path, strerror(e));
 	}
 	fclose(f);
@@ -199,7 +191,7 @@ static void key_stmt_clear(key_stmt *k)
 {
 	free(k->name);
 	free(k->algorithm);
-	wipe_free(k->secret);
+	dnsb_secret_free(k->secret);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -210,7 +202,7 @@ static int take_token(char **slot, const keyfile_lexer *lx)
 
 	if (copy == NULL)
 		return DNSB_ENOMEM;
-	wipe_free(*slot);
+	dnsb_secret_free(*slot);
 	*slot = copy;
 	return 0;
 }
@@ -363,7 +355,7 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 		if ((rc = read_small_file(&text, keyfile, "rfc2136-tsig-keyfile", err)) != 0)
 			return rc;
 		rc = dnsb_rfc2136_keyfile_parse(&kname, &kalg, &out->secret, text, keyname, keyfile, err);
-		wipe_free(text);
+		dnsb_secret_free(text);
 		if (rc != 0)
 			return rc;
 		out->secret_source = "--rfc2136-tsig-keyfile";

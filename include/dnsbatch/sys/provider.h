@@ -189,6 +189,17 @@ uint16_t dnsb_rrkeys_only_type(const dnsb_rrkey *keys, size_t n, const char *own
 int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *changes, size_t n);
 
 /**
+ * For the same backends: the TTL to send for an old RRset, its own or, when
+ * it has none (DNSB_TTL_UNSET), the one `held` (what those keys read, may be
+ * NULL) shows for it; DNSB_TTL_UNSET when neither says.
+ * @return seconds
+ */
+uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held);
+
+/** For backends: zero a string that holds a secret (a key, a token, a TSIG secret), then free it. NULL is a no-op. */
+void dnsb_secret_free(char *secret);
+
+/**
  * The operations table. `state` is the backend's own handle
  * (dnsb_provider.state). Every op returns 0 when it obtained an answer (even
  * a failing one, for submit) and a negative DNSB_E* code, with `err` filled,
