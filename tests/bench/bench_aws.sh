@@ -18,6 +18,7 @@
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/checks.sh # tls_pki, fake_started
 
 DNSBATCH=${DNSBATCH:-build/dnsbatch}
 FAKE=tests/fakes/fake_route53.py
@@ -32,20 +33,14 @@ done
 python3 -c 'import botocore.auth' 2>/dev/null || { echo "bench_aws: python3-botocore is not installed"; exit 1; }
 
 T=$(mktemp -d)
-FAKE_PID=
+PIDS=()
 cleanup() {
-	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-{
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=bench-ca &&
-	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
-	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$T/ext.cnf" &&
-	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
-		-days 2 -extfile "$T/ext.cnf"
-} >"$T/pki.log" 2>&1 || { echo "bench_aws: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }
+tls_pki >"$T/pki.log" 2>&1 || { echo "bench_aws: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }
 
 jq -n --argjson n "$CHANGES" '{create: [range($n) | {dnsName: "host\(.).bench.example", recordType: "A", recordTTL: 300,
 	labels: {}, targets: ["10.\(. / 65536 | floor % 256).\(. / 256 | floor % 256).\(. % 256)"]}],
@@ -63,20 +58,13 @@ seed() {
 }
 
 start_fake() {
-	local i
-	rm -f "$T/port"
-	python3 "$FAKE" --port-file "$T/port" --cert "$T/server.pem" --key "$T/server.key" --zone ZBENCH=bench.example \
+	rm -f "$T/bench.port"
+	python3 "$FAKE" --port-file "$T/bench.port" --cert "$T/server.pem" --key "$T/server.key" --zone ZBENCH=bench.example \
 		--seed "$T/seed.records" --creds AKIDBENCH:bench-secret --latency "$LATENCY" --page-size 300 \
-		2>"$T/fake.err" &
-	FAKE_PID=$!
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$T/port" ] && break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/port" 2>/dev/null)
-	[ -n "$PORT" ] || { echo "bench_aws: the fake did not start: $(cat "$T/fake.err")"; exit 1; }
+		2>"$T/bench.fake.err" &
+	fake_started bench $! || exit 1
 }
-stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; FAKE_PID=; }
+stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
 stats() { curl -s --cacert "$T/ca.pem" "https://127.0.0.1:$PORT/_fake/stats"; }
 now() { date +%s.%N; }
 

@@ -17,6 +17,7 @@
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/checks.sh # tls_pki, fake_started
 
 DNSBATCH=${DNSBATCH:-build/dnsbatch}
 FAKE=${FAKE:-$(dirname "$DNSBATCH")/fake_clouddns}
@@ -32,19 +33,15 @@ done
 [ -x "$FAKE" ] || { echo "bench_google: $FAKE is not built (make tests)"; exit 1; }
 
 T=$(mktemp -d)
-FAKE_PID=
+PIDS=()
 cleanup() {
-	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
 {
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" -days 2 -subj /CN=bench-ca &&
-	openssl req -newkey rsa:2048 -nodes -keyout "$T/server.key" -out "$T/server.csr" -subj /CN=127.0.0.1 &&
-	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$T/ext.cnf" &&
-	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
-		-days 2 -extfile "$T/ext.cnf" &&
+	tls_pki &&
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/sa.key" &&
 	openssl pkey -in "$T/sa.key" -pubout -out "$T/sa.pub"
 } >"$T/pki.log" 2>&1 || { echo "bench_google: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }
@@ -66,22 +63,15 @@ seed() {
 }
 
 start_fake() {
-	local i
-	rm -f "$T/port"
-	"$FAKE" --port-file "$T/port" --cert "$T/server.pem" --key "$T/server.key" --zone bench-zone=bench.example \
+	rm -f "$T/bench.port"
+	"$FAKE" --port-file "$T/bench.port" --cert "$T/server.pem" --key "$T/server.key" --zone bench-zone=bench.example \
 		--records "$T/seed.records" --pubkey "$T/sa.pub" --client-email "$EMAIL" --latency "$LATENCY" \
-		2>"$T/fake.err" &
-	FAKE_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$T/port" ] && break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/port" 2>/dev/null)
-	[ -n "$PORT" ] || { echo "bench_google: the fake did not start: $(cat "$T/fake.err")"; exit 1; }
+		2>"$T/bench.fake.err" &
+	fake_started bench $! || exit 1
 	jq -n --rawfile key "$T/sa.key" --arg email "$EMAIL" --arg uri "https://127.0.0.1:$PORT/token" \
 		'{type: "service_account", client_email: $email, private_key: $key, token_uri: $uri}' >"$T/key.json"
 }
-stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; FAKE_PID=; }
+stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
 stats() { curl -s --cacert "$T/ca.pem" "https://127.0.0.1:$PORT/_fake/stats"; }
 
 now() { date +%s.%N; }
