@@ -27,6 +27,7 @@
 #include "providers/google/google.h"
 #include "providers/http.h"
 #include "unit/change_fixture.h"
+#include "unit/config_fixture.h"
 
 /* ---- helpers ---- */
 
@@ -608,13 +609,10 @@ static int parse_flags(dnsb_google_config *out, dnsb_error *err, ...)
 {
 	dnsb_config *cfg;
 	va_list ap;
-	const char *k;
 	int rc;
 
-	assert_int_equal(dnsb_config_new(&cfg), 0);
 	va_start(ap, err);
-	while ((k = va_arg(ap, const char *)) != NULL)
-		assert_int_equal(dnsb_config_add(cfg, k, va_arg(ap, const char *)), 0);
+	cfg = config_va(ap);
 	va_end(ap);
 	rc = dnsb_google_config_parse(out, cfg, err);
 	dnsb_config_free(cfg);

@@ -20,6 +20,7 @@
 
 #include "providers/pdns/pdns.h"
 #include "unit/change_fixture.h"
+#include "unit/config_fixture.h"
 
 /* ---- helpers ---- */
 
@@ -434,13 +435,10 @@ static int parse_flags(dnsb_pdns_config *out, dnsb_error *err, ...)
 {
 	dnsb_config *cfg;
 	va_list ap;
-	const char *k;
 	int rc;
 
-	assert_int_equal(dnsb_config_new(&cfg), 0);
 	va_start(ap, err);
-	while ((k = va_arg(ap, const char *)) != NULL)
-		assert_int_equal(dnsb_config_add(cfg, k, va_arg(ap, const char *)), 0);
+	cfg = config_va(ap);
 	va_end(ap);
 	rc = dnsb_pdns_config_parse(out, cfg, err);
 	dnsb_config_free(cfg);
