@@ -32,8 +32,6 @@ static void resolve_health(dnsb_change *c, int health)
  */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
-	int aliases = dnsb_provider_get_limits(e->p)->aliases;
-
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
 		const char *owner = dnsb_change_owner(c);
@@ -50,9 +48,9 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 			dnsb_engine_set_detail(c, 0, NULL, msg);
 			continue;
 		}
-		if (aliases && holds_alias(c))
-			resolve_health(c, dnsb_provider_get_limits(e->p)->alias_health);
-		if (!aliases && holds_alias(c)) {
+		if (e->limits->aliases && holds_alias(c))
+			resolve_health(c, e->limits->alias_health);
+		if (!e->limits->aliases && holds_alias(c)) {
 			char msg[512];
 			snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "
 				 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner,
