@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_helm.sh - examples/helm/values.yaml for external-dns's own Helm chart:
+# test_helm.sh - the deployment examples. examples/helm/values.yaml, for external-dns's own Helm chart:
 # - merged over the chart's defaults as Helm merges them, it validates against the chart's
 #   values.schema.json (a copy in tests/integration/helm, its source in helm/SOURCE), and values
 #   that break the schema are refused (so the check can fail);
@@ -8,6 +8,9 @@
 #   on the metrics port answers as the probes expect: 200 once BIND answered;
 # - the probes ask /healthz on the chart's webhook port, which is where --metrics-listen serves,
 #   and the container runs as the Dockerfile's user.
+# examples/kubernetes/external-dns-dnsbatch.yaml, the same pod as a plain manifest: its dnsbatch
+# container's probes ask /healthz on the port --metrics-listen serves, it runs as the Dockerfile's
+# user, and every flag in its args is one `dnsbatch serve --help` lists.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/servers.sh
@@ -120,6 +123,34 @@ if extdns_serve "$T/serve.log" "${args[@]}" 2>"$T/serve.start"; then
 else
 	echo "not ok - dnsbatch serve starts with the values' args and env"
 	sed 's/^/#   /' "$T/serve.start"
+	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
+fi
+
+# The plain manifest.
+manifest=examples/kubernetes/external-dns-dnsbatch.yaml
+"$py" -c 'import json, sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "Deployment": json.dump(d["spec"]["template"]["spec"], sys.stdout)' "$manifest" >"$T/pod.json"
+jq '.containers[] | select(.name == "dnsbatch")' "$T/pod.json" >"$T/k8s.json"
+extdns_check "$manifest: a dnsbatch container with an image" jq -e '.image | type == "string"' "$T/k8s.json"
+metrics_port=$(jq -r '.args[] | select(startswith("--metrics-listen=")) | sub(".*:"; "")' "$T/k8s.json")
+extdns_check "$manifest: the port named metrics is --metrics-listen's ($metrics_port)" \
+	jq -e --argjson p "${metrics_port:-0}" 'any(.ports[]; .name == "metrics" and .containerPort == $p)' "$T/k8s.json"
+for probe in readinessProbe startupProbe livenessProbe; do
+	extdns_check "$manifest: $probe asks /healthz on the metrics port" \
+		jq -e ".$probe.httpGet | .path == \"/healthz\" and .port == \"metrics\"" "$T/k8s.json"
+done
+extdns_check "$manifest: the pod runs as the Dockerfile's user ($docker_user)" \
+	[ "$(jq -r '.securityContext | "\(.runAsUser):\(.runAsGroup)"' "$T/pod.json")" = "$docker_user" ]
+"$DNSBATCH" serve --help >"$T/serve-help" 2>&1
+jq -r '.args[] | select(startswith("--")) | sub("=.*"; "")' "$T/k8s.json" | while read -r flag; do
+	grep -Eq -- "(^|[[:space:]])$flag([[:space:]]|$)" "$T/serve-help" || echo "$flag"
+done >"$T/unknown-flags"
+if [ -s "$T/serve-help" ] && [ ! -s "$T/unknown-flags" ]; then
+	echo "ok - $manifest: every flag of the dnsbatch args is in dnsbatch serve --help"
+else
+	echo "not ok - $manifest: every flag of the dnsbatch args is in dnsbatch serve --help; not there:"
+	sed 's/^/#   /' "$T/unknown-flags"
 	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
 fi
 extdns_done
