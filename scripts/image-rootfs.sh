@@ -49,7 +49,13 @@ if [ ! -s "$names" ] || [ -n "$(find /var/lib/apt/lists "$list" -newer "$names" 
 	# shellcheck disable=SC2086
 	all=$(closure $packages)
 	# shellcheck disable=SC2086
-	uris=$(apt-get download --print-uris $all) || { echo "$0: apt-get download --print-uris failed" >&2; exit 1; }
+	if ! uris=$(apt-get download --print-uris $all 2>"$dir/debs/apt.err"); then
+		# No package lists (an image that removed them after installing): fetch them once.
+		echo "image-rootfs: apt-get download --print-uris failed ($(head -n 1 "$dir/debs/apt.err")); apt-get update and again" >&2
+		apt-get update -qq >&2 || exit 1
+		all=$(closure $packages)
+		uris=$(apt-get download --print-uris $all) || { echo "$0: apt-get download --print-uris failed" >&2; exit 1; }
+	fi
 	printf '%s\n' "$uris" | awk '{ print $2 }' >"$names.tmp"
 	mv "$names.tmp" "$names"
 fi
