@@ -31,7 +31,7 @@ FROM debian:bookworm-slim
 COPY scripts/runtime-packages.txt /tmp/runtime-packages.txt
 RUN apt-get update -qq \
  && grep -v '^#' /tmp/runtime-packages.txt \
-    | xargs apt-get install -y -qq --no-install-recommends \
+    | DEBIAN_FRONTEND=noninteractive xargs apt-get install -y -qq --no-install-recommends \
  && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages.txt
 COPY --from=build /out/usr/local/bin/dnsbatch /usr/local/bin/dnsbatch
 # The distroless "nonroot" id: no shell account, nothing to escalate to. The
