@@ -11,26 +11,6 @@
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
 
-double dnsb_engine_now(engine *e)
-{
-	return e->clock->now(e->clock->payload);
-}
-
-double dnsb_engine_time_left(engine *e)
-{
-	double left;
-
-	if (e->deadline <= 0)
-		return 0;
-	left = e->deadline - dnsb_engine_now(e);
-	return left > 1e-3 ? left : 1e-3; /* never 0, which means "no limit" */
-}
-
-const char *dnsb_engine_zone_name(const engine *e, size_t zone)
-{
-	return zone < e->zone_count ? dnsb_provider_zone(e->p, zone) : "";
-}
-
 static int check_options(const dnsb_engine_options *o, dnsb_error *err)
 {
 	if (o->version != DNSB_ENGINE_OPTIONS_VERSION)
@@ -137,6 +117,8 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	/* A deadline already past (the sidecar's zones stayed busy) touches no quarantine entry. */
 	if (quarantine && !(e.deadline > 0 && dnsb_engine_now(&e) >= e.deadline)) {
 		e.qtoken = dnsb_quarantine_begin(o->quarantine);
+		if ((rc = dnsb_engine_group_keys(groups, ngroups)) < 0)
+			e.rc = rc;
 		dnsb_engine_hold_back(&e, groups, ngroups);
 	} else {
 		quarantine = 0;

@@ -20,8 +20,6 @@
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
 
-/* Groups up to this size are looked up under every subset of conflicting changes; larger ones only whole. */
-#define MASK_BITS 6
 
 /* key + "|" + the held changes as a bit mask, in hex. @return a malloc'd string or NULL */
 static char *held_key(const group *g, unsigned long mask)
@@ -36,14 +34,7 @@ static char *held_key(const group *g, unsigned long mask)
 
 static unsigned long all_changes(const group *g)
 {
-	return g->count >= MASK_BITS ? ~0UL : (1UL << g->count) - 1;
-}
-
-/* As hold_back reads a mask: past MASK_BITS a change is held with any other. */
-int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask)
-{
-	(void)g;
-	return mask != 0 && (k >= MASK_BITS || (mask >> k) & 1);
+	return g->count >= DNSB_ENGINE_MASK_BITS ? ~0UL : (1UL << g->count) - 1;
 }
 
 static int is_held(engine *e, const group *g, unsigned long mask, double t)
@@ -64,7 +55,7 @@ static unsigned long held_mask(engine *e, const group *g, double t)
 
 	if (is_held(e, g, full, t))
 		return full;
-	for (unsigned long m = 1; g->count < MASK_BITS && m < full; m++)
+	for (unsigned long m = 1; g->count < DNSB_ENGINE_MASK_BITS && m < full; m++)
 		if (is_held(e, g, m, t))
 			return m;
 	return 0;
@@ -79,11 +70,7 @@ void dnsb_engine_hold_back(engine *e, group *groups, size_t n)
 		group *g = &groups[i];
 		unsigned long mask;
 
-		if (dnsb_engine_group_key(g) < 0) {
-			e->rc = DNSB_ENOMEM;
-			continue;
-		}
-		if (!dnsb_engine_group_open(g) || (mask = held_mask(e, g, t)) == 0)
+		if (g->key == NULL || !dnsb_engine_group_open(g) || (mask = held_mask(e, g, t)) == 0)
 			continue;
 		for (size_t k = 0; k < g->count; k++) {
 			dnsb_change *c = g->changes[k];
@@ -105,10 +92,10 @@ static unsigned long conflict_mask(const group *g)
 		const dnsb_change *c = g->changes[k];
 		if (c->outcome == DNSB_OUTCOME_DROPPED &&
 		    (c->reason == DNSB_REASON_CONFLICT || c->reason == DNSB_REASON_QUARANTINED))
-			mask |= k >= MASK_BITS ? all_changes(g) : 1UL << k;
+			mask |= k >= DNSB_ENGINE_MASK_BITS ? all_changes(g) : 1UL << k;
 	}
 	/* A large group is held and looked up whole only (held_mask): never under a part of it. */
-	return mask != 0 && g->count >= MASK_BITS ? all_changes(g) : mask;
+	return mask != 0 && g->count >= DNSB_ENGINE_MASK_BITS ? all_changes(g) : mask;
 }
 
 static int group_in_effect_now(const group *g)
@@ -202,7 +189,7 @@ static void hold_or_release(engine *e, group *g, double t)
 		free(k);
 	} else if (group_in_effect_now(g)) {
 		unsigned long full = all_changes(g);
-		for (unsigned long m = g->count < MASK_BITS ? 1 : full; m <= full && m != 0; m++) {
+		for (unsigned long m = g->count < DNSB_ENGINE_MASK_BITS ? 1 : full; m <= full && m != 0; m++) {
 			if ((k = held_key(g, m)) != NULL && dnsb_quarantine_release(e->o->quarantine, k)) {
 				g->qevent = DNSB_DROPLOG_QUARANTINE_END;
 				g->qmask |= m;

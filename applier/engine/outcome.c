@@ -15,30 +15,6 @@
 #include "dnsbatch/droplog.h"
 #include "applier/engine/internal.h"
 
-dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone)
-{
-	size_t idx = zone < e->zone_count ? zone : e->zone_count;
-
-	if (e->zone_slot[idx] < 0) {
-		dnsb_zone_report *z = &e->rep->zones[e->rep->zone_count];
-		memset(z, 0, sizeof(*z));
-		z->zone = strdup(dnsb_engine_zone_name(e, zone));
-		if (z->zone == NULL)
-			e->rc = DNSB_ENOMEM;
-		e->zone_slot[idx] = (long)e->rep->zone_count++;
-	}
-	return &e->rep->zones[e->zone_slot[idx]];
-}
-
-void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message)
-{
-	c->status = status;
-	free(c->code);
-	free(c->message);
-	c->code = code && *code ? strdup(code) : NULL;
-	c->message = message && *message ? strdup(message) : NULL;
-}
-
 /* Settle every change of g still pending; changes settled apart keep their outcome. */
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			 const char *message)
@@ -179,12 +155,4 @@ void dnsb_engine_fail_pending(dnsb_plan *plan, int rc)
 			dnsb_engine_set_detail(c, 0, NULL, dnsb_strerror(rc));
 		}
 	}
-}
-
-int dnsb_engine_group_open(const group *g)
-{
-	for (size_t i = 0; i < g->count; i++)
-		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
-			return 1;
-	return 0;
 }
