@@ -180,7 +180,7 @@ static void hold_or_release(engine *e, group *g, double t)
 			rc = dnsb_quarantine_hold(e->o->quarantine, k, dnsb_engine_zone_name(e, g->zone), e->qtoken, t,
 						  &g->held_for);
 		if (rc >= 0)
-			dnsb_quarantine_describe(e->o->quarantine, k, describe(e, g), dnsb_wall_clock());
+			dnsb_quarantine_describe(e->o->quarantine, k, describe(e, g), dnsb_clock_wall(e->clock));
 		if (rc < 0)
 			e->rc = DNSB_ENOMEM;
 		else

@@ -7,12 +7,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
 #include "dnsbatch/droplog.h"
+#include "applier/core/clock.h"
 #include "applier/engine/internal.h"
 
 /* Settle every change of g still pending; changes settled apart keep their outcome. */
@@ -121,7 +122,7 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 
 void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 {
-	double wall = (double)time(NULL);
+	double wall = floor(dnsb_clock_wall(e->clock));
 	drop_summary *sum = dnsb_engine_summary_new();
 
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {

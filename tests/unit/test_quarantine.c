@@ -363,6 +363,61 @@ static void test_engine_without_quarantine_writes_every_drop(void **state)
 }
 
 
+/* 2001-09-09T01:46:40Z and a half: a wall time no test run meets. */
+static double fixed_wall(void *payload)
+{
+	(void)payload;
+	return 1000000000.5;
+}
+
+/* The engine's clock stamps the drop log's lines and the quarantine's entries: a test fixes both. */
+static void test_engine_wall_time_from_clock(void **state)
+{
+	dnsb_quarantine *q = NULL;
+	json_object *held = NULL, *entry, *v;
+	logs l;
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 3, 1);
+	r.c.clock.wall = fixed_wall;
+	logs_open(&l, &r);
+	assert_int_equal(dnsb_quarantine_new(&q, 60, 3600), 0);
+	r.o.quarantine = q;
+	put_a(r.p, "h1.example.com.", "198.51.100.1");
+
+	assert_int_equal(logs_apply(&l, &r), 2);
+	assert_int_equal(droplog_lines(&l, NULL), 2);
+	assert_int_equal(droplog_lines(&l, "{\"time\":\"2001-09-09T01:46:40Z\",\"zone\":\"example.com.\""), 2);
+	assert_int_equal(dnsb_quarantine_list(q, r.c.t, fixed_wall(NULL), &held), 0);
+	assert_int_equal(json_object_array_length(held), 1);
+	entry = json_object_array_get_idx(held, 0);
+	assert_true(json_object_object_get_ex(entry, "first_seen", &v));
+	assert_string_equal(json_object_get_string(v), "2001-09-09T01:46:40Z");
+	assert_true(json_object_object_get_ex(entry, "next_retry", &v));
+	assert_string_equal(json_object_get_string(v), "2001-09-09T01:47:40Z");
+	json_object_put(held);
+
+	logs_close(&l);
+	dnsb_quarantine_free(q);
+	run_free(&r);
+}
+
+/* A clock of another version is refused before anything is looked at. */
+static void test_engine_refuses_clock_version(void **state)
+{
+	dnsb_error err = { 0 };
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 1, 0);
+	r.c.clock.version = DNSB_CLOCK_VERSION + 1;
+	assert_int_equal(dnsb_engine_apply(&r.rep, r.p, r.plan, &r.o, &err), DNSB_EINVAL);
+	assert_non_null(strstr(err.message, "clock version"));
+	assert_int_equal(run_change(&r, 0)->outcome, DNSB_OUTCOME_PENDING);
+	run_free(&r);
+}
+
 /* A group of six changes (held.c's masks stop there) that conflicted is held back whole on the next loop. */
 static void test_large_group_is_held(void **state)
 {
@@ -408,6 +463,8 @@ int main(void)
 		cmocka_unit_test(test_engine_sums_up_drops_before_sending),
 		cmocka_unit_test(test_engine_without_quarantine_writes_every_drop),
 		cmocka_unit_test(test_large_group_is_held),
+		cmocka_unit_test(test_engine_wall_time_from_clock),
+		cmocka_unit_test(test_engine_refuses_clock_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
