@@ -21,7 +21,7 @@ typedef struct entry {
 	double until;       /* clock seconds */
 	unsigned long seen; /* generation it was last seen in */
 	unsigned long noted; /* a noted drop (dnsb_quarantine_note): the generation that last logged it; 0 = a held group */
-	json_object *desc;  /* what the group is and what is in its way (dnsb_quarantine_describe), or NULL */
+	dnsb_held_record *desc; /* what the group is and what is in its way (dnsb_quarantine_describe), or NULL */
 	double first, last; /* wall clock seconds it was first and last held */
 	unsigned attempts;  /* times it was held: tried and refused */
 } entry;
@@ -52,7 +52,7 @@ int dnsb_quarantine_new(dnsb_quarantine **out, double initial, double max)
 
 static void entry_free(entry *e)
 {
-	json_object_put(e->desc);
+	dnsb_held_record_free(e->desc);
 	free(e->key);
 	free(e->zone);
 	free(e);
@@ -228,13 +228,13 @@ void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *co
 	pthread_mutex_unlock(&q->lock);
 }
 
-void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, json_object *desc, double wall)
+void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, dnsb_held_record *desc, double wall)
 {
 	entry *e;
 
 	pthread_mutex_lock(&q->lock);
 	if ((e = dnsb_hmap_get(&q->map, key)) != NULL && e->noted == 0) {
-		json_object_put(e->desc);
+		dnsb_held_record_free(e->desc);
 		e->desc = desc;
 		desc = NULL;
 		if (e->attempts++ == 0)
@@ -242,7 +242,7 @@ void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, json_object *
 		e->last = wall;
 	}
 	pthread_mutex_unlock(&q->lock);
-	json_object_put(desc);
+	dnsb_held_record_free(desc);
 }
 
 /* RFC 3339, UTC, whole seconds: "2026-11-23T08:40:31Z". */
@@ -272,7 +272,7 @@ static json_object *entry_json(const entry *e, double now, double wall_now)
 	int fail = o == NULL;
 
 	if (!fail && e->desc) {
-		json_object_object_foreach(e->desc, key, val)
+		json_object_object_foreach(dnsb_held_record_json(e->desc), key, val)
 			fail |= json_object_object_add(o, key, json_object_get(val)) != 0;
 	}
 	if (!fail && !json_object_object_get_ex(o, "zone", NULL))

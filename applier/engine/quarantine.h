@@ -6,6 +6,7 @@
 #ifndef DNSB_QUARANTINE_INT_H
 #define DNSB_QUARANTINE_INT_H
 
+#include "applier/obs/drop_record.h"
 #include "dnsbatch/engine.h"
 
 /*
@@ -41,10 +42,10 @@ int dnsb_quarantine_note(dnsb_quarantine *q, const char *key, const char *zone, 
 /*
  * Say what a held group is (changes, cause, owner, the provider's message:
  * GET /quarantine shows it), after dnsb_quarantine_hold; counts an attempt,
- * stamped with `wall` (Unix seconds). Takes `desc` (a json-c object; freed
- * when the entry is not held).
+ * stamped with `wall` (Unix seconds). Takes `desc` (dnsb_held_record_new,
+ * may be NULL; freed when the entry is not held).
  */
-void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, struct json_object *desc, double wall);
+void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, dnsb_held_record *desc, double wall);
 /* End an apply: forget the entries of `zones` that it did not see (their groups left the plan). */
 void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *const *zones, size_t nzones);
 
