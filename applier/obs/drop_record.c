@@ -63,6 +63,15 @@ static int add_present(json_object *obj, const char *key, const char *value)
 	return value ? add_string(obj, key, value) : 0;
 }
 
+/* `wall` (Unix seconds) as RFC 3339 UTC to the second. */
+static int add_time(json_object *obj, const char *key, double wall)
+{
+	char when[32];
+
+	format_time(when, sizeof(when), wall);
+	return add_string(obj, key, when);
+}
+
 static int add_new(json_object *obj, const char *key, json_object *v)
 {
 	if (!v || json_object_object_add(obj, key, v) != 0) {
@@ -124,10 +133,7 @@ static int add_cause(json_object *obj, const dnsb_change *c, int with_current)
 static int add_line_head(json_object *obj, const dnsb_drop *d)
 {
 	const dnsb_change *c = d->change;
-	char when[32];
-
-	format_time(when, sizeof(when), d->time);
-	if (add_string(obj, "time", when) || add_string(obj, "zone", d->zone ? d->zone : "") ||
+	if (add_time(obj, "time", d->time) || add_string(obj, "zone", d->zone ? d->zone : "") ||
 	    add_string(obj, "outcome", dnsb_outcome_name(c->outcome)) ||
 	    add_string(obj, "reason", dnsb_reason_name(c->reason)) ||
 	    add_new(obj, "status", json_object_new_int(c->status)) || add_string(obj, "code", c->code) ||
@@ -246,6 +252,28 @@ void dnsb_held_record_free(dnsb_held_record *r)
 json_object *dnsb_held_record_json(const dnsb_held_record *r)
 {
 	return r ? r->obj : NULL;
+}
+
+json_object *dnsb_held_record_entry(const dnsb_held_record *r, const char *zone, double first, double last,
+				    unsigned attempts, double next_retry, double held_seconds)
+{
+	json_object *o = json_object_new_object();
+	int fail = o == NULL;
+
+	if (!fail && r) {
+		json_object_object_foreach(r->obj, key, val)
+			fail |= json_object_object_add(o, key, json_object_get(val)) != 0;
+	}
+	if (!fail && !json_object_object_get_ex(o, "zone", NULL))
+		fail = add_string(o, "zone", zone);
+	fail = fail || add_time(o, "first_seen", first) || add_time(o, "last_seen", last) ||
+	       add_new(o, "attempts", json_object_new_int64(attempts)) || add_time(o, "next_retry", next_retry) ||
+	       add_new(o, "held_seconds", json_object_new_double(held_seconds));
+	if (fail) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* FNV-1a, 64 bits, from `h`. */

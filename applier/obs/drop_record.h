@@ -74,6 +74,17 @@ void dnsb_held_record_free(dnsb_held_record *r);
 struct json_object *dnsb_held_record_json(const dnsb_held_record *r);
 
 /*
+ * A held group's entry in GET /quarantine: r's keys ("zone" when r has none),
+ * then "first_seen", "last_seen", "next_retry" (RFC 3339, UTC), "attempts"
+ * and "held_seconds".
+ * @param r  borrowed, may be NULL
+ * @param first, last, next_retry  Unix seconds
+ * @return a new json-c reference (the caller's), or NULL (ENOMEM)
+ */
+struct json_object *dnsb_held_record_entry(const dnsb_held_record *r, const char *zone, double first, double last,
+					   unsigned attempts, double next_retry, double held_seconds);
+
+/*
  * A drop's identity for the quarantine's notes: reason, kind and the
  * endpoints as the plan gave them (not its message, which names the change's
  * place in the plan), hashed to 128 bits. Starts with "!", apart from groups'
