@@ -18,7 +18,6 @@
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
 
-
 /* key + "|" + the held changes as a bit mask, in hex. @return a malloc'd string or NULL */
 static char *held_key(const group *g, unsigned long mask)
 {
