@@ -4,9 +4,6 @@
  * mutex, a timeout from the caller's time left, TLS always verified, the
  * body kept within a cap, Retry-After and Content-Type read from the headers.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

@@ -4,9 +4,6 @@
  * ListResourceRecordSets (paginated); zones from --aws-zone-id or
  * ListHostedZones.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

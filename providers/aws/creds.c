@@ -6,9 +6,6 @@
  * DNSB_AWS_REFRESH_MARGIN seconds before they expire, or after the service
  * called them expired. Keys are wiped when replaced; none is ever printed.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -4,9 +4,6 @@
  * ListResourceRecordSets pages (aliases included) and ListHostedZones pages,
  * and Route53's \ooo escapes in names.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

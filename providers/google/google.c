@@ -3,9 +3,6 @@
  * changes.create; read and list by rrsets.list; zones from --google-zone or
  * managedZones.list; per-change limits from projects.get.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

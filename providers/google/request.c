@@ -2,9 +2,6 @@
  * request.c - what goes to Cloud DNS and what comes back as data: URLs, the
  * changes.create body with its layout, ResourceRecordSets to RRsets.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,9 +8,6 @@
  * request per owner name of the batch, while one GET finds every mismatch of
  * a batch of any size at once, whatever the zone's size costs in bytes.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 

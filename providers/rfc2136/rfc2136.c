@@ -2,9 +2,6 @@
  * rfc2136.c - the rfc2136 provider: each batch is one DNS UPDATE (RFC 2136)
  * with prerequisites, TSIG-signed; read by queries, list by AXFR.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 
