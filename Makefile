@@ -21,7 +21,7 @@ CXX = c++
 endif
 AR      ?= ar
 PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0
-VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/dnsbatch.h)
+VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h)
 SAN     ?= 0
 
 WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \

@@ -17,7 +17,8 @@
 
 #include <curl/curl.h>
 
-#include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/common.h"
+#include "dnsbatch/version.h"
 #include "applier/core/clock.h"
 #include "providers/http.h"
 

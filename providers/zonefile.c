@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/atomic.h"
 #include "applier/core/clock.h"

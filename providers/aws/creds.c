@@ -18,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "applier/core/clock.h"
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/aws/aws.h"
 
 void dnsb_aws_keys_clear(dnsb_aws_keys *k)

@@ -13,7 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 

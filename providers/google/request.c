@@ -9,7 +9,7 @@
 
 #include <ldns/ldns.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/google/google.h"
 
 char *dnsb_google_url(const char *endpoint, const char *path, ...)

@@ -9,7 +9,7 @@
 
 #include <ldns/ldns.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/pdns/pdns.h"
 
 /* Append len bytes to a growing string. @return 0 or DNSB_ENOMEM */
