@@ -9,6 +9,7 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/provider.h"
 #include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
 

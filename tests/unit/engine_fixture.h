@@ -19,6 +19,7 @@
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/pacing.h"
+#include "applier/core/provider.h"
 
 /* A clock that only moves when the engine sleeps. */
 typedef struct fake_clock {

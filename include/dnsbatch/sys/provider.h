@@ -277,18 +277,6 @@ void *dnsb_provider_state(const dnsb_provider *p, const dnsb_provider_ops *ops);
 int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
 
 /**
- * For the engine: submit through the ops table, counting the request and
- * timing it. Same contract as dnsb_provider_ops.submit (timeout in seconds,
- * 0 = none); `seconds` receives the time the request took (may be NULL).
- */
-int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
-			 double timeout, dnsb_result *out, double *seconds, dnsb_error *err);
-
-/** For the engine: read through the ops table, counting the request. Same contract as ops.read. */
-int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
-		       double timeout, dnsb_rrset_list *out, double *seconds, dnsb_error *err);
-
-/**
  * A backend's entry in the registry: its name, its flags (for --help and for
  * the command line parser) and its constructor.
  */
