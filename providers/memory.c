@@ -12,6 +12,7 @@
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/clock.h"
+#include "providers/registry.h"
 #include "store.h"
 
 typedef enum fault_action {

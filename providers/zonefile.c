@@ -25,6 +25,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/atomic.h"
 #include "applier/core/clock.h"
+#include "providers/registry.h"
 #include "providers/zonefile_text.h"
 #include "store.h"
 

@@ -11,6 +11,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
+#include "providers/registry.h"
 
 /* ---- signed calls ---- */
 

@@ -10,6 +10,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
+#include "providers/registry.h"
 
 /* The keys as an indexed list of empty RRsets (type DNSB_RRKEY_ANY kept as is), for lookups. */
 static int key_index(dnsb_rrset_list *out, const dnsb_rrkey *keys, size_t n)

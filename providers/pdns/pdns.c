@@ -14,6 +14,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/pdns/pdns.h"
+#include "providers/registry.h"
 
 /* One request with the key; the body, when any, is JSON. */
 static int call(dnsb_pdns *p, const char *method, const char *url, const char *body, double give_up,

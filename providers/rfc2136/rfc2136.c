@@ -7,6 +7,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "providers/registry.h"
 #include "rfc2136.h"
 
 typedef struct rfc2136_state {

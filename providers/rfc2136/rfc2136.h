@@ -1,7 +1,7 @@
 /*
  * providers/rfc2136.h - internals of the rfc2136 provider, shared by its
  * files and its unit tests. Not installed; users see the backend only as
- * dnsb_backend_rfc2136 (dnsbatch/sys/provider.h).
+ * dnsb_backend_rfc2136 (providers/registry.h).
  *
  *   config.c   flags, TSIG key sources (secret file, BIND key file,
  *              environment), validation

@@ -329,11 +329,6 @@ int dnsb_rrset_list_add_text(dnsb_rrset_list *list, const char *owner, long long
  */
 int dnsb_rrset_to_ldns(ldns_rr_list *out, const dnsb_rrset *rrset, dnsb_error *err);
 
-/** The backends built in (providers/registry.c). */
-extern const dnsb_backend dnsb_backend_memory;
-extern const dnsb_backend dnsb_backend_zonefile;
-extern const dnsb_backend dnsb_backend_rfc2136;
-
 #ifdef __cplusplus
 }
 #endif
