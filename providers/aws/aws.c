@@ -266,9 +266,8 @@ static void aws_close(void *opaque)
 	free(a);
 }
 
-static const dnsb_provider_ops aws_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "aws", aws_submit, aws_read, aws_list, aws_close,
-};
+static const dnsb_provider_ops aws_ops =
+	DNSB_PROVIDER_OPS_INIT("aws", aws_submit, aws_read, aws_list, aws_close);
 
 /* ---- open ---- */
 

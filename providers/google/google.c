@@ -186,9 +186,8 @@ static void google_close(void *opaque)
 	free(g);
 }
 
-static const dnsb_provider_ops google_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "google", google_submit, google_read, google_list, google_close,
-};
+static const dnsb_provider_ops google_ops =
+	DNSB_PROVIDER_OPS_INIT("google", google_submit, google_read, google_list, google_close);
 
 /* The zones of --google-zone, or of the project (managedZones.list). */
 static int open_zones(dnsb_google *g, dnsb_error *err)

@@ -183,9 +183,8 @@ static void pdns_close(void *opaque)
 	free(p);
 }
 
-static const dnsb_provider_ops pdns_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "pdns", pdns_submit, pdns_read, pdns_list, pdns_close,
-};
+static const dnsb_provider_ops pdns_ops =
+	DNSB_PROVIDER_OPS_INIT("pdns", pdns_submit, pdns_read, pdns_list, pdns_close);
 
 /* The zones of --pdns-zone, or every zone of the server (GET .../zones). */
 static int open_zones(dnsb_pdns *p, dnsb_error *err)

@@ -239,9 +239,8 @@ static void rfc2136_close(void *opaque)
 	free(st);
 }
 
-static const dnsb_provider_ops rfc2136_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "rfc2136", rfc2136_submit, rfc2136_read, rfc2136_list, rfc2136_close,
-};
+static const dnsb_provider_ops rfc2136_ops =
+	DNSB_PROVIDER_OPS_INIT("rfc2136", rfc2136_submit, rfc2136_read, rfc2136_list, rfc2136_close);
 
 static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {

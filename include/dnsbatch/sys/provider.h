@@ -251,6 +251,19 @@ typedef struct dnsb_provider_ops {
 #define DNSB_PROVIDER_OPS_VERSION 3
 
 /**
+ * An ops table of this version, as libgit2's sys/ headers give each backend
+ * struct an _INIT: the version stamped, then the name and the four
+ * operations, all required. An operation a later version adds will be
+ * optional and left NULL by this macro, so a backend that writes its table
+ * with it builds unchanged against a newer header:
+ *
+ *     static const dnsb_provider_ops mine_ops =
+ *             DNSB_PROVIDER_OPS_INIT("mine", mine_submit, mine_read, mine_list, mine_close);
+ */
+#define DNSB_PROVIDER_OPS_INIT(name, submit, read, list, close) \
+	{ DNSB_PROVIDER_OPS_VERSION, (name), (submit), (read), (list), (close) }
+
+/**
  * For backends: allocate a provider with the given ops and state; zones are
  * added with dnsb_provider_add_zone.
  * @param out  receives the provider (the caller's; free with dnsb_provider_free,
