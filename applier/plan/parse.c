@@ -1,5 +1,5 @@
 /*
- * plan.c - the external-dns POST /records body to changes on RRsets.
+ * parse.c - the external-dns POST /records body to changes on RRsets.
  *
  * Structure errors (not JSON, not a plan) stop the parse with the JSON path;
  * a well-formed endpoint whose values are wrong becomes a change dropped as

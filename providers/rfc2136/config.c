@@ -1,4 +1,4 @@
-/* rfc2136_config.c - the rfc2136 provider's flags and its TSIG key sources. */
+/* config.c - the rfc2136 provider's flags and its TSIG key sources. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* rfc2136_msg.c - the UPDATE message of a batch, its reply's class, and RRs read back. */
+/* msg.c - the UPDATE message of a batch, its reply's class, and RRs read back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

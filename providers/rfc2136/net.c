@@ -1,5 +1,5 @@
 /*
- * rfc2136_net.c - one DNS exchange with the server over TCP, with a timeout
+ * net.c - one DNS exchange with the server over TCP, with a timeout
  * and TSIG.
  *
  * Every message goes over TCP, also those that would fit a 512-byte UDP

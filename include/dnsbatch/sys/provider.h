@@ -207,7 +207,7 @@ void dnsb_secret_free(char *secret);
  */
 typedef struct dnsb_provider_ops {
 	unsigned version;   /**< DNSB_PROVIDER_OPS_VERSION */
-	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "pdns" */
+	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "aws", "pdns" */
 
 	/**
 	 * Submit one batch to `zone` atomically: all changes or none.
