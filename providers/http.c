@@ -4,9 +4,6 @@
  * mutex, a timeout from the caller's time left, TLS always verified, the
  * body kept within a cap, Retry-After and Content-Type read from the headers.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -20,7 +17,8 @@
 
 #include <curl/curl.h>
 
-#include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/common.h"
+#include "dnsbatch/version.h"
 #include "applier/core/clock.h"
 #include "providers/http.h"
 

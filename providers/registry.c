@@ -1,11 +1,8 @@
-/* registry.c - the built-in backends, by name. A backend is added here and in its own file. */
+/* registry.c - the built-in backends, by name. A backend is added here, in registry.h and in its own file. */
 #include <stdio.h>
 #include <string.h>
 
-#include "dnsbatch/sys/provider.h"
-#include "providers/aws/aws.h"
-#include "providers/google/google.h"
-#include "providers/pdns/pdns.h"
+#include "providers/registry.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,

@@ -11,6 +11,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/clock.h"
+#include "applier/core/provider.h"
 #include "applier/core/pacing.h"
 
 struct dnsb_provider {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/provider.h"
 #include "applier/engine/internal.h"
 
 /* The pending changes of gs, in order (a change settled apart, or held back, is not sent). @return how many */

@@ -13,6 +13,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/clock.h"
+#include "applier/core/provider.h"
 #include "applier/webhook/internal.h"
 
 void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why)

@@ -2,8 +2,8 @@
  * dnsbatch/provider.h - opening and using a provider as a user of the library.
  *
  * A provider is one DNS service (a zone file, an RFC 2136 server, Cloud DNS,
- * PowerDNS) holding one or more zones. Backends are described in
- * dnsbatch/sys/provider.h.
+ * Route53, PowerDNS, or the in-process memory provider) holding one or more
+ * zones. Backends are described in dnsbatch/sys/provider.h.
  */
 #ifndef DNSBATCH_PROVIDER_H
 #define DNSBATCH_PROVIDER_H
@@ -19,7 +19,8 @@ typedef struct dnsb_provider dnsb_provider;
 struct dnsb_backend;
 
 /**
- * Find a built-in backend by name ("zonefile", "memory", "rfc2136").
+ * Find a built-in backend by name: "zonefile", "memory", "rfc2136", "google",
+ * "aws", "pdns" (dnsb_backends lists them).
  * @return a static pointer, or NULL when there is no such backend
  */
 const struct dnsb_backend *dnsb_backend_find(const char *name);

@@ -4,16 +4,14 @@
  * ListResourceRecordSets (paginated); zones from --aws-zone-id or
  * ListHostedZones.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
+#include "providers/registry.h"
 
 /* ---- signed calls ---- */
 
@@ -268,9 +266,8 @@ static void aws_close(void *opaque)
 	free(a);
 }
 
-static const dnsb_provider_ops aws_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "aws", aws_submit, aws_read, aws_list, aws_close,
-};
+static const dnsb_provider_ops aws_ops =
+	DNSB_PROVIDER_OPS_INIT("aws", aws_submit, aws_read, aws_list, aws_close);
 
 /* ---- open ---- */
 

@@ -321,6 +321,4 @@ int dnsb_aws_get(dnsb_aws *a, const char *url, const char *what, double give_up,
  */
 int dnsb_aws_wait_insync(dnsb_aws *a, const char *zone, const char *reply, size_t len, double give_up);
 
-extern const dnsb_backend dnsb_backend_aws;
-
 #endif

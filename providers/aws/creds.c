@@ -6,9 +6,6 @@
  * DNSB_AWS_REFRESH_MARGIN seconds before they expire, or after the service
  * called them expired. Keys are wiped when replaced; none is ever printed.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "applier/core/clock.h"
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/aws/aws.h"
 
 void dnsb_aws_keys_clear(dnsb_aws_keys *k)

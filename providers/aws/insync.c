@@ -3,14 +3,11 @@
  * poll GetChange until it says INSYNC (every Route53 server answers with the
  * change), within the time the engine gave the submission.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
 

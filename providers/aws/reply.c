@@ -4,9 +4,6 @@
  * section) and every batch change its InvalidChangeBatch messages name.
  * No network here: unit-tested alone.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,6 @@
  * key's token_uri, RFC 7523), or from the GCE metadata server; cached and
  * fetched anew shortly before they expire or after a 401.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 

@@ -3,16 +3,14 @@
  * changes.create; read and list by rrsets.list; zones from --google-zone or
  * managedZones.list; per-change limits from projects.get.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
+#include "providers/registry.h"
 
 /* The keys as an indexed list of empty RRsets (type DNSB_RRKEY_ANY kept as is), for lookups. */
 static int key_index(dnsb_rrset_list *out, const dnsb_rrkey *keys, size_t n)
@@ -188,9 +186,8 @@ static void google_close(void *opaque)
 	free(g);
 }
 
-static const dnsb_provider_ops google_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "google", google_submit, google_read, google_list, google_close,
-};
+static const dnsb_provider_ops google_ops =
+	DNSB_PROVIDER_OPS_INIT("google", google_submit, google_read, google_list, google_close);
 
 /* The zones of --google-zone, or of the project (managedZones.list). */
 static int open_zones(dnsb_google *g, dnsb_error *err)

@@ -312,6 +312,4 @@ int dnsb_google_quota(dnsb_google *g, double give_up, dnsb_provider_limits *limi
 /** The managed zone name of an apex, or NULL. Borrowed from g. */
 const char *dnsb_google_zone_name(const dnsb_google *g, const char *apex);
 
-extern const dnsb_backend dnsb_backend_google;
-
 #endif

@@ -8,15 +8,13 @@
  * request per owner name of the batch, while one GET finds every mismatch of
  * a batch of any size at once, whatever the zone's size costs in bytes.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/pdns/pdns.h"
+#include "providers/registry.h"
 
 /* One request with the key; the body, when any, is JSON. */
 static int call(dnsb_pdns *p, const char *method, const char *url, const char *body, double give_up,
@@ -185,9 +183,8 @@ static void pdns_close(void *opaque)
 	free(p);
 }
 
-static const dnsb_provider_ops pdns_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "pdns", pdns_submit, pdns_read, pdns_list, pdns_close,
-};
+static const dnsb_provider_ops pdns_ops =
+	DNSB_PROVIDER_OPS_INIT("pdns", pdns_submit, pdns_read, pdns_list, pdns_close);
 
 /* The zones of --pdns-zone, or every zone of the server (GET .../zones). */
 static int open_zones(dnsb_pdns *p, dnsb_error *err)

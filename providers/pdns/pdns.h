@@ -184,6 +184,4 @@ typedef struct dnsb_pdns {
 	size_t zone_count;
 } dnsb_pdns;
 
-extern const dnsb_backend dnsb_backend_pdns;
-
 #endif

@@ -2,9 +2,6 @@
  * request.c - what goes to PowerDNS and what comes back as data: URLs, the
  * PATCH body (built with json-c), zone documents to RRsets, zone lists.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +9,7 @@
 
 #include <ldns/ldns.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/pdns/pdns.h"
 
 /* Append len bytes to a growing string. @return 0 or DNSB_ENOMEM */

@@ -207,7 +207,7 @@ void dnsb_secret_free(char *secret);
  */
 typedef struct dnsb_provider_ops {
 	unsigned version;   /**< DNSB_PROVIDER_OPS_VERSION */
-	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "pdns" */
+	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "aws", "pdns" */
 
 	/**
 	 * Submit one batch to `zone` atomically: all changes or none.
@@ -251,6 +251,19 @@ typedef struct dnsb_provider_ops {
 #define DNSB_PROVIDER_OPS_VERSION 3
 
 /**
+ * An ops table of this version, as libgit2's sys/ headers give each backend
+ * struct an _INIT: the version stamped, then the name and the four
+ * operations, all required. An operation a later version adds will be
+ * optional and left NULL by this macro, so a backend that writes its table
+ * with it builds unchanged against a newer header:
+ *
+ *     static const dnsb_provider_ops mine_ops =
+ *             DNSB_PROVIDER_OPS_INIT("mine", mine_submit, mine_read, mine_list, mine_close);
+ */
+#define DNSB_PROVIDER_OPS_INIT(name, submit, read, list, close) \
+	{ DNSB_PROVIDER_OPS_VERSION, (name), (submit), (read), (list), (close) }
+
+/**
  * For backends: allocate a provider with the given ops and state; zones are
  * added with dnsb_provider_add_zone.
  * @param out  receives the provider (the caller's; free with dnsb_provider_free,
@@ -275,18 +288,6 @@ void *dnsb_provider_state(const dnsb_provider *p, const dnsb_provider_ops *ops);
  * @return 0, DNSB_EINVAL for an illegal name, DNSB_ENOMEM
  */
 int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
-
-/**
- * For the engine: submit through the ops table, counting the request and
- * timing it. Same contract as dnsb_provider_ops.submit (timeout in seconds,
- * 0 = none); `seconds` receives the time the request took (may be NULL).
- */
-int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
-			 double timeout, dnsb_result *out, double *seconds, dnsb_error *err);
-
-/** For the engine: read through the ops table, counting the request. Same contract as ops.read. */
-int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
-		       double timeout, dnsb_rrset_list *out, double *seconds, dnsb_error *err);
 
 /**
  * A backend's entry in the registry: its name, its flags (for --help and for
@@ -340,11 +341,6 @@ int dnsb_rrset_list_add_text(dnsb_rrset_list *list, const char *owner, long long
  * @return 0, DNSB_EINVAL when an RDATA does not parse, DNSB_ENOMEM
  */
 int dnsb_rrset_to_ldns(ldns_rr_list *out, const dnsb_rrset *rrset, dnsb_error *err);
-
-/** The backends built in (providers/registry.c). */
-extern const dnsb_backend dnsb_backend_memory;
-extern const dnsb_backend dnsb_backend_zonefile;
-extern const dnsb_backend dnsb_backend_rfc2136;
 
 #ifdef __cplusplus
 }
