@@ -28,7 +28,7 @@ static int poll_once(dnsb_aws *a, const char *url, double give_up, dnsb_error *e
 {
 	dnsb_http_response resp;
 	char *status;
-	int rc = dnsb_aws_get(a, url, "GetChange", give_up, &resp, err);
+	int rc = dnsb_hb_get(&a->base, url, "GetChange", give_up, &resp, NULL, err);
 
 	if (rc != 0)
 		return rc;

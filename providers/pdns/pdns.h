@@ -27,7 +27,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/http.h"
+#include "providers/backend.h"
 
 /** The API key, when --pdns-api-key-file is not given. */
 #define DNSB_PDNS_API_KEY_ENV "DNSBATCH_PDNS_API_KEY"
@@ -38,11 +38,8 @@
 /** Seconds one HTTP request may take at most (the engine's time left may cut it). */
 #define DNSB_PDNS_TIMEOUT 30.0
 
-/** A zone the server holds: its name and the id the API knows it by. */
-typedef struct dnsb_pdns_zone {
-	char *name;  /**< absolute, lower-case apex; owned */
-	char *id;    /**< the API's zone id ("example.test.", or with =2F escapes); owned */
-} dnsb_pdns_zone;
+/** A zone the server holds: its apex and the id the API knows it by ("example.test.", or with =2F escapes). */
+typedef dnsb_hb_zone dnsb_pdns_zone;
 
 /** Settings of one pdns provider, from its flags and the environment. */
 typedef struct dnsb_pdns_config {
@@ -177,11 +174,9 @@ int dnsb_pdns_reply_error(const dnsb_http_response *resp, const char *what, dnsb
 /* ---- the provider (pdns.c) ---- */
 
 typedef struct dnsb_pdns {
+	dnsb_hb base;              /**< first: the skeleton's part (client; zones: cfg's, or from GET .../zones) */
 	dnsb_pdns_config cfg;
-	dnsb_http *http;
 	char *key_header;          /**< "X-API-Key: ..." (a secret: wiped when freed); owned */
-	dnsb_pdns_zone *zones;     /**< cfg's, or from GET .../zones; owned */
-	size_t zone_count;
 } dnsb_pdns;
 
 #endif

@@ -190,17 +190,12 @@ int dnsb_pdns_zones_parse(dnsb_pdns_zone **zones, size_t *count, json_object *li
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		json_object *z = json_object_array_get_idx(list, i);
 		const char *name = str_member(z, "name"), *id = str_member(z, "id");
-		dnsb_pdns_zone add = { NULL, NULL }, *grown;
+		char *apex;
 
-		if (name == NULL || id == NULL || dnsb_name_canonical(&add.name, name, NULL) != 0)
+		if (name == NULL || id == NULL || dnsb_name_canonical(&apex, name, NULL) != 0)
 			return dnsb_error_set(err, DNSB_EPARSE, "a zone of the list without a usable name or id");
-		if ((add.id = strdup(id)) == NULL || (grown = realloc(*zones, (*count + 1) * sizeof(*grown))) == NULL) {
-			free(add.name);
-			free(add.id);
+		if (dnsb_hb_zones_push(zones, count, apex, id) != 0)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-		}
-		*zones = grown;
-		(*zones)[(*count)++] = add;
 	}
 	return 0;
 }

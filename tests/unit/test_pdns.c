@@ -416,12 +416,12 @@ static void test_zones_parse(void **state)
 	(void)state;
 	assert_int_equal(dnsb_pdns_zones_parse(&zones, &count, list, &err), 0);
 	assert_int_equal(count, 2);
-	assert_string_equal(zones[0].name, "example.test.");
+	assert_string_equal(zones[0].apex, "example.test.");
 	assert_string_equal(zones[0].id, "example.test.");
 	assert_string_equal(zones[1].id, "a=2Fb.test.");
 	assert_int_equal(dnsb_pdns_zones_parse(&zones, &count, bad, &err), DNSB_EPARSE);
 	for (size_t i = 0; i < count; i++) {
-		free(zones[i].name);
+		free(zones[i].apex);
 		free(zones[i].id);
 	}
 	free(zones);
@@ -486,7 +486,7 @@ static void test_config(void **state)
 	assert_string_equal(c.server_id, "other");
 	assert_int_equal(c.batch_size, 50);
 	assert_int_equal(c.zone_count, 2);
-	assert_string_equal(c.zones[0].name, "example.test.");
+	assert_string_equal(c.zones[0].apex, "example.test.");
 	assert_string_equal(c.zones[0].id, "example.test.");
 	dnsb_pdns_config_clear(&c);
 	/* The file wins over the environment. */
