@@ -200,6 +200,17 @@ uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held);
 void dnsb_secret_free(char *secret);
 
 /**
+ * For backends: a secret from a file (a token, a password), its trailing
+ * white space (the newline editors and `echo` leave) removed. The message of
+ * an error names `what` and the path, never the content.
+ * @param out   receives the secret (the caller's; dnsb_secret_free)
+ * @param what  the flag or variable that named the file, for messages (borrowed)
+ * @return 0; DNSB_ENOTFOUND (no such file), DNSB_EIO (unreadable, empty, or
+ *         over 64 KiB), DNSB_ENOMEM
+ */
+int dnsb_secret_read_file(char **out, const char *path, const char *what, dnsb_error *err);
+
+/**
  * The operations table. `state` is the backend's own handle
  * (dnsb_provider.state). Every op returns 0 when it obtained an answer (even
  * a failing one, for submit) and a negative DNSB_E* code, with `err` filled,
