@@ -25,7 +25,7 @@ struct dnsb_budget {
 	double rate, burst, call_timeout, slow_hold;
 	unsigned instances;
 	double local_tat;            /* the local bucket's theoretical arrival time, monotonic seconds */
-	double local_slow_until;     /* monotonic: the local rate is halved until then */
+	double local_slow_until;     /* monotonic: the local rate is lowered by a quarter until then */
 	double retry_at;             /* monotonic: do not try Redis again before */
 	int away;                    /* in fallback: said once, said again on return */
 	dnsb_budget_stats st;
@@ -133,7 +133,7 @@ static double take_local(dnsb_budget *b, double now, double max_wait)
 	double step, tat, wait;
 
 	if (now < b->local_slow_until)
-		rate /= 2;
+		rate *= 0.75;
 	if (burst < 1)
 		burst = 1;
 	step = 1.0 / rate;
@@ -184,8 +184,10 @@ void dnsb_budget_throttled(dnsb_budget *b)
 	pthread_mutex_unlock(&b->lock);
 }
 
-void dnsb_budget_stats_get(dnsb_budget *b, dnsb_budget_stats *out)
+void dnsb_budget_stats_get(void *budget, dnsb_budget_stats *out)
 {
+	dnsb_budget *b = budget;
+
 	pthread_mutex_lock(&b->lock);
 	*out = b->st;
 	pthread_mutex_unlock(&b->lock);

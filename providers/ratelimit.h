@@ -10,8 +10,9 @@
  * in Redis: a GCRA (generic cell rate algorithm, ITU-T I.371) evaluated by one
  * server-side Lua script, so taking a token is one atomic round trip that
  * answers how long to wait; the caller sleeps exactly that long (no polling).
- * A throttling answer that still arrives lowers the shared rate for everyone
- * for a while (a key beside the bucket that expires).
+ * A throttling answer that still arrives lowers the shared rate by a quarter
+ * for everyone for a while (a key beside the bucket that expires: 10 s by
+ * default), and each further throttle by another quarter.
  *
  * Redis away (no answer within the call timeout, 100 ms by default): the
  * instance falls back to a local bucket at rate / instances, says so once in
@@ -29,6 +30,8 @@
 
 #include "dnsbatch/common.h"
 #include "dnsbatch/config.h"
+#include "dnsbatch/provider.h"
+#include "dnsbatch/sys/provider.h"
 
 /** A rate budget, shared through Redis or local. Opaque. */
 typedef struct dnsb_budget dnsb_budget;
@@ -49,19 +52,8 @@ typedef struct dnsb_budget_options {
 } dnsb_budget_options;
 
 #define DNSB_BUDGET_OPTIONS_VERSION 1
-#define DNSB_BUDGET_OPTIONS_INIT { DNSB_BUDGET_OPTIONS_VERSION, NULL, NULL, NULL, 5.0, 10.0, 4, 0.1, 30.0 }
+#define DNSB_BUDGET_OPTIONS_INIT { DNSB_BUDGET_OPTIONS_VERSION, NULL, NULL, NULL, 5.0, 1.0, 4, 0.1, 10.0 }
 
-/** What a budget has done so far. */
-typedef struct dnsb_budget_stats {
-	unsigned long shared_tokens;  /**< tokens taken from the shared bucket in Redis */
-	unsigned long local_tokens;   /**< tokens taken from the local fallback bucket */
-	unsigned long fallbacks;      /**< times Redis was found away and the local bucket took over */
-	unsigned long throttles;      /**< throttling answers fed back (dnsb_budget_throttled) */
-	double wait_seconds;          /**< seconds slept waiting for tokens, both buckets */
-	double rate;                  /**< tokens per second the last token was taken at: the shared rate
-					   (lowered after a throttle), or the local share */
-	int shared;                   /**< 1 while the shared bucket answers, 0 in fallback or local only */
-} dnsb_budget_stats;
 
 /**
  * Create a budget. Does not connect: the first dnsb_budget_take does, and a
@@ -93,11 +85,14 @@ int dnsb_budget_from_config(dnsb_budget **out, const dnsb_config *cfg, const dns
  */
 int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
 
-/** A throttling answer arrived despite the budget: lower the shared rate for everyone for slow_hold seconds. */
+/** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for slow_hold seconds. */
 void dnsb_budget_throttled(dnsb_budget *b);
 
-/** Copy the stats. Thread-safe. */
-void dnsb_budget_stats_get(dnsb_budget *b, dnsb_budget_stats *out);
+/** Copy the figures (dnsbatch/provider.h). Thread-safe; its signature fits dnsb_provider_set_budget. */
+void dnsb_budget_stats_get(void *budget, dnsb_budget_stats *out);
+
+/** The flags of dnsb_budget_from_config, for the command line (dnsb_backend_shared_flags). */
+extern const dnsb_provider_flag dnsb_budget_flags[];
 
 /** Close the connection and free. NULL is a no-op. */
 void dnsb_budget_free(dnsb_budget *b);

@@ -10,6 +10,17 @@
 
 #define DNSB_REDIS_PASSWORD_ENV "DNSBATCH_REDIS_PASSWORD"
 
+const dnsb_provider_flag dnsb_budget_flags[] = {
+	{ "rate-budget", 1, "redis://[USER@]HOST:PORT[/DB]: share the account's rate budget with every instance "
+			    "of the same key (password: " DNSB_REDIS_PASSWORD_ENV " or --rate-budget-password-file)" },
+	{ "rate-budget-key", 1, "the account the budget belongs to (default: the provider's name; aws:ACCOUNT)" },
+	{ "rate-budget-rate", 1, "requests per second for the whole account (default: the provider's documented limit)" },
+	{ "rate-budget-burst", 1, "requests that may leave at once after a quiet spell" },
+	{ "rate-budget-instances", 1, "with Redis away, each instance takes rate/N (default 4)" },
+	{ "rate-budget-password-file", 1, "file holding the Redis password" },
+	{ NULL, 0, NULL }
+};
+
 /* "N" or "N/s", > 0. */
 static int parse_rate(double *out, const char *v, dnsb_error *err)
 {

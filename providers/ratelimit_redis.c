@@ -28,7 +28,7 @@ static const char bucket_script[] =
 	"local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
 	"local factor = tonumber(redis.call('GET', KEYS[2]) or '1')\n"
 	"if ARGV[1] == 'slow' then\n"
-	"  factor = factor / 2\n"
+	"  factor = factor * 0.75\n"
 	"  if factor < 0.1 then factor = 0.1 end\n"
 	"  redis.call('SET', KEYS[2], tostring(factor), 'PX', tonumber(ARGV[2]))\n"
 	"  return tostring(factor)\n"

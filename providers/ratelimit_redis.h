@@ -56,8 +56,8 @@ int dnsb_redis_take(dnsb_redis *r, const char *key, double rate, double burst, d
 		    double *eff_rate, dnsb_error *err);
 
 /**
- * Lower the shared rate of `key` to half of what it is (not below a tenth)
- * for `hold` seconds.
+ * Lower the shared rate of `key` to three quarters of what it is (not below a
+ * tenth of the configured rate) for `hold` seconds.
  * @return 0; DNSB_ETRANSIENT as dnsb_redis_take
  */
 int dnsb_redis_slow(dnsb_redis *r, const char *key, double hold, dnsb_error *err);

@@ -6,6 +6,7 @@
 #include "providers/aws/aws.h"
 #include "providers/google/google.h"
 #include "providers/pdns/pdns.h"
+#include "providers/ratelimit.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,
@@ -20,6 +21,11 @@ static const dnsb_backend *const backends[] = {
 const dnsb_backend *const *dnsb_backends(void)
 {
 	return backends;
+}
+
+const dnsb_provider_flag *dnsb_backend_shared_flags(void)
+{
+	return dnsb_budget_flags;
 }
 
 const dnsb_backend *dnsb_backend_find(const char *name)

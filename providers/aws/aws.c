@@ -7,6 +7,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "dnsbatch/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
+#include "providers/ratelimit.h"
 
 /* ---- signed calls ---- */
 
@@ -52,6 +55,8 @@ static int call(dnsb_aws *a, const char *method, const char *url, const char *bo
 	if (rc != 0 || (out->status != 403 && out->status != 400))
 		return rc;
 	dnsb_aws_error_code(code, sizeof(code), out->body, out->body_len);
+	if (strcmp(code, "Throttling") == 0 || strcmp(code, "PriorRequestNotComplete") == 0)
+		dnsb_http_throttled(a->http); /* a 429 is fed back by the client itself */
 	if (strcmp(code, "ExpiredToken") != 0 || a->creds.source == DNSB_AWS_CREDS_ENV ||
 	    a->creds.source == DNSB_AWS_CREDS_FILE)
 		return 0;
@@ -61,17 +66,32 @@ static int call(dnsb_aws *a, const char *method, const char *url, const char *bo
 	return send_signed(a, method, url, body, 1, give_up, out, err);
 }
 
-/* GET a URL; a non-200 answer becomes a code through dnsb_aws_reply_error. */
+/*
+ * GET a URL; a non-200 answer becomes a code through dnsb_aws_reply_error.
+ * A throttle (the account's limit, shared by every client of it) is waited
+ * out with full-jitter backoff while give_up allows, at zone discovery as on
+ * any read: only an answer that cannot change with time ends the call.
+ */
 int dnsb_aws_get(dnsb_aws *a, const char *url, const char *what, double give_up, dnsb_http_response *out,
 		 dnsb_error *err)
 {
-	int rc = call(a, "GET", url, NULL, give_up, out, err);
+	for (unsigned attempt = 0;; attempt++) {
+		int rc = call(a, "GET", url, NULL, give_up, out, err);
+		double wait;
 
-	if (rc == 0 && out->status != 200) {
+		if (rc != 0 || out->status == 200)
+			return rc;
 		rc = dnsb_aws_reply_error(out, what, err);
 		dnsb_http_response_clear(out);
+		if (rc != DNSB_ERATELIMIT)
+			return rc;
+		dnsb_http_throttled(a->http);
+		wait = dnsb_uniform01(&a->rng) * fmin(DNSB_AWS_THROTTLE_CAP, DNSB_AWS_THROTTLE_BASE * ldexp(1, (int)fmin(attempt, 16)));
+		if (give_up > 0 && dnsb_monotonic() + wait >= give_up)
+			return rc;
+		dnsb_log(DNSB_LOG_INFO, "aws: %s throttled; retrying in %.2f s", what, wait);
+		dnsb_sleep(wait);
 	}
-	return rc;
 }
 
 /* ---- listing ---- */
@@ -256,6 +276,7 @@ static void aws_close(void *opaque)
 		dnsb_log(DNSB_LOG_DEBUG, "aws: %lu requests, %lu connections opened, %lu credentials fetched",
 			 dnsb_http_requests(a->http), dnsb_http_connections(a->http), a->creds_ready ? a->creds.fetches : 0);
 	dnsb_http_free(a->http);
+	dnsb_budget_free(a->budget);
 	if (a->creds_ready)
 		dnsb_aws_creds_clear(&a->creds);
 	for (size_t i = 0; i < a->zone_count; i++) {
@@ -335,9 +356,15 @@ static int zones_list(dnsb_aws *a, double give_up, dnsb_error *err)
 static int open_state(dnsb_aws *a, const dnsb_config *cfg, dnsb_error *err)
 {
 	dnsb_http_options http = DNSB_HTTP_OPTIONS_INIT;
+	/* Route53: five requests per second per AWS account (Route 53 quotas, "Number of API requests"); no
+	 * burst is documented, so the budget spaces requests evenly and the account's own bucket absorbs jitter. */
+	dnsb_budget_options budget = DNSB_BUDGET_OPTIONS_INIT;
 	double give_up;
 	int rc;
 
+	budget.key = "aws";
+	budget.rate = 5;
+	budget.burst = 1;
 	if ((rc = dnsb_aws_config_parse(&a->cfg, cfg, err)) != 0)
 		return rc;
 	rc = dnsb_aws_creds_init(&a->creds, &a->cfg, err);
@@ -346,8 +373,11 @@ static int open_state(dnsb_aws *a, const dnsb_config *cfg, dnsb_error *err)
 		return rc;
 	http.timeout = DNSB_AWS_TIMEOUT;
 	http.ca_file = a->cfg.ca_file;
-	if ((rc = dnsb_http_new(&a->http, &http, err)) != 0)
+	if ((rc = dnsb_http_new(&a->http, &http, err)) != 0 ||
+	    (rc = dnsb_budget_from_config(&a->budget, cfg, &budget, err)) != 0)
 		return rc;
+	dnsb_http_set_budget(a->http, a->budget);
+	a->rng = (uint64_t)(dnsb_monotonic() * 1e9) ^ (uint64_t)(uintptr_t)a;
 	give_up = dnsb_monotonic() + DNSB_AWS_TIMEOUT;
 	rc = a->cfg.zone_id_count ? zones_by_id(a, give_up, err) : zones_list(a, give_up, err);
 	if (rc == 0 && a->zone_count == 0)
@@ -379,6 +409,8 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 	a->pace.every = a->cfg.interval;
 	if ((rc = dnsb_provider_alloc(&p, &aws_ops, a)) != 0)
 		return dnsb_error_set(err, rc, "out of memory");
+	if (a->budget)
+		dnsb_provider_set_budget(p, dnsb_budget_stats_get, a->budget);
 	for (size_t i = 0; i < a->zone_count; i++) {
 		if ((rc = dnsb_provider_add_zone(p, a->zones[i].apex, err)) != 0) {
 			dnsb_provider_free(p);

@@ -45,6 +45,9 @@
 #define DNSB_AWS_MAX_VALUE_CHARS 32000
 #define DNSB_AWS_INTERVAL_DEFAULT 1.0
 #define DNSB_AWS_TIMEOUT 30.0
+/** Seconds: full-jitter backoff of a throttled read, base and cap. */
+#define DNSB_AWS_THROTTLE_BASE 0.2
+#define DNSB_AWS_THROTTLE_CAP 5.0
 /** ListResourceRecordSets page size asked for (Route53 gives at most 300). */
 #define DNSB_AWS_PAGE_SIZE 300
 #define DNSB_AWS_PAGES_MAX 100000
@@ -277,7 +280,7 @@ void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_ch
 /** The error code of an XML error reply (<Code>), or "" (copied into code, `size` bytes). */
 void dnsb_aws_error_code(char *code, size_t size, const char *xml, size_t len);
 
-/** A failed read or list reply as a code: 5xx, Throttling: DNSB_ETRANSIENT; others DNSB_EFATAL. */
+/** A failed read or list reply as a code: Throttling, 429: DNSB_ERATELIMIT; 5xx: DNSB_ETRANSIENT; others DNSB_EFATAL. */
 int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- the provider ---- */
@@ -290,6 +293,8 @@ typedef struct dnsb_aws {
 	dnsb_aws_zone *zones;
 	size_t zone_count;
 	dnsb_interval pace;        /**< --aws-batch-change-interval between submissions */
+	struct dnsb_budget *budget; /**< --rate-budget: the account's shared rate budget, or NULL; owned */
+	uint64_t rng;              /**< jitter of the waits for throttled reads */
 } dnsb_aws;
 
 /**

@@ -211,11 +211,11 @@ static void test_throttle_lowers_for_everyone(void **state)
 	dnsb_budget_throttled(a);
 	assert_int_equal(dnsb_budget_take(b, 0, NULL), 0);
 	dnsb_budget_stats_get(b, &st);
-	assert_true(st.rate > 49.9 && st.rate < 50.1);
+	assert_true(st.rate > 74.9 && st.rate < 75.1);
 	dnsb_budget_throttled(b);
 	assert_int_equal(dnsb_budget_take(a, 0, NULL), 0);
 	dnsb_budget_stats_get(a, &st);
-	assert_true(st.rate > 24.9 && st.rate < 25.1);
+	assert_true(st.rate > 56.2 && st.rate < 56.3);
 	assert_int_equal(st.throttles, 1);
 	dnsb_budget_free(a);
 	dnsb_budget_free(b);
