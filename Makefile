@@ -21,7 +21,7 @@ ifeq ($(origin CXX),default)
 CXX = c++
 endif
 AR      ?= ar
-PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0
+PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0 hiredis
 VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h)
 SAN     ?= 0
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "providers/registry.h"
+#include "providers/ratelimit.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,
@@ -17,6 +18,11 @@ static const dnsb_backend *const backends[] = {
 const dnsb_backend *const *dnsb_backends(void)
 {
 	return backends;
+}
+
+const dnsb_provider_flag *dnsb_backend_shared_flags(void)
+{
+	return dnsb_budget_flags;
 }
 
 const dnsb_backend *dnsb_backend_find(const char *name)

@@ -92,6 +92,9 @@ int dnsb_result_from_error(dnsb_result *out, int rc, int status, const char *wha
 	case DNSB_ETRANSIENT:
 		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, status, "", "%s: %s", what, e->message);
 		return 0;
+	case DNSB_ERATELIMIT:
+		dnsb_result_set(out, DNSB_CLASS_RATE_LIMITED, status, "", "%s: %s", what, e->message);
+		return 0;
 	case DNSB_EFATAL:
 	case DNSB_EINVAL:
 		dnsb_result_set(out, DNSB_CLASS_FATAL, status, "", "%s: %s", what, e->message);

@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 #include "change.h"
+#include "provider.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +77,12 @@ void dnsb_metrics_backoff(dnsb_metrics *m, double seconds);
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
 /** Set the last-apply gauge, Unix seconds (wall clock). */
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
+/**
+ * The provider's rate budget figures (dnsb_provider_budget_stats), as they are
+ * now: the dnsbatch_rate_budget_* series, printed only once this is called.
+ * @param st  borrowed for the call
+ */
+void dnsb_metrics_set_budget(dnsb_metrics *m, const dnsb_budget_stats *st);
 
 /**
  * The sidecar's own series, rendered by the same renderer as the engine's

@@ -275,7 +275,7 @@ void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_ch
 /** The error code of an XML error reply (<Code>), or "" (copied into code, `size` bytes). */
 void dnsb_aws_error_code(char *code, size_t size, const char *xml, size_t len);
 
-/** A failed read or list reply as a code: 5xx, Throttling: DNSB_ETRANSIENT; others DNSB_EFATAL. */
+/** A failed read or list reply as a code: Throttling, 429: DNSB_ERATELIMIT; 5xx: DNSB_ETRANSIENT; others DNSB_EFATAL. */
 int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- the provider ---- */

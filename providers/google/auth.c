@@ -376,7 +376,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 	} else {
 		req = (dnsb_http_request){ "GET", a->metadata_url, flavor, NULL, 0, req.time_left };
 	}
-	rc = dnsb_http_do(http, &req, &resp, err);
+	rc = dnsb_http_do_uncounted(http, &req, &resp, err);
 	dnsb_secret_free(body);
 	if (rc != 0) {
 		/* Off GCE the metadata server's name does not resolve: say what was tried. */

@@ -147,6 +147,7 @@ static int google_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_l
 static const dnsb_hb_methods google_methods = {
 	DNSB_HB_OPS("google"), "managed zone", sizeof(dnsb_google), "google-batch-change-interval",
 	google_open_state, dnsb_google_call, dnsb_google_reply_error, google_submit, google_read, google_close,
+	0, 0, /* Cloud DNS quotas are per project and set by its owner: give --rate-budget-rate */
 };
 
 static int google_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

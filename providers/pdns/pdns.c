@@ -169,6 +169,7 @@ static int pdns_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_lim
 static const dnsb_hb_methods pdns_methods = {
 	DNSB_HB_OPS("pdns"), "zone of the PowerDNS server", sizeof(dnsb_pdns), NULL,
 	pdns_open_state, call, dnsb_pdns_reply_error, pdns_submit, pdns_read, pdns_close,
+	0, 0, /* a server of one's own: no account limit */
 };
 
 static int pdns_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

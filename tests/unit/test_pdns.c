@@ -195,7 +195,7 @@ static void test_read_errors(void **state)
 	r = reply(502, TEXT, "Bad Gateway", -1);
 	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ETRANSIENT);
 	r = reply(429, TEXT, "", -1);
-	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ETRANSIENT);
+	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ERATELIMIT);
 	assert_string_equal(err.message, "GET: HTTP 429: (no message)");
 }
 

@@ -80,7 +80,8 @@ void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *c
 /**
  * For backends: a local failure met while submitting (a read made first, or
  * the request itself, that got no reply to classify) as the submission's
- * answer: DNSB_ETRANSIENT is class TRANSIENT, DNSB_EFATAL and DNSB_EINVAL
+ * answer: DNSB_ETRANSIENT is class TRANSIENT, DNSB_ERATELIMIT RATE_LIMITED
+ * (the rate budget had no slot: nothing was sent), DNSB_EFATAL and DNSB_EINVAL
  * FATAL, with the message "WHAT: e->message" and `status` (an HTTP status
  * when one came, else 0). Any other code (DNSB_ENOMEM) is a local error.
  * @return 0 when `out` holds the answer; else rc, with err set from e
@@ -196,8 +197,27 @@ int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *ch
  */
 uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held);
 
+/**
+ * For backends: where the provider's rate budget figures come from
+ * (dnsb_provider_budget_stats), e.g. dnsb_budget_stats_get of
+ * providers/ratelimit.h with the budget as payload.
+ * @param payload  borrowed: it must outlive p (a backend frees it in close)
+ */
+void dnsb_provider_set_budget(dnsb_provider *p, void (*stats)(void *payload, dnsb_budget_stats *out), void *payload);
+
 /** For backends: zero a string that holds a secret (a key, a token, a TSIG secret), then free it. NULL is a no-op. */
 void dnsb_secret_free(char *secret);
+
+/**
+ * For backends: a secret from a file (a token, a password), its trailing
+ * white space (the newline editors and `echo` leave) removed. The message of
+ * an error names `what` and the path, never the content.
+ * @param out   receives the secret (the caller's; dnsb_secret_free)
+ * @param what  the flag or variable that named the file, for messages (borrowed)
+ * @return 0; DNSB_ENOTFOUND (no such file), DNSB_EIO (unreadable, empty, or
+ *         over 64 KiB), DNSB_ENOMEM
+ */
+int dnsb_secret_read_file(char **out, const char *path, const char *what, dnsb_error *err);
 
 /**
  * The operations table. `state` is the backend's own handle
