@@ -55,7 +55,7 @@ static int get_json(dnsb_pdns *p, const char *url, const char *what, double give
 
 /* The zone's RRsets (those of keys when n > 0) by one GET. */
 static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, size_t n, double give_up,
-		     dnsb_rrset_list *out, long *status, dnsb_error *err)
+		     dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, long *status, dnsb_error *err)
 {
 	char *url = dnsb_pdns_url(&p->cfg, "/zones/%s", zone_id), what[300];
 	json_object *doc = NULL;
@@ -65,7 +65,7 @@ static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, 
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "GET zone %.200s", zone_id);
 	if ((rc = get_json(p, url, what, give_up, &doc, status, err)) == 0 &&
-	    (rc = dnsb_pdns_rrsets_parse(out, doc, keys, n, err)) == DNSB_EPARSE)
+	    (rc = dnsb_pdns_zone_parse(out, disabled, disabled_held, doc, keys, n, err)) == DNSB_EPARSE)
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "%s: %s", what, err ? err->message : "not a zone");
 	json_object_put(doc);
 	free(url);
@@ -111,7 +111,7 @@ static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *chang
 	dnsb_pdns *p = opaque;
 	double give_up = timeout > 0 ? dnsb_monotonic() + timeout : 0;
 	const char *id = zone_id(p, zone);
-	dnsb_rrset_list held = { 0 };
+	dnsb_rrset_list held = { 0 }, disabled = { 0 };
 	dnsb_pdns_patch patch;
 	dnsb_error e = { 0, "" };
 	long status = 0;
@@ -122,12 +122,14 @@ static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *chang
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 404, "", "the PowerDNS server holds no zone %s", zone);
 		return 0;
 	}
-	if ((rc = read_zone(p, id, NULL, 0, give_up, &held, &status, &e)) != 0) {
+	if ((rc = read_zone(p, id, NULL, 0, give_up, &held, &disabled, 1, &status, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
+		dnsb_rrset_list_clear(&disabled);
 		return dnsb_result_from_error(out, rc, (int)status, "pre-check read", &e, err);
 	}
-	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held)) != 0) {
+	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held, &disabled)) != 0) {
 		dnsb_rrset_list_clear(&held);
+		dnsb_rrset_list_clear(&disabled);
 		return dnsb_error_set(err, rc, "out of memory checking %zu changes", n);
 	}
 	if (out->cls != DNSB_CLASS_OK)
@@ -137,6 +139,7 @@ static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *chang
 		rc = send_patch(p, id, &patch, changes, n, give_up, out, err);
 	dnsb_pdns_patch_clear(&patch);
 	dnsb_rrset_list_clear(&held);
+	dnsb_rrset_list_clear(&disabled);
 	return rc;
 }
 
@@ -145,24 +148,34 @@ static int pdns_read(void *opaque, const char *zone, const dnsb_rrkey *keys, siz
 {
 	dnsb_pdns *p = opaque;
 	const char *id = zone_id(p, zone);
+	dnsb_rrset_list disabled = { 0 };
 	long status;
+	int rc;
 
 	if (id == NULL)
 		return dnsb_error_set(err, DNSB_EFATAL, "the PowerDNS server holds no zone %s", zone);
 	if (n == 0)
 		return 0;
-	return read_zone(p, id, keys, n, timeout > 0 ? dnsb_monotonic() + timeout : 0, out, &status, err);
+	/* Disabled records are held data: an RRset of disabled records only is read as held (pdns.h). */
+	rc = read_zone(p, id, keys, n, timeout > 0 ? dnsb_monotonic() + timeout : 0, out, &disabled, 1, &status, err);
+	dnsb_rrset_list_clear(&disabled);
+	return rc;
 }
 
 static int pdns_list(void *opaque, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
 {
 	dnsb_pdns *p = opaque;
 	const char *id = zone_id(p, zone);
+	dnsb_rrset_list disabled = { 0 };
 	long status;
+	int rc;
 
 	if (id == NULL)
 		return dnsb_error_set(err, DNSB_EFATAL, "the PowerDNS server holds no zone %s", zone);
-	return read_zone(p, id, NULL, 0, 0, out, &status, err);
+	if ((rc = read_zone(p, id, NULL, 0, 0, out, &disabled, 0, &status, err)) == 0)
+		dnsb_pdns_tell_disabled(zone, &disabled);
+	dnsb_rrset_list_clear(&disabled);
+	return rc;
 }
 
 static void pdns_close(void *opaque)

@@ -316,6 +316,41 @@ else
 	eq "https without the CA: nothing sent past TLS" "$(q tls2.example.test A)" ""
 fi
 
+##### disabled records and comments: carried, shown, in the way ##################################
+# rrset NAME TYPE RECORDS-JSON [COMMENTS-JSON]: REPLACE one RRset through the API as another client would
+rrset() {
+	api PATCH "$(jq -cn --arg n "$1" --arg t "$2" --argjson r "$3" --argjson c "${4:-[]}" \
+		'{rrsets: [{name: $n, type: $t, ttl: 300, changetype: "REPLACE", records: $r, comments: $c}]}')" >/dev/null
+}
+# full NAME TYPE: "content/disabled,..." (sorted) and the comments, of one RRset as PowerDNS holds it
+full() { api GET | jq -r --arg n "$1" --arg t "$2" '.rrsets[] | select(.name == $n and .type == $t) |
+	"\([.records[] | "\(.content)/\(.disabled)"] | sort | join(",")) comments=\([.comments[].content] | join("|"))"'; }
+COMMENT='[{"content": "kept for the failover drill", "account": "ops"}]'
+rrset mix.example.test. A '[{"content": "192.0.2.1", "disabled": false}, {"content": "192.0.2.99", "disabled": true}]' "$COMMENT"
+plan "$T/mix.plan" updateOld="$(list "$(ep mix.example.test A 300 192.0.2.1)")" \
+	updateNew="$(list "$(ep mix.example.test A 300 192.0.2.2)")"
+apply mix "$T/mix.plan"
+eq "disabled: an update of the enabled record applies" "$RC $(counts mix)" "0 1 1 0 0 0"
+eq "disabled: the PATCH carries the disabled record and the comment" "$(full mix.example.test. A)" \
+	"192.0.2.2/false,192.0.2.99/true comments=kept for the failover drill"
+eq "disabled: dig serves only the enabled record" "$(q mix.example.test A)" 192.0.2.2
+plan "$T/mixdel.plan" delete="$(list "$(ep mix.example.test A 300 192.0.2.2)")"
+apply mixdel "$T/mixdel.plan"
+eq "disabled: a delete of the enabled records applies" "$RC $(counts mixdel)" "0 1 1 0 0 0"
+eq "disabled: the disabled record and the comment stay" "$(full mix.example.test. A)" \
+	"192.0.2.99/true comments=kept for the failover drill"
+"$DNSBATCH" records --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" >"$T/records.out" 2>"$T/records.err"
+check "disabled: records names the disabled record, marked" grep -q 'disabled record.*mix.example.test. 300 IN A 192.0.2.99' "$T/records.err"
+check "disabled: records does not list it as served" bash -c "! grep -q '192.0.2.99' '$T/records.out'"
+rrset off.example.test. A '[{"content": "192.0.2.98", "disabled": true}]' "$COMMENT"
+plan "$T/off.plan" create="$(list "$(ep off.example.test A 300 192.0.2.3)")"
+apply off "$T/off.plan"
+eq "disabled: a create where disabled records are held is dropped (exit 3)" "$RC $(counts off)" "3 1 0 0 1 0"
+eq "disabled: a conflict, cause exists" "$(drop off off.example.test cause)" "dropped conflict 0 precheck exists"
+check "disabled: the drop names the disabled record" grep -q '192.0.2.98' "$T/off.drops"
+eq "disabled: the disabled record and its comment are untouched" "$(full off.example.test. A)" \
+	"192.0.2.98/true comments=kept for the failover drill"
+
 if [ "$failures" -gt 0 ]; then
 	echo "# $failures checks failed; server log: $PDIR/pdns.log"
 	exit 1

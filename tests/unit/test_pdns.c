@@ -218,7 +218,7 @@ static void test_check_names_every_mismatch(void **state)
 	c[3] = change_new(DNSB_CHANGE_UPDATE, "other.example.test.", LDNS_RR_TYPE_A, "192.0.2.13", "192.0.2.14");
 	c[4] = change_new(DNSB_CHANGE_DELETE, "ttl.example.test.", LDNS_RR_TYPE_A, "192.0.2.2", NULL); /* TTL 300 != 600 */
 	c[5] = change_new(DNSB_CHANGE_CREATE, "new2.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.15");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 6, &held), 0);
+	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 6, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_string_equal(res.code, "precheck");
 	assert_culprits(&res, 4, 1, 2, 3, 4);
@@ -229,7 +229,7 @@ static void test_check_names_every_mismatch(void **state)
 
 	/* An unset old TTL matches any TTL held. */
 	c[4]->old.ttl = DNSB_TTL_UNSET;
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c + 4, 1, &held), 0);
+	assert_int_equal(dnsb_pdns_check(&patch, &res, c + 4, 1, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(patch.count, 1);
 	assert_null(patch.entries[0].final);
@@ -254,7 +254,7 @@ static void test_check_replays_in_order(void **state)
 	c[2] = change_new(DNSB_CHANGE_CREATE, "y.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
 	c[3] = change_new(DNSB_CHANGE_DELETE, "y.example.test.", LDNS_RR_TYPE_A, "192.0.2.3", NULL);
 	c[4] = change_new(DNSB_CHANGE_CREATE, "x.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4"); /* after c[1]: exists */
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 5, &held), 0);
+	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 5, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_culprits(&res, 1, 4);
 	/* x replaced once (delete + create = one REPLACE), y created and deleted: nothing to send. */
@@ -264,7 +264,7 @@ static void test_check_replays_in_order(void **state)
 	dnsb_pdns_patch_clear(&patch);
 
 	/* What is held already: nothing to write. */
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 1, NULL), 0);
+	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 1, NULL, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT); /* nothing held at all: the delete misses */
 	assert_culprits(&res, 1, 0);
 	assert_non_null(strstr(res.message, "does not exist"));
@@ -286,7 +286,7 @@ static void test_check_update_to_other_type(void **state)
 	held_add(&held, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::1");
 	c = change_new(DNSB_CHANGE_UPDATE, "u.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", NULL);
 	rrset_set(&c->new_set, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::2");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, &c, 1, &held), 0);
+	assert_int_equal(dnsb_pdns_check(&patch, &res, &c, 1, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_non_null(strstr(res.message, "the RRset exists"));
 	dnsb_pdns_patch_clear(&patch);
@@ -330,7 +330,7 @@ static void test_body_deletes_first(void **state)
 	c[0] = change_new(DNSB_CHANGE_CREATE, "www.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
 	c[1] = change_new(DNSB_CHANGE_CREATE, "t.example.test.", LDNS_RR_TYPE_TXT, NULL, "\"a b\"");
 	c[2] = change_new(DNSB_CHANGE_DELETE, "www.example.test.", LDNS_RR_TYPE_CNAME, "old.example.test.", NULL);
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 3, &held), 0);
+	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 3, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
 	rrsets = rrsets_of(body);
