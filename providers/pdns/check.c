@@ -5,9 +5,11 @@
  * server would report only the first error of a PATCH).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnsbatch/log.h"
 #include "providers/pdns/pdns.h"
 
 void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch)
@@ -185,4 +187,46 @@ int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const
 	dnsb_rrset_list_clear(&keys);
 	keep_changed(patch);
 	return 0;
+}
+
+/* Is `cur` (NULL: absent) the RRset `want` (NULL: absent)? */
+static int same_state(const dnsb_rrset *cur, const dnsb_rrset *want)
+{
+	if (cur == NULL || want == NULL)
+		return cur == want;
+	return dnsb_rrset_equal(cur, want);
+}
+
+/* "192.0.2.1, 192.0.2.2 (TTL 300)" or "nothing", into buf. */
+static void state_text(char *buf, size_t size, const dnsb_rrset *r)
+{
+	size_t len = 0;
+
+	snprintf(buf, size, "nothing");
+	for (size_t i = 0; r && i < r->rdata_count && len + 1 < size; i++) {
+		int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", r->rdata[i]);
+		len = w < 0 ? size : len + (size_t)w;
+	}
+	if (r && len + 1 < size)
+		snprintf(buf + len, size - len, " (TTL %u)", r->ttl);
+}
+
+unsigned dnsb_pdns_races(const dnsb_pdns_patch *patch, const dnsb_rrset_list *after, const char *zone)
+{
+	unsigned races = 0;
+
+	for (size_t i = 0; i < patch->count; i++) {
+		const dnsb_pdns_entry *e = &patch->entries[i];
+		const dnsb_rrset *cur = dnsb_rrset_list_find(after, e->owner, e->type);
+		char now[256], wrote[256];
+
+		if (same_state(cur, e->final) || same_state(cur, e->held))
+			continue;
+		races++;
+		state_text(now, sizeof(now), cur);
+		state_text(wrote, sizeof(wrote), e->final);
+		dnsb_log(DNSB_LOG_WARN, "race: zone %s: %s %s holds %s after this PATCH wrote %s: another client wrote "
+			 "it between the pre-check and the read-back", zone, e->owner, dnsb_type_name(e->type), now, wrote);
+	}
+	return races;
 }

@@ -105,6 +105,26 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch
 	return 0;
 }
 
+/*
+ * After an accepted PATCH: read the zone back and count the RRsets another
+ * client wrote in the window (dnsb_pdns_races). A failed read proves nothing
+ * either way: the batch stays applied, and the failure is logged.
+ */
+static void check_races(dnsb_pdns *p, const char *zone, const char *id, const dnsb_pdns_patch *patch, double give_up,
+			dnsb_result *out)
+{
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "" };
+	long status = 0;
+
+	if (read_zone(p, id, NULL, 0, give_up, &after, NULL, 0, &status, &e) == 0)
+		out->races = dnsb_pdns_races(patch, &after, zone);
+	else
+		dnsb_log(DNSB_LOG_INFO, "pdns: zone %s: reading back after the PATCH failed (%s): a write by another "
+			 "client in the window would go unnoticed", zone, e.message);
+	dnsb_rrset_list_clear(&after);
+}
+
 static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		       dnsb_result *out, dnsb_error *err)
 {
@@ -135,8 +155,9 @@ static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *chang
 	if (out->cls != DNSB_CLASS_OK)
 		dnsb_log(DNSB_LOG_DEBUG, "pdns: pre-check %s: %zu of %zu changes conflict; nothing sent", id,
 			 out->culprit_count, n);
-	else if (patch.count > 0)
-		rc = send_patch(p, id, &patch, changes, n, give_up, out, err);
+	else if (patch.count > 0 && (rc = send_patch(p, id, &patch, changes, n, give_up, out, err)) == 0 &&
+		 out->cls == DNSB_CLASS_OK)
+		check_races(p, zone, id, &patch, give_up, out);
 	dnsb_pdns_patch_clear(&patch);
 	dnsb_rrset_list_clear(&held);
 	dnsb_rrset_list_clear(&disabled);

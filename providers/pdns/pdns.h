@@ -110,6 +110,17 @@ typedef enum dnsb_pdns_mismatch {
 int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
 		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled);
 
+/**
+ * After an accepted PATCH, what a read-back shows of its RRsets: an RRset
+ * holding neither what the PATCH wrote nor what the pre-check read (the old
+ * side and the new side of the batch) was written by another client in the
+ * window; a `race` warning names each.
+ * @param after  the enabled records read back (at least the patch's RRsets)
+ * @param zone   for the messages
+ * @return how many RRsets
+ */
+unsigned dnsb_pdns_races(const dnsb_pdns_patch *patch, const dnsb_rrset_list *after, const char *zone);
+
 /** Free what a patch owns and zero it. NULL is a no-op. */
 void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch);
 
