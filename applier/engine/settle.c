@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
@@ -34,6 +35,22 @@ int dnsb_engine_try_alone(batch_run *br, group *g)
 		break;
 	}
 	return 0;
+}
+
+/* What is in the way of the change that stopped the group, shown on c too (as diagnose.c does for a group). */
+static void share_diagnosis(dnsb_change *c, const dnsb_change *why)
+{
+	c->cause = why->cause;
+	dnsb_rrset_list_clear(&c->current);
+	for (size_t i = 0; i < why->current.count; i++) {
+		dnsb_rrset copy;
+		if (dnsb_rrset_copy(&copy, &why->current.items[i]) < 0 || dnsb_rrset_list_push(&c->current, &copy) < 0)
+			return; /* out of memory: the drop shows less of what is in the way */
+	}
+	free(c->txt_owner);
+	free(c->txt_resource);
+	c->txt_owner = why->txt_owner ? strdup(why->txt_owner) : NULL;
+	c->txt_resource = why->txt_resource ? strdup(why->txt_resource) : NULL;
 }
 
 /*
@@ -66,6 +83,7 @@ static void settle_with_rest(group *g, const group *rest)
 		c->outcome = why->outcome;
 		c->reason = why->reason;
 		dnsb_engine_set_detail(c, why->status, why->code, msg);
+		share_diagnosis(c, why);
 	}
 }
 
