@@ -7,7 +7,8 @@
  *              (file or environment), CA file
  *   check.c    the pre-check: the batch replayed over the zone's current
  *              RRsets, every mismatch named as a culprit, and the RRsets the
- *              PATCH must write
+ *              PATCH must write (with the disabled records held there); the
+ *              race check of the read-back after the PATCH
  *   request.c  URLs, the PATCH body (DELETEs first), zone replies to RRsets
  *   reply.c    a PATCH reply as one class, with the RRset its 422 names;
  *              read errors as codes
@@ -17,7 +18,9 @@
  * DELETE of a missing RRset succeeds. The pre-check restores the meaning
  * every provider shares (create needs the RRset absent, update and delete
  * need the old RRset as held) at the cost of a second request; between the
- * read and the PATCH another writer can still change the zone.
+ * read and the PATCH another writer can still change the zone. A read-back
+ * after an accepted PATCH finds what another writer left in its RRsets
+ * (dnsb_pdns_races); a write the PATCH itself replaced leaves no trace.
  *
  * The API key never appears in a message or a log line.
  */
