@@ -57,14 +57,14 @@ static int owned_record_matches(const engine *e, const group *g, const dnsb_chan
 
 	for (size_t i = 0; i < g->count; i++) {
 		const dnsb_change *o = g->changes[i];
-		const dnsb_rrset *r = o->kind == DNSB_CHANGE_DELETE ? &o->old : &o->new_set;
+		const dnsb_rrset *r = o->kind == DNSB_CHANGE_DELETE ? &o->old : &o->new_set, *cur;
 
 		if (o == c || o->owned_record != NULL || strcmp(r->owner, c->owned_record) != 0)
 			continue;
 		if (o->kind == DNSB_CHANGE_CREATE)
 			return 0; /* a record still to be made has no ownership record to upgrade */
-		if (!dnsb_engine_change_in_effect(e, g, o, held) &&
-		    !dnsb_rrset_matches_old(dnsb_rrset_list_find(held, o->old.owner, o->old.type), &o->old))
+		cur = dnsb_rrset_list_find(held, o->old.owner, o->old.type);
+		if (!dnsb_engine_change_in_effect(e, g, o, held) && (cur == NULL || !dnsb_rrset_matches_old(cur, &o->old)))
 			return 0;
 		found = 1;
 	}

@@ -141,6 +141,21 @@ static void test_no_upgrade_when_the_record_differs(void **state)
 	run_free(&r);
 }
 
+/* Nor when the record is not there at all: nothing held to compare (the read finds no RRset). */
+static void test_no_upgrade_when_the_record_is_absent(void **state)
+{
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 0, 0);
+	run_plan(&r, parse_plan(force_update));
+	run_apply(&r);
+	assert_int_equal(run_change(&r, 0)->outcome, DNSB_OUTCOME_DROPPED);
+	assert_int_equal(run_change(&r, 1)->outcome, DNSB_OUTCOME_DROPPED);
+	assert_int_equal(dnsb_memory_rrset_count(r.p), 0);
+	run_free(&r);
+}
+
 /*
  * A refusal of any one member, injected by the fault script after the group
  * was found part in effect: the part in effect is not reported
@@ -169,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_noop_beside_a_write_is_proved_by_the_answer),
 		cmocka_unit_test(test_registry_migration_converges),
 		cmocka_unit_test(test_no_upgrade_when_the_record_differs),
+		cmocka_unit_test(test_no_upgrade_when_the_record_is_absent),
 		cmocka_unit_test(test_refused_member_drops_the_part_in_effect),
 	};
 
