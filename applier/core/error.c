@@ -51,6 +51,7 @@ void dnsb_result_init(dnsb_result *res)
 	res->culprit_count = 0;
 	res->notes_used = 0;
 	res->retry_after = -1.0;
+	res->races = 0;
 }
 
 void dnsb_result_add_culprit(dnsb_result *res, size_t index)

@@ -22,7 +22,10 @@ void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, cons
 		dnsb_change *c = g->changes[i];
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue; /* settled apart (already in effect) */
-		c->outcome = outcome;
+		/* Accepted with its group, an update that changes nothing was in effect before: the accepting
+		 * answer proved its old RRset, which is its new one. */
+		c->outcome = outcome == DNSB_OUTCOME_APPLIED && dnsb_engine_change_noop(c, 1) ? DNSB_OUTCOME_ALREADY_APPLIED
+											 : outcome;
 		c->reason = reason;
 		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, message ? message : res ? res->message : NULL);
 	}

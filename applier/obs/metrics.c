@@ -44,6 +44,7 @@ enum family_id {
 	F_BACKOFF,
 	F_QUARANTINED,
 	F_LAST_APPLY,
+	F_OVERWRITES,
 	F_WH_REQUESTS,
 	F_WH_DURATION,
 	F_WH_READY,
@@ -107,6 +108,10 @@ static const struct family families[F_COUNT] = {
 	[F_LAST_APPLY] = { "dnsbatch_last_apply_timestamp_seconds",
 		"Time of the last apply, Unix seconds.",
 		"gauge", 0, { NULL } },
+	[F_OVERWRITES] = { "dnsbatch_overwrites_detected_total",
+		"RRsets that a read-back after an accepted write to an unconditional provider found holding what "
+		"neither the batch nor the read before it held: another client wrote in the window, by zone.",
+		"counter", 1, { "zone" } },
 	[F_WH_REQUESTS] = { "dnsbatch_webhook_requests_total",
 		"HTTP requests answered by the webhook server.",
 		"counter", 3, { "route", "method", "code" }, NULL, 0, 1 },
@@ -382,6 +387,12 @@ void dnsb_metrics_backoff(dnsb_metrics *m, double seconds)
 	/* A counter never goes down. */
 	if (seconds > 0)
 		counter_add(m, F_BACKOFF, NULL, seconds);
+}
+
+void dnsb_metrics_overwrites(dnsb_metrics *m, const char *zone, unsigned rrsets)
+{
+	if (rrsets > 0)
+		counter_add(m, F_OVERWRITES, (const char *const[]){ zone }, (double)rrsets);
 }
 
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups)

@@ -13,6 +13,7 @@
  *   dnsbatch_backoff_seconds_total                               counter
  *   dnsbatch_quarantined_groups                                  gauge
  *   dnsbatch_last_apply_timestamp_seconds                        gauge
+ *   dnsbatch_overwrites_detected_total{zone}                     counter
  * and the sidecar's own, printed only once it has recorded one (so a
  * one-shot --metrics-file holds none of them):
  *   dnsbatch_webhook_requests_total{route,method,code}           counter
@@ -83,6 +84,13 @@ void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
  * @param st  borrowed for the call
  */
 void dnsb_metrics_set_budget(dnsb_metrics *m, const dnsb_budget_stats *st);
+/**
+ * RRsets of `zone` that the read-back after an accepted write to an
+ * unconditional provider found holding what neither the batch wrote nor the
+ * read before it showed (dnsb_result.races): another client wrote in the
+ * window. 0 is a no-op.
+ */
+void dnsb_metrics_overwrites(dnsb_metrics *m, const char *zone, unsigned rrsets);
 
 /**
  * The sidecar's own series, rendered by the same renderer as the engine's

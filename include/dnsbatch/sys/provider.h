@@ -64,9 +64,14 @@ typedef struct dnsb_result {
 	char notes[DNSB_RESULT_NOTES_SIZE];  /**< NUL-terminated notes, one after another */
 	size_t notes_used;
 	double retry_after;  /**< RATE_LIMITED/TRANSIENT: seconds the provider asked to wait, < 0 if none */
+	/** OK from an `unconditional` backend: RRsets the read-back after the write found holding a
+	 *  value neither the batch wrote nor the pre-check read (another client wrote in the window
+	 *  between them). The backend logs a `race` warning naming each; the engine counts them
+	 *  (dnsbatch_overwrites_detected_total). 0 when none, or when the backend makes no read-back. */
+	unsigned races;
 } dnsb_result;
 
-/** Reset a result to "ok, no detail" (no culprits, retry_after -1). */
+/** Reset a result to "ok, no detail" (no culprits, retry_after -1, no races). */
 void dnsb_result_init(dnsb_result *res);
 
 /**
