@@ -7,7 +7,7 @@
  * keep their lines and comments), fsync'd and renamed over the original;
  * temporary files left by a killed writer are removed under the lock; a
  * failed batch leaves the file untouched, byte for byte. The SOA serial is bumped
- * once per write of the file, so secondaries and `named` see the change.
+ * once per applied batch, so secondaries and `named` see the change.
  * Rewriting the file costs as much as the zone is large, so the provider
  * declares its commits deferred: while the engine holds a zone (zf_flush), the
  * lock stays taken, OK batches are applied in memory only, and the file is
@@ -193,7 +193,7 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 		dnsb_result_set(out, rc == DNSB_ENOMEM ? DNSB_CLASS_TRANSIENT : DNSB_CLASS_FATAL, 0,
 				rc == DNSB_EPARSE ? "badZoneFile" : "io", "%s", ferr.message);
 		rc = rc == DNSB_ENOMEM ? rc : 0;
-	} else if ((rc = dnsb_store_apply(z->store, changes, n, !z->dirty, out)) == 0 && out->cls == DNSB_CLASS_OK) {
+	} else if ((rc = dnsb_store_apply(z->store, changes, n, 1, out)) == 0 && out->cls == DNSB_CLASS_OK) {
 		if (z->holds > 0) {
 			z->dirty = 1;
 		} else {
