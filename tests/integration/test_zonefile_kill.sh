@@ -19,12 +19,12 @@ jq -cn --argjson n "$N" '{create: [range($n) | {dnsName: "h\(.).big.test", recor
 	targets: ["10.\(. / 65536 | floor).\(. / 256 | floor % 256).\(. % 256)"]}]}' >"$T/plan.json" ||
 	{ not_ok "plan written"; exit 1; }
 held() { grep -c '^h[0-9]' "$1"; }
-apply() { "$DNSBATCH" apply --plan "$T/plan.json" --provider zonefile --zonefile "big.test=$T/z.zone" \
-	--batch-size 100 --output json --quiet; }
+args=(apply --plan "$T/plan.json" --provider zonefile --zonefile "big.test=$T/z.zone" --batch-size 100 --output json --quiet)
 
 for delay in 0.02 0.1 0.3 0.6 1 2; do
 	cp "$T/start.zone" "$T/z.zone"
-	apply >"$T/out.json" 2>"$T/err" &
+	# dnsbatch itself in the background (not a subshell around it), so that the kill reaches it.
+	"$DNSBATCH" "${args[@]}" >"$T/out.json" 2>"$T/err" &
 	pid=$!
 	sleep "$delay"
 	kill -KILL "$pid" 2>/dev/null
@@ -39,7 +39,7 @@ for delay in 0.02 0.1 0.3 0.6 1 2; do
 		ok "killed after ${delay}s: nothing reported yet"
 	fi
 	eq "killed after ${delay}s: the comment stays" "$(grep -c '^; kept as written' "$T/z.zone")" 1
-	apply >"$T/again.json" 2>"$T/err2"
+	"$DNSBATCH" "${args[@]}" >"$T/again.json" 2>"$T/err2"
 	eq "killed after ${delay}s: the next apply finishes (exit)" "$?" 0
 	eq "killed after ${delay}s: every change applied or already in effect" \
 		"$(jq -r '.applied + .already_applied' "$T/again.json")" "$N"
