@@ -418,6 +418,25 @@ static int load_rr(dnsb_store *s, const char *path, int line, const ldns_rr *rr,
 }
 
 /*
+ * ldns allocates ~200 KB of scratch for every record it parses
+ * (ldns_rr_new_frm_str) and frees it at once. With glibc that scratch is
+ * the top of the heap, so each record gave it back (brk) and took it again:
+ * three system calls and the page faults for every record. glibc keeps a
+ * free top smaller than twice the largest mmap'd block freed so far (the
+ * dynamic mmap threshold, mallopt(3)): one 1 MiB block taken and freed
+ * before the first record keeps the scratch in the heap, reused record after
+ * record. Elsewhere it costs one allocation.
+ */
+static void keep_parse_scratch(void)
+{
+	volatile char *block = malloc(1 << 20);
+
+	if (block != NULL)
+		block[0] = 0;
+	free((void *)block);
+}
+
+/*
  * Read record by record with ldns_rr_new_frm_fp_l, which handles $ORIGIN,
  * $TTL, relative names and parentheses; ldns_zone_new_frm_fp_l would do the
  * same loop but leaks the records read so far when a later line is bad.
@@ -440,6 +459,7 @@ int dnsb_store_load(dnsb_store *s, const char *path, dnsb_error *err)
 	}
 	clear_owners(s);
 	undo_forget(s);
+	keep_parse_scratch();
 	while (rc == 0 && !feof(f)) {
 		ldns_rr *rr = NULL;
 		ldns_status st = ldns_rr_new_frm_fp_l(&rr, f, &ttl, &origin, &prev, &line);

@@ -8,6 +8,10 @@
  * temporary files left by a killed writer are removed under the lock; a
  * failed batch leaves the file untouched, byte for byte. The SOA serial is bumped
  * once per applied batch, so secondaries and `named` see the change.
+ * Rewriting the file costs as much as the zone is large, so the provider
+ * declares its commits deferred: while the engine holds a zone (zf_flush), the
+ * lock stays taken, OK batches are applied in memory only, and the file is
+ * written once when the hold ends, before the engine reports any of them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +38,9 @@ typedef struct zf_zone {
 	char *lock_path;
 	dnsb_store *store;
 	struct stat seen;   /* the file as last read or written */
+	unsigned holds;     /* nested holds (zf_flush); while > 0, hold_fd keeps the lock */
+	int hold_fd;        /* the exclusive lock taken for the holds, -1 when none */
+	int dirty;          /* batches applied in memory and not yet written */
 } zf_zone;
 
 typedef struct zf_state {
@@ -169,7 +176,7 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 	zf_state *st = state;
 	zf_zone *z;
 	dnsb_error ferr = { 0 };
-	int fd, rc = 0;
+	int fd = -1, rc = 0;
 
 	(void)err;
 	pthread_mutex_lock(&st->lock);
@@ -177,25 +184,94 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 404, "notFound", "no zone file for %s", zone);
 		goto done;
 	}
-	if ((fd = lock_zone(z, LOCK_EX, timeout, &ferr)) < 0) {
+	if (z->holds == 0 && (fd = lock_zone(z, LOCK_EX, timeout, &ferr)) < 0) {
 		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, fd == DNSB_ETRANSIENT ? "timeout" : "io", "%s", ferr.message);
 		goto done;
 	}
-	if ((rc = refresh(z, &ferr)) < 0) {
+	/* What is held and not yet written is newer than the file: never read over it. */
+	if (!z->dirty && (rc = refresh(z, &ferr)) < 0) {
 		/* A zone file we cannot read is not going to fix itself between retries. */
 		dnsb_result_set(out, rc == DNSB_ENOMEM ? DNSB_CLASS_TRANSIENT : DNSB_CLASS_FATAL, 0,
 				rc == DNSB_EPARSE ? "badZoneFile" : "io", "%s", ferr.message);
 		rc = rc == DNSB_ENOMEM ? rc : 0;
 	} else if ((rc = dnsb_store_apply(z->store, changes, n, 1, out)) == 0 && out->cls == DNSB_CLASS_OK) {
-		remove_stale_temps(z);
-		if ((rc = persist(z, &ferr)) < 0) {
-			dnsb_store_undo(z->store);
-			dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "io", "writing the zone file: %s", ferr.message);
-			rc = rc == DNSB_ENOMEM ? rc : 0;
+		if (z->holds > 0) {
+			z->dirty = 1;
+		} else {
+			remove_stale_temps(z);
+			if ((rc = persist(z, &ferr)) < 0) {
+				dnsb_store_undo(z->store);
+				dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "io", "writing the zone file: %s", ferr.message);
+				rc = rc == DNSB_ENOMEM ? rc : 0;
+			}
 		}
 	}
-	unlock_zone(fd);
+	if (fd >= 0)
+		unlock_zone(fd);
 done:
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+/* Start holding the zone's commits: its lock taken and kept, the file read if it changed. */
+static int hold_zone(zf_zone *z, double timeout, dnsb_error *err)
+{
+	int fd, rc;
+
+	if (z->holds > 0) {
+		z->holds++;
+		return 0;
+	}
+	if ((fd = lock_zone(z, LOCK_EX, timeout, err)) < 0)
+		return fd;
+	if ((rc = refresh(z, err)) < 0) {
+		unlock_zone(fd);
+		return rc;
+	}
+	z->hold_fd = fd;
+	z->holds = 1;
+	return 0;
+}
+
+/*
+ * Write what is held; with the last hold, the lock goes. When the write
+ * fails, none of it is committed: the zone is read again from the file, so
+ * that nothing unwritten is seen as held.
+ */
+static int write_held(zf_zone *z, dnsb_error *err)
+{
+	dnsb_error lerr = { 0 };
+	int rc = 0;
+
+	if (z->dirty) {
+		remove_stale_temps(z);
+		if ((rc = persist(z, err)) < 0) {
+			memset(&z->seen, 0, sizeof(z->seen));
+			if (refresh(z, &lerr) < 0)
+				dnsb_log(DNSB_LOG_WARN, "zone file %s: %s", z->path, lerr.message);
+		}
+		z->dirty = 0;
+	}
+	if (--z->holds == 0) {
+		unlock_zone(z->hold_fd);
+		z->hold_fd = -1;
+	}
+	return rc;
+}
+
+static int zf_flush(void *state, const char *zone, int hold, double timeout, dnsb_error *err)
+{
+	zf_state *st = state;
+	zf_zone *z;
+	int rc = 0;
+
+	pthread_mutex_lock(&st->lock);
+	if ((z = zone_of(st, zone)) == NULL)
+		rc = dnsb_error_set(err, DNSB_ENOTFOUND, "no zone file for %s", zone);
+	else if (hold)
+		rc = hold_zone(z, timeout, err);
+	else if (z->holds > 0)
+		rc = write_held(z, err);
 	pthread_mutex_unlock(&st->lock);
 	return rc;
 }
@@ -204,20 +280,22 @@ static int zf_read_or_list(zf_state *st, const char *zone, const dnsb_rrkey *key
 			   double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
 	zf_zone *z;
-	int fd, rc;
+	int fd = -1, rc;
 
 	pthread_mutex_lock(&st->lock);
 	if ((z = zone_of(st, zone)) == NULL) {
 		rc = dnsb_error_set(err, DNSB_ENOTFOUND, "no zone file for %s", zone);
 		goto done;
 	}
-	if ((fd = lock_zone(z, LOCK_SH, timeout, err)) < 0) {
+	/* While held, the lock is ours and the store is newer than the file. */
+	if (z->holds == 0 && (fd = lock_zone(z, LOCK_SH, timeout, err)) < 0) {
 		rc = fd;
 		goto done;
 	}
-	if ((rc = refresh(z, err)) == 0)
+	if ((rc = z->holds > 0 ? 0 : refresh(z, err)) == 0)
 		rc = all ? dnsb_store_list(z->store, out) : dnsb_store_read(z->store, keys, n, out);
-	unlock_zone(fd);
+	if (z->holds == 0)
+		unlock_zone(fd);
 done:
 	pthread_mutex_unlock(&st->lock);
 	return rc;
@@ -241,6 +319,11 @@ static void zf_close(void *state)
 	if (st == NULL)
 		return;
 	for (size_t i = 0; i < st->count; i++) {
+		dnsb_error err = { 0 };
+		/* Closed while held (the engine always ends its holds): what was applied is still written. */
+		while (st->zones[i].holds > 0)
+			if (write_held(&st->zones[i], &err) < 0)
+				dnsb_log(DNSB_LOG_WARN, "zone file %s: %s", st->zones[i].path, err.message);
 		free(st->zones[i].path);
 		free(st->zones[i].lock_path);
 		dnsb_store_free(st->zones[i].store);
@@ -273,6 +356,7 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 	st->zones = grown;
 	z = &st->zones[st->count];
 	memset(z, 0, sizeof(*z));
+	z->hold_fd = -1;
 	/* Work on the file a symbolic link points to: renaming over the link would fork the zone. */
 	if ((z->path = realpath(eq + 1, NULL)) == NULL) {
 		if (errno == ENOMEM)
@@ -310,8 +394,9 @@ static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error
 		rc = dnsb_error_set(err, DNSB_EINVAL, "--provider zonefile needs --zonefile ZONE=PATH (repeatable)");
 		goto fail;
 	}
-	/* Same limits as Cloud DNS, whose semantics this provider follows. */
+	/* Same limits as Cloud DNS, whose semantics this provider follows; commits deferred (zf_flush). */
 	dnsb_provider_set_limits(p, &cloud_dns_limits);
+	dnsb_provider_set_deferred_commit(p, zf_flush);
 	*out = p;
 	return 0;
 fail:

@@ -6,6 +6,7 @@
  * printed by ldns with absolute names, go after their owner's last line, or
  * at the end. The SOA keeps its text too, only its serial changed.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/array.h"
+#include "applier/core/hmap.h"
 #include "providers/zonefile_text.h"
 #include "store.h"
 
@@ -44,17 +46,10 @@ static void text_zone_clear(text_zone *z)
 	free(z->e);
 }
 
-/* The bytes [from, to) of f, as a string. */
-static char *slice(FILE *f, long from, long to)
+/* The bytes [from, to) of the file read into memory, as a string. */
+static char *slice(const char *buf, long from, long to)
 {
-	char *s = malloc((size_t)(to - from) + 1);
-
-	if (s == NULL || fseek(f, from, SEEK_SET) != 0 || fread(s, 1, (size_t)(to - from), f) != (size_t)(to - from)) {
-		free(s);
-		return NULL;
-	}
-	s[to - from] = '\0';
-	return s;
+	return strndup(buf + from, (size_t)(to - from));
 }
 
 /* Split text at the start of its first line that is neither blank nor a comment: that line begins the record. */
@@ -83,11 +78,11 @@ static entry *add_entry(text_zone *z)
 	return &z->e[z->n++];
 }
 
-/* One record read by ldns from [from, to) of f. @return 0 or DNSB_ENOMEM */
-static int take_record(text_zone *z, FILE *f, long from, long to, const ldns_rr *rr, char **pending)
+/* One record read by ldns from [from, to) of buf. @return 0 or DNSB_ENOMEM */
+static int take_record(text_zone *z, const char *buf, long from, long to, const ldns_rr *rr, char **pending)
 {
 	dnsb_rrset_list one = { 0 };
-	char *all = slice(f, from, to), *lead;
+	char *all = slice(buf, from, to), *lead;
 	entry *e;
 	size_t cut;
 
@@ -117,10 +112,10 @@ static int take_record(text_zone *z, FILE *f, long from, long to, const ldns_rr 
 	return 0;
 }
 
-/* Append [from, to) of f to the text waiting for the next record (directives, comments). */
-static int take_text(char **pending, FILE *f, long from, long to)
+/* Append [from, to) of buf to the text waiting for the next record (directives, comments). */
+static int take_text(char **pending, const char *buf, long from, long to)
 {
-	char *s = slice(f, from, to), *joined;
+	char *s = slice(buf, from, to), *joined;
 
 	if (s == NULL)
 		return DNSB_ENOMEM;
@@ -134,8 +129,42 @@ static int take_text(char **pending, FILE *f, long from, long to)
 	return 0;
 }
 
-/* Read the old file into entries. @return 0, DNSB_EPARSE (not as the store read it), DNSB_ENOMEM */
-static int read_text(text_zone *z, FILE *f, const char *apex)
+/*
+ * The whole of f in memory: ldns then reads it through fmemopen, whose ftell
+ * is a plain field read, and each record's text is copied from memory
+ * (a seek and a read per record on the file itself cost a system call each).
+ * @return 0, DNSB_EPARSE (unreadable), DNSB_ENOMEM
+ */
+static int read_all(char **out, size_t *len, FILE *f)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = malloc(cap), *grown;
+
+	if (buf == NULL)
+		return DNSB_ENOMEM;
+	/* Always a byte free past the text, for its terminating NUL. */
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 < cap)
+			continue;
+		if ((grown = realloc(buf, cap * 2)) == NULL) {
+			free(buf);
+			return DNSB_ENOMEM;
+		}
+		buf = grown;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return DNSB_EPARSE;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Read the file's text into entries. @return 0, DNSB_EPARSE (not as the store read it), DNSB_ENOMEM */
+static int read_entries(text_zone *z, FILE *f, const char *buf, const char *apex)
 {
 	ldns_rdf *origin = ldns_dname_new_frm_str(apex), *prev = origin ? ldns_rdf_clone(origin) : NULL;
 	uint32_t ttl = 3600;
@@ -150,18 +179,14 @@ static int read_text(text_zone *z, FILE *f, const char *apex)
 		ldns_status st = ldns_rr_new_frm_fp_l(&rr, f, &ttl, &origin, &prev, &line);
 		long to = ftell(f);
 
-		/* Taking the text seeks, and a seek clears the end-of-file flag: note it first. */
 		at_end = feof(f) || to == from;
-
 		if (st == LDNS_STATUS_OK)
-			rc = take_record(z, f, from, to, rr, &pending);
+			rc = take_record(z, buf, from, to, rr, &pending);
 		else if (st == LDNS_STATUS_SYNTAX_EMPTY || st == LDNS_STATUS_SYNTAX_TTL || st == LDNS_STATUS_SYNTAX_ORIGIN)
-			rc = take_text(&pending, f, from, to);
+			rc = take_text(&pending, buf, from, to);
 		else
 			rc = DNSB_EPARSE;
 		ldns_rr_free(rr);
-		if (rc == 0 && fseek(f, to, SEEK_SET) != 0)
-			rc = DNSB_EPARSE;
 		from = to;
 	}
 	if (rc == 0 && pending) {
@@ -176,6 +201,30 @@ static int read_text(text_zone *z, FILE *f, const char *apex)
 	free(pending);
 	ldns_rdf_deep_free(origin);
 	ldns_rdf_deep_free(prev);
+	return rc;
+}
+
+/* Read the old file into entries. @return 0, DNSB_EPARSE (not as the store read it), DNSB_ENOMEM */
+static int read_text(text_zone *z, FILE *old, const char *apex)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc = read_all(&buf, &len, old);
+
+	if (rc < 0)
+		return rc;
+	/* fmemopen of 0 bytes fails: an empty file reads as a file of one newline. */
+	if (len == 0)
+		buf[len++] = '\n';
+	buf[len] = '\0';
+	if ((f = fmemopen(buf, len, "r")) == NULL) {
+		free(buf);
+		return DNSB_ENOMEM;
+	}
+	rc = read_entries(z, f, buf, apex);
+	fclose(f);
+	free(buf);
 	return rc;
 }
 
@@ -219,23 +268,29 @@ static void mark_kept(text_zone *z, shown *s)
 	}
 }
 
-/* The entry after which new records of `owner` go: its last kept line; -1 when none (then at the end). */
-static long last_line_of(const text_zone *z, const char *owner)
+/*
+ * Index each owner name's last kept entry (1 + its index), once: new records
+ * of an owner go after it. Keys are borrowed from the entries.
+ * @return 0 or DNSB_ENOMEM
+ */
+static int index_last_lines(dnsb_hmap *last, const text_zone *z)
 {
-	for (size_t i = z->n; i > 0; i--)
-		if (z->e[i - 1].keep && z->e[i - 1].rr.owner && strcmp(z->e[i - 1].rr.owner, owner) == 0)
-			return (long)(i - 1);
-	return -1;
+	for (size_t i = 0; i < z->n; i++)
+		if (z->e[i].keep && z->e[i].rr.owner && dnsb_hmap_put(last, z->e[i].rr.owner, (void *)(uintptr_t)(i + 1)) < 0)
+			return DNSB_ENOMEM;
+	return 0;
 }
 
 /* Place every RDATA the old file does not show: after its owner's last line, else at the end. */
 static int place_new(text_zone *z, shown *s, dnsb_rrset_list *tail)
 {
-	for (size_t k = 0; k < s->held.count; k++) {
+	dnsb_hmap last = DNSB_HMAP_INIT;
+	int rc = index_last_lines(&last, z);
+
+	for (size_t k = 0; rc == 0 && k < s->held.count; k++) {
 		const dnsb_rrset *set = &s->held.items[k];
 		dnsb_rrset fresh = { 0 };
-		long at;
-		int rc = 0;
+		size_t at;
 
 		for (size_t r = 0; r < set->rdata_count; r++)
 			if (!s->rdata_shown[k][r] && rc == 0)
@@ -245,14 +300,14 @@ static int place_new(text_zone *z, shown *s, dnsb_rrset_list *tail)
 		fresh.owner = rc == 0 ? strdup(set->owner) : NULL;
 		fresh.type = set->type;
 		fresh.ttl = set->ttl;
-		at = last_line_of(z, set->owner);
-		if (fresh.owner == NULL ||
-		    dnsb_rrset_list_push(at >= 0 ? &z->e[at].after : tail, &fresh) < 0) {
+		at = (size_t)(uintptr_t)dnsb_hmap_get(&last, set->owner);
+		if (fresh.owner == NULL || dnsb_rrset_list_push(at > 0 ? &z->e[at - 1].after : tail, &fresh) < 0) {
 			dnsb_rrset_clear(&fresh);
-			return DNSB_ENOMEM;
+			rc = DNSB_ENOMEM;
 		}
 	}
-	return 0;
+	dnsb_hmap_clear(&last);
+	return rc;
 }
 
 static int print_rrset(FILE *out, const dnsb_rrset *set, dnsb_error *err)

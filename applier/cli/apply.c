@@ -157,9 +157,14 @@ static void change_line(FILE *f, const dnsb_change *c)
 	fputc('\n', f);
 }
 
+/*
+ * A dry run's batches. In JSON each batch is printed as it is cut, as an
+ * element of the summary's "dry_run_batches" (the summary's other fields
+ * follow at the end, print_json): a plan's batches are never all in memory.
+ */
 typedef struct dry_run_out {
 	int json;
-	json_object *batches;
+	int opened;  /* "{"dry_run_batches":[" printed and not yet closed */
 } dry_run_out;
 
 static void print_batch(void *payload, const char *zone, unsigned long batch_no, dnsb_change *const *changes, size_t n)
@@ -178,7 +183,10 @@ static void print_batch(void *payload, const char *zone, unsigned long batch_no,
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(list, dnsb_change_to_plan_json(changes[i]));
 	json_object_object_add(b, "changes", list);
-	json_object_array_add(d->batches, b);
+	fputs(d->opened ? "," : "{\"dry_run_batches\":[", stdout);
+	d->opened = 1;
+	fputs(json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
+	json_object_put(b);
 }
 
 static void add_counts(json_object *o, size_t changes, size_t applied, size_t already, size_t dropped, size_t failed)
@@ -190,9 +198,10 @@ static void add_counts(json_object *o, size_t changes, size_t applied, size_t al
 	json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
 }
 
-static void print_json(const dnsb_report *r, int exit_code, json_object *batches)
+static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry)
 {
 	json_object *o = json_object_new_object(), *zones = json_object_new_array();
+	const char *text;
 
 	add_counts(o, r->changes, r->applied, r->already_applied, r->dropped, r->failed);
 	json_object_object_add(o, "batches", json_object_new_int64((int64_t)r->batches));
@@ -213,10 +222,16 @@ static void print_json(const dnsb_report *r, int exit_code, json_object *batches
 		json_object_array_add(zones, zo);
 	}
 	json_object_object_add(o, "zones", zones);
-	if (batches)
-		json_object_object_add(o, "dry_run_batches", json_object_get(batches));
 	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* A dry run's batches were printed as they came: the summary's fields follow them in one object. */
+	if (dry->json && !dry->opened)
+		fputs("{\"dry_run_batches\":[", stdout);
+	if (dry->json)
+		printf("],%s\n", text + 1);
+	else
+		puts(text);
+	dry->opened = 0;
 	json_object_put(o);
 }
 
@@ -301,13 +316,11 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		goto done;
 	}
-	dry.json = a.output && strcmp(a.output, "json") == 0;
+	dry.json = a.dry_run && a.output && strcmp(a.output, "json") == 0;
 	if (a.dry_run) {
 		a.opts.dry_run = 1;
 		a.opts.on_batch = print_batch;
 		a.opts.payload = &dry;
-		if (dry.json)
-			dry.batches = json_object_new_array();
 	}
 	a.opts.metrics = metrics;
 	a.opts.droplog = droplog;
@@ -331,12 +344,13 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		code = DNSB_EXIT_INTERNAL;
 	}
-	if (dry.json || (a.output && strcmp(a.output, "json") == 0))
-		print_json(&report, code, dry.batches);
+	if (a.output && strcmp(a.output, "json") == 0)
+		print_json(&report, code, &dry);
 	if (!a.quiet)
 		print_text(&report, a.dry_run, a.log_format && strcmp(a.log_format, "json") == 0);
 done:
-	json_object_put(dry.batches);
+	if (dry.opened)
+		fputs("]}\n", stdout); /* no summary: the batches printed still make a document */
 	dnsb_report_clear(&report);
 	dnsb_droplog_free(droplog);
 	dnsb_metrics_free(metrics);

@@ -20,6 +20,7 @@ struct dnsb_provider {
 	char **zones;             /* zone apexes, absolute lower-case; owned */
 	size_t zone_count;
 	dnsb_provider_limits limits;
+	dnsb_provider_flush_fn flush;  /* NULL: commits not deferred */
 	pthread_mutex_t lock;     /* guards the counters and the pacing */
 	unsigned long submissions;
 	unsigned long reads;      /* read and list calls */
@@ -149,6 +150,13 @@ int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const 
 	return rc;
 }
 
+int dnsb_provider_flush(dnsb_provider *p, const char *zone, int hold, double timeout, dnsb_error *err)
+{
+	if (p->flush == NULL)
+		return 0;
+	return p->flush(p->state, zone, hold, timeout > 0 ? timeout : 0, err);
+}
+
 int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
 		       double timeout, dnsb_rrset_list *out, double *seconds, dnsb_error *err)
 {
@@ -205,6 +213,11 @@ unsigned long dnsb_provider_reads(dnsb_provider *p)
 void dnsb_provider_set_limits(dnsb_provider *p, const dnsb_provider_limits *limits)
 {
 	p->limits = *limits;
+}
+
+void dnsb_provider_set_deferred_commit(dnsb_provider *p, dnsb_provider_flush_fn flush)
+{
+	p->flush = flush;
 }
 
 const dnsb_provider_limits *dnsb_provider_get_limits(const dnsb_provider *p)

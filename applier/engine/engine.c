@@ -77,6 +77,31 @@ static void engine_release(engine *e)
 	free(e->quiet);
 }
 
+/*
+ * Run a zone's batches. A provider that defers commits (a zone file) holds
+ * them until the zone is done and writes them once, before any outcome is
+ * told: what could not be written is failed, never reported applied.
+ */
+static void run_zone_held(engine *e, size_t zone, group **gs, size_t n)
+{
+	const char *name = dnsb_engine_zone_name(e, zone);
+	dnsb_error ferr = { 0 };
+	int held = !e->o->dry_run && dnsb_provider_flush(e->p, name, 1, dnsb_engine_time_left(e), &ferr) == 0;
+
+	dnsb_engine_run_zone(e, gs, n);
+	if (!held || dnsb_provider_flush(e->p, name, 0, dnsb_engine_time_left(e), &ferr) == 0)
+		return;
+	for (size_t g = 0; g < n; g++)
+		for (size_t i = 0; i < gs[g]->count; i++) {
+			dnsb_change *c = gs[g]->changes[i];
+			if (c->outcome != DNSB_OUTCOME_APPLIED && c->outcome != DNSB_OUTCOME_ALREADY_APPLIED)
+				continue;
+			c->outcome = DNSB_OUTCOME_FAILED;
+			c->reason = DNSB_REASON_TRANSIENT;
+			dnsb_engine_set_detail(c, 0, "io", ferr.message);
+		}
+}
+
 /* Zones in the provider's order; each zone's pending groups in plan order. */
 static int run_zones(engine *e, group *groups, size_t ngroups)
 {
@@ -90,7 +115,7 @@ static int run_zones(engine *e, group *groups, size_t ngroups)
 			if (groups[g].zone == z && dnsb_engine_group_open(&groups[g]))
 				order[n++] = &groups[g];
 		if (n > 0)
-			dnsb_engine_run_zone(e, order, n);
+			run_zone_held(e, z, order, n);
 	}
 	free(order);
 	return 0;

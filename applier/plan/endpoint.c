@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/plan.h"
+#include "applier/plan/internal.h"
 
 enum { TYPE_TXT = 16, TYPE_SRV = 33, TYPE_NAPTR = 35 };
 
@@ -90,6 +91,54 @@ static struct json_object *target(uint16_t type, const char *rdata)
 	    rdata[len - 1] == '.' && rdata[len - 2] != ' ' && rdata[len - 2] != '\\')
 		return json_object_new_string_len(rdata, (int)len - 1);
 	return json_object_new_string(rdata);
+}
+
+/* Does ep's member `key` hold exactly the targets dnsb_rrset_to_endpoint prints for rrset? */
+static int same_targets(json_object *ep, const dnsb_rrset *rrset)
+{
+	json_object *given;
+
+	if (!json_object_object_get_ex(ep, "targets", &given) || !json_object_is_type(given, json_type_array) ||
+	    json_object_array_length(given) != rrset->rdata_count)
+		return 0;
+	for (size_t i = 0; i < rrset->rdata_count; i++) {
+		json_object *t = target(rrset->type, rrset->rdata[i]);
+		int same = t != NULL && json_object_equal(t, json_object_array_get_idx(given, i));
+
+		json_object_put(t);
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
+int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset)
+{
+	json_object *v;
+	size_t olen = rrset->owner ? strlen(rrset->owner) : 0;
+
+	if (rrset->owner == NULL || rrset->alias != DNSB_ALIAS_NONE || !json_object_is_type(ep, json_type_object))
+		return 0;
+	json_object_object_foreach(ep, key, val) {
+		(void)val;
+		if (strcmp(key, "dnsName") != 0 && strcmp(key, "targets") != 0 && strcmp(key, "recordType") != 0 &&
+		    strcmp(key, "recordTTL") != 0)
+			return 0;
+	}
+	if (olen > 1 && rrset->owner[olen - 1] == '.')
+		olen--;
+	if (!json_object_object_get_ex(ep, "dnsName", &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) != olen || memcmp(json_object_get_string(v), rrset->owner, olen) != 0)
+		return 0;
+	if (!json_object_object_get_ex(ep, "recordType", &v) || !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), dnsb_type_name(rrset->type)) != 0)
+		return 0;
+	/* recordTTL is printed when not 0, as an integer. */
+	if (json_object_object_get_ex(ep, "recordTTL", &v) ?
+	    !json_object_is_type(v, json_type_int) || rrset->ttl == 0 || json_object_get_int64(v) != (int64_t)rrset->ttl :
+	    rrset->ttl != 0)
+		return 0;
+	return same_targets(ep, rrset);
 }
 
 static int add(struct json_object *obj, const char *key, struct json_object *val)

@@ -20,4 +20,12 @@ const char *dnsb_endpoint_string(json_object *ep, const char *key);
  */
 int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why);
 
+/*
+ * Would dnsb_rrset_to_endpoint(rrset) print `ep` again, member for member
+ * (dnsName, targets in order, recordType, recordTTL and nothing else)? The
+ * plan then need not keep the endpoint: its RRset says all of it.
+ * @return 1 or 0 (also when out of memory)
+ */
+int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset);
+
 #endif

@@ -175,8 +175,19 @@ static int add_change(dnsb_plan *plan, dnsb_change_kind kind, json_object *old_e
 	    asprintf(&why, "$.updateOld[%zu] (%s) and $.updateNew[%zu] (%s): an update keeps its owner name",
 		     index, c->old.owner, index, c->new_set.owner) < 0)
 		return DNSB_ENOMEM;
-	if (why != NULL)
+	if (why != NULL) {
 		mark_invalid(c, why);
+		return 0;
+	}
+	/* Keep an endpoint only for what its RRset cannot print again (labels, a set identifier, its own spelling). */
+	if (c->endpoint_old && dnsb_endpoint_reproduced(c->endpoint_old, &c->old)) {
+		json_object_put(c->endpoint_old);
+		c->endpoint_old = NULL;
+	}
+	if (c->endpoint_new && dnsb_endpoint_reproduced(c->endpoint_new, &c->new_set)) {
+		json_object_put(c->endpoint_new);
+		c->endpoint_new = NULL;
+	}
 	return 0;
 }
 
@@ -210,6 +221,12 @@ static int find_lists(parse_ctx *ctx, json_object *root, json_object *lists[L_CO
 	return 0;
 }
 
+/* Let go of a list's endpoint once its change is built. @return 0 or DNSB_ENOMEM */
+static int release(json_object *list, size_t i)
+{
+	return json_object_array_put_idx(list, i, NULL) == 0 ? 0 : DNSB_ENOMEM;
+}
+
 static int build_changes(parse_ctx *ctx, dnsb_plan *plan, json_object *lists[L_COUNT])
 {
 	size_t n_old = lists[L_UPDATE_OLD] ? json_object_array_length(lists[L_UPDATE_OLD]) : 0;
@@ -225,17 +242,21 @@ static int build_changes(parse_ctx *ctx, dnsb_plan *plan, json_object *lists[L_C
 		return dnsb_error_set(ctx->err, DNSB_EPARSE,
 				      "%s: $.updateOld has %zu endpoints and $.updateNew %zu: they pair by position",
 				      ctx->source, n_old, n_new);
+	/* Each endpoint read is let go of at once (the change keeps what it needs): the tree shrinks as the plan grows. */
 	for (size_t i = 0; lists[L_CREATE] && i < json_object_array_length(lists[L_CREATE]); i++)
 		if ((rc = add_change(plan, DNSB_CHANGE_CREATE, NULL, json_object_array_get_idx(lists[L_CREATE], i),
-				     "create", i)) < 0)
+				     "create", i)) < 0 ||
+		    (rc = release(lists[L_CREATE], i)) < 0)
 			return rc;
 	for (size_t i = 0; i < n_old; i++)
 		if ((rc = add_change(plan, DNSB_CHANGE_UPDATE, json_object_array_get_idx(lists[L_UPDATE_OLD], i),
-				     json_object_array_get_idx(lists[L_UPDATE_NEW], i), "update", i)) < 0)
+				     json_object_array_get_idx(lists[L_UPDATE_NEW], i), "update", i)) < 0 ||
+		    (rc = release(lists[L_UPDATE_OLD], i)) < 0 || (rc = release(lists[L_UPDATE_NEW], i)) < 0)
 			return rc;
 	for (size_t i = 0; lists[L_DELETE] && i < json_object_array_length(lists[L_DELETE]); i++)
 		if ((rc = add_change(plan, DNSB_CHANGE_DELETE, json_object_array_get_idx(lists[L_DELETE], i), NULL,
-				     "delete", i)) < 0)
+				     "delete", i)) < 0 ||
+		    (rc = release(lists[L_DELETE], i)) < 0)
 			return rc;
 	return 0;
 }

@@ -16,6 +16,49 @@ static void test_all_applied_in_one_submission(void **state)
 	run_free(&r);
 }
 
+/* A flush that records its calls and fails the write when told to. */
+static int flush_calls[2], flush_fails;
+
+static int fake_flush(void *state, const char *zone, int hold, double timeout, dnsb_error *err)
+{
+	(void)state;
+	(void)timeout;
+	assert_string_equal(zone, "example.com.");
+	flush_calls[hold]++;
+	if (!hold && flush_fails)
+		return dnsb_error_set(err, DNSB_EIO, "example.com.zone: No space left on device");
+	return 0;
+}
+
+/*
+ * Deferred commits: the zone is held while its batches run and flushed once
+ * before the outcomes are told; a flush that cannot write fails every change
+ * it held, which is then never reported applied.
+ */
+static void test_deferred_commit_flushed_before_outcomes(void **state)
+{
+	run r;
+
+	(void)state;
+	for (flush_fails = 0; flush_fails < 2; flush_fails++) {
+		memset(flush_calls, 0, sizeof(flush_calls));
+		run_init(&r, NULL, 10, 1);
+		r.o.batch_size = 4;
+		dnsb_provider_set_deferred_commit(r.p, fake_flush);
+		run_apply(&r);
+		assert_int_equal(r.rep.submissions, 3);
+		assert_int_equal(flush_calls[1], 1);
+		assert_int_equal(flush_calls[0], 1);
+		assert_int_equal(r.rep.applied, flush_fails ? 0 : 20);
+		assert_int_equal(r.rep.failed, flush_fails ? 20 : 0);
+		if (flush_fails) {
+			assert_int_equal(run_change(&r, 0)->reason, DNSB_REASON_TRANSIENT);
+			assert_string_equal(run_change(&r, 0)->message, "example.com.zone: No space left on device");
+		}
+		run_free(&r);
+	}
+}
+
 /* n = 8 groups, one conflict at position `pos`: submissions counted by hand from DESIGN §3. */
 static unsigned long submissions_for_culprit(size_t pos)
 {
@@ -608,6 +651,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_applied_in_one_submission),
+		cmocka_unit_test(test_deferred_commit_flushed_before_outcomes),
 		cmocka_unit_test(test_bisection_submission_counts),
 		cmocka_unit_test(test_hint_isolates_culprit_in_two_submissions),
 		cmocka_unit_test(test_wrong_hint_costs_one_request),

@@ -133,6 +133,20 @@ static const char plan_upper[] =
 	"\"UpdateNew\":[" EP("app.example.com", "A", "203.0.113.13") "," EP("api.example.com", "A", "203.0.113.14") "],"
 	"\"Delete\":[" EP("old.example.com", "A", "203.0.113.50") "]}";
 
+/* The change in plan form is `json`, member for member (dnsb_change_to_plan_json). */
+static void assert_plan_form(const dnsb_change *c, const char *json)
+{
+	json_object *want = json_tokener_parse(json), *got = dnsb_change_to_plan_json(c);
+
+	assert_non_null(want);
+	assert_non_null(got);
+	if (!json_object_equal(got, want))
+		print_error("got %s\nwant %s\n", json_object_to_json_string(got), json);
+	assert_true(json_object_equal(got, want));
+	json_object_put(want);
+	json_object_put(got);
+}
+
 static void check_four_lists(dnsb_plan *plan)
 {
 	dnsb_change *c;
@@ -143,8 +157,10 @@ static void check_four_lists(dnsb_plan *plan)
 	assert_string_equal(c->new_set.owner, "new.example.com.");
 	assert_rdata(&c->new_set, 1, "203.0.113.1");
 	assert_null(c->old.owner);
+	/* An endpoint its RRset prints again is not kept twice: the plan form is the same. */
 	assert_null(c->endpoint_old);
-	assert_non_null(c->endpoint_new);
+	assert_null(c->endpoint_new);
+	assert_plan_form(c, "{\"create\":[" EP("new.example.com", "A", "203.0.113.1") "]}");
 	assert_pending(c);
 
 	/* updateOld[i] pairs with updateNew[i] */
@@ -155,8 +171,8 @@ static void check_four_lists(dnsb_plan *plan)
 	assert_string_equal(c->new_set.owner, "app.example.com.");
 	assert_rdata(&c->old, 1, "203.0.113.10");
 	assert_rdata(&c->new_set, 1, "203.0.113.13");
-	assert_non_null(c->endpoint_old);
-	assert_non_null(c->endpoint_new);
+	assert_plan_form(c, "{\"updateOld\":[" EP("app.example.com", "A", "203.0.113.10") "],"
+			 "\"updateNew\":[" EP("app.example.com", "A", "203.0.113.13") "]}");
 	assert_pending(c);
 	c = dnsb_plan_change(plan, 2);
 	assert_int_equal(c->kind, DNSB_CHANGE_UPDATE);
@@ -174,6 +190,45 @@ static void check_four_lists(dnsb_plan *plan)
 	assert_null(c->endpoint_new);
 	assert_pending(c);
 	assert_null(dnsb_plan_change(plan, 4));
+}
+
+/*
+ * What the parsed plan keeps of an endpoint: nothing when its RRset prints it
+ * again; the endpoint itself when it says more (labels, a set identifier, an
+ * upper-case name, targets out of order) or is invalid, so that the drop log
+ * gives it back as the plan gave it.
+ */
+static void test_endpoints_kept_only_when_needed(void **state)
+{
+	static const char *const kept[] = {
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":300,"
+		"\"labels\":{\"owner\":\"default\"}}",
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"setIdentifier\":\"x\"}",
+		"{\"dnsName\":\"A.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}",
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.2\",\"192.0.2.1\"],\"recordType\":\"A\"}",
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"not an address\"],\"recordType\":\"A\"}",
+	};
+	static const char *const dropped[] = {
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\",\"192.0.2.2\"],\"recordType\":\"A\",\"recordTTL\":60}",
+		"{\"dnsName\":\"www.example.com\",\"targets\":[\"lb.example.net\"],\"recordType\":\"CNAME\",\"recordTTL\":300}",
+	};
+	char json[512];
+	dnsb_plan *plan;
+	dnsb_change *c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		c = one_create(&plan, kept[i]);
+		assert_non_null(c->endpoint_new);
+		dnsb_plan_free(plan);
+	}
+	for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
+		c = one_create(&plan, dropped[i]);
+		assert_null(c->endpoint_new);
+		snprintf(json, sizeof(json), "{\"create\":[%s]}", dropped[i]);
+		assert_plan_form(c, json);
+		dnsb_plan_free(plan);
+	}
 }
 
 static void test_lower_case_keys(void **state)
@@ -969,6 +1024,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nul_inside_strings_is_invalid),
 		cmocka_unit_test(test_lower_case_keys),
+		cmocka_unit_test(test_endpoints_kept_only_when_needed),
 		cmocka_unit_test(test_capitalised_keys),
 		cmocka_unit_test(test_spellings_mixed_across_lists),
 		cmocka_unit_test(test_empty_and_null_lists),

@@ -442,6 +442,54 @@ static dnsb_change soa_change(dnsb_change_kind kind, char *owner, char **old_rda
 	return c;
 }
 
+/*
+ * Held commits (dnsb_provider_flush): OK batches are applied in memory and
+ * read back, the file and its lock stay as they were for other writers
+ * (another handle, as another process, waits), and ending the hold writes
+ * every held batch at once (the serial bumped once per batch, as always).
+ */
+static void test_held_commits_written_at_flush(void **state)
+{
+	fixture *fx = *state;
+	dnsb_provider *p = open_zone(fx->path), *other = open_zone(fx->path);
+	dnsb_plan *plan = plan_of("{\"create\":[" A_EP("late.example.com", 300, "\"192.0.2.40\"") "]}");
+	dnsb_change *batch[1] = { dnsb_plan_change(plan, 0) };
+	size_t before_len, now_len;
+	char *before = slurp(fx->path, &before_len), *now;
+	dnsb_error err = { 0 };
+	dnsb_result res;
+
+	assert_int_equal(dnsb_provider_flush(p, "example.com.", 1, 1, &err), 0);
+	submit_json(p, "{\"create\":[" A_EP("new1.example.com", 300, "\"192.0.2.31\"") "]}", &res);
+	assert_ok(&res);
+	submit_json(p, "{\"delete\":[" A_EP("www.example.com", 300, "\"192.0.2.1\",\"192.0.2.2\"") "]}", &res);
+	assert_ok(&res);
+	expect_rrset(p, "new1.example.com.", LDNS_RR_TYPE_A, 300, 1, "192.0.2.31");
+	expect_rrset(p, "www.example.com.", LDNS_RR_TYPE_A, 0, 0);
+	now = slurp(fx->path, &now_len);
+	assert_int_equal(now_len, before_len);
+	assert_memory_equal(now, before, before_len);
+	free(now);
+	/* Another writer waits for the hold to end. */
+	dnsb_result_init(&res);
+	assert_int_equal(dnsb_provider_submit(other, "example.com.", batch, 1, 0.05, &res, NULL, &err), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
+	assert_int_equal(dnsb_provider_flush(p, "example.com.", 0, 1, &err), 0);
+	dnsb_provider_free(p);
+	p = open_zone(fx->path);
+	expect_rrset(p, "new1.example.com.", LDNS_RR_TYPE_A, 300, 1, "192.0.2.31");
+	expect_rrset(p, "www.example.com.", LDNS_RR_TYPE_A, 0, 0);
+	assert_int_equal(soa_serial(p), 2026112003);
+	dnsb_result_init(&res);
+	assert_int_equal(dnsb_provider_submit(other, "example.com.", batch, 1, 1, &res, NULL, &err), 0);
+	assert_ok(&res);
+	assert_int_equal(stray_files(fx), 0);
+	free(before);
+	dnsb_plan_free(plan);
+	dnsb_provider_free(other);
+	dnsb_provider_free(p);
+}
+
 static void test_soa_change_is_invalid(void **state)
 {
 	static char apex[] = "example.com.", sub[] = "sub.example.com.";
@@ -1144,6 +1192,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zone_file_syntax, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_include_is_refused, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_counts_and_unknown_zone, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_held_commits_written_at_flush, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,6 +302,38 @@ int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void 
 /** For backends: declare the limits and capabilities (copied). Call before the provider is used. */
 void dnsb_provider_set_limits(dnsb_provider *p, const dnsb_provider_limits *limits);
 
+/**
+ * A backend's flush: start (`hold` 1) or end (`hold` 0) holding the commits
+ * of `zone`. While held, OK batches of the zone may be kept in memory (reads
+ * see them) until the matching call with `hold` 0, which writes what is held
+ * before it returns. Holds nest: each hold 1 is matched by one hold 0, and
+ * every hold 0 writes what is held so far.
+ * @param timeout  seconds, as for submit (0 = none)
+ * @return 0; for hold 0, when what was held could not be written, a negative
+ *         code (DNSB_EIO, DNSB_ETRANSIENT) and none of it is committed (the
+ *         zone reads as before the hold); for hold 1, a negative code (the
+ *         zone busy: DNSB_ETRANSIENT) and nothing is held: each batch is then
+ *         committed as it is answered; DNSB_ENOTFOUND for a zone the backend
+ *         does not hold; DNSB_ENOMEM
+ */
+typedef int (*dnsb_provider_flush_fn)(void *state, const char *zone, int hold, double timeout, dnsb_error *err);
+
+/**
+ * For backends whose commit is dear and cheap to defer (a zone file is
+ * rewritten whole per commit): declare it, with the flush that writes what
+ * is held. The engine holds each zone while it runs the zone's batches and
+ * flushes it before it reports any outcome, so a change reported applied is
+ * committed. Call before the provider is used.
+ */
+void dnsb_provider_set_deferred_commit(dnsb_provider *p, dnsb_provider_flush_fn flush);
+
+/**
+ * For the engine: start (`hold` 1) or end (`hold` 0) holding the commits of
+ * `zone` (dnsb_provider_flush_fn). A no-op answering 0 for a backend that
+ * did not declare deferred commits.
+ */
+int dnsb_provider_flush(dnsb_provider *p, const char *zone, int hold, double timeout, dnsb_error *err);
+
 /** What the backend declared (borrowed, valid while `p` lives). */
 const dnsb_provider_limits *dnsb_provider_get_limits(const dnsb_provider *p);
 
