@@ -180,8 +180,11 @@ int dnsb_azure_auth_header(char **out, dnsb_azure_auth *a, dnsb_http *http, cons
 		memset(&resp, 0, sizeof(resp));
 		if ((rc = token_request(http, cfg, give_up, &resp, url, sizeof(url), err)) == 0)
 			rc = token_take(a, &resp, url, cfg, err);
-		else if (rc == DNSB_EFATAL || rc == DNSB_ETRANSIENT)
-			rc = dnsb_error_set(err, rc, "token (%s): %s", cfg->cred_source, err ? err->message : "failed");
+		else if ((rc == DNSB_EFATAL || rc == DNSB_ETRANSIENT) && err) {
+			char why[sizeof(err->message)];
+			snprintf(why, sizeof(why), "%s", err->message);
+			rc = dnsb_error_set(err, rc, "token (%s): %s", cfg->cred_source, why);
+		}
 		dnsb_http_response_clear(&resp);
 	}
 	if (rc == 0 && (*out = strdup(a->header)) == NULL)

@@ -125,7 +125,7 @@ static int page(void *payload, const char *token, char **next, dnsb_error *err)
 		rc = l->zone ? dnsb_azure_rrset_parse(l->out, l->tags, item, l->zone->apex, l->keys, l->n, err)
 			     : take_zone(l->a, item, err);
 		if (rc == DNSB_EPARSE)
-			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "list record sets: %s", err ? err->message : "");
+			rc = DNSB_ETRANSIENT; /* err says which record set */
 	}
 	if (rc == 0)
 		rc = next_link(next, doc, l->a, err);

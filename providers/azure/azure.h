@@ -19,8 +19,9 @@
  * they returned. The batch, not only the group, is the unit undone: so each
  * answer keeps the meaning every provider's answer has for the engine (all
  * or nothing), and its bisection needs no partial-answer model. An undo
- * that fails makes the answer TRANSIENT: the engine's read-back then says
- * what holds. No secret appears in a message or a log line.
+ * that fails makes the answer FATAL (code "rollback"): the zone stops with
+ * its changes failed, never applied or dropped on a read that sees a part.
+ * No secret appears in a message or a log line.
  */
 #ifndef DNSBATCH_PROVIDERS_AZURE_H
 #define DNSBATCH_PROVIDERS_AZURE_H

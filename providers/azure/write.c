@@ -4,9 +4,11 @@
  * without writing), then one conditional write per record set (deletions
  * first: a CNAME must be gone before another type takes its name), and,
  * when any write is refused, those already written undone with conditional
- * writes on the ETags they returned. The answer is OK only when every write
- * landed; the refusal's class only when every landed write was undone;
- * TRANSIENT otherwise, so that the engine's read-back says what holds.
+ * writes on the ETags they returned (a write whose reply was lost is read
+ * back first: undone when it landed). The answer is OK only when every write
+ * landed; the refusal's class only when everything written was undone;
+ * FATAL ("rollback") otherwise: part of the batch may be in the zone, and
+ * no later answer may then call its changes applied or dropped.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -111,38 +113,105 @@ static int plan_writes(sub *s, dnsb_error *err)
 	return rc;
 }
 
-/* Undo the writes that landed, each on the ETag it returned. @return how many undos failed, or < 0 (ENOMEM) */
+/* Did the write land (1), not land (0), or nobody knows (-1: a transient answer, maybe after the commit)? */
+static int landed(const dnsb_azure_write *w)
+{
+	if (w->rc == 1)
+		return 0;
+	if (w->rc != 0 || w->res.cls == DNSB_CLASS_TRANSIENT)
+		return -1;
+	return w->res.cls == DNSB_CLASS_OK;
+}
+
+/*
+ * The ETag to undo write i on: the one its reply returned; for a write whose
+ * fate is unknown, the one read now when the record set holds what it wrote
+ * (held by `now`); NULL with *skip set when it did not land after all.
+ * @return 0, or -1 when nothing can be undone safely (another writer came)
+ */
+static int undo_tag(const sub *s, size_t i, const dnsb_rrset_list *now, const dnsb_hb_tags *now_tags, const char **etag,
+		    int *skip)
+{
+	const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
+	const dnsb_rrset *cur = dnsb_rrset_list_find(now, e->owner, e->type);
+	const dnsb_hb_tag *t = cur ? dnsb_hb_tags_find(now_tags, e->owner, e->type, NULL, NULL) : NULL;
+
+	*skip = 0;
+	*etag = s->w[i].etag;
+	if (landed(&s->w[i]) == 1)
+		return e->final != NULL && *etag == NULL ? -1 : 0;
+	if ((cur == NULL && e->held == NULL) || (cur && e->held && dnsb_rrset_equal(cur, e->held))) {
+		*skip = 1; /* it did not land */
+		return 0;
+	}
+	if ((cur == NULL) != (e->final == NULL) || (cur && !dnsb_rrset_equal(cur, e->final)))
+		return -1;
+	*etag = t ? t->tag : NULL;
+	return cur && *etag == NULL ? -1 : 0;
+}
+
+/* Read the batch's record sets again, for the writes whose fate is unknown. */
+static int read_unknown(sub *s, double give_up, dnsb_rrset_list *now, dnsb_hb_tags *now_tags, dnsb_error *err)
+{
+	dnsb_rrkey *keys = malloc((s->count ? s->count : 1) * sizeof(*keys));
+	size_t k = 0;
+	int rc = 0;
+
+	if (keys == NULL)
+		return DNSB_ENOMEM;
+	for (size_t i = 0; i < s->count; i++)
+		if (landed(&s->w[i]) < 0)
+			keys[k++] = (dnsb_rrkey){ s->patch.entries[s->order[i]].owner, s->patch.entries[s->order[i]].type };
+	if (k > 0)
+		rc = dnsb_azure_list(s->a, s->zone, keys, k, give_up, now, now_tags, err);
+	free(keys);
+	return rc;
+}
+
+/*
+ * Undo the writes that landed, each conditional on the ETag it returned (or,
+ * for a write whose reply was lost, on the one read back when the record set
+ * holds what it wrote). @return how many could not be undone, or DNSB_ENOMEM
+ */
 static int undo(sub *s, double give_up, dnsb_error *err)
 {
 	dnsb_azure_write *u = calloc(s->count ? s->count : 1, sizeof(*u));
+	dnsb_rrset_list now = { 0 };
+	dnsb_hb_tags now_tags = { 0 };
 	size_t m = 0;
-	int failed = 0, rc = 0;
+	int failed = 0, rc;
 
 	if (u == NULL)
 		return DNSB_ENOMEM;
+	if ((rc = read_unknown(s, give_up, &now, &now_tags, err)) != 0 && rc != DNSB_ENOMEM)
+		failed++, rc = 0; /* no read: the unknown writes stay unknown */
 	for (size_t i = 0; rc == 0 && i < s->count; i++) {
 		const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
-		const dnsb_azure_write *w = &s->w[i];
-		if (w->rc != 0 || w->res.cls != DNSB_CLASS_OK)
+		const char *etag;
+		int skip;
+		if (landed(&s->w[i]) == 0)
 			continue;
-		if (e->final != NULL && w->etag == NULL) {
-			failed++; /* no ETag came back: no conditional undo is possible */
+		if (undo_tag(s, i, &now, &now_tags, &etag, &skip) != 0) {
+			failed++;
 			continue;
 		}
-		rc = write_make(&u[m++], s->a, s->zone, e->owner, e->type, e->held, e->final ? w->etag : NULL, err);
+		if (!skip)
+			rc = write_make(&u[m++], s->a, s->zone, e->owner, e->type, e->held, e->final ? etag : NULL, err);
 	}
 	if (rc == 0 && m > 0)
 		rc = dnsb_azure_send(s->a, u, m, give_up, err);
 	for (size_t i = 0; i < m; i++) {
-		if (rc == 0 && (u[i].rc != 0 || u[i].res.cls != DNSB_CLASS_OK)) {
+		if (rc != 0 || u[i].rc != 0 || u[i].res.cls != DNSB_CLASS_OK) {
 			failed++;
 			dnsb_log(DNSB_LOG_WARN, "azure: undo %s %s: %s %s", u[i].method, u[i].url,
-				 dnsb_class_name(u[i].res.cls), u[i].res.message);
+				 rc ? "not sent" : dnsb_class_name(u[i].res.cls), rc ? "" : u[i].res.message);
 		}
 		dnsb_azure_write_clear(&u[i]);
 	}
 	free(u);
-	return rc == DNSB_ENOMEM ? rc : rc != 0 ? (int)m : failed;
+	dnsb_rrset_list_clear(&now);
+	dnsb_hb_tags_clear(&now_tags);
+	return rc == DNSB_ENOMEM ? rc : failed;
 }
 
 /* The batch's answer from its refused writes: the worst class, with every refused RRset's changes named. */
@@ -177,7 +246,7 @@ static void refusal(sub *s, dnsb_change *const *changes, size_t n, dnsb_result *
 /* Send the writes (deletions, then the rest) and settle the answer. */
 static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
-	size_t deletes = 0, landed = 0;
+	size_t deletes = 0, written = 0;
 	int rc, undone;
 
 	while (deletes < s->count && s->patch.entries[s->order[deletes]].final == NULL)
@@ -192,22 +261,24 @@ static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_
 		return rc;
 	dnsb_result_init(out);
 	for (size_t i = 0; i < s->count; i++)
-		landed += s->w[i].rc == 0 && s->w[i].res.cls == DNSB_CLASS_OK;
+		written += landed(&s->w[i]) != 0;
 	refusal(s, changes, n, out);
 	if (out->cls == DNSB_CLASS_OK)
 		return 0;
-	if ((undone = landed > 0 ? undo(s, give_up, err) : 0) < 0)
+	if ((undone = written > 0 ? undo(s, give_up, err) : 0) < 0)
 		return undone;
 	if (undone > 0) {
+		/* Part of the batch may be written: no answer but FATAL keeps the engine from calling a change
+		 * of it dropped (or applied) on a later read that sees only a part. */
 		char was[64];
 		snprintf(was, sizeof(was), "%s", dnsb_class_name(out->cls));
 		out->culprit_count = 0;
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, out->status, "rollback",
-				"%s refused, and %d of %zu record sets written could not be undone: the read-back decides", was,
-				undone, landed);
+		dnsb_result_set(out, DNSB_CLASS_FATAL, out->status, "rollback",
+				"a write was refused (%s) and %d of the %zu record sets written may remain: "
+				"the zone needs a look before the next run", was, undone, written);
 	}
-	dnsb_log(DNSB_LOG_DEBUG, "azure: %s: %zu record sets, %zu landed, %s%s", s->zone->id, s->count, landed,
-		 dnsb_class_name(out->cls), landed && !undone ? ", undone" : "");
+	dnsb_log(DNSB_LOG_DEBUG, "azure: %s: %zu record sets, %zu written, %s%s", s->zone->id, s->count, written,
+		 dnsb_class_name(out->cls), written && !undone ? ", undone" : "");
 	return 0;
 }
 
