@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jsonschema
 
-LOCK = threading.Lock()
+LOCK = threading.RLock()
 SPEC_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "azure-dns-2018-05-01.json")
 API = "2018-05-01"
 RECORD_KEYS = {"A": "ARecords", "AAAA": "AAAARecords", "MX": "MXRecords", "NS": "NSRecords", "PTR": "PTRRecords",
