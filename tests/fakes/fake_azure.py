@@ -25,6 +25,7 @@ import copy
 import json
 import os
 import shlex
+import socket
 import ssl
 import sys
 import threading
@@ -66,6 +67,7 @@ class State:
             self.spec = json.load(f)
         defs = strict(self.spec["definitions"])
         self.recordset_schema = {"definitions": defs, "$ref": "#/definitions/RecordSet"}
+        self.validator = jsonschema.Draft4Validator(self.recordset_schema)
         self.zones = {}          # name -> {(relname, TYPE): {"props": {...}, "etag": str}}
         self.faults = []
         self.tokens = set()
@@ -100,7 +102,7 @@ def check_body(st, rtype, body):
         doc = json.loads(body)
     except ValueError as e:
         return None, ["not JSON: %s" % e]
-    problems = [e.message for e in jsonschema.Draft4Validator(st.recordset_schema).iter_errors(doc)]
+    problems = [e.message for e in st.validator.iter_errors(doc)]
     props = doc.get("properties", {}) if isinstance(doc, dict) else {}
     for key in ("id", "name", "type", "etag"):
         if isinstance(doc, dict) and key in doc:
@@ -133,6 +135,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         self.request.settimeout(30)
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # headers and body: no Nagle wait
         self.request.do_handshake()
         super().setup()
 
@@ -185,6 +188,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.token(parts[0], body)
         with LOCK:
             self.state.stats["requests"] += 1
+            self.state.in_flight += 1
+            self.state.stats["max_in_flight"] = max(self.state.stats["max_in_flight"], self.state.in_flight)
+        try:
+            self.api(method, url, parts, query, body)
+        finally:
+            with LOCK:
+                self.state.in_flight -= 1
+
+    def api(self, method, url, parts, query, body):
         if not self.authorised():
             return
         if self.state.args.latency:
@@ -323,14 +335,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.bad(problems)
         with LOCK:
             self.state.stats["writes"] += 1
-            self.state.in_flight += 1
-            self.state.stats["max_in_flight"] = max(self.state.stats["max_in_flight"], self.state.in_flight)
             fault = self.state.faults.pop(0) if self.state.faults else "ok"
-        try:
-            self.write_locked(method, zone, rtype, name, doc, fault)
-        finally:
-            with LOCK:
-                self.state.in_flight -= 1
+        self.write_locked(method, zone, rtype, name, doc, fault)
 
     def write_locked(self, method, zone, rtype, name, doc, fault):
         if fault == "429":
