@@ -179,19 +179,19 @@ static int undo(sub *s, double give_up, dnsb_error *err)
 	dnsb_rrset_list now = { 0 };
 	dnsb_hb_tags now_tags = { 0 };
 	size_t m = 0;
-	int failed = 0, rc;
+	int failed = 0, rc, read_ok = 1;
 
 	if (u == NULL)
 		return DNSB_ENOMEM;
 	if ((rc = read_unknown(s, give_up, &now, &now_tags, err)) != 0 && rc != DNSB_ENOMEM)
-		failed++, rc = 0; /* no read: the unknown writes stay unknown */
+		read_ok = 0, rc = 0; /* no read: the unknown writes stay unknown */
 	for (size_t i = 0; rc == 0 && i < s->count; i++) {
 		const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
 		const char *etag;
 		int skip;
 		if (landed(&s->w[i]) == 0)
 			continue;
-		if (undo_tag(s, i, &now, &now_tags, &etag, &skip) != 0) {
+		if ((landed(&s->w[i]) < 0 && !read_ok) || undo_tag(s, i, &now, &now_tags, &etag, &skip) != 0) {
 			failed++;
 			continue;
 		}
