@@ -12,6 +12,7 @@ static const dnsb_backend *const backends[] = {
 	&dnsb_backend_google,
 	&dnsb_backend_aws,
 	&dnsb_backend_pdns,
+	&dnsb_backend_azure,
 	NULL
 };
 

@@ -16,5 +16,6 @@ extern const dnsb_backend dnsb_backend_rfc2136;   /**< providers/rfc2136/rfc2136
 extern const dnsb_backend dnsb_backend_google;    /**< providers/google/google.c */
 extern const dnsb_backend dnsb_backend_aws;       /**< providers/aws/aws.c */
 extern const dnsb_backend dnsb_backend_pdns;      /**< providers/pdns/pdns.c */
+extern const dnsb_backend dnsb_backend_azure;     /**< providers/azure/azure.c */
 
 #endif

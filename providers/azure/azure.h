@@ -1,0 +1,197 @@
+/*
+ * providers/azure/azure.h - internals of the azure provider (Azure DNS,
+ * Microsoft.Network/dnsZones, api-version 2018-05-01), shared by its files
+ * and its tests. Not installed; users see the backend as dnsb_backend_azure.
+ *
+ *   config.c   flags, the environment and external-dns's azure.json
+ *   auth.c     the bearer token: workload identity, client secret, managed
+ *              identity (IMDS); cached until shortly before it expires
+ *   rrset.c    record sets as JSON and back (ldns builds every RDATA)
+ *   write.c    one batch: its record sets written one request each, with
+ *              If-None-Match / If-Match, undone when one is refused
+ *   reply.c    a reply's class from its status and error.code
+ *   azure.c    the ops table (submit, read, list, close), open, flags
+ *
+ * Azure DNS has no batch API. A submission here writes every record set the
+ * batch changes, conditionally (a create with If-None-Match: *, an update or
+ * delete with If-Match and the ETag read just before), and when any write
+ * is refused it undoes those already written, conditionally on the ETags
+ * they returned. The batch, not only the group, is the unit undone: so each
+ * answer keeps the meaning every provider's answer has for the engine (all
+ * or nothing), and its bisection needs no partial-answer model. An undo
+ * that fails makes the answer FATAL (code "rollback"): the zone stops with
+ * its changes failed, never applied or dropped on a read that sees a part.
+ * No secret appears in a message or a log line.
+ */
+#ifndef DNSBATCH_PROVIDERS_AZURE_H
+#define DNSBATCH_PROVIDERS_AZURE_H
+
+#include <pthread.h>
+
+#include <json-c/json.h>
+
+#include "dnsbatch/sys/provider.h"
+#include "providers/backend.h"
+
+#define DNSB_AZURE_API_VERSION "2018-05-01"
+#define DNSB_AZURE_PRIVATE_API_VERSION "2018-09-01"
+#define DNSB_AZURE_ENDPOINT_DEFAULT "https://management.azure.com/"
+#define DNSB_AZURE_AUTHORITY_DEFAULT "https://login.microsoftonline.com"
+#define DNSB_AZURE_IMDS_DEFAULT "http://169.254.169.254/metadata/identity/oauth2/token"
+/** Requests in flight at once by default (--azure-max-in-flight). */
+#define DNSB_AZURE_IN_FLIGHT_DEFAULT 8
+/** Seconds one HTTP request may take at most. */
+#define DNSB_AZURE_TIMEOUT 30.0
+/** Record sets per listing page asked for ($top). */
+#define DNSB_AZURE_PAGE 1000
+
+/** Where the token comes from, in the order the Azure SDKs try them. */
+typedef enum dnsb_azure_cred {
+	DNSB_AZURE_CRED_WORKLOAD = 1,  /**< a federated token file (AKS workload identity) */
+	DNSB_AZURE_CRED_SECRET,        /**< a client secret */
+	DNSB_AZURE_CRED_MANAGED        /**< IMDS (managed identity) */
+} dnsb_azure_cred;
+
+/** Settings of one azure provider. Every string owned. */
+typedef struct dnsb_azure_config {
+	char *endpoint;         /**< --azure-api-endpoint, with a trailing '/' */
+	char *subscription;     /**< --azure-subscription-id or azure.json subscriptionId */
+	char *resource_group;   /**< --azure-resource-group or azure.json resourceGroup */
+	char *ca_file;          /**< --azure-ca-file or NULL */
+	int private_zones;      /**< --azure-private-zones: privateDnsZones */
+	size_t max_in_flight;   /**< --azure-max-in-flight */
+	dnsb_azure_cred cred;
+	const char *cred_source;  /**< static: for the log line ("$AZURE_CLIENT_SECRET", "azure.json") */
+	char *tenant;           /**< the tenant id (secret and workload) */
+	char *client_id;        /**< the client id, or a user-assigned identity's (managed) */
+	char *secret;           /**< the client secret (a secret: wiped) */
+	char *token_file;       /**< AZURE_FEDERATED_TOKEN_FILE (read at every token fetch: it rotates) */
+	char *authority;        /**< AZURE_AUTHORITY_HOST without a trailing '/' */
+	char *imds;             /**< the IMDS token URL ($DNSBATCH_AZURE_IMDS_ENDPOINT for tests) */
+} dnsb_azure_config;
+
+/**
+ * Read the settings: flags first, then azure.json (--azure-config-file),
+ * then the environment, choosing the credential in the SDKs' order.
+ * @return 0; DNSB_EINVAL naming the flag or the file's key; DNSB_ENOTFOUND
+ *         / DNSB_EIO for an unreadable file; DNSB_ENOMEM
+ */
+int dnsb_azure_config_parse(dnsb_azure_config *out, const dnsb_config *cfg, dnsb_error *err);
+
+/** Free what a config owns (wiping the secret) and zero it. NULL is a no-op. */
+void dnsb_azure_config_clear(dnsb_azure_config *cfg);
+
+/** The token cache. */
+typedef struct dnsb_azure_auth {
+	pthread_mutex_t lock;
+	char *header;        /**< "Authorization: Bearer ..." (a secret) or NULL */
+	double refresh_at;   /**< monotonic seconds after which a new token is fetched */
+} dnsb_azure_auth;
+
+/**
+ * The Authorization header for the next request, fetching a token when none
+ * is cached, it is near its end, or `stale` is the header a 401 refused.
+ * @param out  receives a malloc'd copy (the caller's; dnsb_secret_free)
+ * @return 0; DNSB_EFATAL when the token endpoint refuses the credential;
+ *         DNSB_ETRANSIENT when it cannot be reached; DNSB_ENOMEM
+ */
+int dnsb_azure_auth_header(char **out, dnsb_azure_auth *a, dnsb_http *http, const dnsb_azure_config *cfg,
+			   const char *stale, double give_up, dnsb_error *err);
+
+/** Free the cached token. */
+void dnsb_azure_auth_clear(dnsb_azure_auth *a);
+
+/* ---- record sets (rrset.c) ---- */
+
+/**
+ * The record set body {"properties": {"TTL", "ARecords": [...]}} of an
+ * RRset (the private-zone spelling when `private_zones`).
+ * @param out  receives the JSON text (malloc'd, the caller's)
+ * @return 0; DNSB_EINVAL for a type Azure does not hold or RDATA that does
+ *         not parse; DNSB_ENOMEM
+ */
+int dnsb_azure_rrset_body(char **out, const dnsb_rrset *rrset, int private_zones, dnsb_error *err);
+
+/**
+ * Append a listed or returned record set to `out` (when keys want it) and
+ * its ETag to `tags`. Record sets of types this library does not keep (SOA)
+ * are skipped.
+ * @return 0; DNSB_EPARSE (not a record set); DNSB_ENOMEM
+ */
+int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object *rs, const char *apex,
+			   const dnsb_rrkey *keys, size_t n, dnsb_error *err);
+
+/** The record type's segment in a URL ("A", "TXT"), or NULL when Azure holds no such type. */
+const char *dnsb_azure_type_segment(uint16_t type);
+
+/* ---- replies (reply.c) ---- */
+
+/**
+ * The class of a write's reply: 2xx ok; 412 conflict; 409 and 400 whose
+ * error.code says a record is in the way conflict, other 400 invalid; 429
+ * rate_limited and 5xx transient (Retry-After kept); 401, 403, 404 (zone or
+ * resource group) fatal.
+ */
+void dnsb_azure_classify(dnsb_result *res, const dnsb_http_response *resp);
+
+/** The code of a failed read: DNSB_ETRANSIENT (408, 429, 5xx) or DNSB_EFATAL, err naming `what`. */
+int dnsb_azure_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
+
+/* ---- the provider ---- */
+
+typedef struct dnsb_azure {
+	dnsb_hb base;  /**< first */
+	dnsb_azure_config cfg;
+	dnsb_azure_auth auth;
+	char *zones_url;  /**< .../providers/Microsoft.Network/dnsZones (or privateDnsZones); owned */
+	const char *api_version;
+	void *multi;                /**< the CURLM of the writes (send.c); owned */
+	pthread_mutex_t multi_lock; /**< one submission at a time uses it */
+	unsigned long requests;     /**< writes sent through it (under multi_lock) */
+} dnsb_azure;
+
+/**
+ * The URL of a record set: zones_url/{zone}/{type}/{relative name}?api-version.
+ * @return malloc'd, or NULL when out of memory
+ */
+char *dnsb_azure_rrset_url(const dnsb_azure *a, const dnsb_hb_zone *zone, const char *owner, uint16_t type);
+
+/**
+ * Every record set of a zone (those of keys when n > 0) and their ETags, by
+ * listing with $top and nextLink.
+ * @return as dnsb_provider_ops.read
+ */
+int dnsb_azure_list(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
+		    dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err);
+
+/** One write (or its undo) of a batch's submission. */
+typedef struct dnsb_azure_write {
+	const char *method;        /**< "PUT" or "DELETE" */
+	char *url;                 /**< owned */
+	char *body;                /**< owned; NULL for DELETE */
+	char *condition;           /**< "If-Match: \"etag\"" or "If-None-Match: *"; owned */
+	/* after the request */
+	int rc;                    /**< 0 when a reply came, else as dnsb_http_do */
+	dnsb_result res;           /**< its class */
+	char *etag;                /**< the record set's ETag a PUT returned; owned */
+} dnsb_azure_write;
+
+/**
+ * Send writes side by side, at most cfg.max_in_flight at a time (libcurl
+ * multi), each with the token, and fill each one's rc, res and etag.
+ * @return 0; DNSB_ENOMEM, or the token's code (nothing sent then)
+ */
+int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up, dnsb_error *err);
+
+/** Free what a write owns. */
+void dnsb_azure_write_clear(dnsb_azure_write *w);
+
+/**
+ * The submission: read, check (dnsb_pdns_check's replay), write, undo on a
+ * refusal. @return as dnsb_provider_ops.submit
+ */
+int dnsb_azure_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
+		      dnsb_result *out, dnsb_error *err);
+
+
+#endif

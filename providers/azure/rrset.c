@@ -1,0 +1,378 @@
+/*
+ * rrset.c - Azure record sets as JSON and back. Every RDATA goes through
+ * ldns: written from the ldns record of the RRset's presentation form, read
+ * by building an ldns record field by field (ldns then prints it in the
+ * canonical form dnsb_rrset holds). One table says, per type, the JSON key
+ * of its records and each field's kind.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/azure/azure.h"
+
+typedef enum field_kind { F_ADDR, F_NAME, F_U16, F_U8, F_STRINGS, F_TAG, F_LONG } field_kind;
+
+typedef struct field {
+	const char *key;
+	field_kind kind;
+	ldns_rdf_type rdf;  /* F_ADDR: A or AAAA */
+} field;
+
+typedef struct rtype {
+	uint16_t type;
+	const char *seg;      /* the URL segment and the listing's type suffix */
+	const char *pub_key;  /* the records' key in dnsZones */
+	const char *priv_key; /* in privateDnsZones, or NULL: not held there */
+	int single;           /* a CNAME: one object, not an array */
+	field fields[4];
+} rtype;
+
+static const rtype types[] = {
+	{ LDNS_RR_TYPE_A, "A", "ARecords", "aRecords", 0, { { "ipv4Address", F_ADDR, LDNS_RDF_TYPE_A } } },
+	{ LDNS_RR_TYPE_AAAA, "AAAA", "AAAARecords", "aaaaRecords", 0, { { "ipv6Address", F_ADDR, LDNS_RDF_TYPE_AAAA } } },
+	{ LDNS_RR_TYPE_CNAME, "CNAME", "CNAMERecord", "cnameRecord", 1, { { "cname", F_NAME, 0 } } },
+	{ LDNS_RR_TYPE_MX, "MX", "MXRecords", "mxRecords", 0, { { "preference", F_U16, 0 }, { "exchange", F_NAME, 0 } } },
+	{ LDNS_RR_TYPE_NS, "NS", "NSRecords", NULL, 0, { { "nsdname", F_NAME, 0 } } },
+	{ LDNS_RR_TYPE_PTR, "PTR", "PTRRecords", "ptrRecords", 0, { { "ptrdname", F_NAME, 0 } } },
+	{ LDNS_RR_TYPE_SRV, "SRV", "SRVRecords", "srvRecords", 0,
+	  { { "priority", F_U16, 0 }, { "weight", F_U16, 0 }, { "port", F_U16, 0 }, { "target", F_NAME, 0 } } },
+	{ LDNS_RR_TYPE_TXT, "TXT", "TXTRecords", "txtRecords", 0, { { "value", F_STRINGS, 0 } } },
+	{ LDNS_RR_TYPE_CAA, "CAA", "caaRecords", NULL, 0,
+	  { { "flags", F_U8, 0 }, { "tag", F_TAG, 0 }, { "value", F_LONG, 0 } } },
+};
+
+static const rtype *type_of(uint16_t type)
+{
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].type == type)
+			return &types[i];
+	return NULL;
+}
+
+static const rtype *type_of_seg(const char *seg)
+{
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(types[i].seg, seg) == 0)
+			return &types[i];
+	return NULL;
+}
+
+const char *dnsb_azure_type_segment(uint16_t type)
+{
+	const rtype *t = type_of(type);
+
+	return t ? t->seg : NULL;
+}
+
+static size_t field_count(const rtype *t)
+{
+	size_t k = 0;
+
+	while (k < 4 && t->fields[k].key)
+		k++;
+	return k;
+}
+
+/* ---- RRset -> JSON ---- */
+
+/* A name without its trailing dot, as Azure's examples write them. */
+static json_object *name_json(const ldns_rdf *rdf)
+{
+	char *s = ldns_rdf2str(rdf);
+	size_t len = s ? strlen(s) : 0;
+	json_object *o;
+
+	if (s == NULL)
+		return NULL;
+	if (len > 1 && s[len - 1] == '.')
+		s[len - 1] = '\0';
+	o = json_object_new_string(s);
+	free(s);
+	return o;
+}
+
+/* One character-string of a TXT or CAA RDATA field as JSON (raw bytes, not presentation). */
+static json_object *raw_json(const ldns_rdf *rdf, int length_prefixed)
+{
+	const uint8_t *d = ldns_rdf_data(rdf);
+	size_t len = ldns_rdf_size(rdf);
+
+	if (length_prefixed)
+		return len >= 1 ? json_object_new_string_len((const char *)d + 1, d[0]) : NULL;
+	return json_object_new_string_len((const char *)d, (int)len);
+}
+
+static json_object *field_json(const field *f, const ldns_rr *rr, size_t i, size_t *next)
+{
+	const ldns_rdf *rdf = ldns_rr_rdf(rr, i);
+	json_object *arr;
+	char *s;
+
+	*next = i + 1;
+	switch (f->kind) {
+	case F_U16:
+		return json_object_new_int(ldns_rdf2native_int16(rdf));
+	case F_U8:
+		return json_object_new_int(ldns_rdf2native_int8(rdf));
+	case F_NAME:
+		return name_json(rdf);
+	case F_STRINGS:
+		arr = json_object_new_array();
+		for (*next = i; arr && *next < ldns_rr_rd_count(rr); (*next)++)
+			json_object_array_add(arr, raw_json(ldns_rr_rdf(rr, *next), 1));
+		return arr;
+	case F_LONG:
+		return raw_json(rdf, 0);
+	default: /* F_ADDR, F_TAG: ldns prints them plainly */
+		s = ldns_rdf2str(rdf);
+		arr = s ? json_object_new_string(s) : NULL;
+		free(s);
+		return arr;
+	}
+}
+
+static json_object *record_json(const rtype *t, const ldns_rr *rr)
+{
+	json_object *o = json_object_new_object();
+	size_t i = 0;
+
+	for (size_t k = 0; o && k < field_count(t); k++) {
+		json_object *v = i < ldns_rr_rd_count(rr) ? field_json(&t->fields[k], rr, i, &i) : NULL;
+		if (v == NULL) {
+			json_object_put(o);
+			return NULL;
+		}
+		json_object_object_add(o, t->fields[k].key, v);
+	}
+	return o;
+}
+
+static int records_json(json_object *props, const rtype *t, const char *key, const ldns_rr_list *rrs)
+{
+	json_object *arr = t->single ? NULL : json_object_new_array();
+
+	if (!t->single && arr == NULL)
+		return DNSB_ENOMEM;
+	for (size_t i = 0; i < ldns_rr_list_rr_count(rrs); i++) {
+		json_object *rec = record_json(t, ldns_rr_list_rr(rrs, i));
+		if (rec == NULL) {
+			json_object_put(arr);
+			return DNSB_EINVAL;
+		}
+		if (t->single) {
+			json_object_object_add(props, key, rec);
+			return 0;
+		}
+		json_object_array_add(arr, rec);
+	}
+	if (arr)
+		json_object_object_add(props, key, arr);
+	return 0;
+}
+
+int dnsb_azure_rrset_body(char **out, const dnsb_rrset *rrset, int private_zones, dnsb_error *err)
+{
+	const rtype *t = type_of(rrset->type);
+	const char *key = t ? (private_zones ? t->priv_key : t->pub_key) : NULL;
+	ldns_rr_list *rrs;
+	json_object *doc, *props;
+	int rc;
+
+	*out = NULL;
+	if (key == NULL)
+		return dnsb_error_set(err, DNSB_EINVAL, "%s %s: Azure %s DNS holds no such record set", rrset->owner,
+				      dnsb_type_name(rrset->type), private_zones ? "private" : "public");
+	if ((rrs = ldns_rr_list_new()) == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if ((rc = dnsb_rrset_to_ldns(rrs, rrset, err)) != 0) {
+		ldns_rr_list_deep_free(rrs);
+		return rc;
+	}
+	doc = json_object_new_object();
+	props = json_object_new_object();
+	json_object_object_add(doc, "properties", props);
+	json_object_object_add(props, private_zones ? "ttl" : "TTL", json_object_new_int64(rrset->ttl));
+	if ((rc = records_json(props, t, key, rrs)) == 0 &&
+	    (*out = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN))) == NULL)
+		rc = DNSB_ENOMEM;
+	json_object_put(doc);
+	ldns_rr_list_deep_free(rrs);
+	if (rc != 0)
+		return dnsb_error_set(err, rc, "%s %s: %s", rrset->owner, dnsb_type_name(rrset->type),
+				      rc == DNSB_ENOMEM ? "out of memory" : "RDATA Azure cannot hold");
+	return 0;
+}
+
+/* ---- JSON -> RRset ---- */
+
+static ldns_rdf *text_rdf(json_object *v, ldns_rdf_type type)
+{
+	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	char *abs = NULL;
+	ldns_rdf *rdf;
+
+	if (s == NULL)
+		return NULL;
+	if (type == LDNS_RDF_TYPE_DNAME && (s[0] == '\0' || s[strlen(s) - 1] != '.')) {
+		if (asprintf(&abs, "%s.", s) < 0)
+			return NULL;
+		s = abs;
+	}
+	rdf = ldns_rdf_new_frm_str(type, s);
+	free(abs);
+	return rdf;
+}
+
+/* A character-string from raw bytes: ldns's STR rdf is the length octet and the bytes. */
+static ldns_rdf *string_rdf(json_object *v, int length_prefixed)
+{
+	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	size_t len = s ? strlen(s) : 0;
+	uint8_t buf[256];
+
+	if (s == NULL)
+		return NULL;
+	if (!length_prefixed)
+		return ldns_rdf_new_frm_data(LDNS_RDF_TYPE_LONG_STR, len, s);
+	if (len > 255)
+		return NULL;
+	buf[0] = (uint8_t)len;
+	memcpy(buf + 1, s, len);
+	return ldns_rdf_new_frm_data(LDNS_RDF_TYPE_STR, len + 1, buf);
+}
+
+static int field_rdfs(ldns_rr *rr, const field *f, json_object *v)
+{
+	ldns_rdf *rdf = NULL;
+	int64_t n = json_object_get_int64(v);
+
+	switch (f->kind) {
+	case F_ADDR:
+		rdf = text_rdf(v, f->rdf);
+		break;
+	case F_NAME:
+		rdf = text_rdf(v, LDNS_RDF_TYPE_DNAME);
+		break;
+	case F_TAG:
+		rdf = text_rdf(v, LDNS_RDF_TYPE_TAG);
+		break;
+	case F_U16:
+		rdf = n >= 0 && n <= 65535 ? ldns_native2rdf_int16(LDNS_RDF_TYPE_INT16, (uint16_t)n) : NULL;
+		break;
+	case F_U8:
+		rdf = n >= 0 && n <= 255 ? ldns_native2rdf_int8(LDNS_RDF_TYPE_INT8, (uint8_t)n) : NULL;
+		break;
+	case F_LONG:
+		rdf = string_rdf(v, 0);
+		break;
+	case F_STRINGS:
+		if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0)
+			return -1;
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			if ((rdf = string_rdf(json_object_array_get_idx(v, i), 1)) == NULL)
+				return -1;
+			ldns_rr_push_rdf(rr, rdf);
+		}
+		return 0;
+	}
+	if (rdf == NULL)
+		return -1;
+	ldns_rr_push_rdf(rr, rdf);
+	return 0;
+}
+
+/* One record (a JSON object) into the list; 1 when it cannot be read (skipped). */
+static int record_add(dnsb_rrset_list *out, const rtype *t, json_object *rec, const char *owner, uint32_t ttl)
+{
+	ldns_rr *rr = ldns_rr_new();
+	ldns_rdf *name = ldns_dname_new_frm_str(owner);
+	dnsb_error e;
+	int rc = 0;
+
+	if (rr == NULL || name == NULL) {
+		ldns_rr_free(rr);
+		ldns_rdf_deep_free(name);
+		return DNSB_ENOMEM;
+	}
+	ldns_rr_set_owner(rr, name);
+	ldns_rr_set_ttl(rr, ttl);
+	ldns_rr_set_type(rr, t->type);
+	ldns_rr_set_class(rr, LDNS_RR_CLASS_IN);
+	for (size_t k = 0; rc == 0 && k < field_count(t); k++) {
+		json_object *v;
+		if (!json_object_object_get_ex(rec, t->fields[k].key, &v) || field_rdfs(rr, &t->fields[k], v) != 0)
+			rc = 1;
+	}
+	if (rc == 0 && (rc = dnsb_rrset_list_add_ldns_rr(out, rr, &e)) == DNSB_EINVAL)
+		rc = 1;
+	ldns_rr_free(rr);
+	return rc;
+}
+
+/* The owner name of a record set: "@" is the apex, another name is relative to it. */
+static char *owner_of(const char *name, const char *apex)
+{
+	char *owner = NULL;
+
+	if (strcmp(name, "@") == 0)
+		return strdup(apex);
+	if (asprintf(&owner, "%s.%s", name, apex) < 0)
+		return NULL;
+	for (char *p = owner; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return owner;
+}
+
+static json_object *member(json_object *o, const char *a, const char *b)
+{
+	json_object *v = NULL;
+
+	if (json_object_object_get_ex(o, a, &v) || (b && json_object_object_get_ex(o, b, &v)))
+		return v;
+	return NULL;
+}
+
+static int records_add(dnsb_rrset_list *out, const rtype *t, json_object *props, const char *owner, uint32_t ttl)
+{
+	json_object *recs = member(props, t->pub_key, t->priv_key);
+	size_t count;
+	int rc = 0;
+
+	if (recs == NULL)
+		return 0;
+	if (t->single)
+		return record_add(out, t, recs, owner, ttl) < 0 ? DNSB_ENOMEM : 0;
+	count = json_object_is_type(recs, json_type_array) ? json_object_array_length(recs) : 0;
+	for (size_t i = 0; rc >= 0 && i < count; i++)
+		rc = record_add(out, t, json_object_array_get_idx(recs, i), owner, ttl);
+	return rc < 0 ? rc : 0;
+}
+
+int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object *rs, const char *apex,
+			   const dnsb_rrkey *keys, size_t n, dnsb_error *err)
+{
+	json_object *name = member(rs, "name", NULL), *type = member(rs, "type", NULL), *props = member(rs, "properties", NULL);
+	json_object *etag = member(rs, "etag", NULL), *ttl = props ? member(props, "TTL", "ttl") : NULL;
+	const char *slash;
+	const rtype *t;
+	char *owner;
+	int rc = 0;
+
+	if (!json_object_is_type(name, json_type_string) || !json_object_is_type(type, json_type_string) ||
+	    !json_object_is_type(props, json_type_object))
+		return dnsb_error_set(err, DNSB_EPARSE, "a record set without name, type or properties");
+	slash = strrchr(json_object_get_string(type), '/');
+	if ((t = type_of_seg(slash ? slash + 1 : json_object_get_string(type))) == NULL)
+		return 0;
+	if ((owner = owner_of(json_object_get_string(name), apex)) == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if (dnsb_rrkeys_want(keys, n, owner, t->type)) {
+		rc = records_add(out, t, props, owner, (uint32_t)json_object_get_int64(ttl));
+		if (rc == 0 && tags && json_object_is_type(etag, json_type_string))
+			rc = dnsb_hb_tags_add(tags, owner, t->type, NULL, json_object_get_string(etag),
+					      (uint32_t)json_object_get_int64(ttl));
+	}
+	free(owner);
+	return rc ? dnsb_error_set(err, rc, "out of memory") : 0;
+}

@@ -1,0 +1,503 @@
+#!/usr/bin/env python3
+"""fake_azure.py - a fake of Azure DNS (Microsoft.Network/dnsZones, api-version 2018-05-01) and of the token endpoints.
+
+Serves over HTTPS on a free loopback port (written to --port-file):
+  GET    /subscriptions/S/resourceGroups/G/providers/Microsoft.Network/dnsZones            Zones_ListByResourceGroup
+  GET    .../dnsZones/Z/recordsets?$top=N                                                 RecordSets_ListByDnsZone (nextLink)
+  PUT    .../dnsZones/Z/TYPE/NAME    If-None-Match: * / If-Match: ETAG                     RecordSets_CreateOrUpdate
+  DELETE .../dnsZones/Z/TYPE/NAME    If-Match: ETAG                                       RecordSets_Delete
+  POST   /TENANT/oauth2/v2.0/token   client secret or client assertion (federated token)
+  GET    /metadata/identity/oauth2/token   (IMDS; header Metadata: true)
+  GET    /_fake/stats, /_fake/zone/Z; POST /_fake/put/Z/TYPE/NAME (another client's write)
+
+Every record set has an ETag (a fresh UUID at each write). If-None-Match: * fails with 412 when the record set
+exists; If-Match fails with 412 when it is absent or holds another ETag, as Azure applies them. Every request body
+and query is checked against the definitions kept from Azure's REST specification (azure-dns-2018-05-01.json,
+beside this file, with its source named) by python3-jsonschema, strictly: a property the specification does not
+define is an error too. A request that fails the check is answered 400 and counted in stats.bad_schema.
+
+Faults (--fault KIND[*N], consumed in order, one per record-set write): ok (no fault), 429 (Retry-After: 1,
+nothing written), 500after / 502after (written, then the error), race (another client rewrites the record set
+just before: the write's If-Match then fails), refuse (400 BadRequest, nothing written).
+"""
+import argparse
+import copy
+import json
+import os
+import shlex
+import socket
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import jsonschema
+
+LOCK = threading.RLock()
+SPEC_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "azure-dns-2018-05-01.json")
+API = "2018-05-01"
+RECORD_KEYS = {"A": "ARecords", "AAAA": "AAAARecords", "MX": "MXRecords", "NS": "NSRecords", "PTR": "PTRRecords",
+               "SRV": "SRVRecords", "TXT": "TXTRecords", "CNAME": "CNAMERecord", "SOA": "SOARecord", "CAA": "caaRecords"}
+
+
+def strict(schema):
+    """The specification's schema with additionalProperties false wherever properties are listed."""
+    s = copy.deepcopy(schema)
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "properties" in node and "additionalProperties" not in node:
+                node["additionalProperties"] = False
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(s)
+    return s
+
+
+class State:
+    def __init__(self, args):
+        self.args = args
+        with open(SPEC_FILE) as f:
+            self.spec = json.load(f)
+        defs = strict(self.spec["definitions"])
+        self.recordset_schema = {"definitions": defs, "$ref": "#/definitions/RecordSet"}
+        self.validator = jsonschema.Draft4Validator(self.recordset_schema)
+        self.zones = {}          # name -> {(relname, TYPE): {"props": {...}, "etag": str}}
+        self.faults = []
+        self.tokens = set()
+        self.stats = {"requests": 0, "writes": 0, "lists": 0, "zone_lists": 0, "tokens": 0, "bad_schema": 0,
+                      "bad_auth": 0, "status": {}, "token_kinds": {}, "precondition_failed": 0, "max_in_flight": 0,
+                      "schema_errors": []}
+        self.in_flight = 0
+
+
+def check_query(st, op, query):
+    """Every query parameter known to the operation, the required ones present, integers where typed."""
+    params = st.spec["queryParameters"][op]
+    problems = []
+    for name, values in query.items():
+        if name == "$skipToken" and op in ("RecordSets_ListByDnsZone", "Zones_ListByResourceGroup"):
+            continue  # the opaque token of a nextLink, written by this fake
+        p = params.get(name)
+        if p is None:
+            problems.append("unknown query parameter %s" % name)
+        elif p["type"] == "integer" and not values[0].isdigit():
+            problems.append("%s is not an integer" % name)
+    for name, p in params.items():
+        if p["required"] and name not in query:
+            problems.append("missing query parameter %s" % name)
+    if query.get("api-version", [API])[0] != API:
+        problems.append("api-version %s" % query["api-version"][0])
+    return problems
+
+
+def check_body(st, rtype, body):
+    try:
+        doc = json.loads(body)
+    except ValueError as e:
+        return None, ["not JSON: %s" % e]
+    problems = [e.message for e in st.validator.iter_errors(doc)]
+    props = doc.get("properties", {}) if isinstance(doc, dict) else {}
+    for key in ("id", "name", "type", "etag"):
+        if isinstance(doc, dict) and key in doc:
+            problems.append("%s sent in a request body" % key)
+    if isinstance(props, dict):
+        for key in ("fqdn", "provisioningState"):
+            if key in props:
+                problems.append("read-only %s sent" % key)
+        held = [k for k in RECORD_KEYS.values() if k in props]
+        if held != [RECORD_KEYS[rtype]]:
+            problems.append("a %s record set holding %s" % (rtype, held))
+        if "TTL" not in props:
+            problems.append("no TTL")
+    return doc, problems
+
+
+def canon_values(rtype, props):
+    v = props.get(RECORD_KEYS[rtype])
+    return v if isinstance(v, list) else [v]
+
+
+def error(code, message):
+    return {"error": {"code": code, "message": message}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake_azure"
+    state = None
+
+    def setup(self):
+        self.request.settimeout(30)
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # headers and body: no Nagle wait
+        self.request.do_handshake()
+        super().setup()
+
+    def log_message(self, fmt, *args):
+        if self.state.args.log:
+            with open(self.state.args.log, "a") as f:
+                f.write("%s\n" % (fmt % args))
+
+    def reply(self, status, doc, headers=()):
+        body = json.dumps(doc).encode() if doc is not None else b""
+        with LOCK:
+            s = self.state.stats["status"]
+            s[str(status)] = s.get(str(status), 0) + 1
+        self.send_response(status)
+        if doc is not None:
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("x-ms-request-id", str(uuid.uuid4()))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def do_GET(self):
+        self.dispatch("GET")
+
+    def do_POST(self):
+        self.dispatch("POST")
+
+    def do_PUT(self):
+        self.dispatch("PUT")
+
+    def do_DELETE(self):
+        self.dispatch("DELETE")
+
+    def dispatch(self, method):
+        url = urllib.parse.urlsplit(self.path)
+        parts = [urllib.parse.unquote(p) for p in url.path.split("/")[1:]]
+        query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+        body = self.body()
+        if parts[:1] == ["_fake"]:
+            return self.fake_api(method, parts[1:], body)
+        if parts[:4] == ["metadata", "identity", "oauth2", "token"]:
+            return self.imds(query)
+        if len(parts) == 4 and parts[1:] == ["oauth2", "v2.0", "token"] and method == "POST":
+            return self.token(parts[0], body)
+        with LOCK:
+            self.state.stats["requests"] += 1
+            self.state.in_flight += 1
+            self.state.stats["max_in_flight"] = max(self.state.stats["max_in_flight"], self.state.in_flight)
+        try:
+            self.api(method, url, parts, query, body)
+        finally:
+            with LOCK:
+                self.state.in_flight -= 1
+
+    def api(self, method, url, parts, query, body):
+        if not self.authorised():
+            return
+        if self.state.args.latency:
+            time.sleep(self.state.args.latency / 1000.0)
+        if len(parts) < 6 or parts[0] != "subscriptions" or parts[2] != "resourceGroups" or \
+                parts[4:6] != ["providers", "Microsoft.Network"]:
+            return self.reply(404, error("InvalidResourceType", "no such resource"))
+        if parts[1] != self.state.args.subscription:
+            return self.reply(404, error("SubscriptionNotFound", "The subscription '%s' could not be found." % parts[1]))
+        if parts[3].lower() != self.state.args.resource_group.lower():
+            return self.reply(404, error("ResourceGroupNotFound",
+                                         "Resource group '%s' could not be found." % parts[3]))
+        rest = parts[6:]
+        if rest == ["dnsZones"] and method == "GET":
+            return self.list_zones(query)
+        if len(rest) >= 2 and rest[0] == "dnsZones" and rest[1] not in self.state.zones:
+            return self.reply(404, error("ResourceNotFound", "The Resource 'Microsoft.Network/dnszones/%s' under "
+                                         "resource group '%s' was not found." % (rest[1], parts[3])))
+        if len(rest) == 3 and rest[0] == "dnsZones" and rest[2] == "recordsets" and method == "GET":
+            return self.list_rrsets(rest[1], query)
+        if len(rest) == 4 and rest[0] == "dnsZones" and rest[2] in RECORD_KEYS and method in ("PUT", "DELETE"):
+            return self.write(method, rest[1], rest[2], rest[3].lower(), query, body)
+        return self.reply(400, error("BadRequest", "no such operation %s %s" % (method, url.path)))
+
+    def bad(self, problems):
+        with LOCK:
+            self.state.stats["bad_schema"] += 1
+            self.state.stats["schema_errors"].append(problems[:3])
+        self.reply(400, error("InvalidRequestContent", "; ".join(problems)))
+
+    # ---- auth ----
+
+    def authorised(self):
+        h = self.headers.get("Authorization", "")
+        if h.startswith("Bearer ") and h[7:] in self.state.tokens:
+            if self.state.args.forbidden:
+                self.reply(403, error("AuthorizationFailed", "The client does not have authorization to perform "
+                                      "action 'Microsoft.Network/dnszones/read'."))
+                return False
+            return True
+        with LOCK:
+            self.state.stats["bad_auth"] += 1
+        self.reply(401, error("InvalidAuthenticationToken", "The access token is invalid."))
+        return False
+
+    def issue(self, kind):
+        tok = "tok-" + uuid.uuid4().hex
+        with LOCK:
+            self.state.tokens.add(tok)
+            self.state.stats["tokens"] += 1
+            k = self.state.stats["token_kinds"]
+            k[kind] = k.get(kind, 0) + 1
+        return tok
+
+    def token(self, tenant, body):
+        a = self.state.args
+        form = urllib.parse.parse_qs(body.decode(), keep_blank_values=True)
+        f = {k: v[0] for k, v in form.items()}
+        ok_common = tenant == a.tenant and f.get("grant_type") == "client_credentials" and \
+            f.get("client_id") == a.client_id and f.get("scope") == "https://management.azure.com/.default"
+        kind = None
+        if ok_common and a.client_secret and f.get("client_secret") == a.client_secret:
+            kind = "secret"
+        elif ok_common and a.federated_token and f.get("client_assertion") == a.federated_token and \
+                f.get("client_assertion_type") == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
+            kind = "workload"
+        if kind is None:
+            return self.reply(401, {"error": "invalid_client", "error_description": "AADSTS7000215: Invalid client."})
+        self.reply(200, {"token_type": "Bearer", "expires_in": self.state.args.token_lifetime,
+                         "access_token": self.issue(kind)})
+
+    def imds(self, query):
+        a = self.state.args
+        q = {k: v[0] for k, v in query.items()}
+        if self.headers.get("Metadata") != "true" or not a.imds or q.get("resource") != "https://management.azure.com/" \
+                or q.get("api-version") != "2018-02-01" or q.get("client_id", "") != a.imds_client_id:
+            return self.reply(400, {"error": "invalid_request", "error_description": "Identity not found"})
+        self.reply(200, {"access_token": self.issue("imds"), "expires_in": str(a.token_lifetime),
+                         "token_type": "Bearer", "resource": q["resource"]})
+
+    # ---- zones and record sets ----
+
+    def base(self):
+        a = self.state.args
+        return "https://127.0.0.1:%d/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Network/dnsZones" % (
+            self.server.server_address[1], a.subscription, a.resource_group)
+
+    def list_zones(self, query):
+        problems = check_query(self.state, "Zones_ListByResourceGroup", query)
+        if problems:
+            return self.bad(problems)
+        with LOCK:
+            self.state.stats["zone_lists"] += 1
+            value = [{"id": "/x/dnszones/" + z, "name": z, "type": "Microsoft.Network/dnszones", "location": "global",
+                      "properties": {"numberOfRecordSets": len(r)}} for z, r in sorted(self.state.zones.items())]
+        self.reply(200, {"value": value})
+
+    def rrset_doc(self, zone, key, rs):
+        name, rtype = key
+        props = dict(rs["props"])
+        props["fqdn"] = (zone + ".") if name == "@" else "%s.%s." % (name, zone)
+        props["provisioningState"] = "Succeeded"
+        return {"id": "%s/%s/%s/%s" % (self.base(), zone, rtype, name), "name": name,
+                "type": "Microsoft.Network/dnszones/" + rtype, "etag": rs["etag"], "properties": props}
+
+    def list_rrsets(self, zone, query):
+        problems = check_query(self.state, "RecordSets_ListByDnsZone", query)
+        if problems:
+            return self.bad(problems)
+        top = int(query.get("$top", ["100"])[0])
+        size = min(top, self.state.args.page_size)
+        skip = int(query.get("$skipToken", ["0"])[0])
+        with LOCK:
+            self.state.stats["lists"] += 1
+            keys = sorted(self.state.zones[zone])
+            value = [self.rrset_doc(zone, k, self.state.zones[zone][k]) for k in keys[skip:skip + size]]
+        doc = {"value": value}
+        if skip + size < len(keys):
+            doc["nextLink"] = "%s/%s/recordsets?api-version=%s&$top=%d&$skipToken=%d" % (
+                self.base(), zone, API, top, skip + size)
+        self.reply(200, doc)
+
+    def write(self, method, zone, rtype, name, query, body):
+        op = "RecordSets_CreateOrUpdate" if method == "PUT" else "RecordSets_Delete"
+        problems = check_query(self.state, op, query)
+        for h in ("If-Match", "If-None-Match"):
+            if self.headers.get(h) is not None and h not in self.state.spec["headers"][op]:
+                problems.append("header %s on %s" % (h, op))
+        doc = None
+        if method == "PUT":
+            doc, more = check_body(self.state, rtype, body)
+            problems += more
+        elif body:
+            problems.append("a body on DELETE")
+        if problems:
+            return self.bad(problems)
+        with LOCK:
+            self.state.stats["writes"] += 1
+            fault = self.state.faults.pop(0) if self.state.faults else "ok"
+        self.write_locked(method, zone, rtype, name, doc, fault)
+
+    def write_locked(self, method, zone, rtype, name, doc, fault):
+        if fault == "429":
+            return self.reply(429, error("TooManyRequests", "throttled"), [("Retry-After", "1")])
+        if fault == "refuse":
+            return self.reply(400, error("BadRequest", "The record set %s/%s was refused (scripted)." % (rtype, name)))
+        key = (name, rtype)
+        with LOCK:
+            records = self.state.zones[zone]
+            if fault == "race" and key in records:
+                records[key] = {"props": dict(records[key]["props"], TTL=records[key]["props"].get("TTL", 0) + 1),
+                                "etag": str(uuid.uuid4())}
+            held = records.get(key)
+            if_match, if_none = self.headers.get("If-Match"), self.headers.get("If-None-Match")
+            failed = None
+            if if_none == "*" and held is not None:
+                failed = "The Record set %s exists already and hence cannot be created again." % name
+            elif if_match is not None and (held is None or (if_match != "*" and if_match != held["etag"])):
+                failed = "The Record set %s has been modified (etag mismatch)." % name
+            if failed:
+                self.state.stats["precondition_failed"] += 1
+            elif method == "PUT" and self.cname_clash(records, name, rtype):
+                failed = "cname"
+            elif method == "PUT":
+                records[key] = {"props": doc["properties"], "etag": str(uuid.uuid4())}
+                out = self.rrset_doc(zone, key, records[key])
+            else:
+                records.pop(key, None)
+        if failed == "cname":
+            return self.reply(409, error("Conflict", "The record set could not be created because a CNAME record "
+                                         "set and another record set cannot share the name %s." % name))
+        if failed:
+            return self.reply(412, error("PreconditionFailed", failed))
+        if fault in ("500after", "502after"):
+            return self.reply(int(fault[:3]), error("InternalServerError", "scripted failure after commit"))
+        if method == "PUT":
+            return self.reply(201 if held is None else 200, out, [("ETag", out["etag"])])
+        self.reply(200 if held is not None else 204, None)
+
+    @staticmethod
+    def cname_clash(records, name, rtype):
+        others = [t for (n, t) in records if n == name and t != rtype]
+        return bool(others) and (rtype == "CNAME" or "CNAME" in others)
+
+    # ---- the test's view ----
+
+    def fake_api(self, method, parts, body):
+        st = self.state
+        if parts == ["stats"]:
+            with LOCK:
+                return self.reply(200, st.stats)
+        if len(parts) == 2 and parts[0] == "zone" and parts[1] in st.zones:
+            with LOCK:
+                lines = []
+                for (name, rtype), rs in sorted(st.zones[parts[1]].items()):
+                    lines.append({"name": name, "type": rtype, "ttl": rs["props"].get("TTL"),
+                                  "records": canon_values(rtype, rs["props"]), "etag": rs["etag"]})
+            return self.reply(200, {"rrsets": lines})
+        if len(parts) == 4 and parts[0] == "put" and method == "POST" and parts[1] in st.zones:
+            with LOCK:
+                st.zones[parts[1]][(parts[3].lower(), parts[2])] = {"props": json.loads(body)["properties"],
+                                                                   "etag": str(uuid.uuid4())}
+            return self.reply(200, {})
+        self.reply(404, error("NotFound", "no such fake endpoint"))
+
+
+def seed(st, path):
+    """Lines "ZONE NAME TYPE JSON-PROPERTIES"."""
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            zone, name, rtype, props = line.split(None, 3)
+            st.zones[zone][(name.lower(), rtype)] = {"props": json.loads(props), "etag": str(uuid.uuid4())}
+
+
+def record_of(rtype, rdata):
+    """One record's Azure fields from presentation RDATA (of the simple forms the example zone holds)."""
+    if "\\" in rdata:
+        raise ValueError("escapes are not read here: %s" % rdata)
+    f = shlex.split(rdata) if rtype in ("TXT", "CAA") else rdata.split()
+    name = lambda v: v.rstrip(".")  # noqa: E731
+    return {"A": lambda: {"ipv4Address": f[0]}, "AAAA": lambda: {"ipv6Address": f[0]},
+            "CNAME": lambda: {"cname": name(f[0])}, "NS": lambda: {"nsdname": name(f[0])},
+            "PTR": lambda: {"ptrdname": name(f[0])}, "MX": lambda: {"preference": int(f[0]), "exchange": name(f[1])},
+            "SRV": lambda: {"priority": int(f[0]), "weight": int(f[1]), "port": int(f[2]), "target": name(f[3])},
+            "TXT": lambda: {"value": f}, "CAA": lambda: {"flags": int(f[0]), "tag": f[1], "value": f[2]}}[rtype]()
+
+
+def seed_records(st, path):
+    """Lines "ZONE OWNER TTL TYPE RDATA" (OWNER absolute), as `dnsbatch records` prints them."""
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ", 4)
+            if len(parts) < 5:
+                continue
+            zone, owner, ttl, rtype, rdata = parts
+            owner = owner.rstrip(".").lower()
+            name = "@" if owner == zone else owner[:-len(zone) - 1]
+            rs = st.zones[zone].setdefault((name, rtype), {"props": {"TTL": int(ttl)}, "etag": str(uuid.uuid4())})
+            rec = record_of(rtype, rdata)
+            if rtype == "CNAME":
+                rs["props"]["CNAMERecord"] = rec
+            else:
+                rs["props"].setdefault(RECORD_KEYS[rtype], []).append(rec)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--cert", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--subscription", default="sub-0001")
+    ap.add_argument("--resource-group", default="rg-dns")
+    ap.add_argument("--zone", action="append", default=[], help="a zone name (example.com)")
+    ap.add_argument("--seed", help='file of "ZONE NAME TYPE {properties}" lines')
+    ap.add_argument("--seed-records", help='file of "ZONE OWNER TTL TYPE RDATA" lines')
+    ap.add_argument("--tenant", default="tenant-0001")
+    ap.add_argument("--client-id", default="client-0001")
+    ap.add_argument("--client-secret", default="")
+    ap.add_argument("--federated-token", default="")
+    ap.add_argument("--imds", action="store_true", help="answer IMDS token requests")
+    ap.add_argument("--imds-client-id", default="", help="the user-assigned identity IMDS requests must name")
+    ap.add_argument("--token-lifetime", type=int, default=3600)
+    ap.add_argument("--forbidden", action="store_true", help="every token is refused 403 by the API")
+    ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
+    ap.add_argument("--page-size", type=int, default=3)
+    ap.add_argument("--latency", type=float, default=0, help="milliseconds before each API reply")
+    ap.add_argument("--log")
+    args = ap.parse_args()
+
+    st = State(args)
+    for z in args.zone:
+        st.zones[z] = {("@", "SOA"): {"props": {"TTL": 3600, "SOARecord": {
+            "host": "ns1-01.azure-dns.com.", "email": "azuredns-hostmaster.microsoft.com", "serialNumber": 1,
+            "refreshTime": 3600, "retryTime": 300, "expireTime": 2419200, "minimumTTL": 300}}, "etag": str(uuid.uuid4())}}
+    for f in args.fault:
+        kind, _, n = f.partition("*")
+        st.faults += [kind] * (int(n) if n else 1)
+    if args.seed:
+        seed(st, args.seed)
+    if args.seed_records:
+        seed_records(st, args.seed_records)
+    Handler.state = st
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.request_queue_size = 128
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(args.cert, args.key)
+    # The handshake in the connection's own thread: one slow or silent client does not stall accept().
+    server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    os.rename(tmp, args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+# azure_fake.sh - sourced by the tests that need Azure DNS (test_azure.sh, bench_azure.sh):
+# tests/fakes/fake_azure.py on a free loopback port over HTTPS, stopped by PID (the caller's EXIT
+# trap kills every PID in PIDS). The fake checks every request body and query against the
+# definitions kept from Azure's REST specification (tests/fakes/azure-dns-2018-05-01.json).
+#
+# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh), and the
+# certificates of tls_pki (checks.sh).
+# Gives: the credentials the fake accepts (AZ_SECRET, AZ_FEDERATED), start_fake, stop_fake, stat,
+# zone, clean_requests, run (dnsbatch with $CREDS), AZ_FLAGS.
+# shellcheck shell=bash
+
+FAKE=$PWD/tests/fakes/fake_azure.py
+AZ_TENANT=tenant-0001
+AZ_CLIENT=client-0001
+# Secrets the checks look for in everything dnsbatch prints.
+AZ_SECRET=dnsb-az-secret-Qw7e3Rt
+AZ_FEDERATED=dnsb-az-federated-jwt-Pk2m
+
+# start_fake NAME [fake flags...]: zone example.com, the client secret and federated token valid;
+# sets PORT, URL, FAKE_PID; logs to $T/NAME.fake.log.
+start_fake() {
+	local name=$1
+	shift
+	rm -f "$T/$name.port"
+	python3 "$FAKE" --port-file "$T/$name.port" --cert "$T/server.pem" --key "$T/server.key" \
+		--zone example.com --tenant "$AZ_TENANT" --client-id "$AZ_CLIENT" --client-secret "$AZ_SECRET" \
+		--federated-token "$AZ_FEDERATED" --log "$T/$name.fake.log" "$@" 2>"$T/$name.fake.err" &
+	fake_started "$name" $! || return 1
+	URL=https://127.0.0.1:$PORT
+	AZ_FLAGS=(--provider azure --azure-subscription-id sub-0001 --azure-resource-group rg-dns
+		--azure-api-endpoint "$URL/" --azure-ca-file "$T/ca.pem")
+}
+stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
+# stat JQ: a field of the fake's statistics
+stat() { curl -s --max-time 10 --cacert "$T/ca.pem" "$URL/_fake/stats" | jq -r "$1"; }
+# zone: the fake's example.com, one record set a line: "NAME TTL TYPE RECORDS-AS-JSON"
+zone() {
+	curl -s --max-time 10 --cacert "$T/ca.pem" "$URL/_fake/zone/example.com" |
+		jq -r '.rrsets[] | "\(.name) \(.ttl) \(.type) \(.records | tojson)"'
+}
+# etag NAME TYPE: the record set's ETag in the fake
+etag() {
+	curl -s --max-time 10 --cacert "$T/ca.pem" "$URL/_fake/zone/example.com" |
+		jq -r --arg n "$1" --arg t "$2" '.rrsets[] | select(.name == $n and .type == $t) | .etag'
+}
+# clean_requests NAME: every request body and query was the specification's
+clean_requests() {
+	eq "$1: every request body and query matched Azure's specification" "$(stat .bad_schema)" 0
+}
+
+# CREDS: the credential variables of the next runs (the client secret by default).
+CREDS=(AZURE_TENANT_ID=$AZ_TENANT AZURE_CLIENT_ID=$AZ_CLIENT AZURE_CLIENT_SECRET=$AZ_SECRET)
+# run CMD...: dnsbatch in a clean environment: the authority host and $CREDS only
+run() {
+	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AZURE_AUTHORITY_HOST="$URL" "${CREDS[@]}" "$DNSBATCH" "$@"
+}
