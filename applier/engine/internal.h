@@ -46,6 +46,8 @@ typedef struct engine {
 	group *groups;               /* the change groups (c->group indexes them), NULL before they are formed */
 	size_t ngroups;
 	unsigned char *quiet;        /* per plan change: a drop logged by an earlier apply (held.c); may be NULL */
+	double started;              /* clock seconds when the apply began */
+	dnsb_progress progress;      /* progress.c: what on_progress is told */
 } engine;
 
 /* One batch as cut from a zone, while it is being run: its budget is the batch's, not a part's. */
@@ -143,6 +145,16 @@ void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
 /* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
 int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
+
+/* progress.c: on_progress at the start (changes settled before sending), around each batch (before: its
+ * changes' outcomes taken out, after: put back, told), and at the end from the report; and the stop asked */
+void dnsb_engine_progress_start(engine *e, dnsb_plan *plan);
+void dnsb_engine_progress_before(engine *e, group **gs, size_t n);
+void dnsb_engine_progress_after(engine *e, group **gs, size_t n);
+void dnsb_engine_progress_tell(engine *e, int final);
+void dnsb_engine_progress_final(engine *e);
+/* @return 1 when dnsb_engine_options.stop asks the apply to stop, else 0 */
+int dnsb_engine_stop_asked(const engine *e);
 
 /* summary.c: drops decided before sending (invalid, no_zone), one log line per reason for the whole apply. */
 typedef struct drop_summary drop_summary;

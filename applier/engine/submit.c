@@ -108,6 +108,7 @@ static int submit_once(batch_run *br, size_t zone, dnsb_change **changes, size_t
 	rc = dnsb_provider_submit(e->p, zname, changes, count, dnsb_engine_time_left(e), res, &secs, &serr);
 	e->rep->submissions++;
 	dnsb_engine_zone_report(e, zone)->submissions++;
+	dnsb_engine_progress_tell(e, 0);
 	if (rc < 0) {
 		e->rc = dnsb_error_set(e->err, rc, "zone %s: %s", zname, serr.message);
 		dnsb_engine_end_run(br, DNSB_REASON_TRANSIENT, NULL, serr.message);
