@@ -200,8 +200,12 @@ int dnsb_cmd_drops(int argc, char **argv)
 	dnsb_error err = { 0, "" };
 	FILE *f = NULL;
 
-	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, usage, on_option, &a)) >= 0)
+	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, NULL, usage, on_option, &a)) >= 0)
 		return rc;
+	if (a.as_plan + a.explain + (a.by != NULL) > 1) {
+		fprintf(stderr, "dnsbatch drops: --plan, --explain and --by are three outputs: give one\n");
+		return DNSB_EXIT_USAGE;
+	}
 	if (a.url)
 		return a.path ? (fprintf(stderr, "dnsbatch drops: a drop log or --url, not both\n"), DNSB_EXIT_USAGE)
 			      : print_quarantine(a.url);
