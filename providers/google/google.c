@@ -244,6 +244,26 @@ static int open_limits(dnsb_google *g, dnsb_provider_limits *limits, dnsb_error 
 	return 0;
 }
 
+/*
+ * A token fetched before anything is sent (and kept for the first request):
+ * no credentials at all, or credentials the token endpoint refuses, are a
+ * setup fault named at once, not a transient error retried for half a minute.
+ * A token endpoint that answers 5xx is left to the batches' retries.
+ */
+static int open_token(dnsb_google *g, dnsb_error *err)
+{
+	dnsb_error e = { 0, "" };
+	char *header = NULL;
+	int rc = dnsb_google_auth_header(&header, &g->auth, g->http, NULL, dnsb_monotonic() + DNSB_GOOGLE_TIMEOUT, &e);
+
+	dnsb_secret_free(header);
+	if (rc == DNSB_ENOMEM)
+		return dnsb_error_set(err, rc, "out of memory");
+	if (rc == DNSB_EFATAL || (rc == DNSB_ETRANSIENT && g->auth.kind == DNSB_GOOGLE_AUTH_METADATA))
+		return dnsb_error_set(err, DNSB_EINVAL, "%s", e.message);
+	return 0;
+}
+
 static int open_state(dnsb_google *g, const dnsb_config *cfg, dnsb_error *err)
 {
 	dnsb_http_options http = DNSB_HTTP_OPTIONS_INIT;
@@ -257,7 +277,7 @@ static int open_state(dnsb_google *g, const dnsb_config *cfg, dnsb_error *err)
 		return rc;
 	http.timeout = DNSB_GOOGLE_TIMEOUT;
 	http.ca_file = g->cfg.ca_file;
-	if ((rc = dnsb_http_new(&g->http, &http, err)) != 0)
+	if ((rc = dnsb_http_new(&g->http, &http, err)) != 0 || (rc = open_token(g, err)) != 0)
 		return rc;
 	return open_zones(g, err);
 }

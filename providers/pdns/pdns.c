@@ -235,7 +235,7 @@ static int open_state(dnsb_pdns *p, const dnsb_config *cfg, dnsb_error *err)
 	snprintf(p->key_header, len, "X-API-Key: %s", p->cfg.api_key);
 	http.timeout = DNSB_PDNS_TIMEOUT;
 	http.ca_file = p->cfg.ca_file;
-	if ((rc = dnsb_http_new(&p->http, &http, err)) != 0)
+	if ((rc = dnsb_http_new(&p->http, &http, err)) != 0 || (rc = dnsb_pdns_probe(p, err)) != 0)
 		return rc;
 	return open_zones(p, err);
 }
