@@ -25,6 +25,9 @@ typedef struct group {
 	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
 	double held_for;         /* seconds: the hold set, with qevent start or again */
 	int deferred;            /* isolate.c: refused on its own, waiting for the batched read that settles it */
+	const dnsb_change *refused;  /* diagnose.c: the change whose refusal drops the group, NULL when none is known */
+	unsigned long with_group;    /* diagnose.c: changes (bit k: changes[k], k < 64) with nothing in their own way,
+				      * dropped only with their group: their message names `refused` */
 } group;
 
 typedef struct engine {

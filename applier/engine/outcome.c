@@ -39,17 +39,36 @@ void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const 
 	c->message = message && *message ? strdup(message) : NULL;
 }
 
+static const char *kind_name(const dnsb_change *c);
+
+/* "dropped with its group: create web.example.test. A was refused: WHY" for a change with nothing in its own way. */
+static void with_group_message(char *buf, size_t size, const dnsb_change *refused, const char *why)
+{
+	const dnsb_rrset *r = refused->kind == DNSB_CHANGE_DELETE ? &refused->old : &refused->new_set;
+
+	snprintf(buf, size, "dropped with its group: %s %s %s was refused%s%s", kind_name(refused),
+		 r->owner ? r->owner : "(no name)", dnsb_type_name(r->type), why && *why ? ": " : "", why ? why : "");
+}
+
 /* Settle every change of g still pending; changes settled apart keep their outcome. */
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			 const char *message)
 {
+	char grouped[DNSB_ERROR_MESSAGE_MAX * 2];
+
 	for (size_t i = 0; i < g->count; i++) {
 		dnsb_change *c = g->changes[i];
+		const char *text = message ? message : res ? res->message : NULL;
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue; /* settled apart (already in effect) */
 		c->outcome = outcome;
 		c->reason = reason;
-		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, message ? message : res ? res->message : NULL);
+		if (outcome == DNSB_OUTCOME_DROPPED && g->refused && g->refused != c && i < sizeof(g->with_group) * 8 &&
+		    (g->with_group >> i & 1)) {
+			with_group_message(grouped, sizeof(grouped), g->refused, text);
+			text = grouped;
+		}
+		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, text);
 	}
 }
 
@@ -75,6 +94,23 @@ static const group *quarantined_group(const engine *e, const dnsb_change *c)
 	return NULL;
 }
 
+/* "; dropped with its group: create web.example.test. A was refused" when c went down only with its group, else "". */
+static void with_group_note(char *buf, size_t size, const engine *e, const dnsb_change *c)
+{
+	const group *g;
+
+	buf[0] = '\0';
+	if (e->groups == NULL || c->group >= e->ngroups || c->outcome != DNSB_OUTCOME_DROPPED)
+		return;
+	g = &e->groups[c->group];
+	for (size_t k = 0; k < g->count && k < sizeof(g->with_group) * 8; k++)
+		if (g->changes[k] == c && g->refused && g->refused != c && (g->with_group >> k & 1)) {
+			buf[0] = ';';
+			buf[1] = ' ';
+			with_group_message(buf + 2, size - 2, g->refused, NULL);
+		}
+}
+
 /*
  * The lines of one settled change. None for a change still held or a drop an
  * earlier apply logged (`quiet`); drops summed up go to `sum` (NULL: logged
@@ -87,7 +123,7 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 	dnsb_droplog_quarantine event = g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE;
 	const char *owner = dnsb_change_owner(c) ? dnsb_change_owner(c) : "(no name)";
 	const char *type = dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type);
-	char held[128] = "";
+	char held[128] = "", with[600];
 
 	if (quiet || (c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_QUARANTINED))
 		return;
@@ -101,6 +137,7 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 	} else if (sum && c->outcome == DNSB_OUTCOME_DROPPED && dnsb_engine_summed(c->reason)) {
 		dnsb_engine_summary_add(sum, c);
 	} else {
+		with_group_note(with, sizeof(with), e, c);
 		if (event == DNSB_DROPLOG_QUARANTINE_START)
 			snprintf(held, sizeof(held), "; quarantined for %g s", g->held_for);
 		else if (event == DNSB_DROPLOG_QUARANTINE_AGAIN)
@@ -129,8 +166,8 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 				if (c->message)
 					json_object_object_add(fields, "message", json_object_new_string(c->message));
 			}
-			dnsb_log_fields(DNSB_LOG_WARN, fields, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome),
-					kind_name(c), owner, type, why, held);
+			dnsb_log_fields(DNSB_LOG_WARN, fields, "%s %s %s %s: %s%s%s", dnsb_outcome_name(c->outcome),
+					kind_name(c), owner, type, why, with, held);
 			json_object_put(fields);
 			json_object_put(current);
 		} else {

@@ -59,8 +59,10 @@ run other apply --plan "$PLAN" --provider zonefile --zonefile "example.com=$T/fl
 eq "--pdns-server with --provider zonefile: exit 2" "$RC" 2
 check "... names the flag and its provider" grep -Fq -- '--pdns-server is a flag of provider pdns, not of zonefile' "$T/other.err"
 check "... the zone is untouched" unchanged flags
-run other-serve serve --provider memory --memory-zone example.com --google-project p
-eq "serve: --google-project with --provider memory: exit 2" "$RC" 2
+# (timeout: a serve that ignored the flag would serve until stopped)
+timeout 10 "$DNSBATCH" serve --provider memory --memory-zone example.com --google-project p --listen 127.0.0.1:0 \
+	--metrics-listen "" >/dev/null 2>"$T/other-serve.err"
+eq "serve: --google-project with --provider memory: exit 2" "$?" 2
 
 for v in "version" "--version" "apply --version" "serve --version" "records --version" "drops --version"; do
 	# shellcheck disable=SC2086
