@@ -49,6 +49,7 @@ typedef struct engine {
 	group *groups;               /* the change groups (c->group indexes them), NULL before they are formed */
 	size_t ngroups;
 	unsigned char *quiet;        /* per plan change: a drop logged by an earlier apply (held.c); may be NULL */
+	size_t unsent;               /* outcome.c: changes failed unsent after a stop, told in one line */
 	double started;              /* clock seconds when the apply began */
 	dnsb_progress progress;      /* progress.c: what on_progress is told */
 } engine;
@@ -148,6 +149,9 @@ void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
 /* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
 int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
+
+/* The message of a change never sent because a stop was asked (batch.c); outcome.c sums these up in one line. */
+#define DNSB_ENGINE_STOPPED_MESSAGE "not sent: the apply was stopped before this change's batch began"
 
 /* progress.c: on_progress at the start (changes settled before sending), around each batch (before: its
  * changes' outcomes taken out, after: put back, told), and at the end from the report; and the stop asked */

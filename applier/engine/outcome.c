@@ -136,6 +136,9 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 		return;
 	} else if (sum && c->outcome == DNSB_OUTCOME_DROPPED && dnsb_engine_summed(c->reason)) {
 		dnsb_engine_summary_add(sum, c);
+	} else if (c->outcome == DNSB_OUTCOME_FAILED && c->reason == DNSB_REASON_DEADLINE && c->message &&
+		   strcmp(c->message, DNSB_ENGINE_STOPPED_MESSAGE) == 0) {
+		e->unsent++; /* one line for them all, after the tally */
 	} else {
 		with_group_note(with, sizeof(with), e, c);
 		if (event == DNSB_DROPLOG_QUARANTINE_START)
@@ -203,6 +206,9 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		tell(e, c, e->quiet && e->quiet[i], sum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
+	if (e->unsent > 0)
+		dnsb_log(DNSB_LOG_WARN, "%zu changes not sent: the apply was stopped before their batches began "
+			 "(failed, reason deadline)", e->unsent);
 }
 
 /* After a local error nothing is lost silently: whatever is still pending is reported failed. */

@@ -94,6 +94,9 @@ check "SIGINT: some applied before the stop, the rest failed ($applied applied, 
 check "SIGINT: the summary on stderr" grep -Eq "^dnsbatch: 3000 changes: $applied applied, 0 already applied, 0 dropped, $failed failed" \
 	"$T/mem.err"
 check "SIGINT: stderr says it was stopped and how to go on" grep -q 'stopped by SIGINT after the batch in flight' "$T/mem.err"
+check "SIGINT: the changes not sent are told in one line, not one each" \
+	sh -c 'grep -q "^.* warn $2 changes not sent: the apply was stopped" "$1" && ! grep -q "warn failed create" "$1"' \
+	_ "$T/mem.err" "$failed"
 eq "SIGINT: the drop log has every failed change" "$(wc -l <"$T/mem.drops" | tr -d ' ')" "$failed"
 eq "SIGINT: failed, reason deadline, saying the apply was stopped" \
 	"$(jq -r '"\(.outcome) \(.reason) \(.message)"' "$T/mem.drops" | sort -u)" \
