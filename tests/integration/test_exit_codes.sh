@@ -34,6 +34,9 @@ eq "--metrics-file in a directory that does not exist: exit 2" "$RC" 2
 check "... the message names the directory and says nothing was sent" \
 	grep -q "the directory $T/no/such/dir: No such file or directory (nothing was sent)" "$T/metrics.err"
 check "... the zone is untouched" unchanged metrics
+run droplog apply --plan "$PLAN" --provider zonefile --zonefile "example.com=$T/metrics/z" --drop-log "$T/no/such/dir/d.jsonl"
+eq "--drop-log in a directory that does not exist: exit 2" "$RC" 2
+check "... the zone is untouched" unchanged metrics
 run metricsdir apply --plan "$PLAN" --provider zonefile --zonefile "example.com=$T/metrics/z" --metrics-file "$T"
 eq "--metrics-file naming a directory: exit 2" "$RC" 2
 check "... the zone is untouched" unchanged metrics
