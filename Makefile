@@ -6,6 +6,7 @@
 #   make bench      benchmarks (figures printed, nothing asserted)
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make image-rootfs  the container image's root filesystem, without a container daemon ($(BUILD)/image/rootfs)
 .SUFFIXES:
 
 PREFIX  ?= /usr/local
@@ -137,6 +138,13 @@ install: all
 	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm -lstdc++' \
 	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dnsbatch.pc
 
+# The Dockerfile's runtime stage as a directory: its packages (scripts/runtime-packages.txt) and their
+# dependencies, unpacked, and the program installed as the Dockerfile installs it. Debs kept in $(BUILD)/image/debs.
+image-rootfs: all
+	@rm -rf $(BUILD)/image/install
+	@$(MAKE) --no-print-directory -s install PREFIX=/usr/local DESTDIR=$(abspath $(BUILD))/image/install >/dev/null
+	@sh scripts/image-rootfs.sh $(BUILD)/image/install/usr/local/bin/dnsbatch $(BUILD)/image
+
 # Every public header compiles alone, as a user's first #include would, with -pedantic.
 check-headers:
 	@for h in include/dnsbatch/*.h include/dnsbatch/sys/*.h; do \
@@ -149,4 +157,4 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench fuzz run install check-headers clean
+.PHONY: all tests deps test sanitize bench fuzz run install image-rootfs check-headers clean

@@ -269,13 +269,7 @@ static int lock_until(dnsb_http *h, double give_up)
 	left = give_up - dnsb_monotonic();
 	if (left <= 0)
 		return pthread_mutex_trylock(&h->lock) == 0 ? 0 : ETIMEDOUT;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)left;
-	ts.tv_nsec += (long)((left - floor(left)) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	ts = dnsb_wall_deadline(left);
 	return pthread_mutex_timedlock(&h->lock, &ts);
 }
 
@@ -449,7 +443,7 @@ static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_htt
 	out->body_len = x.len;
 	out->truncated = x.truncated;
 	memcpy(out->content_type, x.content_type, sizeof(out->content_type));
-	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, time(NULL)) : -1;
+	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, (time_t)dnsb_clock_wall(NULL)) : -1;
 	out->seconds = dnsb_monotonic() - start;
 	return 0;
 }

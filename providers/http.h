@@ -133,7 +133,7 @@ int dnsb_http_is_json(const char *content_type);
  * §10.2.3): delay-seconds, or an HTTP-date read by curl_getdate (a date in
  * the past gives 0).
  * @param value  the header's value (borrowed), surrounding spaces allowed
- * @param now    the current time, seconds since the epoch (time(NULL))
+ * @param now    the current time, seconds since the epoch (dnsb_clock_wall)
  * @return seconds, >= 0; -1 when the value is neither
  */
 double dnsb_http_retry_after(const char *value, time_t now);

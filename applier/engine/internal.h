@@ -5,7 +5,14 @@
  * forms change groups, batch.c cuts batches, isolate.c runs a batch and
  * isolates the groups it refuses, submit.c sends one submission, retry.c
  * decides waits, verify.c reads back and judges, outcome.c settles changes
- * and tallies, held.c applies the quarantine; engine.c orchestrates.
+ * and tallies, held.c applies the quarantine; engine.c orchestrates and
+ * state.c holds the accessors of the engine's state.
+ *
+ * Calls run one way, down the pipeline: engine.c calls the stages; zones,
+ * group, held, batch, isolate, settle, submit, verify (with retry and
+ * diagnose), outcome (with summary) each call only stages after them, and
+ * all of them read the engine's state through state.c, which calls none.
+ * scripts/engine-calls.sh checks it.
  */
 #ifndef DNSBATCH_ENGINE_INTERNAL_H
 #define DNSBATCH_ENGINE_INTERNAL_H
@@ -83,29 +90,45 @@ typedef enum sent {
 /* What a read-back says (DESIGN §3: three values). */
 typedef enum verdict { NOT_IN_EFFECT = 0, IN_EFFECT = 1, UNKNOWN = -1 } verdict;
 
-/* engine.c */
+/* Groups up to this size are held by the quarantine under every subset of conflicting changes; larger ones
+ * only whole (held.c). */
+#define DNSB_ENGINE_MASK_BITS 6
+
+/* state.c: the engine's state, read by every stage; it calls no other engine file. */
+/* The engine's clock, in seconds. */
 double dnsb_engine_now(engine *e);
 /* Seconds left before the deadline for one provider call (> 0), or 0 without a deadline. */
 double dnsb_engine_time_left(engine *e);
+/* The apex of zone index `zone`, or "" for the slot of changes in no zone (borrowed from the provider). */
 const char *dnsb_engine_zone_name(const engine *e, size_t zone);
+/* The report's entry for `zone`, added on first use (e->rc = DNSB_ENOMEM when its name cannot be copied). */
+dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone);
+/* Set c's provider detail: status, code and message (copied; NULL or "" = none). */
+void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
+/* The owner name a change concerns (its old RRset's for a deletion), borrowed; may be NULL. */
+const char *dnsb_change_owner(const dnsb_change *c);
+/* @return 1 when some change of g is still pending, else 0 */
+int dnsb_engine_group_open(const group *g);
+/* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
+int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 
 /* outcome.c */
-dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone);
-void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			const char *message);
 void dnsb_engine_tally(engine *e, dnsb_plan *plan);
-int dnsb_engine_group_open(const group *g);
 void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
 
 /* zones.c */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
-const char *dnsb_change_owner(const dnsb_change *c);
 
 /* group.c */
 int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
 void dnsb_engine_drop_invalid_groups(group *groups, size_t n);
+/* g->key, g's content key for the quarantine. @return 0, or DNSB_ENOMEM (g->key NULL) */
 int dnsb_engine_group_key(group *g);
+/* The content key of each group (dnsb_engine_group_key), before the quarantine is asked.
+ * @return 0, or DNSB_ENOMEM (a group without a key is neither held nor released) */
+int dnsb_engine_group_keys(group *groups, size_t n);
 void dnsb_engine_free_groups(group *groups, size_t n);
 
 /* batch.c */
@@ -145,10 +168,9 @@ verdict dnsb_engine_verify(engine *e, group **gs, size_t n, verdict *each, dnsb_
 void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict *each, const dnsb_result *res);
 
 /* held.c; the quarantine's start and end are logged by outcome.c */
+/* Drop the held changes of keyed groups (dnsb_engine_group_keys) before sending; groups without a key are sent. */
 void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
-/* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
-int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 
 /* The message of a change never sent because a stop was asked (batch.c); outcome.c sums these up in one line. */
 #define DNSB_ENGINE_STOPPED_MESSAGE "not sent: the apply was stopped before this change's batch began"

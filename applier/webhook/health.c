@@ -126,11 +126,7 @@ void *dnsb_webhook_probe_main(void *arg)
 
 		pthread_mutex_lock(&wh->lock);
 		if (!wh->stopping) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			double until = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + wh->probe_interval;
-			ts.tv_sec = (time_t)until;
-			ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+			struct timespec ts = dnsb_wall_deadline(wh->probe_interval);
 			pthread_cond_timedwait(&wh->cond, &wh->lock, &ts);
 		}
 		pthread_mutex_unlock(&wh->lock);

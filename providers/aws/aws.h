@@ -115,6 +115,7 @@ typedef struct dnsb_aws_creds {
 	pthread_mutex_t lock;
 	dnsb_aws_keys keys;        /**< guarded by lock */
 	unsigned long fetches;     /**< credentials obtained from a remote source so far */
+	const struct dnsb_clock *clock; /**< whose wall reading times keys.expires; NULL = the system's (borrowed) */
 } dnsb_aws_creds;
 
 /**

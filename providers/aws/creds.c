@@ -480,7 +480,7 @@ int dnsb_aws_creds_get(char **userpwd, char **token_header, dnsb_aws_creds *c, d
 	*userpwd = *token_header = NULL;
 	pthread_mutex_lock(&c->lock);
 	int stale = c->keys.access_key == NULL || refused ||
-		    (c->keys.expires != 0 && time(NULL) + DNSB_AWS_REFRESH_MARGIN >= c->keys.expires);
+		    (c->keys.expires != 0 && dnsb_clock_wall(c->clock) + DNSB_AWS_REFRESH_MARGIN >= (double)c->keys.expires);
 	if (stale) {
 		dnsb_aws_keys fresh = { 0 };
 		if ((rc = fetch(c, http, give_up, &fresh, &e)) == 0) {

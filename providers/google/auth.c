@@ -369,7 +369,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 	if (give_up > 0 && (req.time_left = give_up - dnsb_monotonic()) <= 0)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s: no time left to fetch an access token", a->source);
 	if (a->kind == DNSB_GOOGLE_AUTH_KEY) {
-		if ((rc = dnsb_google_jwt(&jwt, a, time(NULL), err)) != 0)
+		if ((rc = dnsb_google_jwt(&jwt, a, (time_t)dnsb_clock_wall(NULL), err)) != 0)
 			return rc;
 		body = grant_body(jwt);
 		dnsb_secret_free(jwt);

@@ -47,6 +47,7 @@ static inline void fake_clock_init(fake_clock *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = 1000.0;
+	c->clock.version = DNSB_CLOCK_VERSION;
 	c->clock.now = fake_now;
 	c->clock.sleep = fake_sleep;
 	c->clock.payload = c;
