@@ -1,9 +1,11 @@
 /*
  * held.c - the engine's use of the quarantine (DESIGN §5): a group whose
  * changes were dropped for conflict is held back, without a request, until
- * its backoff runs out. Only the changes that conflicted are held: the entry's
- * key is the group's content key plus the set of its conflicting changes, so
- * a change that was in effect beside them is sent (and proved) again.
+ * its backoff runs out. The whole group is held, whichever of its changes
+ * conflicted: a group lands or drops as one (a change in effect beside a
+ * held one is not sent, so nothing of a held group is written). The entry's
+ * key is the group's content key plus a mask of its changes (held_mask
+ * still finds entries keyed by a part of a group).
  * Each group notes what the quarantine did to it (start, again, end) for the
  * logs; a change still held is logged by no one (outcome.c). Drops decided
  * before sending (invalid, no_zone) are noted with the same backoff, so an
@@ -69,9 +71,10 @@ void dnsb_engine_hold_back(engine *e, group *groups, size_t n)
 
 		if (g->key == NULL || !dnsb_engine_group_open(g) || (mask = held_mask(e, g, t)) == 0)
 			continue;
+		/* The whole group, whichever of its changes conflicted: a group lands or drops as one. */
 		for (size_t k = 0; k < g->count; k++) {
 			dnsb_change *c = g->changes[k];
-			if (c->outcome == DNSB_OUTCOME_PENDING && dnsb_engine_in_mask(g, k, mask)) {
+			if (c->outcome == DNSB_OUTCOME_PENDING) {
 				c->outcome = DNSB_OUTCOME_DROPPED;
 				c->reason = DNSB_REASON_QUARANTINED;
 				dnsb_engine_set_detail(c, 0, NULL, "conflicted before; held back until its quarantine ends");
@@ -91,8 +94,8 @@ static unsigned long conflict_mask(const group *g)
 		    (c->reason == DNSB_REASON_CONFLICT || c->reason == DNSB_REASON_QUARANTINED))
 			mask |= k >= DNSB_ENGINE_MASK_BITS ? all_changes(g) : 1UL << k;
 	}
-	/* A large group is held and looked up whole only (held_mask): never under a part of it. */
-	return mask != 0 && g->count >= DNSB_ENGINE_MASK_BITS ? all_changes(g) : mask;
+	/* A group is held whole (hold_back), and so keyed whole. */
+	return mask != 0 ? all_changes(g) : 0;
 }
 
 static int group_in_effect_now(const group *g)

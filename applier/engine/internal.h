@@ -77,6 +77,8 @@ typedef struct batch_run {
 	group **refused;         /* refused on their own, settled together by one read (isolate.c) */
 	size_t nrefused, refused_cap;
 	int no_defer;            /* the group being settled is a temporary one: settle it at once */
+	dnsb_change **upgraded;  /* registry format upgrades sent as creates (noop.c), made updates again at the end */
+	size_t nupgraded, upgraded_cap;
 } batch_run;
 
 /* What a submission came to, for the isolation loop. */
@@ -153,6 +155,9 @@ int dnsb_engine_try_alone(batch_run *br, group *g);
 /* settle.c: the changes of g in effect per `held` end already_applied, the rest is sent on its own. @return 1 when
  * some were in effect (g is settled), 0 when none */
 int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *held);
+/* settle.c: g holds registry format upgrades by `held` (noop.c): sent on its own with them as creates.
+ * @return 1 when it did (g is settled), 0 when it holds none */
+int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *held);
 /* settle.c: one group a refusal points at, refused on its own (`alone`) or found by elimination: kept for the
  * batch's read of the refused groups, or settled at once when that cannot wait (br->no_defer, an invalid answer) */
 void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone);
@@ -166,6 +171,19 @@ int dnsb_engine_change_in_effect(const engine *e, const group *g, const dnsb_cha
 int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_list *held);
 verdict dnsb_engine_verify(engine *e, group **gs, size_t n, verdict *each, dnsb_error *rerr);
 void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict *each, const dnsb_result *res);
+
+/* noop.c: is c an update whose old and new RRsets hold the same data? `strict`: the same TTL too (an old
+ * TTL left unset matches any, so only a read proves that one). @return 1 or 0 */
+int dnsb_engine_change_noop(const dnsb_change *c, int strict);
+/* noop.c: is c the TXT registry's format upgrade by `held`: an ownership TXT update whose old RRset is
+ * absent while the record it owns is as g expects? @return 1 or 0 */
+int dnsb_engine_registry_upgrade(const engine *e, const group *g, const dnsb_change *c, const dnsb_rrset_list *held);
+/* noop.c: send g's registry upgrades as creates until the batch ends. @return how many */
+size_t dnsb_engine_upgrade_group(batch_run *br, group *g, const dnsb_rrset_list *held);
+/* noop.c: at the batch's end, the upgrades are updates again (as the plan and the drop log know them). */
+void dnsb_engine_restore_upgraded(batch_run *br);
+/* noop.c: before a batch is sent, its groups of no-op updates are proved by one read, not written. */
+void dnsb_engine_prove_noops(batch_run *br);
 
 /* held.c; the quarantine's start and end are logged by outcome.c */
 /* Drop the held changes of keyed groups (dnsb_engine_group_keys) before sending; groups without a key are sent. */

@@ -34,7 +34,10 @@ void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, cons
 		const char *text = message ? message : res ? res->message : NULL;
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue; /* settled apart (already in effect) */
-		c->outcome = outcome;
+		/* Accepted with its group, an update that changes nothing was in effect before: the accepting
+		 * answer proved its old RRset, which is its new one. */
+		c->outcome = outcome == DNSB_OUTCOME_APPLIED && dnsb_engine_change_noop(c, 1) ? DNSB_OUTCOME_ALREADY_APPLIED
+											 : outcome;
 		c->reason = reason;
 		if (outcome == DNSB_OUTCOME_DROPPED && g->refused && g->refused != c && i < sizeof(g->with_group) * 8 &&
 		    (g->with_group >> i & 1)) {

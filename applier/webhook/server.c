@@ -1,7 +1,4 @@
 /* server.c - the webhook server's daemons (libmicrohttpd): listeners, request bodies, routing, life cycle. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <float.h>
 #include <netdb.h>

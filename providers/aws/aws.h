@@ -16,7 +16,8 @@
  *              name escapes
  *   reply.c    a reply as one class, with every change its messages name
  *   insync.c   --aws-wait-insync: GetChange polled until the change is INSYNC
- *   aws.c      signed calls, pagination, the ops table, open, flags
+ *   aws.c      signed calls, pagination, the methods on the HTTP backend
+ *              skeleton (providers/backend.h), open, flags
  *
  * No key, secret or token ever appears in a message, a log line or argv.
  */
@@ -27,8 +28,7 @@
 #include <time.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/http.h"
-#include "providers/interval.h"
+#include "providers/backend.h"
 
 #define DNSB_AWS_ENDPOINT_DEFAULT "https://route53.amazonaws.com"
 #define DNSB_AWS_STS_DEFAULT "https://sts.amazonaws.com"
@@ -58,11 +58,8 @@
 
 typedef enum dnsb_aws_zone_type { DNSB_AWS_ZONES_ANY = 0, DNSB_AWS_ZONES_PUBLIC, DNSB_AWS_ZONES_PRIVATE } dnsb_aws_zone_type;
 
-/** A hosted zone. */
-typedef struct dnsb_aws_zone {
-	char *apex;  /**< absolute, lower-case ("example.com."); owned */
-	char *id;    /**< "Z0123" (without "/hostedzone/"); owned */
-} dnsb_aws_zone;
+/** A hosted zone: its apex ("example.com.") and id ("Z0123", without "/hostedzone/"). */
+typedef dnsb_hb_zone dnsb_aws_zone;
 
 /** Settings of one aws provider, from its flags and the environment. */
 typedef struct dnsb_aws_config {
@@ -278,32 +275,19 @@ void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_ch
 /** The error code of an XML error reply (<Code>), or "" (copied into code, `size` bytes). */
 void dnsb_aws_error_code(char *code, size_t size, const char *xml, size_t len);
 
-/** A failed read or list reply as a code: 5xx, Throttling: DNSB_ETRANSIENT; others DNSB_EFATAL. */
+/** A failed read or list reply as a code: Throttling, 429: DNSB_ERATELIMIT; 5xx: DNSB_ETRANSIENT; others DNSB_EFATAL. */
 int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- the provider ---- */
 
 typedef struct dnsb_aws {
+	dnsb_hb base;              /**< first: the skeleton's part (client, hosted zones; pace:
+				        --aws-batch-change-interval between submissions). A signed GET
+				        is dnsb_hb_get(&a->base, ...) */
 	dnsb_aws_config cfg;
-	dnsb_http *http;
 	dnsb_aws_creds creds;
 	int creds_ready;
-	dnsb_aws_zone *zones;
-	size_t zone_count;
-	dnsb_interval pace;        /**< --aws-batch-change-interval between submissions */
 } dnsb_aws;
-
-/**
- * A signed GET (aws.c); new credentials and one more try after ExpiredToken.
- * @param what     the operation, for messages ("GetChange")
- * @param give_up  dnsb_monotonic() time to stop by, or 0
- * @param out      the 200 response (the caller's; dnsb_http_response_clear)
- * @return 0 on 200; else as dnsb_aws_reply_error (DNSB_ETRANSIENT for 5xx and
- *         throttling, DNSB_EFATAL for other statuses), or dnsb_http_do's
- *         code when no response came (DNSB_ETRANSIENT, DNSB_EFATAL, DNSB_ENOMEM)
- */
-int dnsb_aws_get(dnsb_aws *a, const char *url, const char *what, double give_up, dnsb_http_response *out,
-		 dnsb_error *err);
 
 /**
  * --aws-wait-insync (insync.c): poll GetChange for the change a
@@ -320,7 +304,5 @@ int dnsb_aws_get(dnsb_aws *a, const char *url, const char *what, double give_up,
  * @return 1 when INSYNC, 0 when not known to be
  */
 int dnsb_aws_wait_insync(dnsb_aws *a, const char *zone, const char *reply, size_t len, double give_up);
-
-extern const dnsb_backend dnsb_backend_aws;
 
 #endif

@@ -4,9 +4,6 @@
  * ListResourceRecordSets pages (aliases included) and ListHostedZones pages,
  * and Route53's \ooo escapes in names.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +12,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/aws/aws.h"
 
 /* ---- reading ---- */
@@ -226,7 +223,6 @@ int dnsb_aws_zones_parse(dnsb_aws_zone **zones, size_t *count, const char *xml, 
 	}
 	for (xmlNode *z = list ? list->children : NULL; rc == 0 && z; z = z->next) {
 		char *id, *name, *priv;
-		dnsb_aws_zone *grown;
 		int is_private;
 		if (!named(z, "HostedZone"))
 			continue;
@@ -237,16 +233,9 @@ int dnsb_aws_zones_parse(dnsb_aws_zone **zones, size_t *count, const char *xml, 
 		free(priv);
 		if (id && name && (type == DNSB_AWS_ZONES_ANY || (type == DNSB_AWS_ZONES_PRIVATE) == is_private)) {
 			const char *bare = strncmp(id, "/hostedzone/", 12) == 0 ? id + 12 : id;
-			dnsb_aws_zone zone = { dnsb_aws_name_decode(name), strdup(bare) };
-			if (zone.apex == NULL || zone.id == NULL ||
-			    (grown = realloc(*zones, (*count + 1) * sizeof(*grown))) == NULL) {
-				free(zone.apex);
-				free(zone.id);
+			char *apex = dnsb_aws_name_decode(name);
+			if (apex == NULL || dnsb_hb_zones_push(zones, count, apex, bare) != 0)
 				rc = DNSB_ENOMEM;
-			} else {
-				*zones = grown;
-				(*zones)[(*count)++] = zone;
-			}
 		}
 		free(id);
 		free(name);

@@ -1,7 +1,4 @@
 /* config.c - the google provider's flags. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +11,7 @@ void dnsb_google_config_clear(dnsb_google_config *cfg)
 	if (cfg == NULL)
 		return;
 	free(cfg->project);
-	for (size_t i = 0; i < cfg->zone_count; i++) {
-		free(cfg->zones[i].dns_name);
-		free(cfg->zones[i].name);
-	}
-	free(cfg->zones);
+	dnsb_hb_zones_free(cfg->zones, cfg->zone_count);
 	free(cfg->credentials);
 	free(cfg->endpoint);
 	free(cfg->ca_file);
@@ -38,8 +31,7 @@ static int zone_name_ok(const char *s)
 static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
 {
 	const char *eq = strchr(spec, '=');
-	dnsb_google_zone *grown, z = { NULL, NULL };
-	char *dns;
+	char *dns, *apex;
 	dnsb_error e;
 
 	if (eq == NULL || eq == spec || !zone_name_ok(eq + 1))
@@ -48,28 +40,20 @@ static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
 				      spec);
 	if ((dns = strndup(spec, (size_t)(eq - spec))) == NULL)
 		return DNSB_ENOMEM;
-	if (dnsb_name_canonical(&z.dns_name, dns, &e) != 0) {
+	if (dnsb_name_canonical(&apex, dns, &e) != 0) {
 		free(dns);
 		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--google-zone %s: %s",
 				      spec, e.message);
 	}
 	free(dns);
 	for (size_t i = 0; i < out->zone_count; i++) {
-		if (strcmp(out->zones[i].dns_name, z.dns_name) == 0) {
-			free(z.dns_name);
+		if (strcmp(out->zones[i].apex, apex) == 0) {
+			free(apex);
 			return dnsb_error_set(err, DNSB_EINVAL, "--google-zone %s: %s is given twice", spec,
-					      out->zones[i].dns_name);
+					      out->zones[i].apex);
 		}
 	}
-	if ((z.name = strdup(eq + 1)) == NULL ||
-	    (grown = realloc(out->zones, (out->zone_count + 1) * sizeof(*grown))) == NULL) {
-		free(z.dns_name);
-		free(z.name);
-		return DNSB_ENOMEM;
-	}
-	out->zones = grown;
-	out->zones[out->zone_count++] = z;
-	return 0;
+	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, eq + 1);
 }
 
 /* --google-api-endpoint: https only (tokens travel with every request), ending in '/'. */

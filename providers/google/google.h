@@ -28,8 +28,7 @@
 #include <openssl/evp.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/http.h"
-#include "providers/interval.h"
+#include "providers/backend.h"
 
 /** An access token to use as is (no refresh: a 401 is final). */
 #define DNSB_GOOGLE_TOKEN_ENV "DNSBATCH_GOOGLE_ACCESS_TOKEN"
@@ -59,11 +58,8 @@
 /** Pages followed at most in one listing (a server looping on nextPageToken). */
 #define DNSB_GOOGLE_PAGES_MAX 100000
 
-/** A DNS name served by a managed zone. */
-typedef struct dnsb_google_zone {
-	char *dns_name;  /**< absolute, lower-case apex ("example.com."); owned */
-	char *name;      /**< the managed zone's name ("example-com"); owned */
-} dnsb_google_zone;
+/** A DNS name served by a managed zone: its apex ("example.com.") and the managed zone's name ("example-com"). */
+typedef dnsb_hb_zone dnsb_google_zone;
 
 /** Settings of one google provider, from its flags and the environment. */
 typedef struct dnsb_google_config {
@@ -265,37 +261,37 @@ int dnsb_google_reply_error(const dnsb_http_response *resp, const char *what, dn
 /* ---- the provider state and its calls (api.c) ---- */
 
 typedef struct dnsb_google {
+	dnsb_hb base;                 /**< first: the skeleton's part (client; zones: cfg's, or from
+					   managedZones.list; pace: --google-batch-change-interval) */
 	dnsb_google_config cfg;
-	dnsb_http *http;
 	dnsb_google_auth auth;
 	int auth_ready;
-	dnsb_google_zone *zones;      /**< apex -> managed zone: cfg's, or from managedZones.list */
-	size_t zone_count;
-	dnsb_interval pace;           /**< --google-batch-change-interval between changes.create */
 } dnsb_google;
 
 /**
- * One authorised request: the bearer token added, and after a 401 the token
- * refreshed and the request sent once more.
+ * One authorised request (the backend's dnsb_hb_methods.call): the bearer
+ * token added, and after a 401 the token refreshed and the request sent
+ * once more.
  * @param give_up  monotonic seconds when the caller stops waiting, 0 = none
  * @return as dnsb_http_do, plus the token errors of dnsb_google_auth_header;
  *         a second 401 is returned as the response
  */
-int dnsb_google_call(dnsb_google *g, const char *method, const char *url, const char *body, double give_up,
+int dnsb_google_call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		     dnsb_http_response *out, dnsb_error *err);
 
 /**
- * rrsets.list of a managed zone, every page: all RRsets, or those at `name`
- * (and of `type` when not 0), kept when among `keys` (n > 0; a key of type
- * DNSB_RRKEY_ANY keeps every RRset at its owner). Appended to `out` (the
- * caller's). Each request waits at most DNSB_GOOGLE_TIMEOUT and until give_up.
+ * rrsets.list of a managed zone (a dnsb_hb_list_fn), every page: all RRsets
+ * (owner NULL), or those at `owner` (and of `type` when not 0), kept when
+ * among `keys` (n > 0; a key of type DNSB_RRKEY_ANY keeps every RRset at its
+ * owner). Appended to `out` (the caller's). Each request waits at most
+ * DNSB_GOOGLE_TIMEOUT and until give_up.
  * @return 0; DNSB_ETRANSIENT; DNSB_EFATAL; DNSB_ENOMEM (err says which)
  */
-int dnsb_google_rrsets_list(dnsb_google *g, const char *zone_name, const char *name, uint16_t type,
+int dnsb_google_rrsets_list(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type,
 			    const dnsb_rrkey *keys, size_t n, double give_up, dnsb_rrset_list *out, dnsb_error *err);
 
 /**
- * managedZones.list of the project, every page, into g->zones.
+ * managedZones.list of the project, every page, into g->base.zones.
  * @return as dnsb_google_rrsets_list
  */
 int dnsb_google_zones_list(dnsb_google *g, double give_up, dnsb_error *err);
@@ -309,9 +305,5 @@ int dnsb_google_zones_list(dnsb_google *g, double give_up, dnsb_error *err);
  */
 int dnsb_google_quota(dnsb_google *g, double give_up, dnsb_provider_limits *limits, long *status, dnsb_error *err);
 
-/** The managed zone name of an apex, or NULL. Borrowed from g. */
-const char *dnsb_google_zone_name(const dnsb_google *g, const char *apex);
-
-extern const dnsb_backend dnsb_backend_google;
 
 #endif

@@ -247,10 +247,10 @@ static int rate_limited_403(json_object *e, const dnsb_google_error *ge)
 
 static dnsb_class status_class(long status, json_object *e, const dnsb_google_error *ge)
 {
-	if (status >= 200 && status < 300)
-		return DNSB_CLASS_OK;
-	if (status >= 500 || status == 408)
-		return DNSB_CLASS_TRANSIENT;
+	int cls = dnsb_hb_status_class(status);
+
+	if (cls != DNSB_HB_CLASS_OWN)
+		return (dnsb_class)cls;
 	switch (status) {
 	case 400:
 		return has_reason(e, ge, "cnameResourceRecordSetConflict") ? DNSB_CLASS_CONFLICT : DNSB_CLASS_INVALID;
@@ -262,10 +262,6 @@ static dnsb_class status_class(long status, json_object *e, const dnsb_google_er
 	case 409:
 	case 412:
 		return DNSB_CLASS_CONFLICT;
-	case 413:
-		return DNSB_CLASS_TOO_LARGE;
-	case 429:
-		return DNSB_CLASS_RATE_LIMITED;
 	default:
 		return DNSB_CLASS_FATAL; /* 401, other 4xx, a redirect not followed */
 	}
@@ -304,14 +300,13 @@ void dnsb_google_classify(dnsb_result *res, const dnsb_http_response *resp, cons
 		cls = DNSB_CLASS_FATAL; /* the zone or project, not an RRset */
 		res->culprit_count = 0;
 	}
-	if (cls == DNSB_CLASS_OK)
-		dnsb_result_set(res, cls, (int)resp->status, "", "%s", "");
-	else if (ge.entries > 1)
-		dnsb_result_set(res, cls, (int)resp->status, ge.reason, "%s (%zu errors)", ge.message, ge.entries);
-	else
-		dnsb_result_set(res, cls, (int)resp->status, ge.reason, "%s", ge.message[0] ? ge.message : "(no message)");
-	if (cls == DNSB_CLASS_RATE_LIMITED || cls == DNSB_CLASS_TRANSIENT)
-		res->retry_after = resp->retry_after;
+	if (ge.entries > 1 && cls != DNSB_CLASS_OK) {
+		char text[sizeof(res->message)];
+		snprintf(text, sizeof(text), "%s (%zu errors)", ge.message, ge.entries);
+		dnsb_hb_result(res, cls, resp, ge.reason, text);
+	} else {
+		dnsb_hb_result(res, cls, resp, cls == DNSB_CLASS_OK ? "" : ge.reason, ge.message);
+	}
 	json_object_put(doc);
 }
 
@@ -322,10 +317,7 @@ int dnsb_google_reply_error(const dnsb_http_response *resp, const char *what, dn
 	int code;
 
 	parse_doc(&ge, doc, resp);
-	code = resp->status >= 500 || resp->status == 408 || resp->status == 429 ||
-			       (resp->status == 403 && rate_limited_403(e, &ge)) ?
-		       DNSB_ETRANSIENT :
-		       DNSB_EFATAL;
+	code = dnsb_hb_class_code(status_class(resp->status, e, &ge));
 	json_object_put(doc);
 	return dnsb_error_set(err, code, "%s: HTTP %ld%s%s: %s", what, resp->status, ge.reason[0] ? " " : "", ge.reason,
 			      ge.message[0] ? ge.message : "(no message)");

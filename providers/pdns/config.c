@@ -1,7 +1,4 @@
 /* config.c - the pdns provider's flags and its API key. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,11 +14,7 @@ void dnsb_pdns_config_clear(dnsb_pdns_config *cfg)
 		return;
 	free(cfg->server);
 	free(cfg->server_id);
-	for (size_t i = 0; i < cfg->zone_count; i++) {
-		free(cfg->zones[i].name);
-		free(cfg->zones[i].id);
-	}
-	free(cfg->zones);
+	dnsb_hb_zones_free(cfg->zones, cfg->zone_count);
 	dnsb_secret_free(cfg->api_key);
 	free(cfg->ca_file);
 	memset(cfg, 0, sizeof(*cfg));
@@ -44,26 +37,19 @@ static int set_server(dnsb_pdns_config *out, const char *v, dnsb_error *err)
 /* One --pdns-zone NAME (its API id taken to be the name itself). */
 static int add_zone(dnsb_pdns_config *out, const char *v, dnsb_error *err)
 {
-	dnsb_pdns_zone z = { NULL, NULL }, *grown;
+	char *apex;
 	dnsb_error e;
 
-	if (dnsb_name_canonical(&z.name, v, &e) != 0)
+	if (dnsb_name_canonical(&apex, v, &e) != 0)
 		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--pdns-zone %s: %s", v,
 				      e.message);
 	for (size_t i = 0; i < out->zone_count; i++) {
-		if (strcmp(out->zones[i].name, z.name) == 0) {
-			free(z.name);
+		if (strcmp(out->zones[i].apex, apex) == 0) {
+			free(apex);
 			return dnsb_error_set(err, DNSB_EINVAL, "--pdns-zone %s is given twice", v);
 		}
 	}
-	if ((z.id = strdup(z.name)) == NULL || (grown = realloc(out->zones, (out->zone_count + 1) * sizeof(*grown))) == NULL) {
-		free(z.name);
-		free(z.id);
-		return DNSB_ENOMEM;
-	}
-	out->zones = grown;
-	out->zones[out->zone_count++] = z;
-	return 0;
+	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, apex);
 }
 
 /* A key's text: surrounding white space removed; printable ASCII only (it goes into a header). */

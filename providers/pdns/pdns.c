@@ -8,54 +8,28 @@
  * request per owner name of the batch, while one GET finds every mismatch of
  * a batch of any size at once, whatever the zone's size costs in bytes.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/pdns/pdns.h"
+#include "providers/registry.h"
 
 /* One request with the key; the body, when any, is JSON. */
-static int call(dnsb_pdns *p, const char *method, const char *url, const char *body, double give_up,
+static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {
+	const dnsb_pdns *p = (const dnsb_pdns *)b;
 	const char *headers[] = { p->key_header, "Accept: application/json", body ? "Content-Type: application/json" : NULL,
 				  NULL };
-	dnsb_http_request req = { method, url, headers, body, body ? strlen(body) : 0, 0 };
 
-	memset(out, 0, sizeof(*out));
-	if (give_up > 0 && (req.time_left = give_up - dnsb_monotonic()) <= 0)
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s %s: no time left", method, url);
-	return dnsb_http_do(p->http, &req, out, err);
-}
-
-/* GET a JSON document; other answers than 200 JSON become codes. */
-static int get_json(dnsb_pdns *p, const char *url, const char *what, double give_up, json_object **doc, long *status,
-		    dnsb_error *err)
-{
-	dnsb_http_response resp;
-	dnsb_error e;
-	int rc;
-
-	*doc = NULL;
-	*status = 0;
-	if ((rc = call(p, "GET", url, NULL, give_up, &resp, err)) != 0)
-		return rc;
-	*status = resp.status;
-	if (resp.status != 200)
-		rc = dnsb_pdns_reply_error(&resp, what, err);
-	else if ((rc = dnsb_http_json(doc, &resp, &e)) != 0)
-		rc = dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_ETRANSIENT, "%s: %s", what, e.message);
-	dnsb_http_response_clear(&resp);
-	return rc;
+	return dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
 }
 
 /* The zone's RRsets (those of keys when n > 0) by one GET. */
 static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, size_t n, double give_up,
-		     dnsb_rrset_list *out, long *status, dnsb_error *err)
+		     dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, long *status, dnsb_error *err)
 {
 	char *url = dnsb_pdns_url(&p->cfg, "/zones/%s", zone_id), what[300];
 	json_object *doc = NULL;
@@ -64,20 +38,12 @@ static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, 
 	if (url == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "GET zone %.200s", zone_id);
-	if ((rc = get_json(p, url, what, give_up, &doc, status, err)) == 0 &&
-	    (rc = dnsb_pdns_rrsets_parse(out, doc, keys, n, err)) == DNSB_EPARSE)
+	if ((rc = dnsb_hb_get_json(&p->base, url, what, give_up, &doc, status, err)) == 0 &&
+	    (rc = dnsb_pdns_zone_parse(out, disabled, disabled_held, doc, keys, n, err)) == DNSB_EPARSE)
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "%s: %s", what, err ? err->message : "not a zone");
 	json_object_put(doc);
 	free(url);
 	return rc;
-}
-
-static const char *zone_id(const dnsb_pdns *p, const char *apex)
-{
-	for (size_t i = 0; i < p->zone_count; i++)
-		if (strcmp(p->zones[i].name, apex) == 0)
-			return p->zones[i].id;
-	return NULL;
 }
 
 /* Send the PATCH of the checked batch and classify the answer. */
@@ -93,7 +59,7 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch
 		free(url);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory building a PATCH of %zu RRsets", patch->count);
 	}
-	rc = call(p, "PATCH", url, body, give_up, &resp, &e);
+	rc = call(&p->base, "PATCH", url, body, give_up, &resp, &e);
 	free(body);
 	free(url);
 	if (rc != 0)
@@ -105,89 +71,84 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch
 	return 0;
 }
 
-static int pdns_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
+/*
+ * After an accepted PATCH: read the zone back and count the RRsets another
+ * client wrote in the window (dnsb_pdns_races). A failed read proves nothing
+ * either way: the batch stays applied, and the failure is logged.
+ */
+static void check_races(dnsb_pdns *p, const char *zone, const char *id, const dnsb_pdns_patch *patch, double give_up,
+			dnsb_result *out)
+{
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "" };
+	long status = 0;
+
+	if (read_zone(p, id, NULL, 0, give_up, &after, NULL, 0, &status, &e) == 0)
+		out->races = dnsb_pdns_races(patch, &after, zone);
+	else
+		dnsb_log(DNSB_LOG_INFO, "pdns: zone %s: reading back after the PATCH failed (%s): a write by another "
+			 "client in the window would go unnoticed", zone, e.message);
+	dnsb_rrset_list_clear(&after);
+}
+
+static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		       dnsb_result *out, dnsb_error *err)
 {
-	dnsb_pdns *p = opaque;
-	double give_up = timeout > 0 ? dnsb_monotonic() + timeout : 0;
-	const char *id = zone_id(p, zone);
-	dnsb_rrset_list held = { 0 };
+	dnsb_pdns *p = (dnsb_pdns *)b;
+	dnsb_rrset_list held = { 0 }, disabled = { 0 };
 	dnsb_pdns_patch patch;
 	dnsb_error e = { 0, "" };
 	long status = 0;
 	int rc;
 
-	dnsb_result_init(out);
-	if (id == NULL) {
-		dnsb_result_set(out, DNSB_CLASS_FATAL, 404, "", "the PowerDNS server holds no zone %s", zone);
-		return 0;
-	}
-	if ((rc = read_zone(p, id, NULL, 0, give_up, &held, &status, &e)) != 0) {
+	if ((rc = read_zone(p, zone->id, NULL, 0, give_up, &held, &disabled, 1, &status, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
+		dnsb_rrset_list_clear(&disabled);
 		return dnsb_result_from_error(out, rc, (int)status, "pre-check read", &e, err);
 	}
-	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held)) != 0) {
+	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held, &disabled)) != 0) {
 		dnsb_rrset_list_clear(&held);
+		dnsb_rrset_list_clear(&disabled);
 		return dnsb_error_set(err, rc, "out of memory checking %zu changes", n);
 	}
 	if (out->cls != DNSB_CLASS_OK)
-		dnsb_log(DNSB_LOG_DEBUG, "pdns: pre-check %s: %zu of %zu changes conflict; nothing sent", id,
+		dnsb_log(DNSB_LOG_DEBUG, "pdns: pre-check %s: %zu of %zu changes conflict; nothing sent", zone->id,
 			 out->culprit_count, n);
-	else if (patch.count > 0)
-		rc = send_patch(p, id, &patch, changes, n, give_up, out, err);
+	else if (patch.count > 0 && (rc = send_patch(p, zone->id, &patch, changes, n, give_up, out, err)) == 0 &&
+		 out->cls == DNSB_CLASS_OK)
+		check_races(p, zone->apex, zone->id, &patch, give_up, out);
 	dnsb_pdns_patch_clear(&patch);
 	dnsb_rrset_list_clear(&held);
+	dnsb_rrset_list_clear(&disabled);
 	return rc;
 }
 
-static int pdns_read(void *opaque, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
+/*
+ * One GET of the zone serves a read of any keys and the listing alike.
+ * Disabled records are held data: a read of keys takes an RRset of disabled
+ * records only as held (pdns.h); the listing leaves them out, naming each in
+ * a warning.
+ */
+static int pdns_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		     dnsb_rrset_list *out, dnsb_error *err)
 {
-	dnsb_pdns *p = opaque;
-	const char *id = zone_id(p, zone);
+	dnsb_rrset_list disabled = { 0 };
 	long status;
+	int rc = read_zone((dnsb_pdns *)b, zone->id, keys, n, give_up, out, &disabled, n > 0, &status, err);
 
-	if (id == NULL)
-		return dnsb_error_set(err, DNSB_EFATAL, "the PowerDNS server holds no zone %s", zone);
-	if (n == 0)
-		return 0;
-	return read_zone(p, id, keys, n, timeout > 0 ? dnsb_monotonic() + timeout : 0, out, &status, err);
+	if (rc == 0 && n == 0)
+		dnsb_pdns_tell_disabled(zone->apex, &disabled);
+	dnsb_rrset_list_clear(&disabled);
+	return rc;
 }
 
-static int pdns_list(void *opaque, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static void pdns_close(dnsb_hb *b)
 {
-	dnsb_pdns *p = opaque;
-	const char *id = zone_id(p, zone);
-	long status;
+	dnsb_pdns *p = (dnsb_pdns *)b;
 
-	if (id == NULL)
-		return dnsb_error_set(err, DNSB_EFATAL, "the PowerDNS server holds no zone %s", zone);
-	return read_zone(p, id, NULL, 0, 0, out, &status, err);
-}
-
-static void pdns_close(void *opaque)
-{
-	dnsb_pdns *p = opaque;
-
-	if (p == NULL)
-		return;
-	if (p->http)
-		dnsb_log(DNSB_LOG_DEBUG, "pdns: %lu requests, %lu connections opened", dnsb_http_requests(p->http),
-			 dnsb_http_connections(p->http));
-	dnsb_http_free(p->http);
 	dnsb_secret_free(p->key_header);
-	for (size_t i = 0; i < p->zone_count; i++) {
-		free(p->zones[i].name);
-		free(p->zones[i].id);
-	}
-	free(p->zones);
 	dnsb_pdns_config_clear(&p->cfg);
-	free(p);
 }
-
-static const dnsb_provider_ops pdns_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "pdns", pdns_submit, pdns_read, pdns_list, pdns_close,
-};
 
 /* The zones of --pdns-zone, or every zone of the server (GET .../zones). */
 static int open_zones(dnsb_pdns *p, dnsb_error *err)
@@ -195,35 +156,31 @@ static int open_zones(dnsb_pdns *p, dnsb_error *err)
 	char *url;
 	json_object *doc = NULL;
 	dnsb_error e = { 0, "" };
-	long status;
 	int rc;
 
 	if (p->cfg.zone_count > 0) {
-		p->zones = p->cfg.zones;
-		p->zone_count = p->cfg.zone_count;
-		p->cfg.zones = NULL;
-		p->cfg.zone_count = 0;
+		dnsb_hb_zones_take(&p->base, &p->cfg.zones, &p->cfg.zone_count);
 		return 0;
 	}
 	if ((url = dnsb_pdns_url(&p->cfg, "/zones")) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	rc = get_json(p, url, "GET zones", dnsb_monotonic() + DNSB_PDNS_TIMEOUT, &doc, &status, &e);
+	rc = dnsb_hb_get_json(&p->base, url, "GET zones", dnsb_monotonic() + DNSB_PDNS_TIMEOUT, &doc, NULL, &e);
 	free(url);
 	if (rc == 0)
-		rc = dnsb_pdns_zones_parse(&p->zones, &p->zone_count, doc, &e);
+		rc = dnsb_pdns_zones_parse(&p->base.zones, &p->base.zone_count, doc, &e);
 	json_object_put(doc);
 	if (rc != 0)
 		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EINVAL, "%s at %s (or give the zones with --pdns-zone)",
 				      e.message, p->cfg.server);
-	if (p->zone_count == 0)
+	if (p->base.zone_count == 0)
 		return dnsb_error_set(err, DNSB_EINVAL, "the PowerDNS server %s (server id %s) holds no zones", p->cfg.server,
 				      p->cfg.server_id);
 	return 0;
 }
 
-static int open_state(dnsb_pdns *p, const dnsb_config *cfg, dnsb_error *err)
+static int pdns_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limits *limits, dnsb_error *err)
 {
-	dnsb_http_options http = DNSB_HTTP_OPTIONS_INIT;
+	dnsb_pdns *p = (dnsb_pdns *)b;
 	size_t len;
 	int rc;
 
@@ -233,43 +190,26 @@ static int open_state(dnsb_pdns *p, const dnsb_config *cfg, dnsb_error *err)
 	if ((p->key_header = malloc(len)) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	snprintf(p->key_header, len, "X-API-Key: %s", p->cfg.api_key);
-	http.timeout = DNSB_PDNS_TIMEOUT;
-	http.ca_file = p->cfg.ca_file;
-	if ((rc = dnsb_http_new(&p->http, &http, err)) != 0 || (rc = dnsb_pdns_probe(p, err)) != 0)
+	if ((rc = dnsb_hb_client(b, DNSB_PDNS_TIMEOUT, p->cfg.ca_file, err)) != 0 || (rc = dnsb_pdns_probe(p, err)) != 0 ||
+	    (rc = open_zones(p, err)) != 0)
 		return rc;
-	return open_zones(p, err);
+	limits->max_changes = p->cfg.batch_size;
+	limits->names_culprit = 1;
+	limits->unconditional = 1;
+	dnsb_log(DNSB_LOG_DEBUG, "pdns: server %s (id %s), %zu zones, key from %s, %zu changes per PATCH", p->cfg.server,
+		 p->cfg.server_id, b->zone_count, p->cfg.key_source, p->cfg.batch_size);
+	return 0;
 }
+
+static const dnsb_hb_methods pdns_methods = {
+	DNSB_HB_OPS("pdns"), "zone of the PowerDNS server", sizeof(dnsb_pdns), NULL,
+	pdns_open_state, call, dnsb_pdns_reply_error, pdns_submit, pdns_read, pdns_close,
+	0, 0, /* a server of one's own: no account limit */
+};
 
 static int pdns_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
-	dnsb_pdns *p = calloc(1, sizeof(*p));
-	dnsb_provider_limits limits = { 0 };
-	dnsb_provider *prov;
-	int rc;
-
-	*out = NULL;
-	if (p == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if ((rc = open_state(p, cfg, err)) != 0) {
-		pdns_close(p);
-		return rc;
-	}
-	if ((rc = dnsb_provider_alloc(&prov, &pdns_ops, p)) != 0)
-		return dnsb_error_set(err, rc, "out of memory");
-	for (size_t i = 0; i < p->zone_count; i++) {
-		if ((rc = dnsb_provider_add_zone(prov, p->zones[i].name, err)) != 0) {
-			dnsb_provider_free(prov);
-			return rc;
-		}
-	}
-	limits.max_changes = p->cfg.batch_size;
-	limits.names_culprit = 1;
-	limits.unconditional = 1;
-	dnsb_provider_set_limits(prov, &limits);
-	dnsb_log(DNSB_LOG_DEBUG, "pdns: server %s (id %s), %zu zones, key from %s, %zu changes per PATCH", p->cfg.server,
-		 p->cfg.server_id, p->zone_count, p->cfg.key_source, p->cfg.batch_size);
-	*out = prov;
-	return 0;
+	return dnsb_hb_open(out, &pdns_methods, cfg, err);
 }
 
 static const dnsb_provider_flag pdns_flags[] = {

@@ -7,7 +7,8 @@
  *              (file or environment), CA file
  *   check.c    the pre-check: the batch replayed over the zone's current
  *              RRsets, every mismatch named as a culprit, and the RRsets the
- *              PATCH must write
+ *              PATCH must write (with the disabled records held there); the
+ *              race check of the read-back after the PATCH
  *   request.c  URLs, the PATCH body (DELETEs first), zone replies to RRsets
  *   reply.c    a PATCH reply as one class, with the RRset its 422 names;
  *              read errors as codes
@@ -17,7 +18,9 @@
  * DELETE of a missing RRset succeeds. The pre-check restores the meaning
  * every provider shares (create needs the RRset absent, update and delete
  * need the old RRset as held) at the cost of a second request; between the
- * read and the PATCH another writer can still change the zone.
+ * read and the PATCH another writer can still change the zone. A read-back
+ * after an accepted PATCH finds what another writer left in its RRsets
+ * (dnsb_pdns_races); a write the PATCH itself replaced leaves no trace.
  *
  * The API key never appears in a message or a log line.
  */
@@ -27,7 +30,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/http.h"
+#include "providers/backend.h"
 
 /** The API key, when --pdns-api-key-file is not given. */
 #define DNSB_PDNS_API_KEY_ENV "DNSBATCH_PDNS_API_KEY"
@@ -38,11 +41,8 @@
 /** Seconds one HTTP request may take at most (the engine's time left may cut it). */
 #define DNSB_PDNS_TIMEOUT 30.0
 
-/** A zone the server holds: its name and the id the API knows it by. */
-typedef struct dnsb_pdns_zone {
-	char *name;  /**< absolute, lower-case apex; owned */
-	char *id;    /**< the API's zone id ("example.test.", or with =2F escapes); owned */
-} dnsb_pdns_zone;
+/** A zone the server holds: its apex and the id the API knows it by ("example.test.", or with =2F escapes). */
+typedef dnsb_hb_zone dnsb_pdns_zone;
 
 /** Settings of one pdns provider, from its flags and the environment. */
 typedef struct dnsb_pdns_config {
@@ -77,6 +77,8 @@ typedef struct dnsb_pdns_entry {
 	uint16_t type;
 	const dnsb_rrset *held;    /**< the RRset held now (borrowed from the read), or NULL */
 	const dnsb_rrset *final;   /**< the RRset wanted after the batch (borrowed), or NULL: absent */
+	const dnsb_rrset *disabled; /**< the disabled records held there (borrowed), or NULL: the PATCH
+				        carries them, so that writing the RRset removes none of them */
 } dnsb_pdns_entry;
 
 /** The RRsets a PATCH writes, in the order the batch first touches them. */
@@ -98,12 +100,26 @@ typedef enum dnsb_pdns_mismatch {
  * condition fails is named in `res` as a culprit (class CONFLICT, code
  * "precheck", the message naming the first and the count) and leaves the
  * replayed state as it was; the others move it on. `patch` receives the
- * RRsets whose final state differs from what is held.
- * @param held  the zone's current RRsets (at least those the batch touches)
+ * RRsets whose final state differs from what is held, each with the
+ * disabled records held there. A create where only disabled records are
+ * held finds the RRset held (dnsb_pdns_zone_parse): its note names them.
+ * @param held      the zone's current RRsets (at least those the batch touches)
+ * @param disabled  the disabled records held (dnsb_pdns_zone_parse), or NULL
  * @return 0 (res is OK when nothing mismatched); DNSB_ENOMEM
  */
 int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
-		    const dnsb_rrset_list *held);
+		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled);
+
+/**
+ * After an accepted PATCH, what a read-back shows of its RRsets: an RRset
+ * holding neither what the PATCH wrote nor what the pre-check read (the old
+ * side and the new side of the batch) was written by another client in the
+ * window; a `race` warning names each.
+ * @param after  the enabled records read back (at least the patch's RRsets)
+ * @param zone   for the messages
+ * @return how many RRsets
+ */
+unsigned dnsb_pdns_races(const dnsb_pdns_patch *patch, const dnsb_rrset_list *after, const char *zone);
 
 /** Free what a patch owns and zero it. NULL is a no-op. */
 void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch);
@@ -138,6 +154,22 @@ char *dnsb_pdns_url(const dnsb_pdns_config *cfg, const char *path, ...);
  */
 int dnsb_pdns_rrsets_parse(dnsb_rrset_list *out, json_object *zone, const dnsb_rrkey *keys, size_t n,
 			   dnsb_error *err);
+
+/**
+ * As dnsb_pdns_rrsets_parse, also keeping the disabled records. PowerDNS
+ * does not serve them, but a REPLACE of their RRset removes them: they are
+ * data someone keeps. With `disabled`, every disabled record is added there
+ * (RRsets by owner and type); with `disabled_held` too, an RRset whose
+ * records are all disabled is added to `out` as well, so that it is held (a
+ * create there conflicts: cause exists, naming them). With disabled NULL,
+ * exactly dnsb_pdns_rrsets_parse.
+ * @return as dnsb_pdns_rrsets_parse
+ */
+int dnsb_pdns_zone_parse(dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, json_object *zone,
+			 const dnsb_rrkey *keys, size_t n, dnsb_error *err);
+
+/** A listing leaves disabled records out (they are not served): one warning line names each, so none is hidden silently. */
+void dnsb_pdns_tell_disabled(const char *zone, const dnsb_rrset_list *disabled);
 
 /**
  * The zones of a GET .../zones reply ([{"name", "id"}, ...]), appended.
@@ -177,11 +209,9 @@ int dnsb_pdns_reply_error(const dnsb_http_response *resp, const char *what, dnsb
 /* ---- the provider (pdns.c) ---- */
 
 typedef struct dnsb_pdns {
+	dnsb_hb base;              /**< first: the skeleton's part (client; zones: cfg's, or from GET .../zones) */
 	dnsb_pdns_config cfg;
-	dnsb_http *http;
 	char *key_header;          /**< "X-API-Key: ..." (a secret: wiped when freed); owned */
-	dnsb_pdns_zone *zones;     /**< cfg's, or from GET .../zones; owned */
-	size_t zone_count;
 } dnsb_pdns;
 
 /**
@@ -192,7 +222,5 @@ typedef struct dnsb_pdns {
  *         for 401/403/404, the message naming the fix; DNSB_ENOMEM
  */
 int dnsb_pdns_probe(dnsb_pdns *p, dnsb_error *err);
-
-extern const dnsb_backend dnsb_backend_pdns;
 
 #endif

@@ -28,7 +28,7 @@ static long get(dnsb_pdns *p, const char *url, json_object **doc)
 	long status;
 
 	*doc = NULL;
-	if (dnsb_http_do(p->http, &req, &resp, &e) != 0)
+	if (dnsb_http_do(p->base.http, &req, &resp, &e) != 0)
 		return 0;
 	status = resp.status;
 	if (status == 200 && dnsb_http_json(doc, &resp, &e) != 0)

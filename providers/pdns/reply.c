@@ -3,9 +3,6 @@
  * (DESIGN §3, the reference's table), the RRset its 422 names, and the code
  * of a failed read. No network here: unit-tested alone.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,10 +104,10 @@ size_t dnsb_pdns_culprits(dnsb_result *res, const char *message, dnsb_change *co
 
 static dnsb_class status_class(long status, const char *text)
 {
-	if (status >= 200 && status < 300)
-		return DNSB_CLASS_OK;
-	if (status >= 500 || status == 408)
-		return DNSB_CLASS_TRANSIENT;
+	int cls = dnsb_hb_status_class(status);
+
+	if (cls != DNSB_HB_CLASS_OWN)
+		return (dnsb_class)cls;
 	switch (status) {
 	case 422:
 		return strstr(text, "Conflicts with pre-existing RRset") || strstr(text, "Duplicate") ?
@@ -119,10 +116,6 @@ static dnsb_class status_class(long status, const char *text)
 		return DNSB_CLASS_INVALID;
 	case 409:
 		return DNSB_CLASS_CONFLICT;
-	case 413:
-		return DNSB_CLASS_TOO_LARGE;
-	case 429:
-		return DNSB_CLASS_RATE_LIMITED;
 	default:
 		return DNSB_CLASS_FATAL; /* 401, 403, 404 (the zone), a redirect not followed */
 	}
@@ -138,19 +131,14 @@ void dnsb_pdns_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_c
 	cls = status_class(resp->status, text);
 	if (cls == DNSB_CLASS_CONFLICT || cls == DNSB_CLASS_INVALID)
 		dnsb_pdns_culprits(res, text, changes, n);
-	if (cls == DNSB_CLASS_OK)
-		dnsb_result_set(res, cls, (int)resp->status, "", "%s", "");
-	else
-		dnsb_result_set(res, cls, (int)resp->status, "", "%s", text[0] ? text : "(no message)");
-	if (cls == DNSB_CLASS_RATE_LIMITED || cls == DNSB_CLASS_TRANSIENT)
-		res->retry_after = resp->retry_after;
+	dnsb_hb_result(res, cls, resp, "", text);
 }
 
 int dnsb_pdns_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err)
 {
 	char text[400];
-	int code = resp->status >= 500 || resp->status == 408 || resp->status == 429 ? DNSB_ETRANSIENT : DNSB_EFATAL;
 
 	error_text(text, sizeof(text), resp);
-	return dnsb_error_set(err, code, "%s: HTTP %ld: %s", what, resp->status, text[0] ? text : "(no message)");
+	return dnsb_error_set(err, dnsb_hb_class_code(status_class(resp->status, text)), "%s: HTTP %ld: %s", what,
+			      resp->status, text[0] ? text : "(no message)");
 }

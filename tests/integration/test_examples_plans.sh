@@ -13,7 +13,7 @@ cp examples/zones/example.com.zone "$tmp/z.zone"
 	--drop-log "$tmp/drops.jsonl" --metrics-file "$tmp/metrics.prom" >"$tmp/out" 2>"$tmp/err"
 code=$?
 extdns_check "conflicts.json: exit 3, as the README says" [ "$code" = 3 ]
-extdns_check "conflicts.json: 11 drop log lines, as the README says" [ "$(wc -l <"$tmp/drops.jsonl")" = 11 ]
+extdns_check "conflicts.json: 12 drop log lines, as the README says" [ "$(wc -l <"$tmp/drops.jsonl")" = 12 ]
 sed -n 's/^    \(dnsbatch_.*\)$/\1/p' examples/plans/README.md | sort >"$tmp/readme"
 grep -E '^dnsbatch_(changes|dropped_changes|failed_changes)_total' "$tmp/metrics.prom" | sort >"$tmp/run"
 if [ -s "$tmp/readme" ] && diff -u "$tmp/readme" "$tmp/run" >"$tmp/diff"; then

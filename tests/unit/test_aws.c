@@ -221,7 +221,7 @@ static void test_reply_error(void **state)
 	dnsb_error err;
 
 	(void)state;
-	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
+	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ERATELIMIT);
 	r = reply(503, "");
 	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
 	r = reply(404, ERR("NoSuchHostedZone", "No hosted zone found with ID: Z9"));

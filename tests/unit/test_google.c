@@ -414,7 +414,7 @@ static void test_read_errors(void **state)
 		int code;
 	} rows[] = {
 		{ 500, "internalError", DNSB_ETRANSIENT }, { 503, "backendError", DNSB_ETRANSIENT },
-		{ 429, "rateLimitExceeded", DNSB_ETRANSIENT }, { 403, "rateLimitExceeded", DNSB_ETRANSIENT },
+		{ 429, "rateLimitExceeded", DNSB_ERATELIMIT }, { 403, "rateLimitExceeded", DNSB_ERATELIMIT },
 		{ 408, "", DNSB_ETRANSIENT }, { 401, "authError", DNSB_EFATAL }, { 403, "forbidden", DNSB_EFATAL },
 		{ 404, "notFound", DNSB_EFATAL }, { 400, "invalid", DNSB_EFATAL },
 	};
@@ -630,9 +630,9 @@ static void test_config(void **state)
 				     "google-zone", "b.example.org.=b-zone", NULL), 0);
 	assert_string_equal(c.project, "p");
 	assert_int_equal(c.zone_count, 2);
-	assert_string_equal(c.zones[0].dns_name, "example.com.");
-	assert_string_equal(c.zones[0].name, "example-com");
-	assert_string_equal(c.zones[1].dns_name, "b.example.org.");
+	assert_string_equal(c.zones[0].apex, "example.com.");
+	assert_string_equal(c.zones[0].id, "example-com");
+	assert_string_equal(c.zones[1].apex, "b.example.org.");
 	assert_int_equal(c.batch_size, DNSB_GOOGLE_BATCH_DEFAULT);
 	assert_true(c.interval == DNSB_GOOGLE_INTERVAL_DEFAULT);
 	assert_string_equal(c.endpoint, DNSB_GOOGLE_ENDPOINT_DEFAULT);
