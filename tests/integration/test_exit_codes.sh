@@ -71,7 +71,7 @@ for v in "version" "--version" "apply --version" "serve --version" "records --ve
 	# shellcheck disable=SC2086
 	run version $v
 	eq "dnsbatch $v: exit 0, the version" "$RC $(cat "$T/version.out")" \
-		"0 dnsbatch $(sed -n 's/^#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/dnsbatch.h)"
+		"0 dnsbatch $(sed -n 's/^#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/*.h | head -1)"
 done
 
 : >"$T/empty.drops"
