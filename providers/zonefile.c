@@ -83,7 +83,8 @@ static int refresh(zf_zone *z, dnsb_error *err)
  * Take the zone's lock file; another process (an editor's script, a second
  * dnsbatch) may hold it. With a timeout (seconds, > 0) the wait polls every
  * 10 ms and gives up with DNSB_ETRANSIENT; 0 waits as long as it takes.
- * @return the locked descriptor, DNSB_EIO or DNSB_ETRANSIENT
+ * @return the locked descriptor, DNSB_EIO, DNSB_ETRANSIENT, or DNSB_EFATAL when
+ *         permission is denied
  */
 static int lock_zone(zf_zone *z, int how, double timeout, dnsb_error *err)
 {
@@ -91,6 +92,9 @@ static int lock_zone(zf_zone *z, int how, double timeout, dnsb_error *err)
 	double give_up = timeout > 0 ? dnsb_monotonic() + timeout : 0;
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 
+	if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS))
+		return dnsb_error_set(err, DNSB_EFATAL, "%s: %s (the lock file needs write access to the file or its "
+				      "directory; retrying will not help)", z->lock_path, strerror(errno));
 	if (fd < 0)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->lock_path, strerror(errno));
 	while (flock(fd, give_up > 0 ? how | LOCK_NB : how) < 0) {
@@ -185,7 +189,9 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 		goto done;
 	}
 	if (z->holds == 0 && (fd = lock_zone(z, LOCK_EX, timeout, &ferr)) < 0) {
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, fd == DNSB_ETRANSIENT ? "timeout" : "io", "%s", ferr.message);
+		dnsb_result_set(out, fd == DNSB_EFATAL ? DNSB_CLASS_FATAL : DNSB_CLASS_TRANSIENT, 0,
+				fd == DNSB_ETRANSIENT ? "timeout" : fd == DNSB_EFATAL ? "permissionDenied" : "io", "%s",
+				ferr.message);
 		goto done;
 	}
 	/* What is held and not yet written is newer than the file: never read over it. */
@@ -336,6 +342,29 @@ static void zf_close(void *state)
 static const dnsb_provider_ops zonefile_ops =
 	DNSB_PROVIDER_OPS_INIT("zonefile", zf_submit, zf_read, zf_list, zf_close);
 
+/*
+ * Can the zone be written? Each write takes PATH.lock and writes a temporary
+ * file beside PATH, so the directory must be writable (and the lock file, when
+ * there is one). Found at open, before anything is sent, and named.
+ * @return 0 or DNSB_EINVAL
+ */
+static int check_writable(const zf_zone *z, dnsb_error *err)
+{
+	const char *slash = strrchr(z->path, '/');
+	char dir[4096];
+
+	/* realpath gave an absolute path: the directory is what precedes the last slash, "/" for the root. */
+	snprintf(dir, sizeof(dir), "%.*s", slash && slash != z->path ? (int)(slash - z->path) : 1, z->path);
+	if (access(dir, W_OK | X_OK) != 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "zone file %s: cannot write in %s: %s (each write takes %s and "
+				      "writes a temporary file beside the zone: give the user dnsbatch runs as write "
+				      "access to the directory)", z->path, dir, strerror(errno), z->lock_path);
+	if (access(z->lock_path, R_OK | W_OK) != 0 && errno != ENOENT)
+		return dnsb_error_set(err, DNSB_EINVAL, "zone file %s: cannot write its lock file %s: %s", z->path,
+				      z->lock_path, strerror(errno));
+	return 0;
+}
+
 static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error *err)
 {
 	const char *eq = strchr(spec, '=');
@@ -369,7 +398,9 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 		return DNSB_ENOMEM;
 	}
 	st->count++;
-	return refresh(z, err);
+	if ((rc = refresh(z, err)) < 0)
+		return rc;
+	return check_writable(z, err);
 }
 
 static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

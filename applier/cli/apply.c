@@ -1,4 +1,8 @@
-/* apply.c - `dnsbatch apply`: one plan file, once. */
+/* apply.c - `dnsbatch apply`: one plan file, once; SIGINT or SIGTERM stops it between batches. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* sigaction */
+#endif
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +12,11 @@
 #include "cli.h"
 
 typedef struct apply_args {
-	const char *plan, *provider, *drop_log, *metrics_file, *output, *log_format;
-	int dry_run, quiet;
+	const char *plan, *provider, *drop_log, *output, *log_format;
+	int dry_run;
 	uint64_t drop_log_max;  /* bytes, 0 = no limit */
-	dnsb_engine_options opts;
+	double progress_interval; /* seconds between progress lines off a terminal */
+	dnsb_cli_engine eng;    /* the engine flags, shared with serve */
 	dnsb_config *cfg;
 } apply_args;
 
@@ -26,26 +31,25 @@ static void usage(FILE *f)
 		"\n"
 		"  --plan FILE              the plan (JSON)\n"
 		"  --provider NAME          one of the providers below (their flags follow)\n"
-		"  --batch-size N           change groups per batch (default 1000)\n"
-		"  --max-retries N          resubmissions after transient errors (default 5)\n"
-		"  --max-rate-limit-waits N waits after rate limits, per batch (default 20)\n"
-		"  --backoff-base SECONDS   first backoff ceiling (default 1)\n"
-		"  --backoff-cap SECONDS    largest backoff (default 60); a Retry-After is a floor, capped\n"
-		"                           at 10 x this and by the time left before --timeout\n"
-		"  --timeout SECONDS        give up on what is not applied by then (default: none)\n"
-		"  --seed N                 seed of the backoff jitter, for reproducible runs\n"
 		"  --drop-log FILE          append dropped and failed changes (JSON Lines, re-playable)\n"
 		"  --drop-log-max-size BYTES  past this size FILE is renamed FILE.1 (one kept) and a new\n"
 		"                           FILE started; k/m/g suffix; 0 or absent = no limit\n"
-		"  --metrics-file FILE      write Prometheus metrics (node_exporter textfile), atomically\n"
 		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
 		"  --output text|json       summary format on stdout (text goes to stderr)\n"
-		"  --log-format text|json   diagnostics on stderr (default text)\n"
-		"  --quiet                  only errors on stderr\n"
+		"  --log-format text|json   diagnostics on stderr (default text); json: progress as JSON lines\n"
+		"  --progress-interval SECONDS  off a terminal, one progress line at most this often\n"
+		"                           (default 10); on a terminal one line is redrawn in place\n"
+		"  --version                print the version\n"
+		"\n");
+	dnsb_cli_engine_help(f, 0);
+	fprintf(f,
 		"\n"
-		"exit: 0 all applied or already in effect, 2 usage or unreadable plan (nothing sent),\n"
-		"3 some changes dropped (with --dry-run: some are invalid or in no zone), 4 some changes\n"
-		"failed (retry later), 1 internal error.\n"
+		"exit: 0 all applied or already in effect; 2 usage error, unreadable plan, unwritable\n"
+		"drop log, metrics file or zone directory, or provider setup (credentials, server id,\n"
+		"zones): nothing sent; 3 some changes dropped (with --dry-run: some are invalid or in no\n"
+		"zone); 4 some changes failed (retry later), or stopped by SIGINT/SIGTERM; 1 internal error.\n"
+		"SIGINT/SIGTERM: finish the batch in flight, then stop: the changes not sent are failed\n"
+		"(reason deadline), the summary, drop log and metrics are written as for a whole run.\n"
 		"\n"
 		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");
 	dnsb_cli_provider_help(f);
@@ -58,66 +62,32 @@ static void usage(FILE *f)
 }
 
 enum {
-	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_METRICS_FILE, OPT_OUTPUT, OPT_LOG_FORMAT,
-	OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_MAX_RATE_LIMIT_WAITS, OPT_SEED, OPT_BACKOFF_BASE, OPT_BACKOFF_CAP,
-	OPT_TIMEOUT, OPT_DRY_RUN, OPT_QUIET, OPT_DROP_LOG_MAX_SIZE
+	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_OUTPUT, OPT_LOG_FORMAT, OPT_DRY_RUN,
+	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL
 };
 
 static const dnsb_cli_option apply_options[] = {
 	{ "plan", 1, OPT_PLAN }, { "provider", 1, OPT_PROVIDER }, { "drop-log", 1, OPT_DROP_LOG },
-	{ "metrics-file", 1, OPT_METRICS_FILE }, { "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT },
-	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES },
-	{ "max-rate-limit-waits", 1, OPT_MAX_RATE_LIMIT_WAITS }, { "seed", 1, OPT_SEED },
-	{ "backoff-base", 1, OPT_BACKOFF_BASE }, { "backoff-cap", 1, OPT_BACKOFF_CAP }, { "timeout", 1, OPT_TIMEOUT },
-	{ "dry-run", 0, OPT_DRY_RUN }, { "quiet", 0, OPT_QUIET }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
+	{ "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT }, { "dry-run", 0, OPT_DRY_RUN },
+	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { "progress-interval", 1, OPT_PROGRESS_INTERVAL },
 	{ NULL, 0, 0 }
 };
-
-/* A whole number in [min, max] into *out. @return 0 or DNSB_EXIT_USAGE */
-static int take_uint(unsigned long *out, const char *name, const char *v, unsigned long min, unsigned long max)
-{
-	return dnsb_cli_uint(out, name, v, min, max) < 0 ? DNSB_EXIT_USAGE : 0;
-}
-
-static int take_seconds(double *out, const char *name, const char *v)
-{
-	return dnsb_cli_seconds(out, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
-}
 
 static int on_option(void *ctx, int code, const char *name, const char *v)
 {
 	apply_args *a = ctx;
-	unsigned long n = 0;
 	int rc = 0;
 
 	switch (code) {
 	case OPT_PLAN: a->plan = v; break;
 	case OPT_PROVIDER: a->provider = v; break;
 	case OPT_DROP_LOG: a->drop_log = v; break;
-	case OPT_METRICS_FILE: a->metrics_file = v; break;
 	case OPT_OUTPUT: a->output = v; break;
 	case OPT_LOG_FORMAT: a->log_format = v; break;
 	case OPT_DRY_RUN: a->dry_run = 1; break;
-	case OPT_QUIET: a->quiet = 1; break;
-	case OPT_BATCH_SIZE:
-		if ((rc = take_uint(&n, name, v, 1, 100000)) == 0)
-			a->opts.batch_size = n;
+	case OPT_PROGRESS_INTERVAL:
+		rc = dnsb_cli_seconds(&a->progress_interval, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
 		break;
-	case OPT_MAX_RETRIES:
-		if ((rc = take_uint(&n, name, v, 0, 1000)) == 0)
-			a->opts.max_retries = (unsigned)n;
-		break;
-	case OPT_MAX_RATE_LIMIT_WAITS:
-		if ((rc = take_uint(&n, name, v, 0, 100000)) == 0)
-			a->opts.max_rate_limit_waits = (unsigned)n;
-		break;
-	case OPT_SEED:
-		if ((rc = take_uint(&n, name, v, 1, ~0UL)) == 0)
-			a->opts.seed = n;
-		break;
-	case OPT_BACKOFF_BASE: rc = take_seconds(&a->opts.backoff_base, name, v); break;
-	case OPT_BACKOFF_CAP: rc = take_seconds(&a->opts.backoff_cap, name, v); break;
-	case OPT_TIMEOUT: rc = take_seconds(&a->opts.timeout, name, v); break;
 	case OPT_DROP_LOG_MAX_SIZE:
 		rc = dnsb_cli_bytes(&a->drop_log_max, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
 		break;
@@ -131,7 +101,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 /* @return -1 to go on, else the exit code */
 static int parse_args(apply_args *a, int argc, char **argv)
 {
-	int rc = dnsb_cli_parse("apply", argc, argv, apply_options, a->cfg, usage, on_option, a);
+	int rc = dnsb_cli_parse("apply", argc, argv, apply_options, &a->eng, a->cfg, usage, on_option, a);
 
 	if (rc >= 0)
 		return rc;
@@ -139,6 +109,10 @@ static int parse_args(apply_args *a, int argc, char **argv)
 		fprintf(stderr, "dnsbatch apply: --plan and --provider are required (see --help)\n");
 		return DNSB_EXIT_USAGE;
 	}
+	if ((rc = dnsb_cli_check_provider_flags("apply", a->provider, a->cfg)) != 0)
+		return rc;
+	if (a->eng.metrics_file && !a->dry_run && dnsb_cli_check_output("apply", "metrics-file", a->eng.metrics_file) != 0)
+		return DNSB_EXIT_USAGE;
 	if (a->output && strcmp(a->output, "text") != 0 && strcmp(a->output, "json") != 0) {
 		fprintf(stderr, "dnsbatch apply: --output: expected text or json, got '%s'\n", a->output);
 		return DNSB_EXIT_USAGE;
@@ -267,9 +241,72 @@ static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 	}
 }
 
+/* The signal that asked the apply to stop (SIGINT or SIGTERM), 0 while none; the engine reads it between batches. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig; /* a second signal changes nothing: the batch in flight still finishes */
+}
+
+/* SIGINT and SIGTERM stop the apply between batches instead of killing it mid-write. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* --log-format and --quiet. @return 0 or DNSB_EXIT_USAGE */
+static int set_up_logs(const apply_args *a)
+{
+	dnsb_log_format fmt;
+
+	if (a->log_format) {
+		if (dnsb_log_parse_format(&fmt, a->log_format) < 0) {
+			fprintf(stderr, "dnsbatch apply: --log-format: expected text or json, got '%s'\n", a->log_format);
+			return DNSB_EXIT_USAGE;
+		}
+		dnsb_log_set_format(fmt);
+	}
+	if (a->eng.quiet)
+		dnsb_log_set_level(DNSB_LOG_ERROR);
+	return 0;
+}
+
+/* The exit code of a finished apply, the drop log flushed and the metrics file written. */
+static int finish(const apply_args *a, int rc, const dnsb_report *report, dnsb_droplog *droplog,
+		  dnsb_metrics *metrics, dnsb_error *err)
+{
+	int code = rc < 0 ? DNSB_EXIT_INTERNAL
+		   : report->failed ? DNSB_EXIT_FAILED
+		   : report->dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
+
+	if (rc < 0)
+		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err->message);
+	if (stop_signal)
+		dnsb_log(DNSB_LOG_WARN, "stopped by %s after the batch in flight: the changes not sent are counted failed; "
+			 "run the same plan again to apply them", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	if (droplog && dnsb_droplog_flush(droplog) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a->drop_log);
+		code = DNSB_EXIT_INTERNAL;
+	}
+	if (a->eng.metrics_file && !a->dry_run && dnsb_metrics_write_file(metrics, a->eng.metrics_file, err) < 0) {
+		dnsb_log(DNSB_LOG_ERROR, "%s", err->message);
+		code = DNSB_EXIT_INTERNAL;
+	}
+	return code;
+}
+
 int dnsb_cmd_apply(int argc, char **argv)
 {
-	apply_args a = { .opts = DNSB_ENGINE_OPTIONS_INIT };
+	apply_args a = { .eng = DNSB_CLI_ENGINE_INIT, .progress_interval = 10.0 };
+	dnsb_engine_options *o = &a.eng.opts;
 	dnsb_error err = { 0 };
 	dnsb_provider *p = NULL;
 	dnsb_plan *plan = NULL;
@@ -279,32 +316,24 @@ int dnsb_cmd_apply(int argc, char **argv)
 	dnsb_droplog_options dopts = DNSB_DROPLOG_OPTIONS_INIT;
 	dnsb_report report = { 0 };
 	dry_run_out dry = { 0 };
-	dnsb_log_format fmt;
-	int code = DNSB_EXIT_USAGE, rc;
+	dnsb_cli_progress progress;
+	int json_logs, code = DNSB_EXIT_USAGE, rc;
 
 	if (dnsb_config_new(&a.cfg) < 0)
 		return DNSB_EXIT_INTERNAL;
-	if ((rc = parse_args(&a, argc, argv)) >= 0) {
+	if ((rc = parse_args(&a, argc, argv)) >= 0 || (rc = set_up_logs(&a)) != 0) {
 		code = rc;
 		goto done;
 	}
-	if (a.log_format) {
-		if (dnsb_log_parse_format(&fmt, a.log_format) < 0) {
-			fprintf(stderr, "dnsbatch apply: --log-format: expected text or json, got '%s'\n", a.log_format);
-			goto done;
-		}
-		dnsb_log_set_format(fmt);
-	}
-	if (a.quiet)
-		dnsb_log_set_level(DNSB_LOG_ERROR);
+	json_logs = a.log_format && strcmp(a.log_format, "json") == 0;
 	if ((rc = dnsb_plan_load(&plan, a.plan, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
 		goto done;
 	}
 	if ((rc = dnsb_provider_open(&p, a.provider, a.cfg, &err)) < 0) {
-		dnsb_log(DNSB_LOG_ERROR, "provider %s: %s", a.provider, err.message);
-		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
+		dnsb_log(DNSB_LOG_ERROR, "provider %s: %s (nothing was sent)", a.provider, err.message);
+		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : rc == DNSB_ETRANSIENT ? DNSB_EXIT_FAILED : DNSB_EXIT_USAGE;
 		goto done;
 	}
 	if ((rc = dnsb_metrics_new(&metrics)) < 0) {
@@ -313,41 +342,35 @@ int dnsb_cmd_apply(int argc, char **argv)
 	}
 	dopts.max_size = a.drop_log_max;
 	if (a.drop_log && !a.dry_run && (rc = dnsb_droplog_open_ext(&droplog, a.drop_log, &dopts, &err)) < 0) {
-		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+		dnsb_log(DNSB_LOG_ERROR, "%s (nothing was sent)", err.message);
 		goto done;
 	}
 	dry.json = a.dry_run && a.output && strcmp(a.output, "json") == 0;
 	if (a.dry_run) {
-		a.opts.dry_run = 1;
-		a.opts.on_batch = print_batch;
-		a.opts.payload = &dry;
+		o->dry_run = 1;
+		o->on_batch = print_batch;
+		o->payload = &dry;
+	} else if (!a.eng.quiet) {
+		dnsb_cli_progress_init(&progress, json_logs, a.progress_interval);
+		o->on_progress = dnsb_cli_progress_show;
+		o->progress_payload = &progress;
 	}
-	a.opts.metrics = metrics;
-	a.opts.droplog = droplog;
-	rc = dnsb_engine_apply(&report, p, plan, &a.opts, &err);
+	o->metrics = metrics;
+	o->droplog = droplog;
+	o->stop = &stop_signal;
+	catch_stop_signals();
+	rc = dnsb_engine_apply(&report, p, plan, o, &err);
 	if (dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);
 	if (rc == DNSB_EINVAL) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		goto done;
 	}
-	if (rc < 0)
-		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err.message);
-	code = rc < 0 ? DNSB_EXIT_INTERNAL
-	       : report.failed ? DNSB_EXIT_FAILED
-	       : report.dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
-	if (droplog && dnsb_droplog_flush(droplog) < 0) {
-		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a.drop_log);
-		code = DNSB_EXIT_INTERNAL;
-	}
-	if (a.metrics_file && !a.dry_run && dnsb_metrics_write_file(metrics, a.metrics_file, &err) < 0) {
-		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
-		code = DNSB_EXIT_INTERNAL;
-	}
+	code = finish(&a, rc, &report, droplog, metrics, &err);
 	if (a.output && strcmp(a.output, "json") == 0)
 		print_json(&report, code, &dry);
-	if (!a.quiet)
-		print_text(&report, a.dry_run, a.log_format && strcmp(a.log_format, "json") == 0);
+	if (!a.eng.quiet)
+		print_text(&report, a.dry_run, json_logs);
 done:
 	if (dry.opened)
 		fputs("]}\n", stdout); /* no summary: the batches printed still make a document */

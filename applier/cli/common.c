@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dnsbatch/sys/provider.h"
 #include "cli.h"
@@ -42,32 +44,92 @@ static void print_bad(const char *cmd, const char *arg, int opt, int missing)
 		fprintf(stderr, "dnsbatch %s: unknown option '%s' (see --help)\n", cmd, name);
 }
 
-int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option *table, dnsb_config *cfg,
-		   void (*usage)(FILE *), dnsb_cli_handler handler, void *ctx)
+int dnsb_cli_check_output(const char *cmd, const char *flag, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "dnsbatch %s: --%s %s: is a directory, not a file (nothing was sent)\n", cmd, flag, path);
+		return -1;
+	}
+	errno = 0;
+	if (stat(dir, &st) != 0) {
+		fprintf(stderr, "dnsbatch %s: --%s %s: the directory %s: %s (nothing was sent)\n", cmd, flag, path, dir,
+			strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "dnsbatch %s: --%s %s: %s is not a directory (nothing was sent)\n", cmd, flag, path, dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "dnsbatch %s: --%s %s: cannot write in %s: %s (nothing was sent)\n", cmd, flag, path, dir,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int dnsb_cli_version(void)
+{
+	printf("dnsbatch %s\n", DNSBATCH_VERSION);
+	return DNSB_EXIT_OK;
+}
+
+static size_t table_len(const dnsb_cli_option *t)
+{
+	size_t n = 0;
+
+	while (t && t[n].name)
+		n++;
+	return n;
+}
+
+/* The getopt_long table: `table`, the engine flags when asked, the providers' flags, --help, --version. */
+static struct option *long_options(const dnsb_cli_option *table, int engine, const dnsb_provider_flag **pf, size_t np)
+{
+	size_t nt = table_len(table), ne = engine ? table_len(dnsb_cli_engine_options) : 0, k = 0;
+	struct option *opts = calloc(nt + ne + np + 3, sizeof(*opts));
+
+	if (opts == NULL)
+		return NULL;
+	for (size_t i = 0; i < nt; i++, k++)
+		opts[k] = (struct option){ table[i].name, table[i].takes_value ? required_argument : no_argument, NULL,
+					   table[i].code };
+	for (size_t i = 0; i < ne; i++, k++)
+		opts[k] = (struct option){ dnsb_cli_engine_options[i].name,
+					   dnsb_cli_engine_options[i].takes_value ? required_argument : no_argument, NULL,
+					   dnsb_cli_engine_options[i].code };
+	for (size_t i = 0; i < np; i++, k++)
+		opts[k] = (struct option){ pf[i]->name, pf[i]->takes_value ? required_argument : no_argument, NULL,
+					   PROVIDER_CODE + (int)i };
+	opts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[k] = (struct option){ "version", no_argument, NULL, 'V' };
+	return opts;
+}
+
+int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option *table, dnsb_cli_engine *eng,
+		   dnsb_config *cfg, void (*usage)(FILE *), dnsb_cli_handler handler, void *ctx)
 {
 	const dnsb_provider_flag *pf[256];
-	size_t nt = 0, np = cfg ? provider_flags(pf, sizeof(pf) / sizeof(pf[0])) : 0;
-	struct option *opts;
+	size_t np = cfg ? provider_flags(pf, sizeof(pf) / sizeof(pf[0])) : 0;
+	struct option *opts = long_options(table, eng != NULL, pf, np);
 	int c, idx, rc = -1;
 
-	while (table[nt].name)
-		nt++;
-	if ((opts = calloc(nt + np + 2, sizeof(*opts))) == NULL)
+	if (opts == NULL)
 		return DNSB_EXIT_INTERNAL;
-	for (size_t k = 0; k < nt; k++)
-		opts[k] = (struct option){ table[k].name, table[k].takes_value ? required_argument : no_argument, NULL,
-					   table[k].code };
-	for (size_t k = 0; k < np; k++)
-		opts[nt + k] = (struct option){ pf[k]->name, pf[k]->takes_value ? required_argument : no_argument, NULL,
-						PROVIDER_CODE + (int)k };
-	opts[nt + np] = (struct option){ "help", no_argument, NULL, 'h' };
 	optind = 0; /* glibc: start afresh */
 	opterr = 0; /* the messages below name the subcommand */
 	/* "-": operands come back in order as code 1; ":": a missing value is ':' */
-	while (rc < 0 && (c = getopt_long(argc, argv, "-:h", opts, &idx)) != -1) {
+	while (rc < 0 && (c = getopt_long(argc, argv, "-:hV", opts, &idx)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			rc = DNSB_EXIT_OK;
+		} else if (c == 'V') {
+			rc = dnsb_cli_version();
 		} else if (c == ':') {
 			print_bad(cmd, argv[optind - 1], optopt, 1);
 			rc = DNSB_EXIT_USAGE;
@@ -79,6 +141,10 @@ int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option
 				fprintf(stderr, "dnsbatch: out of memory\n");
 				rc = DNSB_EXIT_INTERNAL;
 			}
+		} else if (c >= DNSB_CLI_ENGINE_CODE && eng) {
+			int r = dnsb_cli_engine_take(eng, c, opts[idx].name, optarg);
+			if (r != 0)
+				rc = r;
 		} else {
 			int r = c == 1 ? handler(ctx, 0, NULL, optarg) : handler(ctx, c, opts[idx].name, optarg);
 			if (r != 0)
@@ -87,6 +153,38 @@ int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option
 	}
 	free(opts);
 	return rc;
+}
+
+/* Is `name` a flag of backend b? */
+static int flag_of(const dnsb_backend *b, const char *name)
+{
+	for (const dnsb_provider_flag *f = b->flags; f && f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int dnsb_cli_check_provider_flags(const char *cmd, const char *provider, const dnsb_config *cfg)
+{
+	const dnsb_backend *const *b = dnsb_backends(), *mine = NULL;
+
+	for (size_t k = 0; b[k] && !mine; k++)
+		if (strcmp(b[k]->name, provider) == 0)
+			mine = b[k];
+	if (mine == NULL)
+		return 0;
+	for (size_t i = 0; i < dnsb_config_count(cfg); i++) {
+		const char *key = dnsb_config_key(cfg, i);
+		if (flag_of(mine, key))
+			continue;
+		for (size_t k = 0; b[k]; k++)
+			if (flag_of(b[k], key)) {
+				fprintf(stderr, "dnsbatch %s: --%s is a flag of provider %s, not of %s (see --help)\n", cmd,
+					key, b[k]->name, provider);
+				return DNSB_EXIT_USAGE;
+			}
+	}
+	return 0;
 }
 
 void dnsb_cli_provider_help(FILE *f)

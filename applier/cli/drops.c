@@ -53,6 +53,11 @@ static void explain_line(struct json_object *entry)
 	const char *kind = "change", *name = NULL, *type = NULL, *cause = member(entry, "cause");
 	char why[1024], fqdn[300];
 
+	/* A change dropped only with its group names the change that was refused (its message says so). */
+	const char *msg = member(entry, "message"), *with = NULL;
+
+	if (cause && msg && strncmp(msg, "dropped with its group: ", 24) == 0 && strstr(msg, " was refused"))
+		with = msg;
 	json_object_object_get_ex(entry, "change", &change);
 	json_object_object_foreach(change, key, list) {
 		if (json_object_is_type(list, json_type_array) && json_object_array_length(list) > 0) {
@@ -73,8 +78,9 @@ static void explain_line(struct json_object *entry)
 	else
 		snprintf(why, sizeof(why), "%s%s%s", cause ? cause : member(entry, "reason") ? member(entry, "reason") : "",
 			 member(entry, "message") ? ": " : "", member(entry, "message") ? member(entry, "message") : "");
-	printf("%s %s %s %s: %s\n", member(entry, "outcome") ? member(entry, "outcome") : "?", kind, fqdn,
-	       type ? type : "?", why);
+	printf("%s %s %s %s: %s%s%.*s\n", member(entry, "outcome") ? member(entry, "outcome") : "?", kind, fqdn,
+	       type ? type : "?", why, with ? "; " : "", with ? (int)(strstr(with, " was refused") - with) + 12 : 0,
+	       with ? with : "");
 }
 
 static size_t collect(char *data, size_t size, size_t n, void *payload)
@@ -200,8 +206,12 @@ int dnsb_cmd_drops(int argc, char **argv)
 	dnsb_error err = { 0, "" };
 	FILE *f = NULL;
 
-	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, usage, on_option, &a)) >= 0)
+	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, NULL, usage, on_option, &a)) >= 0)
 		return rc;
+	if (a.as_plan + a.explain + (a.by != NULL) > 1) {
+		fprintf(stderr, "dnsbatch drops: --plan, --explain and --by are three outputs: give one\n");
+		return DNSB_EXIT_USAGE;
+	}
 	if (a.url)
 		return a.path ? (fprintf(stderr, "dnsbatch drops: a drop log or --url, not both\n"), DNSB_EXIT_USAGE)
 			      : print_quarantine(a.url);

@@ -17,6 +17,7 @@ static void usage(FILE *f)
 		"  serve     run the external-dns webhook provider (sidecar)\n"
 		"  records   list the RRsets of the provider's zones\n"
 		"  drops     summarise a drop log, or turn it back into a plan\n"
+		"  version   print the version (also --version, and COMMAND --version)\n"
 		"\n"
 		"'dnsbatch COMMAND --help' describes each. Version %s.\n",
 		DNSBATCH_VERSION);
@@ -40,10 +41,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return DNSB_EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("dnsbatch %s\n", DNSBATCH_VERSION);
-		return DNSB_EXIT_OK;
-	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)
+		return dnsb_cli_version();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);

@@ -89,7 +89,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 /* @return -1 to go on, else the exit code (--help, a bad or unknown option) */
 static int parse_args(struct records_args *a, dnsb_config *cfg, int argc, char **argv)
 {
-	int rc = dnsb_cli_parse("records", argc, argv, records_options, cfg, usage, on_option, a);
+	int rc = dnsb_cli_parse("records", argc, argv, records_options, NULL, cfg, usage, on_option, a);
 
 	if (rc >= 0)
 		return rc;
@@ -97,6 +97,8 @@ static int parse_args(struct records_args *a, dnsb_config *cfg, int argc, char *
 		usage(stderr);
 		return DNSB_EXIT_USAGE;
 	}
+	if ((rc = dnsb_cli_check_provider_flags("records", a->provider, cfg)) != 0)
+		return rc;
 	return -1;
 }
 

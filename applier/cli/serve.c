@@ -23,7 +23,7 @@ struct serve_args {
 	uint64_t drop_log_max;  /* bytes, 0 = no limit */
 	const char *log_format;
 	const char *provider;
-	unsigned long batch_size, max_retries;
+	dnsb_cli_engine eng;     /* the engine flags, shared with apply */
 	double quarantine_initial, quarantine_max;
 	dnsb_config *cfg;
 };
@@ -52,16 +52,17 @@ static void usage(FILE *f)
 		"  --drop-log-max-size BYTES      past this size FILE is renamed FILE.1 (one kept) and a new FILE\n"
 		"                                 started; k/m/g suffix; 0 or absent = no limit\n"
 		"  --log-format text|json         diagnostics on stderr (default text)\n"
-		"  --batch-size N                 change groups per batch (default 1000)\n"
-		"  --max-retries N                resubmissions after transient errors (default 5)\n"
 		"  --quarantine-backoff SECONDS   first quarantine of a conflicting group (default 60)\n"
 		"  --quarantine-max SECONDS       longest quarantine (default 3600)\n"
+		"  --version                      print the version\n"
 		"\n"
 		"POST /records answers 204 when no change failed (conflicts are dropped and logged), 503 when some\n"
 		"failed (external-dns retries next interval), 400 for a body that is not a plan, 413 over the cap.\n"
 		"SIGTERM/SIGINT: stop accepting, finish the apply in flight, flush the drop log, exit 0.\n"
 		"SIGHUP: reopen the drop log at its path (after logrotate moved it away).\n",
 		DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT);
+	fputc('\n', f);
+	dnsb_cli_engine_help(f, 1);
 	dnsb_cli_provider_help(f);
 }
 
@@ -112,7 +113,7 @@ static int positive_seconds(double *out, const char *name, const char *value)
 enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
 	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_QUARANTINE_BACKOFF,
-	OPT_QUARANTINE_MAX, OPT_BATCH_SIZE, OPT_MAX_RETRIES, OPT_DROP_LOG, OPT_LOG_FORMAT,
+	OPT_QUARANTINE_MAX, OPT_DROP_LOG, OPT_LOG_FORMAT,
 	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST
 };
 
@@ -122,7 +123,7 @@ static const dnsb_cli_option serve_options[] = {
 	{ "regex-domain-filter", 1, OPT_REGEX_FILTER }, { "regex-domain-exclusion", 1, OPT_REGEX_EXCLUSION },
 	{ "max-body-size", 1, OPT_MAX_BODY }, { "apply-timeout", 1, OPT_APPLY_TIMEOUT },
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
-	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES }, { "drop-log", 1, OPT_DROP_LOG },
+	{ "drop-log", 1, OPT_DROP_LOG },
 	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
 	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { NULL, 0, 0 }
 };
@@ -162,10 +163,6 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 		return positive_seconds(&a->quarantine_initial, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_QUARANTINE_MAX:
 		return positive_seconds(&a->quarantine_max, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
-	case OPT_BATCH_SIZE:
-		return dnsb_cli_uint(&a->batch_size, name, v, 1, 1000000) != 0 ? DNSB_EXIT_USAGE : 0;
-	case OPT_MAX_RETRIES:
-		return dnsb_cli_uint(&a->max_retries, name, v, 0, 1000) != 0 ? DNSB_EXIT_USAGE : 0;
 	default:
 		fprintf(stderr, "dnsbatch serve: unknown argument '%s' (see --help)\n", v);
 		return DNSB_EXIT_USAGE;
@@ -175,7 +172,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 /* @return -1 to go on, else the exit code */
 static int parse_args(struct serve_args *a, int argc, char **argv)
 {
-	int rc = dnsb_cli_parse("serve", argc, argv, serve_options, a->cfg, usage, on_option, a);
+	int rc = dnsb_cli_parse("serve", argc, argv, serve_options, &a->eng, a->cfg, usage, on_option, a);
 
 	if (rc >= 0)
 		return rc;
@@ -183,6 +180,13 @@ static int parse_args(struct serve_args *a, int argc, char **argv)
 		fprintf(stderr, "dnsbatch serve: --provider is required (see --help)\n");
 		return DNSB_EXIT_USAGE;
 	}
+	if ((rc = dnsb_cli_check_provider_flags("serve", a->provider, a->cfg)) != 0)
+		return rc;
+	if (a->eng.timeout_set)
+		dnsb_log(DNSB_LOG_WARN, "--timeout means nothing to serve (each POST /records has --apply-timeout): ignored");
+	if (a->eng.metrics_file)
+		dnsb_log(DNSB_LOG_WARN, "--metrics-file means nothing to serve (it serves /metrics): ignored");
+	a->eng.opts.timeout = 0;
 	if (a->quarantine_max < a->quarantine_initial)
 		return bad("quarantine-max", NULL, "must not be less than --quarantine-backoff");
 	return -1;
@@ -237,15 +241,11 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	       dnsb_droplog *droplog, dnsb_metrics *metrics, dnsb_quarantine *quarantine, const sigset_t *sigs)
 {
 	dnsb_webhook_options wo = DNSB_WEBHOOK_OPTIONS_INIT;
-	dnsb_engine_options eo = DNSB_ENGINE_OPTIONS_INIT;
+	dnsb_engine_options eo = a->eng.opts;
 	dnsb_webhook *wh = NULL;
 	dnsb_error err = { 0 };
 	int sig = 0, rc;
 
-	if (a->batch_size)
-		eo.batch_size = a->batch_size;
-	if (a->max_retries != (unsigned long)-1)
-		eo.max_retries = (unsigned)a->max_retries;
 	wo.listen = a->listen;
 	wo.metrics_listen = a->metrics_listen;
 	wo.filter = filter;
@@ -278,7 +278,7 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 
 int dnsb_cmd_serve(int argc, char **argv)
 {
-	struct serve_args a = { 0 };
+	struct serve_args a = { .eng = DNSB_CLI_ENGINE_INIT };
 	dnsb_domain_filter *filter = NULL;
 	dnsb_provider *provider = NULL;
 	dnsb_droplog *droplog = NULL;
@@ -293,7 +293,6 @@ int dnsb_cmd_serve(int argc, char **argv)
 	a.metrics_listen = DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT;
 	a.max_body = DNSB_WEBHOOK_MAX_BODY_DEFAULT;
 	a.apply_timeout = DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT;
-	a.max_retries = (unsigned long)-1;
 	a.quarantine_initial = 60.0;
 	a.quarantine_max = 3600.0;
 	if (dnsb_config_new(&a.cfg) != 0)
@@ -303,6 +302,8 @@ int dnsb_cmd_serve(int argc, char **argv)
 		dnsb_config_free(a.cfg);
 		return rc;
 	}
+	if (a.eng.quiet)
+		dnsb_log_set_level(DNSB_LOG_ERROR);
 	if (a.log_format) {
 		if (dnsb_log_parse_format(&fmt, a.log_format) != 0) {
 			dnsb_config_free(a.cfg);

@@ -39,16 +39,24 @@ static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill
 	       (!l->max_rdata_bytes || after->rdata <= l->max_rdata_bytes);
 }
 
-/* One batch cut from a zone: counted, then submitted, or in a dry run only shown. */
+/* One batch cut from a zone: counted, then submitted, or in a dry run only shown; once a stop is asked, failed unsent. */
 static void take_batch(engine *e, group **gs, size_t n)
 {
 	dnsb_change **changes;
 	size_t count;
 
+	if (!e->o->dry_run && dnsb_engine_stop_asked(e)) {
+		for (size_t i = 0; i < n; i++) /* stopped (a signal): the batch is never begun */
+			dnsb_engine_finish(gs[i], DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, NULL,
+					   DNSB_ENGINE_STOPPED_MESSAGE);
+		return;
+	}
 	dnsb_engine_zone_report(e, gs[0]->zone)->batches++;
 	e->rep->batches++;
 	if (!e->o->dry_run) {
+		dnsb_engine_progress_before(e, gs, n);
 		dnsb_engine_run_batch(e, gs, n);
+		dnsb_engine_progress_after(e, gs, n);
 		return;
 	}
 	count = dnsb_engine_flatten(gs, n, &changes);

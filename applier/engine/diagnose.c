@@ -191,6 +191,9 @@ void dnsb_engine_diagnose(engine *e, group *g, const dnsb_rrset_list *held)
 		 */
 		if (own == DNSB_CAUSE_NONE && culprit != NULL) {
 			c->cause = first;
+			g->refused = culprit;
+			if (i < sizeof(g->with_group) * 8)
+				g->with_group |= 1UL << i;
 			if (copy_current(c, change_owner(culprit), held) != 0)
 				e->rc = DNSB_ENOMEM;
 			find_owner(g, culprit, held, c);

@@ -53,7 +53,8 @@ static int engine_init(engine *e, dnsb_report *out, dnsb_provider *p, const dnsb
 	e->err = err;
 	e->clock = o->clock ? o->clock : dnsb_clock_system();
 	e->rng = o->seed ? o->seed : (uint64_t)(dnsb_engine_now(e) * 1e9) ^ (uint64_t)dnsb_clock_wall(e->clock);
-	e->deadline = o->timeout > 0 ? dnsb_engine_now(e) + o->timeout : 0;
+	e->started = dnsb_engine_now(e);
+	e->deadline = o->timeout > 0 ? e->started + o->timeout : 0;
 	if (o->deadline > 0 && (e->deadline == 0 || o->deadline < e->deadline))
 		e->deadline = o->deadline;
 	e->zone_slot = malloc(zones * sizeof(long));
@@ -152,6 +153,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	} else {
 		quarantine = 0;
 	}
+	dnsb_engine_progress_start(&e, plan);
 	if ((rc = run_zones(&e, groups, ngroups)) < 0)
 		e.rc = rc;
 	if (quarantine)
@@ -159,8 +161,10 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 done:
 	if (e.rc < 0 && !o->dry_run)
 		dnsb_engine_fail_pending(plan, e.rc);
-	if (out->zones)
+	if (out->zones) {
 		dnsb_engine_tally(&e, plan);
+		dnsb_engine_progress_final(&e);
+	}
 	if (!o->dry_run)
 		dnsb_metrics_set_last_apply(o->metrics, floor(dnsb_clock_wall(e.clock)));
 	dnsb_engine_free_groups(groups, ngroups);

@@ -32,6 +32,9 @@ typedef struct group {
 	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
 	double held_for;         /* seconds: the hold set, with qevent start or again */
 	int deferred;            /* isolate.c: refused on its own, waiting for the batched read that settles it */
+	const dnsb_change *refused;  /* diagnose.c: the change whose refusal drops the group, NULL when none is known */
+	unsigned long with_group;    /* diagnose.c: changes (bit k: changes[k], k < 64) with nothing in their own way,
+				      * dropped only with their group: their message names `refused` */
 } group;
 
 typedef struct engine {
@@ -53,6 +56,9 @@ typedef struct engine {
 	group *groups;               /* the change groups (c->group indexes them), NULL before they are formed */
 	size_t ngroups;
 	unsigned char *quiet;        /* per plan change: a drop logged by an earlier apply (held.c); may be NULL */
+	size_t unsent;               /* outcome.c: changes failed unsent after a stop, told in one line */
+	double started;              /* clock seconds when the apply began */
+	dnsb_progress progress;      /* progress.c: what on_progress is told */
 } engine;
 
 /* One batch as cut from a zone, while it is being run: its budget is the batch's, not a part's. */
@@ -183,6 +189,19 @@ void dnsb_engine_prove_noops(batch_run *br);
 /* Drop the held changes of keyed groups (dnsb_engine_group_keys) before sending; groups without a key are sent. */
 void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
+
+/* The message of a change never sent because a stop was asked (batch.c); outcome.c sums these up in one line. */
+#define DNSB_ENGINE_STOPPED_MESSAGE "not sent: the apply was stopped before this change's batch began"
+
+/* progress.c: on_progress at the start (changes settled before sending), around each batch (before: its
+ * changes' outcomes taken out, after: put back, told), and at the end from the report; and the stop asked */
+void dnsb_engine_progress_start(engine *e, dnsb_plan *plan);
+void dnsb_engine_progress_before(engine *e, group **gs, size_t n);
+void dnsb_engine_progress_after(engine *e, group **gs, size_t n);
+void dnsb_engine_progress_tell(engine *e, int final);
+void dnsb_engine_progress_final(engine *e);
+/* @return 1 when dnsb_engine_options.stop asks the apply to stop, else 0 */
+int dnsb_engine_stop_asked(const engine *e);
 
 /* summary.c: drops decided before sending (invalid, no_zone), one log line per reason for the whole apply. */
 typedef struct drop_summary drop_summary;

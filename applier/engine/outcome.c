@@ -14,12 +14,24 @@
 #include "applier/obs/drop_record.h"
 #include "applier/engine/internal.h"
 
+/* "dropped with its group: create web.example.test. A was refused: WHY" for a change with nothing in its own way. */
+static void with_group_message(char *buf, size_t size, const dnsb_change *refused, const char *why)
+{
+	const dnsb_rrset *r = refused->kind == DNSB_CHANGE_DELETE ? &refused->old : &refused->new_set;
+
+	snprintf(buf, size, "dropped with its group: %s %s %s was refused%s%s", dnsb_drop_kind(refused),
+		 r->owner ? r->owner : "(no name)", dnsb_type_name(r->type), why && *why ? ": " : "", why ? why : "");
+}
+
 /* Settle every change of g still pending; changes settled apart keep their outcome. */
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			 const char *message)
 {
+	char grouped[DNSB_ERROR_MESSAGE_MAX * 2];
+
 	for (size_t i = 0; i < g->count; i++) {
 		dnsb_change *c = g->changes[i];
+		const char *text = message ? message : res ? res->message : NULL;
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue; /* settled apart (already in effect) */
 		/* Accepted with its group, an update that changes nothing was in effect before: the accepting
@@ -27,8 +39,30 @@ void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, cons
 		c->outcome = outcome == DNSB_OUTCOME_APPLIED && dnsb_engine_change_noop(c, 1) ? DNSB_OUTCOME_ALREADY_APPLIED
 											 : outcome;
 		c->reason = reason;
-		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, message ? message : res ? res->message : NULL);
+		if (outcome == DNSB_OUTCOME_DROPPED && g->refused && g->refused != c && i < sizeof(g->with_group) * 8 &&
+		    (g->with_group >> i & 1)) {
+			with_group_message(grouped, sizeof(grouped), g->refused, text);
+			text = grouped;
+		}
+		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, text);
 	}
+}
+
+/* "; dropped with its group: create web.example.test. A was refused" when c went down only with its group, else "". */
+static void with_group_note(char *buf, size_t size, const engine *e, const dnsb_change *c)
+{
+	const group *g;
+
+	buf[0] = '\0';
+	if (e->groups == NULL || c->group >= e->ngroups || c->outcome != DNSB_OUTCOME_DROPPED)
+		return;
+	g = &e->groups[c->group];
+	for (size_t k = 0; k < g->count && k < sizeof(g->with_group) * 8; k++)
+		if (g->changes[k] == c && g->refused && g->refused != c && (g->with_group >> k & 1)) {
+			buf[0] = ';';
+			buf[1] = ' ';
+			with_group_message(buf + 2, size - 2, g->refused, NULL);
+		}
 }
 
 /* c's group, when what the quarantine did to it this apply concerns c; else NULL. */
@@ -58,7 +92,7 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 {
 	const group *g = quarantined_group(e, c);
 	dnsb_drop d = { zone, c, wall, g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE, g ? g->held_for : 0 };
-	char held[128] = "";
+	char held[128] = "", tail[768];
 
 	if (quiet || (c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_QUARANTINED))
 		return;
@@ -73,13 +107,18 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 		return;
 	} else if (sum && c->outcome == DNSB_OUTCOME_DROPPED && dnsb_engine_summed(c->reason)) {
 		dnsb_engine_summary_add(sum, c);
+	} else if (c->outcome == DNSB_OUTCOME_FAILED && c->reason == DNSB_REASON_DEADLINE && c->message &&
+		   strcmp(c->message, DNSB_ENGINE_STOPPED_MESSAGE) == 0) {
+		e->unsent++; /* one line for them all, after the tally */
 	} else {
 		if (d.event == DNSB_DROPLOG_QUARANTINE_START)
 			snprintf(held, sizeof(held), "; quarantined for %g s", d.seconds);
 		else if (d.event == DNSB_DROPLOG_QUARANTINE_AGAIN)
 			snprintf(held, sizeof(held), "; its quarantine ran out and it conflicted again: quarantined for %g s",
 				 d.seconds);
-		dnsb_drop_log(&d, held);
+		with_group_note(tail, sizeof(tail), e, c);
+		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "%s", held);
+		dnsb_drop_log(&d, tail);
 	}
 	if (e->o->droplog && dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event, d.seconds) < 0 &&
 	    e->rc == 0)
@@ -109,6 +148,9 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		tell(e, c, e->quiet && e->quiet[i], sum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
+	if (e->unsent > 0)
+		dnsb_log(DNSB_LOG_WARN, "%zu changes not sent: the apply was stopped before their batches began "
+			 "(failed, reason deadline)", e->unsent);
 }
 
 /* After a local error nothing is lost silently: whatever is still pending is reported failed. */

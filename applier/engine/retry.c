@@ -44,8 +44,8 @@ void dnsb_engine_pacing_hold(engine *e, double seconds)
  * -1 with `give_up` set when the batch's budget (max_retries transient answers,
  * max_rate_limit_waits rate limits, counted over the whole batch and all its
  * parts) or the deadline does not allow another. A rate limit holds every
- * batch to the provider (the wait happens before the next submission); a
- * transient answer waits here.
+ * batch to the provider (the wait happens before the next submission); after
+ * a transient answer the caller waits (dnsb_engine_wait), once it has said so.
  */
 double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason *give_up)
 {
@@ -69,7 +69,5 @@ double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason
 	dnsb_metrics_retry(e->o->metrics, limit ? "rate_limited" : "transient");
 	if (limit)
 		dnsb_engine_pacing_hold(e, wait);
-	else
-		dnsb_engine_wait(e, wait);
 	return wait;
 }

@@ -72,14 +72,31 @@ void dnsb_engine_end_run(batch_run *br, dnsb_reason reason, const dnsb_result *r
 	free(open);
 }
 
+/* "transient error (503 backendError): message", "transient error: cannot connect ..." for an answer: no
+ * empty status or code left in the sentence (a connection failure has neither). */
+static void describe(char *buf, size_t size, const dnsb_result *res)
+{
+	char tag[96] = "";
+
+	if (res->status > 0 && res->code[0])
+		snprintf(tag, sizeof(tag), " (%d %s)", res->status, res->code);
+	else if (res->status > 0)
+		snprintf(tag, sizeof(tag), " (%d)", res->status);
+	else if (res->code[0])
+		snprintf(tag, sizeof(tag), " (%s)", res->code);
+	snprintf(buf, size, "%s%s%s%s", res->cls == DNSB_CLASS_RATE_LIMITED ? "rate limited" :
+		 res->cls == DNSB_CLASS_FATAL ? "fatal error" : "transient error", tag, res->message[0] ? ": " : "",
+		 res->message);
+}
+
 /* A fatal answer: the zone stops; this batch and every later one of the zone fail, naming the cause. */
 static void stop_zone(batch_run *br, size_t zone, const dnsb_result *res)
 {
 	engine *e = br->e;
-	char msg[DNSB_ERROR_MESSAGE_MAX + 96];
+	char msg[DNSB_ERROR_MESSAGE_MAX + 160], what[DNSB_ERROR_MESSAGE_MAX + 128];
 
-	snprintf(msg, sizeof(msg), "zone %s stopped: %d %s: %s", dnsb_engine_zone_name(e, zone), res->status,
-		 res->code, res->message);
+	describe(what, sizeof(what), res);
+	snprintf(msg, sizeof(msg), "zone %s stopped: %s", dnsb_engine_zone_name(e, zone), what);
 	dnsb_log(DNSB_LOG_ERROR, "%s", msg);
 	e->zone_stopped[zone] = 1;
 	free(e->zone_stop_message[zone]);
@@ -109,6 +126,7 @@ static int submit_once(batch_run *br, size_t zone, dnsb_change **changes, size_t
 	rc = dnsb_provider_submit(e->p, zname, changes, count, dnsb_engine_time_left(e), res, &secs, &serr);
 	e->rep->submissions++;
 	dnsb_engine_zone_report(e, zone)->submissions++;
+	dnsb_engine_progress_tell(e, 0);
 	if (rc < 0) {
 		e->rc = dnsb_error_set(e->err, rc, "zone %s: %s", zname, serr.message);
 		dnsb_engine_end_run(br, DNSB_REASON_TRANSIENT, NULL, serr.message);
@@ -125,6 +143,7 @@ static int retry(batch_run *br, size_t count, const dnsb_result *res)
 {
 	dnsb_reason give_up = DNSB_REASON_NONE;
 	double wait;
+	char what[DNSB_ERROR_MESSAGE_MAX + 128];
 
 	if (res->cls == DNSB_CLASS_TRANSIENT)
 		br->saw_transient = br->suspect = 1;
@@ -133,9 +152,12 @@ static int retry(batch_run *br, size_t count, const dnsb_result *res)
 		dnsb_engine_end_run(br, give_up, res, NULL);
 		return 0;
 	}
-	dnsb_log(DNSB_LOG_INFO, "zone %s: %zu changes: %s (%d %s: %s), retrying in %.3f s",
-		 dnsb_engine_zone_name(br->e, br->gs[0]->zone), count, dnsb_class_name(res->cls), res->status, res->code,
-		 res->message, wait);
+	/* Said before the wait, not after it. */
+	describe(what, sizeof(what), res);
+	dnsb_log(DNSB_LOG_INFO, "zone %s: %zu changes not applied yet: %s; retrying in %.3f s",
+		 dnsb_engine_zone_name(br->e, br->gs[0]->zone), count, what, wait);
+	if (res->cls == DNSB_CLASS_TRANSIENT)
+		dnsb_engine_wait(br->e, wait);
 	return 1;
 }
 

@@ -37,6 +37,8 @@
 #ifndef DNSBATCH_ENGINE_H
 #define DNSBATCH_ENGINE_H
 
+#include <signal.h>
+
 #include "clock.h"
 #include "droplog.h"
 #include "metrics.h"
@@ -85,6 +87,23 @@ size_t dnsb_quarantine_count(dnsb_quarantine *q, double now);
  */
 int dnsb_quarantine_list(dnsb_quarantine *q, double now, double wall_now, struct json_object **out);
 
+/**
+ * Where an apply is, for a progress display (dnsb_engine_options.on_progress).
+ * Changes count as done once they have their outcome: those settled before
+ * sending (no_zone, invalid, quarantined) at the start, the others batch by
+ * batch.
+ */
+typedef struct dnsb_progress {
+	size_t total;             /**< changes in the plan */
+	size_t done;              /**< changes with an outcome */
+	size_t applied;           /**< applied or already applied, so far */
+	size_t dropped, failed;   /**< so far */
+	unsigned long batches;    /**< batches started */
+	unsigned long submissions;/**< requests sent (parts and resubmissions) */
+	double elapsed;           /**< seconds since the apply began, on the engine's clock */
+	int final;                /**< 1 on the last call of the apply (every change done, or stopped) */
+} dnsb_progress;
+
 /** Engine settings. Initialise with DNSB_ENGINE_OPTIONS_INIT. */
 typedef struct dnsb_engine_options {
 	unsigned version;
@@ -114,11 +133,23 @@ typedef struct dnsb_engine_options {
 	 *  `timeout` too, the earlier wins. One already past settles every pending change
 	 *  failed/deadline without a request (the sidecar, when its zones stay busy). */
 	double deadline;
+	/** Called at the start, after each submission, after each batch and once at the end
+	 *  (progress->final), with progress_payload; the progress is borrowed for the call. It
+	 *  decides itself how often to show anything (progress->elapsed is on `clock`). Not
+	 *  called in a dry run. May be NULL. */
+	void (*on_progress)(void *progress_payload, const dnsb_progress *progress);
+	void *progress_payload;
+	/** Borrowed, may be NULL. Once *stop is non-zero (a signal handler sets it), no new
+	 *  batch starts: the batch in flight is finished (its retries and read-backs too),
+	 *  and every change not yet sent ends failed, reason deadline, its message saying the
+	 *  apply was stopped. */
+	const volatile sig_atomic_t *stop;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
-	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0 }
+	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0, \
+	  NULL, NULL, NULL }
 
 /**
  * Figures of one zone. submissions count every request sent (parts and

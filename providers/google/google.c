@@ -125,6 +125,27 @@ static int open_limits(dnsb_google *g, dnsb_provider_limits *limits, dnsb_error 
 	return 0;
 }
 
+/*
+ * A token fetched before anything is sent (and kept for the first request):
+ * no credentials at all, or credentials the token endpoint refuses, are a
+ * setup fault named at once, not a transient error retried for half a minute.
+ * A token endpoint that answers 5xx is left to the batches' retries.
+ */
+static int open_token(dnsb_google *g, dnsb_error *err)
+{
+	dnsb_error e = { 0, "" };
+	char *header = NULL;
+	int rc = dnsb_google_auth_header(&header, &g->auth, g->base.http, NULL, dnsb_monotonic() + DNSB_GOOGLE_TIMEOUT,
+					 &e);
+
+	dnsb_secret_free(header);
+	if (rc == DNSB_ENOMEM)
+		return dnsb_error_set(err, rc, "out of memory");
+	if (rc == DNSB_EFATAL || (rc == DNSB_ETRANSIENT && g->auth.kind == DNSB_GOOGLE_AUTH_METADATA))
+		return dnsb_error_set(err, DNSB_EINVAL, "%s", e.message);
+	return 0;
+}
+
 static int google_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limits *limits, dnsb_error *err)
 {
 	dnsb_google *g = (dnsb_google *)b;
@@ -135,7 +156,7 @@ static int google_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_l
 	rc = dnsb_google_auth_init(&g->auth, &g->cfg, err);
 	g->auth_ready = 1;
 	if (rc != 0 || (rc = dnsb_hb_client(b, DNSB_GOOGLE_TIMEOUT, g->cfg.ca_file, err)) != 0 ||
-	    (rc = open_zones(g, err)) != 0 || (rc = open_limits(g, limits, err)) != 0)
+	    (rc = open_token(g, err)) != 0 || (rc = open_zones(g, err)) != 0 || (rc = open_limits(g, limits, err)) != 0)
 		return rc;
 	b->pace.every = g->cfg.interval;
 	dnsb_log(DNSB_LOG_DEBUG, "google: project %s, %zu zones, credentials: %s; per change: %zu additions, %zu deletions, %zu bytes",

@@ -190,7 +190,8 @@ static int pdns_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_lim
 	if ((p->key_header = malloc(len)) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	snprintf(p->key_header, len, "X-API-Key: %s", p->cfg.api_key);
-	if ((rc = dnsb_hb_client(b, DNSB_PDNS_TIMEOUT, p->cfg.ca_file, err)) != 0 || (rc = open_zones(p, err)) != 0)
+	if ((rc = dnsb_hb_client(b, DNSB_PDNS_TIMEOUT, p->cfg.ca_file, err)) != 0 || (rc = dnsb_pdns_probe(p, err)) != 0 ||
+	    (rc = open_zones(p, err)) != 0)
 		return rc;
 	limits->max_changes = p->cfg.batch_size;
 	limits->names_culprit = 1;

@@ -214,4 +214,13 @@ typedef struct dnsb_pdns {
 	char *key_header;          /**< "X-API-Key: ..." (a secret: wiped when freed); owned */
 } dnsb_pdns;
 
+/**
+ * probe.c: check the URL, the API key and the server id by one GET of
+ * .../servers/ID before anything is sent (a 404 costs one more GET, to say
+ * which of server id, URL or api=yes is wrong).
+ * @return 0 (200, or no answer: left to the batches' retries); DNSB_EINVAL
+ *         for 401/403/404, the message naming the fix; DNSB_ENOMEM
+ */
+int dnsb_pdns_probe(dnsb_pdns *p, dnsb_error *err);
+
 #endif

@@ -197,7 +197,7 @@ eq "3 pre-check conflicts: exit 3, 30 applied, 3 dropped" "$RC $(counts pre)" "3
 eq "3 pre-check conflicts: 2 submissions (one PATCH), 1 read" "$(rep pre '"\(.submissions) \(.reads)"')" "2 1"
 eq "3 pre-check conflicts: one split, by the culprit list (no halving)" "$(rep pre .bisections)" 1
 
-##### a wrong key: exit 4 naming the 401, nothing applied ###########################################
+##### a wrong key: found at start (GET .../servers/ID), exit 2 naming the 401, nothing sent ############
 
 wrong=$T/wrong.key
 (umask 077 && echo "not-the-key" >"$wrong")
@@ -205,16 +205,15 @@ creates "$T/wrong.plan" 5 wrongkey example.test 10.1
 "$DNSBATCH" apply --plan "$T/wrong.plan" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$wrong" \
 	--pdns-zone example.test --drop-log "$T/wrong.drops" --output json >"$T/wrong.json" 2>"$T/wrong.err"
 RC=$?
-eq "wrong key: exit 4, every change failed" "$RC $(counts wrong)" "4 5 0 0 0 5"
-eq "wrong key: failed with reason fatal, status 401" "$(jq -rs 'map("\(.reason) \(.status)") | unique | join(",")' "$T/wrong.drops")" \
-	"fatal 401"
-check "wrong key: stderr names the 401" grep -q '401' "$T/wrong.err"
+eq "wrong key: exit 2 (a setup fault, nothing sent)" "$RC" 2
+check "wrong key: stderr names the 401, the key's source and the fix" \
+	grep -q 'refused the API key from --pdns-api-key-file (HTTP 401): it must equal api-key in pdns.conf' "$T/wrong.err"
 eq "wrong key: nothing applied" "$(zone | grep -c '^wrongkey')" 0
 "$DNSBATCH" records --provider pdns --pdns-server "$URL" --pdns-api-key-file "$wrong" >/dev/null 2>"$T/wrong-records.err"
 eq "wrong key, zones from GET .../zones: refused at start, exit 2" "$?" 2
 check "wrong key, zones from GET .../zones: the message names the 401" grep -q 'HTTP 401' "$T/wrong-records.err"
 eq "wrong key: the key file's text is in no output" \
-	"$(grep -cF "not-the-key" "$T/wrong.err" "$T/wrong.json" "$T/wrong.drops" | awk -F: '{s += $NF} END {print s + 0}')" 0
+	"$(grep -cF "not-the-key" "$T/wrong.err" "$T/wrong.json" | awk -F: '{s += $NF} END {print s + 0}')" 0
 
 ##### the server stopped mid-run: transient -> failed; a second run finishes the plan ##############
 
