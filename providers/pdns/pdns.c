@@ -49,7 +49,7 @@ static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, 
 }
 
 /* Send the PATCH of the checked batch and classify the answer. */
-static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch, dnsb_change *const *changes,
+static int send_patch(dnsb_pdns *p, const char *id, const dnsb_precheck *patch, dnsb_change *const *changes,
 		      size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
 	char *body = NULL, *url = dnsb_pdns_url(&p->cfg, "/zones/%s", id);
@@ -57,7 +57,7 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch
 	dnsb_error e = { 0, "" };
 	int rc;
 
-	if (url == NULL || dnsb_pdns_patch_body(&body, patch) != 0) {
+	if (url == NULL || dnsb_precheck_body(&body, patch) != 0) {
 		free(url);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory building a PATCH of %zu RRsets", patch->count);
 	}
@@ -78,7 +78,7 @@ static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 {
 	dnsb_pdns *p = (dnsb_pdns *)b;
 	dnsb_rrset_list held = { 0 };
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_error e = { 0, "" };
 	long status = 0;
 	int rc;
@@ -87,7 +87,7 @@ static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 		dnsb_rrset_list_clear(&held);
 		return dnsb_result_from_error(out, rc, (int)status, "pre-check read", &e, err);
 	}
-	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held)) != 0) {
+	if ((rc = dnsb_precheck_run(&patch, out, changes, n, &held)) != 0) {
 		dnsb_rrset_list_clear(&held);
 		return dnsb_error_set(err, rc, "out of memory checking %zu changes", n);
 	}
@@ -96,7 +96,7 @@ static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 			 out->culprit_count, n);
 	else if (patch.count > 0)
 		rc = send_patch(p, zone->id, &patch, changes, n, give_up, out, err);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	dnsb_rrset_list_clear(&held);
 	return rc;
 }

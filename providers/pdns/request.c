@@ -65,7 +65,7 @@ char *dnsb_pdns_url(const dnsb_pdns_config *cfg, const char *path, ...)
 }
 
 /* One rrsets[] entry: {"name", "type", "changetype", ["ttl", "records"]}. */
-static json_object *rrset_json(const dnsb_pdns_entry *e)
+static json_object *rrset_json(const dnsb_precheck_entry *e)
 {
 	json_object *o = json_object_new_object(), *records;
 
@@ -96,7 +96,7 @@ static json_object *rrset_json(const dnsb_pdns_entry *e)
 	return o;
 }
 
-int dnsb_pdns_patch_body(char **out, const dnsb_pdns_patch *patch)
+int dnsb_precheck_body(char **out, const dnsb_precheck *patch)
 {
 	json_object *body = json_object_new_object(), *rrsets = json_object_new_array();
 	const char *text;
@@ -106,7 +106,7 @@ int dnsb_pdns_patch_body(char **out, const dnsb_pdns_patch *patch)
 	/* Two passes: every DELETE, then every REPLACE (see pdns.h). */
 	for (int pass = 0; rc == 0 && pass < 2; pass++) {
 		for (size_t i = 0; rc == 0 && i < patch->count; i++) {
-			const dnsb_pdns_entry *e = &patch->entries[i];
+			const dnsb_precheck_entry *e = &patch->entries[i];
 			json_object *o;
 			if ((pass == 0) != (e->final == NULL))
 				continue;

@@ -205,7 +205,7 @@ static void test_check_names_every_mismatch(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c[6];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -218,23 +218,23 @@ static void test_check_names_every_mismatch(void **state)
 	c[3] = change_new(DNSB_CHANGE_UPDATE, "other.example.test.", LDNS_RR_TYPE_A, "192.0.2.13", "192.0.2.14");
 	c[4] = change_new(DNSB_CHANGE_DELETE, "ttl.example.test.", LDNS_RR_TYPE_A, "192.0.2.2", NULL); /* TTL 300 != 600 */
 	c[5] = change_new(DNSB_CHANGE_CREATE, "new2.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.15");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 6, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 6, &held), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_string_equal(res.code, "precheck");
 	assert_culprits(&res, 4, 1, 2, 3, 4);
 	assert_non_null(strstr(res.message, "create exists.example.test. A: the RRset exists"));
 	/* The others are still planned (a caller would send them after the engine drops the culprits). */
 	assert_int_equal(patch.count, 2);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 
 	/* An unset old TTL matches any TTL held. */
 	c[4]->old.ttl = DNSB_TTL_UNSET;
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c + 4, 1, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 4, 1, &held), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(patch.count, 1);
 	assert_null(patch.entries[0].final);
 	assert_non_null(patch.entries[0].held);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 6);
 	dnsb_rrset_list_clear(&held);
 }
@@ -244,7 +244,7 @@ static void test_check_replays_in_order(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c[5];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -254,21 +254,21 @@ static void test_check_replays_in_order(void **state)
 	c[2] = change_new(DNSB_CHANGE_CREATE, "y.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
 	c[3] = change_new(DNSB_CHANGE_DELETE, "y.example.test.", LDNS_RR_TYPE_A, "192.0.2.3", NULL);
 	c[4] = change_new(DNSB_CHANGE_CREATE, "x.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4"); /* after c[1]: exists */
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 5, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 5, &held), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_culprits(&res, 1, 4);
 	/* x replaced once (delete + create = one REPLACE), y created and deleted: nothing to send. */
 	assert_int_equal(patch.count, 1);
 	assert_string_equal(patch.entries[0].owner, "x.example.test.");
 	assert_string_equal(patch.entries[0].final->rdata[0], "192.0.2.2");
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 
 	/* What is held already: nothing to write. */
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 1, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 1, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT); /* nothing held at all: the delete misses */
 	assert_culprits(&res, 1, 0);
 	assert_non_null(strstr(res.message, "does not exist"));
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 5);
 	dnsb_rrset_list_clear(&held);
 }
@@ -278,7 +278,7 @@ static void test_check_update_to_other_type(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c;
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -286,10 +286,10 @@ static void test_check_update_to_other_type(void **state)
 	held_add(&held, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::1");
 	c = change_new(DNSB_CHANGE_UPDATE, "u.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", NULL);
 	rrset_set(&c->new_set, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::2");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, &c, 1, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, &c, 1, &held), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_non_null(strstr(res.message, "the RRset exists"));
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(&c, 1);
 	dnsb_rrset_list_clear(&held);
 }
@@ -320,7 +320,7 @@ static void test_body_deletes_first(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c[3];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 	json_object *rrsets, *records;
 	char *body;
@@ -330,9 +330,9 @@ static void test_body_deletes_first(void **state)
 	c[0] = change_new(DNSB_CHANGE_CREATE, "www.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
 	c[1] = change_new(DNSB_CHANGE_CREATE, "t.example.test.", LDNS_RR_TYPE_TXT, NULL, "\"a b\"");
 	c[2] = change_new(DNSB_CHANGE_DELETE, "www.example.test.", LDNS_RR_TYPE_CNAME, "old.example.test.", NULL);
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 3, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 3, &held), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
-	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
+	assert_int_equal(dnsb_precheck_body(&body, &patch), 0);
 	rrsets = rrsets_of(body);
 	assert_int_equal(json_object_array_length(rrsets), 3);
 	assert_string_equal(field(rrsets, 0, "changetype"), "DELETE");
@@ -347,7 +347,7 @@ static void test_body_deletes_first(void **state)
 	assert_string_equal(field(records, 0, "disabled"), "false");
 	json_object_put(rrsets);
 	free(body);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 3);
 	dnsb_rrset_list_clear(&held);
 }

@@ -1,21 +1,21 @@
 /*
- * check.c - the pre-check: PowerDNS writes unconditionally, so the batch is
- * replayed here over the RRsets the zone holds, in order, and every change
- * whose condition fails is named at once (one read finds them all; the
- * server would report only the first error of a PATCH).
+ * precheck.c - the pre-check of the unconditional backends (pdns,
+ * cloudflare): the batch replayed over the RRsets the zone holds, in order,
+ * every change whose condition fails named at once (one read finds them
+ * all; the services would report only the first error of a write).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/pdns/pdns.h"
+#include "providers/precheck.h"
 
-void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch)
+void dnsb_precheck_clear(dnsb_precheck *pc)
 {
-	if (patch == NULL)
+	if (pc == NULL)
 		return;
-	free(patch->entries);
-	memset(patch, 0, sizeof(*patch));
+	free(pc->entries);
+	memset(pc, 0, sizeof(*pc));
 }
 
 /*
@@ -23,18 +23,18 @@ void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch)
  * SIZE_MAX when out of memory. `keys` mirrors the entries as empty RRsets: the
  * list's owner index makes each lookup O(1) in a batch of thousands.
  */
-static size_t entry(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, const char *owner, uint16_t type,
+static size_t entry(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const char *owner, uint16_t type,
 		    const dnsb_rrset_list *held)
 {
 	const dnsb_rrset *known = dnsb_rrset_list_find(keys, owner, type);
 	dnsb_rrset key = { 0 };
-	dnsb_pdns_entry *e;
+	dnsb_precheck_entry *e;
 
 	if (known != NULL)
 		return (size_t)(known - keys->items);
 	if (p->count == *cap) {
 		size_t grown_cap = *cap ? *cap * 2 : 16;
-		dnsb_pdns_entry *grown = realloc(p->entries, grown_cap * sizeof(*grown));
+		dnsb_precheck_entry *grown = realloc(p->entries, grown_cap * sizeof(*grown));
 		if (grown == NULL)
 			return SIZE_MAX;
 		p->entries = grown;
@@ -54,20 +54,20 @@ static size_t entry(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, cons
 }
 
 /* Does the replayed state satisfy an old RRset? */
-static dnsb_pdns_mismatch old_state(const dnsb_pdns_entry *e, const dnsb_rrset *old)
+static dnsb_precheck_mismatch old_state(const dnsb_precheck_entry *e, const dnsb_rrset *old)
 {
 	if (e->final == NULL)
-		return DNSB_PDNS_MISSING;
-	return dnsb_rrset_matches_old(e->final, old) ? DNSB_PDNS_MATCH : DNSB_PDNS_DIFFERS;
+		return DNSB_PRECHECK_MISSING;
+	return dnsb_rrset_matches_old(e->final, old) ? DNSB_PRECHECK_MATCH : DNSB_PRECHECK_DIFFERS;
 }
 
 /* Check one change against the replayed state and, when it holds, move the state on. */
-static int replay(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, const dnsb_change *c,
-		  const dnsb_rrset_list *held, dnsb_pdns_mismatch *why)
+static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const dnsb_change *c,
+		  const dnsb_rrset_list *held, dnsb_precheck_mismatch *why)
 {
 	size_t from = SIZE_MAX - 1, to = SIZE_MAX - 1;
 
-	*why = DNSB_PDNS_MATCH;
+	*why = DNSB_PRECHECK_MATCH;
 	if (c->kind != DNSB_CHANGE_CREATE && (from = entry(p, cap, keys, c->old.owner, c->old.type, held)) == SIZE_MAX)
 		return DNSB_ENOMEM;
 	if (c->kind != DNSB_CHANGE_DELETE && (to = entry(p, cap, keys, c->new_set.owner, c->new_set.type, held)) == SIZE_MAX)
@@ -75,9 +75,9 @@ static int replay(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, const 
 	if (c->kind != DNSB_CHANGE_CREATE)
 		*why = old_state(&p->entries[from], &c->old);
 	/* A create, or an update to another RRset, must not overwrite one that is held. */
-	if (*why == DNSB_PDNS_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
-		*why = DNSB_PDNS_EXISTS;
-	if (*why != DNSB_PDNS_MATCH)
+	if (*why == DNSB_PRECHECK_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
+		*why = DNSB_PRECHECK_EXISTS;
+	if (*why != DNSB_PRECHECK_MATCH)
 		return 0;
 	if (c->kind != DNSB_CHANGE_CREATE)
 		p->entries[from].final = NULL;
@@ -91,14 +91,14 @@ static const char *kind_name(dnsb_change_kind kind)
 	return kind == DNSB_CHANGE_CREATE ? "create" : kind == DNSB_CHANGE_UPDATE ? "update" : "delete";
 }
 
-static const char *mismatch_text(dnsb_pdns_mismatch why)
+static const char *mismatch_text(dnsb_precheck_mismatch why)
 {
 	switch (why) {
-	case DNSB_PDNS_EXISTS:
+	case DNSB_PRECHECK_EXISTS:
 		return "the RRset exists";
-	case DNSB_PDNS_MISSING:
+	case DNSB_PRECHECK_MISSING:
 		return "the old RRset does not exist";
-	case DNSB_PDNS_DIFFERS:
+	case DNSB_PRECHECK_DIFFERS:
 		return "the old RRset holds other records or another TTL";
 	default:
 		return "matches";
@@ -106,12 +106,12 @@ static const char *mismatch_text(dnsb_pdns_mismatch why)
 }
 
 /* Keep only the entries whose final state differs from what is held. */
-static void keep_changed(dnsb_pdns_patch *p)
+static void keep_changed(dnsb_precheck *p)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < p->count; i++) {
-		const dnsb_pdns_entry *e = &p->entries[i];
+		const dnsb_precheck_entry *e = &p->entries[i];
 		int same = e->final == e->held ||
 			   (e->final && e->held && dnsb_rrset_equal(e->final, e->held));
 		if (!same)
@@ -121,7 +121,7 @@ static void keep_changed(dnsb_pdns_patch *p)
 }
 
 /* Name change i, with its own finding as the note. */
-static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_pdns_mismatch why)
+static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_precheck_mismatch why)
 {
 	const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
 	char note[512];
@@ -131,22 +131,22 @@ static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_pdns_
 	dnsb_result_add_culprit_note(res, i, note);
 }
 
-int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
+int dnsb_precheck_run(dnsb_precheck *pc, dnsb_result *res, dnsb_change *const *changes, size_t n,
 		    const dnsb_rrset_list *held)
 {
 	size_t cap = 0, named = 0, first = 0;
-	dnsb_pdns_mismatch why, first_why = DNSB_PDNS_MATCH;
+	dnsb_precheck_mismatch why, first_why = DNSB_PRECHECK_MATCH;
 	dnsb_rrset_list keys = { 0 };
 
-	memset(patch, 0, sizeof(*patch));
+	memset(pc, 0, sizeof(*pc));
 	dnsb_result_init(res);
 	for (size_t i = 0; i < n; i++) {
-		if (replay(patch, &cap, &keys, changes[i], held, &why) != 0) {
+		if (replay(pc, &cap, &keys, changes[i], held, &why) != 0) {
 			dnsb_rrset_list_clear(&keys);
-			dnsb_pdns_patch_clear(patch);
+			dnsb_precheck_clear(pc);
 			return DNSB_ENOMEM;
 		}
-		if (why == DNSB_PDNS_MATCH)
+		if (why == DNSB_PRECHECK_MATCH)
 			continue;
 		if (named++ == 0) {
 			first = i;
@@ -162,6 +162,6 @@ int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const
 				named > 1 ? " (and more changes of the batch: each named)" : "");
 	}
 	dnsb_rrset_list_clear(&keys);
-	keep_changed(patch);
+	keep_changed(pc);
 	return 0;
 }
