@@ -254,7 +254,7 @@ int dnsb_hb_pick(dnsb_rrset_list *out, const dnsb_rrset_list *all, const dnsb_rr
 
 int dnsb_hb_read_by_owner(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n,
 			  size_t by_name_max, dnsb_hb_list_fn list, double give_up, dnsb_rrset_list *out,
-			  dnsb_error *err)
+			  dnsb_hb_tags *tags, dnsb_error *err)
 {
 	const char *owners[BY_NAME_MAX];
 	size_t max = by_name_max < BY_NAME_MAX ? by_name_max : BY_NAME_MAX, k;
@@ -262,13 +262,14 @@ int dnsb_hb_read_by_owner(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey
 	int rc = 0;
 
 	if (n == 0)
-		return list(b, zone, NULL, 0, NULL, 0, give_up, out, err);
+		return list(b, zone, NULL, 0, NULL, 0, give_up, out, tags, err);
 	if ((k = dnsb_rrkeys_owners(keys, n, owners, max)) <= max) {
 		for (size_t i = 0; rc == 0 && i < k; i++)
-			rc = list(b, zone, owners[i], dnsb_rrkeys_only_type(keys, n, owners[i]), keys, n, give_up, out, err);
+			rc = list(b, zone, owners[i], dnsb_rrkeys_only_type(keys, n, owners[i]), keys, n, give_up, out, tags,
+				  err);
 		return rc;
 	}
-	rc = list(b, zone, NULL, 0, NULL, 0, give_up, &all, err);
+	rc = list(b, zone, NULL, 0, NULL, 0, give_up, &all, tags, err);
 	if (rc == 0 && (rc = dnsb_hb_pick(out, &all, keys, n)) != 0)
 		dnsb_error_set(err, rc, "out of memory");
 	dnsb_rrset_list_clear(&all);

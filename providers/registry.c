@@ -4,6 +4,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "providers/aws/aws.h"
+#include "providers/cloudflare/cloudflare.h"
 #include "providers/google/google.h"
 #include "providers/pdns/pdns.h"
 
@@ -14,6 +15,7 @@ static const dnsb_backend *const backends[] = {
 	&dnsb_backend_google,
 	&dnsb_backend_aws,
 	&dnsb_backend_pdns,
+	&dnsb_backend_cloudflare,
 	NULL
 };
 
