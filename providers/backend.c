@@ -4,8 +4,10 @@
  * left, GET of a 200, pagination, reads by owner name, the shared opening
  * and end of a reply's classification, and the list of service handles.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dnsbatch/log.h"
 #include "applier/core/clock.h"
@@ -110,6 +112,32 @@ int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_confi
 	dnsb_provider_set_limits(p, &limits);
 	*out = p;
 	return 0;
+}
+
+int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err)
+{
+	const char *path = dnsb_config_get(cfg, flag);
+
+	if (path == NULL)
+		return 0;
+	if (access(path, R_OK) != 0)
+		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag, path,
+				      strerror(errno));
+	return (*out = strdup(path)) ? 0 : DNSB_ENOMEM;
+}
+
+int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),
+			 const dnsb_config *cfg, dnsb_error *err)
+{
+	int rc;
+
+	memset(settings, 0, size);
+	if ((rc = read(settings, cfg, err)) != 0) {
+		if (rc == DNSB_ENOMEM)
+			dnsb_error_set(err, rc, "out of memory");
+		clear(settings);
+	}
+	return rc;
 }
 
 int dnsb_hb_zones_push(dnsb_hb_zone **zones, size_t *count, char *apex, const char *id)

@@ -141,6 +141,26 @@ int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *
 int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_config *cfg, dnsb_error *err);
 
 /**
+ * A flag naming a file to read later (--X-ca-file): checked readable now and
+ * copied into *out; *out stays NULL when the flag is absent.
+ * @param flag  without dashes ("pdns-ca-file")
+ * @return 0; DNSB_ENOTFOUND or DNSB_EIO naming the flag and the file; DNSB_ENOMEM
+ */
+int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err);
+
+/** A backend's reading of its flags into its settings (`settings`: the backend's config struct). */
+typedef int (*dnsb_hb_settings_fn)(void *settings, const dnsb_config *cfg, dnsb_error *err);
+
+/**
+ * The frame of a backend's config parse: `settings` (size bytes) zeroed,
+ * read by `read`; on an error, DNSB_ENOMEM given its message and what was
+ * read freed by `clear`.
+ * @return read's code
+ */
+int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),
+			 const dnsb_config *cfg, dnsb_error *err);
+
+/**
  * Append a zone to an array (a backend's configuration, a listing's reply,
  * or b->zones).
  * @param apex  absolute, lower-case (dnsb_name_canonical's); taken, freed on an error

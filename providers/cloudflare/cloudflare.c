@@ -251,16 +251,18 @@ static int zones_page(void *payload, const char *token, char **next, dnsb_error 
 }
 
 /* --cloudflare-zone-id: each zone's name from GET /zones/{id} (a token without the zone stops here). */
-static int zones_by_id(dnsb_cf *cf, double give_up, dnsb_error *err)
+static int zones_by_id(dnsb_cf *cf, const dnsb_config *cfg, double give_up, dnsb_error *err)
 {
+	const char *id;
+	size_t iter = 0;
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < cf->cfg.zone_id_count; i++) {
-		char *url = zone_url(cf, cf->cfg.zone_ids[i], ""), what[120];
+	while (rc == 0 && (id = dnsb_config_next(cfg, "cloudflare-zone-id", &iter)) != NULL) {
+		char *url = zone_url(cf, id, ""), what[120];
 		json_object *doc = NULL, *result;
 		if (url == NULL)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-		snprintf(what, sizeof(what), "GET /zones/%.64s", cf->cfg.zone_ids[i]);
+		snprintf(what, sizeof(what), "GET /zones/%.64s", id);
 		rc = dnsb_hb_get_json(&cf->base, url, what, give_up, &doc, NULL, err);
 		free(url);
 		if (rc == 0 && (!json_object_object_get_ex(doc, "result", &result) || take_zone(cf, result) != 0))
@@ -280,7 +282,7 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 	    (rc = dnsb_hb_client(b, DNSB_CF_TIMEOUT, cf->cfg.ca_file, err)) != 0)
 		return rc;
 	l.give_up = dnsb_monotonic() + DNSB_CF_TIMEOUT;
-	rc = cf->cfg.zone_id_count ? zones_by_id(cf, l.give_up, err) :
+	rc = cf->cfg.zone_id_count ? zones_by_id(cf, cfg, l.give_up, err) :
 				     dnsb_hb_pages("GET /zones", DNSB_CF_PAGES_MAX, zones_page, &l, err);
 	if (rc == 0 && b->zone_count == 0)
 		rc = dnsb_error_set(err, DNSB_EINVAL, "the Cloudflare credentials (%s) reach no zone", cf->cfg.auth_source);

@@ -52,8 +52,7 @@
 typedef struct dnsb_cf_config {
 	char *endpoint;            /**< --cloudflare-api-endpoint, without a trailing '/'; owned */
 	char *ca_file;             /**< --cloudflare-ca-file, or NULL; owned */
-	char **zone_ids;           /**< --cloudflare-zone-id (repeatable); empty = GET /zones; owned */
-	size_t zone_id_count;
+	size_t zone_id_count;      /**< how many --cloudflare-zone-id (checked; read again at open); 0 = GET /zones */
 	size_t batch_size;         /**< --cloudflare-batch-change-size: operations per batch */
 	int proxied;               /**< --cloudflare-proxied: new A, AAAA and CNAME records proxied */
 	char *comment;             /**< --cloudflare-record-comment, or NULL; owned */

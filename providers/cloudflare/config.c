@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "providers/cloudflare/cloudflare.h"
 
@@ -14,9 +13,6 @@ void dnsb_cf_config_clear(dnsb_cf_config *cfg)
 		return;
 	free(cfg->endpoint);
 	free(cfg->ca_file);
-	for (size_t i = 0; i < cfg->zone_id_count; i++)
-		free(cfg->zone_ids[i]);
-	free(cfg->zone_ids);
 	free(cfg->comment);
 	for (size_t i = 0; i < 2; i++)
 		dnsb_secret_free(cfg->auth[i]);
@@ -130,33 +126,29 @@ static int take_endpoint(dnsb_cf_config *out, const char *v, dnsb_error *err)
 	return (out->endpoint = strndup(v, len)) ? 0 : DNSB_ENOMEM;
 }
 
-static int take_zone_ids(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_error *err)
+/* --cloudflare-zone-id: each checked and counted here, looked up at open (dnsb_cf_config.zone_id_count). */
+static int check_zone_ids(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
 	size_t iter = 0;
 	const char *v;
-	char **grown;
 
 	while ((v = dnsb_config_next(cfg, "cloudflare-zone-id", &iter)) != NULL) {
 		if (*v == '\0' || strspn(v, "0123456789abcdefABCDEF") != strlen(v) || strlen(v) > 32)
 			return dnsb_error_set(err, DNSB_EINVAL, "--cloudflare-zone-id '%s': expected a zone id (hex, up to 32)", v);
-		if ((grown = realloc(out->zone_ids, (out->zone_id_count + 1) * sizeof(*grown))) == NULL)
-			return DNSB_ENOMEM;
-		out->zone_ids = grown;
-		if ((out->zone_ids[out->zone_id_count] = strdup(v)) == NULL)
-			return DNSB_ENOMEM;
 		out->zone_id_count++;
 	}
 	return 0;
 }
 
-static int parse_settings(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_error *err)
+static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
+	dnsb_cf_config *out = settings;
 	unsigned long batch;
 	const char *v;
 	int rc;
 
 	if ((rc = take_endpoint(out, dnsb_config_get(cfg, "cloudflare-api-endpoint"), err)) != 0 ||
-	    (rc = take_zone_ids(out, cfg, err)) != 0)
+	    (rc = check_zone_ids(out, cfg, err)) != 0)
 		return rc;
 	if ((rc = dnsb_config_uint(&batch, cfg, "cloudflare-batch-change-size", DNSB_CF_BATCH_DEFAULT, 1, 100000, err)) != 0)
 		return rc;
@@ -164,25 +156,17 @@ static int parse_settings(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_erro
 	out->proxied = dnsb_config_flag(cfg, "cloudflare-proxied");
 	if ((v = dnsb_config_get(cfg, "cloudflare-record-comment")) != NULL && *v && (out->comment = strdup(v)) == NULL)
 		return DNSB_ENOMEM;
-	if ((v = dnsb_config_get(cfg, "cloudflare-ca-file")) != NULL) {
-		if (access(v, R_OK) != 0)
-			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--cloudflare-ca-file %s: %s", v,
-					      strerror(errno));
-		if ((out->ca_file = strdup(v)) == NULL)
-			return DNSB_ENOMEM;
-	}
+	if ((rc = dnsb_hb_config_file(&out->ca_file, cfg, "cloudflare-ca-file", err)) != 0)
+		return rc;
 	return take_credentials(out, err);
+}
+
+static void clear_settings(void *settings)
+{
+	dnsb_cf_config_clear(settings);
 }
 
 int dnsb_cf_config_parse(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = parse_settings(out, cfg, err)) != 0) {
-		if (rc == DNSB_ENOMEM)
-			dnsb_error_set(err, rc, "out of memory");
-		dnsb_cf_config_clear(out);
-	}
-	return rc;
+	return dnsb_hb_config_parse(out, sizeof(*out), parse_settings, clear_settings, cfg, err);
 }
