@@ -134,6 +134,7 @@ static json_object *post_json(const dnsb_rrset *r, const char *rdata, int proxie
 	char name[300], content[4200];
 	size_t len = strlen(r->owner);
 	long prio = -1;
+	int proxiable;
 
 	if (o == NULL || len >= sizeof(name))
 		return json_object_put(o), NULL;
@@ -148,10 +149,13 @@ static json_object *post_json(const dnsb_rrset *r, const char *rdata, int proxie
 	if ((r->type == LDNS_RR_TYPE_CNAME || r->type == LDNS_RR_TYPE_NS || r->type == LDNS_RR_TYPE_MX) &&
 	    (len = strlen(content)) > 1 && content[len - 1] == '.')
 		content[len - 1] = '\0';
+	/* Only A, AAAA and CNAME records can be proxied; the others never carry the member. */
+	proxiable = r->type == LDNS_RR_TYPE_A || r->type == LDNS_RR_TYPE_AAAA || r->type == LDNS_RR_TYPE_CNAME;
+	proxied = proxied && proxiable;
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "type", json_object_new_string(dnsb_type_name(r->type)));
 	json_object_object_add(o, "content", json_object_new_string(content));
-	if (r->type == LDNS_RR_TYPE_A || r->type == LDNS_RR_TYPE_AAAA || r->type == LDNS_RR_TYPE_CNAME)
+	if (proxiable)
 		json_object_object_add(o, "proxied", json_object_new_boolean(proxied));
 	/* A proxied record's TTL is automatic; below Cloudflare's minimum too. */
 	json_object_object_add(o, "ttl", json_object_new_int64(proxied || r->ttl < 60 ? DNSB_CF_TTL_AUTO : r->ttl));

@@ -143,6 +143,20 @@ eq "mixed: 4 submissions (the culprits named, none found by halving)" "$(rep mix
 clean_requests mixed
 kill "$FAKE_PID"
 
+# ---- --cloudflare-proxied and --cloudflare-record-comment ----
+start_cf proxied --seed "$T/seed" || exit 1
+plan "$T/proxied.plan.json" create="$(list "$(ep p.example.com A 300 192.0.2.70)" "$(ep ptxt.example.com TXT 300 '"t"')")"
+apply proxied "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied --cloudflare-record-comment "by dnsbatch"
+eq "proxied: applied" "$RC $(counts proxied)" "0 2 2 0 0 0"
+eq "proxied: A proxied with TTL 1 (automatic) and the comment; TXT not proxiable" \
+	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/$Z1" | jq -r '.records[] | select(.name | startswith("p")) |
+		"\(.name) \(.ttl) \(.proxied) \(.comment)"' | sort | tr '\n' ';')" \
+	"p.example.com 1 true by dnsbatch;ptxt.example.com 300 false by dnsbatch;"
+apply proxied2 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied
+eq "proxied: the same plan again is already in effect (TTL 1 read back as automatic)" "$RC $(counts proxied2)" "0 2 0 2 0 0"
+clean_requests proxied
+kill "$FAKE_PID"
+
 # ---- 502 after commit: verified, nothing dropped ----
 start_cf lost --seed "$T/seed" --fault 502after || exit 1
 plan "$T/lost.plan.json" create="$(list "$(ep l1.example.com A 300 192.0.2.61)" "$(ep l2.example.com A 300 192.0.2.62)")" \

@@ -214,7 +214,8 @@ static void test_batch_body(void **state)
 	assert_int_equal(b.delete_count, 2);
 	assert_int_equal(b.post_count, 3);
 	assert_non_null(strstr(b.json, "\"proxied\":true,\"ttl\":1,\"comment\":\"managed by dnsbatch\""));
-	assert_null(strstr(b.json, "\"type\":\"TXT\",\"content\":\"\\\"hello world\\\"\",\"proxied\""));
+	/* A TXT record is not proxiable: no proxied member, its own TTL. */
+	assert_non_null(strstr(b.json, "\"type\":\"TXT\",\"content\":\"\\\"hello world\\\"\",\"ttl\":300,"));
 	dnsb_cf_batch_clear(&b);
 }
 
