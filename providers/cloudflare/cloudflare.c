@@ -56,13 +56,15 @@ typedef struct listing {
 static int records_page(void *payload, const char *token, char **next, dnsb_error *err)
 {
 	listing *l = payload;
-	char rest[600], *url;
+	char *rest = NULL, *url;
 	json_object *doc = NULL;
 	int rc;
 
-	snprintf(rest, sizeof(rest), "/dns_records?per_page=%d&page=%s%s", DNSB_CF_PAGE_SIZE, token ? token : "1",
-		 l->query);
-	if ((url = zone_url(l->cf, l->zone->id, rest)) == NULL)
+	if (asprintf(&rest, "/dns_records?per_page=%d&page=%s%s", DNSB_CF_PAGE_SIZE, token ? token : "1", l->query) < 0)
+		rest = NULL;
+	url = rest ? zone_url(l->cf, l->zone->id, rest) : NULL;
+	free(rest);
+	if (url == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = dnsb_hb_get_json(&l->cf->base, url, l->what, l->give_up, &doc, NULL, err)) == 0 &&
 	    (rc = dnsb_cf_records_parse(l->out, l->ids, doc, l->keys, l->n, next, err)) == DNSB_EPARSE)

@@ -91,7 +91,7 @@ typedef struct dnsb_cf_batch {
 	char *json;             /**< {"deletes": [{"id"}], "posts": [{...}]}; owned */
 	size_t *deletes;        /**< deletes[i] = the index in the batch of the change it came from */
 	size_t delete_count;
-	char **delete_ids;      /**< the record id of each delete (borrowed from the ids read) */
+	const char **delete_ids; /**< the record id of each delete (borrowed from the ids read) */
 	size_t *posts;          /**< posts[i] = likewise */
 	size_t post_count;
 } dnsb_cf_batch;

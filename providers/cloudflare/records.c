@@ -136,8 +136,10 @@ static json_object *post_json(const dnsb_rrset *r, const char *rdata, int proxie
 	long prio = -1;
 	int proxiable;
 
-	if (o == NULL || len >= sizeof(name))
-		return json_object_put(o), NULL;
+	if (o == NULL || len >= sizeof(name)) {
+		json_object_put(o);
+		return NULL;
+	}
 	memcpy(name, r->owner, len - 1); /* without the trailing dot */
 	name[len - 1] = '\0';
 	if (r->type == LDNS_RR_TYPE_MX) {
@@ -178,6 +180,13 @@ typedef struct builder {
 	size_t del_cap, post_cap;
 } builder;
 
+/* Drop an operation that could not be added. @return DNSB_ENOMEM */
+static int no_room(json_object *o)
+{
+	json_object_put(o);
+	return DNSB_ENOMEM;
+}
+
 static int add_delete(builder *w, const char *id, size_t change)
 {
 	json_object *o = json_object_new_object();
@@ -185,20 +194,20 @@ static int add_delete(builder *w, const char *id, size_t change)
 	if (w->b->delete_count == w->del_cap) {
 		size_t cap = w->del_cap ? w->del_cap * 2 : 16;
 		size_t *grown = realloc(w->b->deletes, cap * sizeof(*grown));
-		char **grown_ids = grown ? realloc(w->b->delete_ids, cap * sizeof(*grown_ids)) : NULL;
+		const char **grown_ids = grown ? realloc(w->b->delete_ids, cap * sizeof(*grown_ids)) : NULL;
 		if (grown)
 			w->b->deletes = grown;
 		if (grown_ids)
 			w->b->delete_ids = grown_ids;
 		if (grown == NULL || grown_ids == NULL)
-			return json_object_put(o), DNSB_ENOMEM;
+			return no_room(o);
 		w->del_cap = cap;
 	}
 	if (o == NULL || json_object_object_add(o, "id", json_object_new_string(id)) != 0 ||
 	    json_object_array_add(w->deletes, o) != 0)
-		return json_object_put(o), DNSB_ENOMEM;
+		return no_room(o);
 	w->b->deletes[w->b->delete_count] = change;
-	w->b->delete_ids[w->b->delete_count++] = (char *)id;
+	w->b->delete_ids[w->b->delete_count++] = id;
 	return 0;
 }
 
@@ -208,12 +217,12 @@ static int add_post(builder *w, json_object *o, size_t change)
 		size_t cap = w->post_cap ? w->post_cap * 2 : 16;
 		size_t *grown = realloc(w->b->posts, cap * sizeof(*grown));
 		if (grown == NULL)
-			return json_object_put(o), DNSB_ENOMEM;
+			return no_room(o);
 		w->b->posts = grown;
 		w->post_cap = cap;
 	}
 	if (o == NULL || json_object_array_add(w->posts, o) != 0)
-		return json_object_put(o), DNSB_ENOMEM;
+		return no_room(o);
 	w->b->posts[w->b->post_count++] = change;
 	return 0;
 }
@@ -268,15 +277,16 @@ int dnsb_cf_batch_build(dnsb_cf_batch *out, const dnsb_precheck *pc, const dnsb_
 			dnsb_change *const *changes, size_t n, int proxied, const char *comment, size_t *bad,
 			dnsb_error *err)
 {
-	builder w = { out, json_object_new_array(), json_object_new_array(), 0, 0 };
-	json_object *body = json_object_new_object();
+	builder w = { out, NULL, NULL, 0, 0 };
+	json_object *body = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = entries_writable(pc, ids, changes, n, bad, err)) != 0) {
-		json_object_put(w.deletes), json_object_put(w.posts), json_object_put(body);
+	if ((rc = entries_writable(pc, ids, changes, n, bad, err)) != 0)
 		return rc;
-	}
+	w.deletes = json_object_new_array();
+	w.posts = json_object_new_array();
+	body = json_object_new_object();
 	rc = w.deletes && w.posts && body ? 0 : DNSB_ENOMEM;
 	for (size_t i = 0; rc == 0 && i < pc->count; i++)
 		rc = entry_ops(&w, &pc->entries[i], ids, changes, n, proxied, comment);
@@ -287,7 +297,9 @@ int dnsb_cf_batch_build(dnsb_cf_batch *out, const dnsb_precheck *pc, const dnsb_
 		rc = DNSB_ENOMEM;
 	if (rc == 0 && (out->json = strdup(json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN))) == NULL)
 		rc = DNSB_ENOMEM;
-	json_object_put(w.deletes), json_object_put(w.posts), json_object_put(body);
+	json_object_put(w.deletes);
+	json_object_put(w.posts);
+	json_object_put(body);
 	if (rc != 0) {
 		dnsb_cf_batch_clear(out);
 		return dnsb_error_set(err, rc, "out of memory building a batch");

@@ -51,7 +51,7 @@ static void test_classify(void **state)
 {
 	size_t posts[] = { 4, 7 }, deletes[] = { 2 };
 	char id[] = "0123456789abcdef0123456789abcdef";
-	char *ids[] = { id };
+	const char *ids[] = { id };
 	dnsb_cf_batch layout = { NULL, deletes, 1, ids, posts, 2 };
 	dnsb_http_response r;
 	dnsb_result res;
