@@ -6,6 +6,7 @@
 #   make bench      benchmarks (figures printed, nothing asserted)
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make image-rootfs  the container image's root filesystem, without a container daemon ($(BUILD)/image/rootfs)
 .SUFFIXES:
 
 PREFIX  ?= /usr/local
@@ -20,8 +21,8 @@ ifeq ($(origin CXX),default)
 CXX = c++
 endif
 AR      ?= ar
-PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0
-VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/dnsbatch.h)
+PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0 hiredis
+VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h)
 SAN     ?= 0
 
 WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
@@ -61,17 +62,21 @@ TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
 BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
 FAKE_BIN = $(FAKE_SRC:tests/fakes/%.c=$(BUILD)/%)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
-HEADERS  = $(wildcard include/dnsbatch/*.h include/dnsbatch/sys/*.h $(foreach d,$(LIB_DIRS) applier/cli,$(d)/*.h))
+# Each compile writes the headers it read to a .d file beside its output (-MMD; -MP so that a header
+# deleted later is no error): touching a .c rebuilds its object alone, touching a header its dependents.
+DEPFLAGS = -MMD -MP
+PROG_DEPFLAGS = -MMD -MP -MF $@.d -MT $@
+DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_BIN) $(FAKE_BIN) $(FUZZ_BIN))
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.cc $(HEADERS)
+$(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+	$(CXX) $(ALL_CXXFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/libdnsbatch.a: $(LIB_OBJ)
 	@rm -f $@
@@ -80,18 +85,18 @@ $(BUILD)/libdnsbatch.a: $(LIB_OBJ)
 $(BUILD)/dnsbatch: $(CLI_OBJ) $(BUILD)/libdnsbatch.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdnsbatch.a $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libdnsbatch.a $(HEADERS)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libdnsbatch.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(TEST_LIBS) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(TEST_LIBS) $(LIBS)
 
-$(BUILD)/bench_%: tests/bench/bench_%.c $(BUILD)/libdnsbatch.a $(HEADERS)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
+$(BUILD)/bench_%: tests/bench/bench_%.c $(BUILD)/libdnsbatch.a
+	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libdnsbatch.a $(HEADERS)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libdnsbatch.a
+	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
-$(BUILD)/%: tests/fakes/%.c $(BUILD)/libdnsbatch.a $(HEADERS)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
+$(BUILD)/%: tests/fakes/%.c $(BUILD)/libdnsbatch.a
+	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
 tests: all $(TEST_BIN) $(FAKE_BIN)
 
@@ -137,6 +142,13 @@ install: all
 	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm -lstdc++' \
 	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dnsbatch.pc
 
+# The Dockerfile's runtime stage as a directory: its packages (scripts/runtime-packages.txt) and their
+# dependencies, unpacked, and the program installed as the Dockerfile installs it. Debs kept in $(BUILD)/image/debs.
+image-rootfs: all
+	@rm -rf $(BUILD)/image/install
+	@$(MAKE) --no-print-directory -s install PREFIX=/usr/local DESTDIR=$(abspath $(BUILD))/image/install >/dev/null
+	@sh scripts/image-rootfs.sh $(BUILD)/image/install/usr/local/bin/dnsbatch $(BUILD)/image
+
 # Every public header compiles alone, as a user's first #include would, with -pedantic.
 check-headers:
 	@for h in include/dnsbatch/*.h include/dnsbatch/sys/*.h; do \
@@ -149,4 +161,6 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench fuzz run install check-headers clean
+.PHONY: all tests deps test sanitize bench fuzz run install image-rootfs check-headers clean
+
+-include $(wildcard $(DEPS))

@@ -5,13 +5,16 @@
  * and end of a reply's classification, and the list of service handles.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/backend.h"
+#include "providers/ratelimit.h"
 
 static double give_up_of(double timeout)
 {
@@ -69,6 +72,7 @@ void dnsb_hb_close(void *state)
 		dnsb_log(DNSB_LOG_DEBUG, "%s: %lu requests, %lu connections opened", b->m->ops.name, dnsb_http_requests(b->http),
 			 dnsb_http_connections(b->http));
 	dnsb_http_free(b->http);
+	dnsb_budget_free(b->budget);
 	dnsb_hb_zones_free(b->zones, b->zone_count);
 	dnsb_interval_clear(&b->pace);
 	free(b); /* the backend's state, of which b is the first member */
@@ -79,10 +83,21 @@ void dnsb_hb_close(void *state)
 int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *err)
 {
 	dnsb_http_options http = DNSB_HTTP_OPTIONS_INIT;
+	dnsb_budget_options budget = DNSB_BUDGET_OPTIONS_INIT;
+	int rc;
 
 	http.timeout = timeout;
 	http.ca_file = ca_file;
-	return dnsb_http_new(&b->http, &http, err);
+	budget.key = b->m->ops.name;
+	if (b->m->budget_rate > 0)
+		budget.rate = b->m->budget_rate;
+	if (b->m->budget_burst >= 1)
+		budget.burst = b->m->budget_burst;
+	if ((rc = dnsb_http_new(&b->http, &http, err)) != 0 ||
+	    (b->cfg && (rc = dnsb_budget_from_config(&b->budget, b->cfg, &budget, err)) != 0))
+		return rc;
+	dnsb_http_set_budget(b->http, b->budget);
+	return 0;
 }
 
 int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_config *cfg, dnsb_error *err)
@@ -96,13 +111,19 @@ int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_confi
 	if (b == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	b->m = m;
+	b->cfg = cfg;
+	b->rng = (uint64_t)(dnsb_monotonic() * 1e9) ^ (uint64_t)(uintptr_t)b;
 	dnsb_interval_init(&b->pace, 0, m->interval_flag ? m->interval_flag : "");
-	if ((rc = m->open(b, cfg, &limits, err)) != 0) {
+	rc = m->open(b, cfg, &limits, err);
+	b->cfg = NULL;
+	if (rc != 0) {
 		dnsb_hb_close(b);
 		return rc;
 	}
 	if ((rc = dnsb_provider_alloc(&p, &m->ops, b)) != 0) /* closes b on an error */
 		return dnsb_error_set(err, rc, "out of memory");
+	if (b->budget)
+		dnsb_provider_set_budget(p, dnsb_budget_stats_get, b->budget);
 	for (size_t i = 0; i < b->zone_count; i++) {
 		if ((rc = dnsb_provider_add_zone(p, b->zones[i].apex, err)) != 0) {
 			dnsb_provider_free(p);
@@ -193,18 +214,33 @@ int dnsb_hb_send(dnsb_hb *b, const char *method, const char *url, const char *co
 	return sign ? dnsb_http_do_sigv4(b->http, &req, sign, out, err) : dnsb_http_do(b->http, &req, out, err);
 }
 
+/*
+ * A throttle (the account's limit, shared by every client of it) is waited
+ * out with full-jitter backoff while give_up allows, at zone discovery as on
+ * any read: only an answer that cannot change with time ends the call.
+ */
 int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, dnsb_http_response *out, long *status,
 		dnsb_error *err)
 {
-	int rc = b->m->call(b, "GET", url, NULL, give_up, out, err);
+	for (unsigned attempt = 0;; attempt++) {
+		int rc = b->m->call(b, "GET", url, NULL, give_up, out, err);
+		double wait;
 
-	if (status)
-		*status = rc == 0 ? out->status : 0;
-	if (rc == 0 && out->status != 200) {
+		if (status)
+			*status = rc == 0 ? out->status : 0;
+		if (rc != 0 || out->status == 200)
+			return rc;
 		rc = b->m->reply_error(out, what, err);
 		dnsb_http_response_clear(out);
+		if (rc != DNSB_ERATELIMIT)
+			return rc;
+		dnsb_http_throttled(b->http);
+		wait = dnsb_uniform01(&b->rng) * fmin(DNSB_HB_THROTTLE_CAP, DNSB_HB_THROTTLE_BASE * ldexp(1, (int)fmin(attempt, 16)));
+		if (give_up > 0 && dnsb_monotonic() + wait >= give_up)
+			return rc;
+		dnsb_log(DNSB_LOG_INFO, "%s: %s throttled; retrying in %.2f s", b->m->ops.name, what, wait);
+		dnsb_sleep(wait);
 	}
-	return rc;
 }
 
 int dnsb_hb_get_json(dnsb_hb *b, const char *url, const char *what, double give_up, json_object **doc, long *status,
@@ -335,7 +371,7 @@ int dnsb_hb_status_class(long status)
 
 int dnsb_hb_class_code(dnsb_class cls)
 {
-	return cls == DNSB_CLASS_RATE_LIMITED || cls == DNSB_CLASS_TRANSIENT ? DNSB_ETRANSIENT : DNSB_EFATAL;
+	return cls == DNSB_CLASS_RATE_LIMITED ? DNSB_ERATELIMIT : cls == DNSB_CLASS_TRANSIENT ? DNSB_ETRANSIENT : DNSB_EFATAL;
 }
 
 void dnsb_hb_result(dnsb_result *res, dnsb_class cls, const dnsb_http_response *resp, const char *code,

@@ -33,6 +33,10 @@
 #include "providers/http.h"
 #include "providers/interval.h"
 
+/** Seconds: the full-jitter backoff of a throttled read (dnsb_hb_get), base and cap. */
+#define DNSB_HB_THROTTLE_BASE 0.2
+#define DNSB_HB_THROTTLE_CAP 5.0
+
 /** A zone a backend serves: its apex and the service's name for it. */
 typedef struct dnsb_hb_zone {
 	char *apex;  /**< absolute, lower-case ("example.com."); owned */
@@ -75,8 +79,8 @@ typedef struct dnsb_hb_methods {
 	/**
 	 * The code of a failed read, list or lookup reply (any status but 200),
 	 * err naming `what`, the status and the service's message.
-	 * @return DNSB_ETRANSIENT (the class is rate_limited or transient: see
-	 *         dnsb_hb_class_code) or DNSB_EFATAL
+	 * @return DNSB_ERATELIMIT (the class is rate_limited), DNSB_ETRANSIENT
+	 *         (transient: see dnsb_hb_class_code) or DNSB_EFATAL
 	 */
 	int (*reply_error)(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
@@ -98,6 +102,10 @@ typedef struct dnsb_hb_methods {
 
 	/** Free what the backend's state owns beyond the dnsb_hb (config, credentials); not the state itself. */
 	void (*close)(dnsb_hb *b);
+
+	/** The service's documented request limit per account, the defaults of --rate-budget-rate and
+	 *  --rate-budget-burst (requests per second, requests); 0 = none documented (the budget's own defaults) */
+	double budget_rate, budget_burst;
 } dnsb_hb_methods;
 
 /** The part of a backend's state the skeleton keeps: the first member of that state. */
@@ -107,6 +115,9 @@ struct dnsb_hb {
 	dnsb_hb_zone *zones;       /**< the zones served; owned */
 	size_t zone_count;
 	dnsb_interval pace;        /**< the backend's submission interval (every 0: none) */
+	struct dnsb_budget *budget; /**< --rate-budget: the account's shared budget, or NULL; owned */
+	const dnsb_config *cfg;    /**< the flags, borrowed during m->open only (dnsb_hb_client reads the budget's) */
+	uint64_t rng;              /**< jitter of the waits after a throttled read */
 };
 
 /**
@@ -114,7 +125,7 @@ struct dnsb_hb {
  * methods): the skeleton's submit, read, list and close, which open each
  * call and hand it to the methods.
  */
-#define DNSB_HB_OPS(NAME) { DNSB_PROVIDER_OPS_VERSION, NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close }
+#define DNSB_HB_OPS(NAME) DNSB_PROVIDER_OPS_INIT(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close)
 
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		   dnsb_result *out, dnsb_error *err);
@@ -126,8 +137,11 @@ void dnsb_hb_close(void *state);
 
 /**
  * The backend's HTTP client: `timeout` seconds per request at most, the CA
- * file (borrowed; NULL = the system's).
- * @return 0, or as dnsb_http_new
+ * file (borrowed; NULL = the system's); with --rate-budget, the account's
+ * shared rate budget (providers/ratelimit.h), whose token every request but
+ * a credential call takes. Call it before the first request (zone discovery).
+ * @return 0, or as dnsb_http_new and dnsb_budget_from_config (DNSB_EINVAL
+ *         naming a --rate-budget flag)
  */
 int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *err);
 
@@ -190,7 +204,9 @@ int dnsb_hb_send(dnsb_hb *b, const char *method, const char *url, const char *co
 
 /**
  * GET a URL through m->call, expecting 200; another status becomes a code
- * through m->reply_error.
+ * through m->reply_error. A throttle is waited out (full jitter, base
+ * DNSB_HB_THROTTLE_BASE, cap DNSB_HB_THROTTLE_CAP) and fed to the rate budget
+ * while give_up allows; DNSB_ERATELIMIT when it does not.
  * @param out     the 200 response (the caller's; dnsb_http_response_clear), zeroed otherwise
  * @param status  receives the status of any reply, 0 when none came (may be NULL)
  * @return 0; as m->call and m->reply_error
@@ -275,7 +291,7 @@ int dnsb_hb_read_unset_ttls(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *c
  */
 int dnsb_hb_status_class(long status);
 
-/** The code of a failed read of that class: DNSB_ETRANSIENT for rate_limited and transient, else DNSB_EFATAL. */
+/** The code of a failed read of that class: DNSB_ERATELIMIT for rate_limited, DNSB_ETRANSIENT for transient, else DNSB_EFATAL. */
 int dnsb_hb_class_code(dnsb_class cls);
 
 /**

@@ -4,9 +4,6 @@
  * mutex, a timeout from the caller's time left, TLS always verified, the
  * body kept within a cap, Retry-After and Content-Type read from the headers.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -20,9 +17,11 @@
 
 #include <curl/curl.h>
 
-#include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/common.h"
+#include "dnsbatch/version.h"
 #include "applier/core/clock.h"
 #include "providers/http.h"
+#include "providers/ratelimit.h"
 
 struct dnsb_http {
 	pthread_mutex_t lock;      /* one request at a time on curl */
@@ -33,6 +32,7 @@ struct dnsb_http {
 	size_t max_body;
 	_Atomic unsigned long connections;
 	_Atomic unsigned long requests;
+	dnsb_budget *budget;       /* borrowed: every counted request takes a token; NULL = none */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -269,13 +269,7 @@ static int lock_until(dnsb_http *h, double give_up)
 	left = give_up - dnsb_monotonic();
 	if (left <= 0)
 		return pthread_mutex_trylock(&h->lock) == 0 ? 0 : ETIMEDOUT;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)left;
-	ts.tv_nsec += (long)((left - floor(left)) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	ts = dnsb_wall_deadline(left);
 	return pthread_mutex_timedlock(&h->lock, &ts);
 }
 
@@ -414,8 +408,8 @@ static int perform(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_s
 	return 0;
 }
 
-static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, dnsb_http_response *out,
-		      dnsb_error *err)
+static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, int counted,
+		      dnsb_http_response *out, dnsb_error *err)
 {
 	double start = dnsb_monotonic(), limit = h->timeout, seconds;
 	exchange x = { 0 };
@@ -427,6 +421,9 @@ static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_htt
 		return dnsb_error_set(err, DNSB_EINVAL, "http: a request needs a method and a URL");
 	if (req->time_left > 0 && req->time_left < limit)
 		limit = req->time_left;
+	if (h->budget && counted && dnsb_budget_take(h->budget, req->time_left > 0 ? limit : 0, NULL) < 0)
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: the account's rate budget has no request "
+				      "slot within the %.3g s left", req->method, req->url, limit);
 	x.max = h->max_body;
 	if (lock_until(h, req->time_left > 0 ? start + limit : 0) != 0)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s %s: no time left (%.3g s) while other requests held the connection",
@@ -444,19 +441,26 @@ static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_htt
 		free(x.body);
 		return rc;
 	}
+	if (status == 429 && h->budget)
+		dnsb_budget_throttled(h->budget);
 	out->status = status;
 	out->body = x.body;
 	out->body_len = x.len;
 	out->truncated = x.truncated;
 	memcpy(out->content_type, x.content_type, sizeof(out->content_type));
-	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, time(NULL)) : -1;
+	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, (time_t)dnsb_clock_wall(NULL)) : -1;
 	out->seconds = dnsb_monotonic() - start;
 	return 0;
 }
 
 int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err)
 {
-	return do_request(h, req, NULL, out, err);
+	return do_request(h, req, NULL, 1, out, err);
+}
+
+int dnsb_http_do_uncounted(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err)
+{
+	return do_request(h, req, NULL, 0, out, err);
 }
 
 int dnsb_http_do_sigv4(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, dnsb_http_response *out,
@@ -466,5 +470,16 @@ int dnsb_http_do_sigv4(dnsb_http *h, const dnsb_http_request *req, const dnsb_ht
 		memset(out, 0, sizeof(*out));
 		return dnsb_error_set(err, DNSB_EINVAL, "http: a signed request needs a provider and credentials");
 	}
-	return do_request(h, req, sign, out, err);
+	return do_request(h, req, sign, 1, out, err);
+}
+
+void dnsb_http_set_budget(dnsb_http *h, dnsb_budget *budget)
+{
+	h->budget = budget;
+}
+
+void dnsb_http_throttled(dnsb_http *h)
+{
+	if (h->budget)
+		dnsb_budget_throttled(h->budget);
 }

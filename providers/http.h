@@ -51,7 +51,7 @@ typedef struct dnsb_http_request {
 	size_t body_len;             /**< its size in bytes */
 	double time_left;            /**< seconds the caller has left, > 0; 0 = none. The request's
 					  timeout is min(options.timeout, time_left), the wait for
-					  the handle included */
+					  the handle and for the rate budget included */
 } dnsb_http_request;
 
 /** What came back. Owned by the caller; dnsb_http_response_clear frees it. */
@@ -91,9 +91,32 @@ void dnsb_http_free(dnsb_http *h);
  *         the URL and curl's reason; never a header or a body);
  *         DNSB_EFATAL when the peer's TLS certificate does not verify (unknown
  *         CA, wrong host name) or TLS cannot be set up: retrying cannot help;
- *         DNSB_EINVAL for a bad URL or method; DNSB_ENOMEM
+ *         DNSB_EINVAL for a bad URL or method; DNSB_ERATELIMIT when the rate
+ *         budget (dnsb_http_set_budget) has no slot in time: nothing sent;
+ *         DNSB_ENOMEM
  */
 int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err);
+
+/**
+ * dnsb_http_do for a request that the provider's rate limit does not count (a
+ * credential or token call: STS, IMDS, OAuth2): it takes no token of the
+ * rate budget.
+ * @return as dnsb_http_do
+ */
+int dnsb_http_do_uncounted(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err);
+
+struct dnsb_budget;
+/**
+ * Take every counted request's token from `budget` (providers/ratelimit.h)
+ * before it is sent, and feed a 429 back to it. dnsb_http_do then also
+ * returns DNSB_ERATELIMIT, nothing sent, when the budget has no slot within
+ * the request's time left.
+ * @param budget  borrowed: it must outlive h; NULL = none
+ */
+void dnsb_http_set_budget(dnsb_http *h, struct dnsb_budget *budget);
+
+/** A throttling answer the status does not show (Route53's 400 Throttling): feed it to the budget, if any. */
+void dnsb_http_throttled(dnsb_http *h);
 
 /** AWS Signature V4 for dnsb_http_do_sigv4. Both strings borrowed for the call. */
 typedef struct dnsb_http_sigv4 {
@@ -133,7 +156,7 @@ int dnsb_http_is_json(const char *content_type);
  * §10.2.3): delay-seconds, or an HTTP-date read by curl_getdate (a date in
  * the past gives 0).
  * @param value  the header's value (borrowed), surrounding spaces allowed
- * @param now    the current time, seconds since the epoch (time(NULL))
+ * @param now    the current time, seconds since the epoch (dnsb_clock_wall)
  * @return seconds, >= 0; -1 when the value is neither
  */
 double dnsb_http_retry_after(const char *value, time_t now);

@@ -12,6 +12,7 @@
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/clock.h"
+#include "providers/registry.h"
 #include "store.h"
 
 typedef enum fault_action {
@@ -357,9 +358,8 @@ static void memory_close(void *state)
 	free(st);
 }
 
-static const dnsb_provider_ops memory_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "memory", memory_submit, memory_read, memory_list, memory_close
-};
+static const dnsb_provider_ops memory_ops =
+	DNSB_PROVIDER_OPS_INIT("memory", memory_submit, memory_read, memory_list, memory_close);
 
 int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_count,
 		    const char *faults, dnsb_error *err)

@@ -2,20 +2,23 @@
  * precheck.c - the pre-check of the unconditional backends (pdns,
  * cloudflare): the batch replayed over the RRsets the zone holds, in order,
  * every change whose condition fails named at once (one read finds them
- * all; the services would report only the first error of a write).
+ * all; the services would report only the first error of a write); and the
+ * race check of a read-back after the write.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnsbatch/log.h"
 #include "providers/precheck.h"
 
-void dnsb_precheck_clear(dnsb_precheck *pc)
+void dnsb_precheck_clear(dnsb_precheck *patch)
 {
-	if (pc == NULL)
+	if (patch == NULL)
 		return;
-	free(pc->entries);
-	memset(pc, 0, sizeof(*pc));
+	free(patch->entries);
+	memset(patch, 0, sizeof(*patch));
 }
 
 /*
@@ -24,7 +27,7 @@ void dnsb_precheck_clear(dnsb_precheck *pc)
  * list's owner index makes each lookup O(1) in a batch of thousands.
  */
 static size_t entry(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const char *owner, uint16_t type,
-		    const dnsb_rrset_list *held)
+		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled)
 {
 	const dnsb_rrset *known = dnsb_rrset_list_find(keys, owner, type);
 	dnsb_rrset key = { 0 };
@@ -50,6 +53,7 @@ static size_t entry(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const 
 	e->type = type;
 	e->held = held ? dnsb_rrset_list_find(held, owner, type) : NULL;
 	e->final = e->held;
+	e->disabled = disabled ? dnsb_rrset_list_find(disabled, owner, type) : NULL;
 	return p->count++;
 }
 
@@ -63,14 +67,14 @@ static dnsb_precheck_mismatch old_state(const dnsb_precheck_entry *e, const dnsb
 
 /* Check one change against the replayed state and, when it holds, move the state on. */
 static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const dnsb_change *c,
-		  const dnsb_rrset_list *held, dnsb_precheck_mismatch *why)
+		  const dnsb_rrset_list *held, const dnsb_rrset_list *disabled, dnsb_precheck_mismatch *why)
 {
 	size_t from = SIZE_MAX - 1, to = SIZE_MAX - 1;
 
 	*why = DNSB_PRECHECK_MATCH;
-	if (c->kind != DNSB_CHANGE_CREATE && (from = entry(p, cap, keys, c->old.owner, c->old.type, held)) == SIZE_MAX)
+	if (c->kind != DNSB_CHANGE_CREATE && (from = entry(p, cap, keys, c->old.owner, c->old.type, held, disabled)) == SIZE_MAX)
 		return DNSB_ENOMEM;
-	if (c->kind != DNSB_CHANGE_DELETE && (to = entry(p, cap, keys, c->new_set.owner, c->new_set.type, held)) == SIZE_MAX)
+	if (c->kind != DNSB_CHANGE_DELETE && (to = entry(p, cap, keys, c->new_set.owner, c->new_set.type, held, disabled)) == SIZE_MAX)
 		return DNSB_ENOMEM;
 	if (c->kind != DNSB_CHANGE_CREATE)
 		*why = old_state(&p->entries[from], &c->old);
@@ -120,30 +124,47 @@ static void keep_changed(dnsb_precheck *p)
 	p->count = k;
 }
 
+/* ", disabled records held: A, B" for the disabled records at (owner, type), into buf ("" when none). */
+static void disabled_text(char *buf, size_t size, const dnsb_rrset_list *disabled, const char *owner, uint16_t type)
+{
+	const dnsb_rrset *d = disabled ? dnsb_rrset_list_find(disabled, owner, type) : NULL;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; d && i < d->rdata_count && len + 1 < size; i++) {
+		int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : " (disabled records held: ", d->rdata[i]);
+		len = w < 0 ? size : len + (size_t)w;
+	}
+	if (d && d->rdata_count > 0 && len + 2 < size)
+		snprintf(buf + len, size - len, ")");
+}
+
 /* Name change i, with its own finding as the note. */
-static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_precheck_mismatch why)
+static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_precheck_mismatch why,
+		    const dnsb_rrset_list *disabled)
 {
 	const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
-	char note[512];
+	char note[512], off[256];
 
-	snprintf(note, sizeof(note), "%s %s %s: %s", kind_name(c->kind), r->owner, dnsb_type_name(r->type),
-		 mismatch_text(why));
+	disabled_text(off, sizeof(off), disabled, r->owner, r->type);
+	snprintf(note, sizeof(note), "%s %s %s: %s%s", kind_name(c->kind), r->owner, dnsb_type_name(r->type),
+		 mismatch_text(why), off);
 	dnsb_result_add_culprit_note(res, i, note);
 }
 
-int dnsb_precheck_run(dnsb_precheck *pc, dnsb_result *res, dnsb_change *const *changes, size_t n,
-		    const dnsb_rrset_list *held)
+int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
+		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled)
 {
 	size_t cap = 0, named = 0, first = 0;
 	dnsb_precheck_mismatch why, first_why = DNSB_PRECHECK_MATCH;
 	dnsb_rrset_list keys = { 0 };
 
-	memset(pc, 0, sizeof(*pc));
+	memset(patch, 0, sizeof(*patch));
 	dnsb_result_init(res);
 	for (size_t i = 0; i < n; i++) {
-		if (replay(pc, &cap, &keys, changes[i], held, &why) != 0) {
+		if (replay(patch, &cap, &keys, changes[i], held, disabled, &why) != 0) {
 			dnsb_rrset_list_clear(&keys);
-			dnsb_precheck_clear(pc);
+			dnsb_precheck_clear(patch);
 			return DNSB_ENOMEM;
 		}
 		if (why == DNSB_PRECHECK_MATCH)
@@ -152,16 +173,61 @@ int dnsb_precheck_run(dnsb_precheck *pc, dnsb_result *res, dnsb_change *const *c
 			first = i;
 			first_why = why;
 		}
-		culprit(res, i, changes[i], why);
+		culprit(res, i, changes[i], why, disabled);
 	}
 	if (named > 0) {
 		const dnsb_change *c = changes[first];
 		const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
-		dnsb_result_set(res, DNSB_CLASS_CONFLICT, 0, "precheck", "%s %s %s: %s%s", kind_name(c->kind), r->owner,
-				dnsb_type_name(r->type), mismatch_text(first_why),
+		char off[256];
+
+		disabled_text(off, sizeof(off), disabled, r->owner, r->type);
+		dnsb_result_set(res, DNSB_CLASS_CONFLICT, 0, "precheck", "%s %s %s: %s%s%s", kind_name(c->kind), r->owner,
+				dnsb_type_name(r->type), mismatch_text(first_why), off,
 				named > 1 ? " (and more changes of the batch: each named)" : "");
 	}
 	dnsb_rrset_list_clear(&keys);
-	keep_changed(pc);
+	keep_changed(patch);
 	return 0;
+}
+
+/* Is `cur` (NULL: absent) the RRset `want` (NULL: absent)? */
+static int same_state(const dnsb_rrset *cur, const dnsb_rrset *want)
+{
+	if (cur == NULL || want == NULL)
+		return cur == want;
+	return dnsb_rrset_equal(cur, want);
+}
+
+/* "192.0.2.1, 192.0.2.2 (TTL 300)" or "nothing", into buf. */
+static void state_text(char *buf, size_t size, const dnsb_rrset *r)
+{
+	size_t len = 0;
+
+	snprintf(buf, size, "nothing");
+	for (size_t i = 0; r && i < r->rdata_count && len + 1 < size; i++) {
+		int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", r->rdata[i]);
+		len = w < 0 ? size : len + (size_t)w;
+	}
+	if (r && len + 1 < size)
+		snprintf(buf + len, size - len, " (TTL %u)", r->ttl);
+}
+
+unsigned dnsb_precheck_races(const dnsb_precheck *patch, const dnsb_rrset_list *after, const char *zone)
+{
+	unsigned races = 0;
+
+	for (size_t i = 0; i < patch->count; i++) {
+		const dnsb_precheck_entry *e = &patch->entries[i];
+		const dnsb_rrset *cur = dnsb_rrset_list_find(after, e->owner, e->type);
+		char now[256], wrote[256];
+
+		if (same_state(cur, e->final) || same_state(cur, e->held))
+			continue;
+		races++;
+		state_text(now, sizeof(now), cur);
+		state_text(wrote, sizeof(wrote), e->final);
+		dnsb_log(DNSB_LOG_WARN, "race: zone %s: %s %s holds %s after this PATCH wrote %s: another client wrote "
+			 "it between the pre-check and the read-back", zone, e->owner, dnsb_type_name(e->type), now, wrote);
+	}
+	return races;
 }

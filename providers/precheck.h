@@ -7,7 +7,8 @@
  * and delete need the old RRset as held (RDATA and TTL). Not installed.
  *
  * Between the read and the write another client can still change the zone:
- * such backends declare `unconditional` (dnsb_provider_limits).
+ * such backends declare `unconditional` (dnsb_provider_limits); a read-back
+ * after the write finds what it left (dnsb_precheck_races).
  */
 #ifndef DNSBATCH_PROVIDERS_PRECHECK_H
 #define DNSBATCH_PROVIDERS_PRECHECK_H
@@ -20,6 +21,8 @@ typedef struct dnsb_precheck_entry {
 	uint16_t type;
 	const dnsb_rrset *held;    /**< the RRset held now (borrowed from the read), or NULL */
 	const dnsb_rrset *final;   /**< the RRset wanted after the batch (borrowed), or NULL: absent */
+	const dnsb_rrset *disabled; /**< PowerDNS: the disabled records held there (borrowed), or NULL: the
+				        PATCH carries them, so that writing the RRset removes none of them */
 } dnsb_precheck_entry;
 
 /** The RRsets the write must change, in the order the batch first touches them. */
@@ -40,15 +43,29 @@ typedef enum dnsb_precheck_mismatch {
  * Replay the batch, in order, over the RRsets held now: every change whose
  * condition fails is named in `res` as a culprit (class CONFLICT, code
  * "precheck", the message naming the first and the count) and leaves the
- * replayed state as it was; the others move it on. `out` receives the
- * RRsets whose final state differs from what is held.
- * @param held  the zone's current RRsets (at least those the batch touches)
+ * replayed state as it was; the others move it on. `patch` receives the
+ * RRsets whose final state differs from what is held, each with the
+ * disabled records held there. A create where only disabled records are
+ * held finds the RRset held (dnsb_pdns_zone_parse): its note names them.
+ * @param held      the zone's current RRsets (at least those the batch touches)
+ * @param disabled  PowerDNS: the disabled records held (dnsb_pdns_zone_parse), or NULL (cloudflare)
  * @return 0 (res is OK when nothing mismatched); DNSB_ENOMEM
  */
-int dnsb_precheck_run(dnsb_precheck *out, dnsb_result *res, dnsb_change *const *changes, size_t n,
-		      const dnsb_rrset_list *held);
+int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
+		      const dnsb_rrset_list *held, const dnsb_rrset_list *disabled);
 
-/** Free what a pre-check owns and zero it. NULL is a no-op. */
-void dnsb_precheck_clear(dnsb_precheck *pc);
+/**
+ * After an accepted PATCH, what a read-back shows of its RRsets: an RRset
+ * holding neither what the PATCH wrote nor what the pre-check read (the old
+ * side and the new side of the batch) was written by another client in the
+ * window; a `race` warning names each.
+ * @param after  the enabled records read back (at least the patch's RRsets)
+ * @param zone   for the messages
+ * @return how many RRsets
+ */
+unsigned dnsb_precheck_races(const dnsb_precheck *patch, const dnsb_rrset_list *after, const char *zone);
+
+/** Free what a patch owns and zero it. NULL is a no-op. */
+void dnsb_precheck_clear(dnsb_precheck *patch);
 
 #endif

@@ -1,12 +1,9 @@
-/* registry.c - the built-in backends, by name. A backend is added here and in its own file. */
+/* registry.c - the built-in backends, by name. A backend is added here, in registry.h and in its own file. */
 #include <stdio.h>
 #include <string.h>
 
-#include "dnsbatch/sys/provider.h"
-#include "providers/aws/aws.h"
-#include "providers/cloudflare/cloudflare.h"
-#include "providers/google/google.h"
-#include "providers/pdns/pdns.h"
+#include "providers/registry.h"
+#include "providers/ratelimit.h"
 
 static const dnsb_backend *const backends[] = {
 	&dnsb_backend_zonefile,
@@ -22,6 +19,11 @@ static const dnsb_backend *const backends[] = {
 const dnsb_backend *const *dnsb_backends(void)
 {
 	return backends;
+}
+
+const dnsb_provider_flag *dnsb_backend_shared_flags(void)
+{
+	return dnsb_budget_flags;
 }
 
 const dnsb_backend *dnsb_backend_find(const char *name)

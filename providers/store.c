@@ -5,6 +5,7 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/array.h"
 #include "applier/core/hmap.h"
 #include "store.h"
 
@@ -158,14 +159,8 @@ static int log_undo(dnsb_store *s, const char *owner, uint16_t type)
 	const dnsb_rrset *cur = dnsb_store_get(s, owner, type);
 	undo_entry *e;
 
-	if (s->undo_count == s->undo_cap) {
-		size_t cap = s->undo_cap ? s->undo_cap * 2 : 32;
-		undo_entry *grown = realloc(s->undo, cap * sizeof(*grown));
-		if (grown == NULL)
-			return DNSB_ENOMEM;
-		s->undo = grown;
-		s->undo_cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(s->undo, s->undo_cap, s->undo_count + 1, 32) < 0)
+		return DNSB_ENOMEM;
 	e = &s->undo[s->undo_count];
 	memset(e, 0, sizeof(*e));
 	if ((e->owner = strdup(owner)) == NULL)

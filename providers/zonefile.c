@@ -21,10 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/atomic.h"
 #include "applier/core/clock.h"
+#include "providers/registry.h"
 #include "providers/zonefile_text.h"
 #include "store.h"
 
@@ -249,9 +250,8 @@ static void zf_close(void *state)
 	free(st);
 }
 
-static const dnsb_provider_ops zonefile_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "zonefile", zf_submit, zf_read, zf_list, zf_close
-};
+static const dnsb_provider_ops zonefile_ops =
+	DNSB_PROVIDER_OPS_INIT("zonefile", zf_submit, zf_read, zf_list, zf_close);
 
 static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error *err)
 {

@@ -14,6 +14,7 @@
 #include <ldns/ldns.h>
 
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/array.h"
 #include "providers/zonefile_text.h"
 #include "store.h"
 
@@ -76,14 +77,8 @@ static size_t record_start(const char *text)
 
 static entry *add_entry(text_zone *z)
 {
-	if (z->n == z->cap) {
-		size_t cap = z->cap ? z->cap * 2 : 64;
-		entry *grown = realloc(z->e, cap * sizeof(*grown));
-		if (grown == NULL)
-			return NULL;
-		z->e = grown;
-		z->cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(z->e, z->cap, z->n + 1, 64) < 0)
+		return NULL;
 	memset(&z->e[z->n], 0, sizeof(entry));
 	return &z->e[z->n++];
 }

@@ -259,6 +259,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	dnsb_provider *p = NULL;
 	dnsb_plan *plan = NULL;
 	dnsb_metrics *metrics = NULL;
+	dnsb_budget_stats budget;
 	dnsb_droplog *droplog = NULL;
 	dnsb_droplog_options dopts = DNSB_DROPLOG_OPTIONS_INIT;
 	dnsb_report report = { 0 };
@@ -311,6 +312,8 @@ int dnsb_cmd_apply(int argc, char **argv)
 	a.opts.metrics = metrics;
 	a.opts.droplog = droplog;
 	rc = dnsb_engine_apply(&report, p, plan, &a.opts, &err);
+	if (dnsb_provider_budget_stats(p, &budget) == 0)
+		dnsb_metrics_set_budget(metrics, &budget);
 	if (rc == DNSB_EINVAL) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		goto done;

@@ -21,6 +21,9 @@ static size_t provider_flags(const dnsb_provider_flag **out, size_t max)
 		for (const dnsb_provider_flag *f = b[k]->flags; f && f->name; f++)
 			if (n < max)
 				out[n++] = f;
+	for (const dnsb_provider_flag *f = dnsb_backend_shared_flags(); f->name; f++)
+		if (n < max)
+			out[n++] = f;
 	return n;
 }
 
@@ -95,6 +98,9 @@ void dnsb_cli_provider_help(FILE *f)
 		for (const dnsb_provider_flag *fl = b[k]->flags; fl && fl->name; fl++)
 			fprintf(f, "  --%-30s %s\n", fl->name, fl->help);
 	}
+	fprintf(f, "\nproviders aws (and the HTTP providers that read it): one rate budget for every instance of an account\n");
+	for (const dnsb_provider_flag *fl = dnsb_backend_shared_flags(); fl->name; fl++)
+		fprintf(f, "  --%-30s %s\n", fl->name, fl->help);
 }
 
 int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max)

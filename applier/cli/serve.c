@@ -1,7 +1,4 @@
 /* serve.c - `dnsbatch serve`: the external-dns webhook provider until SIGTERM or SIGINT; SIGHUP reopens the drop log */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

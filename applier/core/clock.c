@@ -1,5 +1,6 @@
 /* clock.c - the monotonic and wall clocks, the system dnsb_clock, and splitmix64. */
 #include <errno.h>
+#include <math.h>
 #include <time.h>
 
 #include "applier/core/clock.h"
@@ -19,6 +20,32 @@ double dnsb_wall_clock(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double dnsb_clock_wall(const dnsb_clock *clock)
+{
+	return clock && clock->wall ? clock->wall(clock->payload) : dnsb_wall_clock();
+}
+
+struct timespec dnsb_wall_deadline(double seconds)
+{
+	struct timespec ts;
+	double whole = seconds > 0 ? floor(seconds) : 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)whole;
+	ts.tv_nsec += seconds > 0 ? (long)((seconds - whole) * 1e9) : 0;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+static double system_wall(void *payload)
+{
+	(void)payload;
+	return dnsb_wall_clock();
 }
 
 static double system_now(void *payload)
@@ -47,7 +74,7 @@ static void system_sleep(void *payload, double seconds)
 
 const dnsb_clock *dnsb_clock_system(void)
 {
-	static const dnsb_clock clock = { system_now, system_sleep, NULL };
+	static const dnsb_clock clock = { DNSB_CLOCK_VERSION, system_now, system_sleep, system_wall, NULL };
 
 	return &clock;
 }

@@ -51,6 +51,7 @@ void dnsb_result_init(dnsb_result *res)
 	res->culprit_count = 0;
 	res->notes_used = 0;
 	res->retry_after = -1.0;
+	res->races = 0;
 }
 
 void dnsb_result_add_culprit(dnsb_result *res, size_t index)
@@ -91,6 +92,9 @@ int dnsb_result_from_error(dnsb_result *out, int rc, int status, const char *wha
 	switch (rc) {
 	case DNSB_ETRANSIENT:
 		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, status, "", "%s: %s", what, e->message);
+		return 0;
+	case DNSB_ERATELIMIT:
+		dnsb_result_set(out, DNSB_CLASS_RATE_LIMITED, status, "", "%s: %s", what, e->message);
 		return 0;
 	case DNSB_EFATAL:
 	case DNSB_EINVAL:

@@ -11,6 +11,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/clock.h"
+#include "applier/core/provider.h"
 #include "applier/core/pacing.h"
 
 struct dnsb_provider {
@@ -23,6 +24,8 @@ struct dnsb_provider {
 	unsigned long submissions;
 	unsigned long reads;      /* read and list calls */
 	double not_before;        /* pacing, on the clock of the engine that set it */
+	void (*budget_stats)(void *payload, dnsb_budget_stats *out); /* NULL: no rate budget */
+	void *budget;
 };
 
 int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state)
@@ -301,5 +304,19 @@ int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *ch
 			return DNSB_ENOMEM;
 		(*keys)[(*count)++] = (dnsb_rrkey){ changes[i]->old.owner, changes[i]->old.type };
 	}
+	return 0;
+}
+
+void dnsb_provider_set_budget(dnsb_provider *p, void (*stats)(void *payload, dnsb_budget_stats *out), void *payload)
+{
+	p->budget_stats = stats;
+	p->budget = payload;
+}
+
+int dnsb_provider_budget_stats(dnsb_provider *p, dnsb_budget_stats *out)
+{
+	if (p->budget_stats == NULL)
+		return DNSB_ENOTFOUND;
+	p->budget_stats(p->budget, out);
 	return 0;
 }

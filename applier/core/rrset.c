@@ -8,6 +8,7 @@
 
 #include "dnsbatch/change.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/array.h"
 #include "applier/core/hmap.h"
 
 /*
@@ -553,14 +554,8 @@ static void index_update(dnsb_rrset_list *list)
 
 int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset)
 {
-	if (list->count == list->capacity) {
-		size_t cap = list->capacity ? list->capacity * 2 : 16;
-		dnsb_rrset *items = realloc(list->items, cap * sizeof(*items));
-		if (items == NULL)
-			return DNSB_ENOMEM;
-		list->items = items;
-		list->capacity = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(list->items, list->capacity, list->count + 1, 16) < 0)
+		return DNSB_ENOMEM;
 	list->items[list->count++] = *rrset;
 	memset(rrset, 0, sizeof(*rrset));
 	index_update(list);

@@ -4,38 +4,22 @@
  * change leaves with exactly one outcome. The stages live in the other files
  * of applier/engine/ (see internal.h).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "applier/core/clock.h"
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
-
-double dnsb_engine_now(engine *e)
-{
-	return e->clock->now(e->clock->payload);
-}
-
-double dnsb_engine_time_left(engine *e)
-{
-	double left;
-
-	if (e->deadline <= 0)
-		return 0;
-	left = e->deadline - dnsb_engine_now(e);
-	return left > 1e-3 ? left : 1e-3; /* never 0, which means "no limit" */
-}
-
-const char *dnsb_engine_zone_name(const engine *e, size_t zone)
-{
-	return zone < e->zone_count ? dnsb_provider_zone(e->p, zone) : "";
-}
 
 static int check_options(const dnsb_engine_options *o, dnsb_error *err)
 {
 	if (o->version != DNSB_ENGINE_OPTIONS_VERSION)
 		return dnsb_error_set(err, DNSB_EINVAL, "engine options version %u, expected %u", o->version,
 				      DNSB_ENGINE_OPTIONS_VERSION);
+	if (o->clock && o->clock->version != DNSB_CLOCK_VERSION)
+		return dnsb_error_set(err, DNSB_EINVAL, "clock version %u, expected %u", o->clock->version,
+				      DNSB_CLOCK_VERSION);
 	if (o->batch_size == 0)
 		return dnsb_error_set(err, DNSB_EINVAL, "--batch-size must be at least 1");
 	if (!(o->backoff_base > 0) || !(o->backoff_cap >= o->backoff_base))
@@ -68,7 +52,7 @@ static int engine_init(engine *e, dnsb_report *out, dnsb_provider *p, const dnsb
 	e->rep = out;
 	e->err = err;
 	e->clock = o->clock ? o->clock : dnsb_clock_system();
-	e->rng = o->seed ? o->seed : (uint64_t)(dnsb_engine_now(e) * 1e9) ^ (uint64_t)time(NULL);
+	e->rng = o->seed ? o->seed : (uint64_t)(dnsb_engine_now(e) * 1e9) ^ (uint64_t)dnsb_clock_wall(e->clock);
 	e->deadline = o->timeout > 0 ? dnsb_engine_now(e) + o->timeout : 0;
 	if (o->deadline > 0 && (e->deadline == 0 || o->deadline < e->deadline))
 		e->deadline = o->deadline;
@@ -137,6 +121,8 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	/* A deadline already past (the sidecar's zones stayed busy) touches no quarantine entry. */
 	if (quarantine && !(e.deadline > 0 && dnsb_engine_now(&e) >= e.deadline)) {
 		e.qtoken = dnsb_quarantine_begin(o->quarantine);
+		if ((rc = dnsb_engine_group_keys(groups, ngroups)) < 0)
+			e.rc = rc;
 		dnsb_engine_hold_back(&e, groups, ngroups);
 	} else {
 		quarantine = 0;
@@ -151,7 +137,7 @@ done:
 	if (out->zones)
 		dnsb_engine_tally(&e, plan);
 	if (!o->dry_run)
-		dnsb_metrics_set_last_apply(o->metrics, (double)time(NULL));
+		dnsb_metrics_set_last_apply(o->metrics, floor(dnsb_clock_wall(e.clock)));
 	dnsb_engine_free_groups(groups, ngroups);
 	engine_release(&e);
 	if (e.rc < 0 && err && err->code != e.rc)

@@ -69,7 +69,21 @@ int dnsb_engine_group_key(group *g)
 		if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
 			rc = append_rrset_key(&buf, &len, &cap, "+", &c->new_set);
 	}
+	if (rc < 0) {
+		free(buf);
+		buf = NULL;
+	}
 	g->key = buf;
+	return rc;
+}
+
+int dnsb_engine_group_keys(group *groups, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (dnsb_engine_group_key(&groups[i]) < 0)
+			rc = DNSB_ENOMEM;
 	return rc;
 }
 

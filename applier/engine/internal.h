@@ -5,7 +5,14 @@
  * forms change groups, batch.c cuts batches, isolate.c runs a batch and
  * isolates the groups it refuses, submit.c sends one submission, retry.c
  * decides waits, verify.c reads back and judges, outcome.c settles changes
- * and tallies, held.c applies the quarantine; engine.c orchestrates.
+ * and tallies, held.c applies the quarantine; engine.c orchestrates and
+ * state.c holds the accessors of the engine's state.
+ *
+ * Calls run one way, down the pipeline: engine.c calls the stages; zones,
+ * group, held, batch, isolate, settle, submit, verify (with retry and
+ * diagnose), outcome (with summary) each call only stages after them, and
+ * all of them read the engine's state through state.c, which calls none.
+ * scripts/engine-calls.sh checks it.
  */
 #ifndef DNSBATCH_ENGINE_INTERNAL_H
 #define DNSBATCH_ENGINE_INTERNAL_H
@@ -64,6 +71,8 @@ typedef struct batch_run {
 	group **refused;         /* refused on their own, settled together by one read (isolate.c) */
 	size_t nrefused, refused_cap;
 	int no_defer;            /* the group being settled is a temporary one: settle it at once */
+	dnsb_change **upgraded;  /* registry format upgrades sent as creates (noop.c), made updates again at the end */
+	size_t nupgraded, upgraded_cap;
 } batch_run;
 
 /* What a submission came to, for the isolation loop. */
@@ -77,29 +86,45 @@ typedef enum sent {
 /* What a read-back says (DESIGN §3: three values). */
 typedef enum verdict { NOT_IN_EFFECT = 0, IN_EFFECT = 1, UNKNOWN = -1 } verdict;
 
-/* engine.c */
+/* Groups up to this size are held by the quarantine under every subset of conflicting changes; larger ones
+ * only whole (held.c). */
+#define DNSB_ENGINE_MASK_BITS 6
+
+/* state.c: the engine's state, read by every stage; it calls no other engine file. */
+/* The engine's clock, in seconds. */
 double dnsb_engine_now(engine *e);
 /* Seconds left before the deadline for one provider call (> 0), or 0 without a deadline. */
 double dnsb_engine_time_left(engine *e);
+/* The apex of zone index `zone`, or "" for the slot of changes in no zone (borrowed from the provider). */
 const char *dnsb_engine_zone_name(const engine *e, size_t zone);
+/* The report's entry for `zone`, added on first use (e->rc = DNSB_ENOMEM when its name cannot be copied). */
+dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone);
+/* Set c's provider detail: status, code and message (copied; NULL or "" = none). */
+void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
+/* The owner name a change concerns (its old RRset's for a deletion), borrowed; may be NULL. */
+const char *dnsb_change_owner(const dnsb_change *c);
+/* @return 1 when some change of g is still pending, else 0 */
+int dnsb_engine_group_open(const group *g);
+/* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
+int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 
 /* outcome.c */
-dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone);
-void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			const char *message);
 void dnsb_engine_tally(engine *e, dnsb_plan *plan);
-int dnsb_engine_group_open(const group *g);
 void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
 
 /* zones.c */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
-const char *dnsb_change_owner(const dnsb_change *c);
 
 /* group.c */
 int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
 void dnsb_engine_drop_invalid_groups(group *groups, size_t n);
+/* g->key, g's content key for the quarantine. @return 0, or DNSB_ENOMEM (g->key NULL) */
 int dnsb_engine_group_key(group *g);
+/* The content key of each group (dnsb_engine_group_key), before the quarantine is asked.
+ * @return 0, or DNSB_ENOMEM (a group without a key is neither held nor released) */
+int dnsb_engine_group_keys(group *groups, size_t n);
 void dnsb_engine_free_groups(group *groups, size_t n);
 
 /* batch.c */
@@ -124,6 +149,9 @@ int dnsb_engine_try_alone(batch_run *br, group *g);
 /* settle.c: the changes of g in effect per `held` end already_applied, the rest is sent on its own. @return 1 when
  * some were in effect (g is settled), 0 when none */
 int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *held);
+/* settle.c: g holds registry format upgrades by `held` (noop.c): sent on its own with them as creates.
+ * @return 1 when it did (g is settled), 0 when it holds none */
+int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *held);
 /* settle.c: one group a refusal points at, refused on its own (`alone`) or found by elimination: kept for the
  * batch's read of the refused groups, or settled at once when that cannot wait (br->no_defer, an invalid answer) */
 void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone);
@@ -138,11 +166,23 @@ int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_li
 verdict dnsb_engine_verify(engine *e, group **gs, size_t n, verdict *each, dnsb_error *rerr);
 void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict *each, const dnsb_result *res);
 
+/* noop.c: is c an update whose old and new RRsets hold the same data? `strict`: the same TTL too (an old
+ * TTL left unset matches any, so only a read proves that one). @return 1 or 0 */
+int dnsb_engine_change_noop(const dnsb_change *c, int strict);
+/* noop.c: is c the TXT registry's format upgrade by `held`: an ownership TXT update whose old RRset is
+ * absent while the record it owns is as g expects? @return 1 or 0 */
+int dnsb_engine_registry_upgrade(const engine *e, const group *g, const dnsb_change *c, const dnsb_rrset_list *held);
+/* noop.c: send g's registry upgrades as creates until the batch ends. @return how many */
+size_t dnsb_engine_upgrade_group(batch_run *br, group *g, const dnsb_rrset_list *held);
+/* noop.c: at the batch's end, the upgrades are updates again (as the plan and the drop log know them). */
+void dnsb_engine_restore_upgraded(batch_run *br);
+/* noop.c: before a batch is sent, its groups of no-op updates are proved by one read, not written. */
+void dnsb_engine_prove_noops(batch_run *br);
+
 /* held.c; the quarantine's start and end are logged by outcome.c */
+/* Drop the held changes of keyed groups (dnsb_engine_group_keys) before sending; groups without a key are sent. */
 void dnsb_engine_hold_back(engine *e, group *groups, size_t n);
 void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t n);
-/* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
-int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 
 /* summary.c: drops decided before sending (invalid, no_zone), one log line per reason for the whole apply. */
 typedef struct drop_summary drop_summary;

@@ -136,6 +136,8 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 		/* Each named group keeps what the reply says of it, not of the batch's first culprit. */
 		if (have_read && dnsb_engine_group_in_effect(br->e, g, &held))
 			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, notes[i]);
+		else if (have_read && dnsb_engine_settle_upgrade(br, g, &held))
+			continue;
 		else if (have_read && dnsb_engine_settle_partial(br, g, &held))
 			continue;
 		else if (have_read && dnsb_engine_cause_shown(br->e, g, &held)) {
@@ -289,8 +291,10 @@ void dnsb_engine_run_batch(engine *e, group **gs, size_t n)
 		dnsb_engine_end_run(&br, DNSB_REASON_TRANSIENT, NULL, "out of memory");
 		return;
 	}
+	dnsb_engine_prove_noops(&br);
 	while (!br.over && (m = take(&br, &front, part)) > 0)
 		run_part(&br, part, m);
 	dnsb_engine_settle_refused(&br);
+	dnsb_engine_restore_upgraded(&br);
 	free(part);
 }

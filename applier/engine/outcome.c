@@ -7,37 +7,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
-#include <time.h>
 
-#include <json-c/json.h>
-
-#include "dnsbatch/droplog.h"
+#include "applier/core/clock.h"
+#include "applier/obs/drop_record.h"
 #include "applier/engine/internal.h"
-
-dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone)
-{
-	size_t idx = zone < e->zone_count ? zone : e->zone_count;
-
-	if (e->zone_slot[idx] < 0) {
-		dnsb_zone_report *z = &e->rep->zones[e->rep->zone_count];
-		memset(z, 0, sizeof(*z));
-		z->zone = strdup(dnsb_engine_zone_name(e, zone));
-		if (z->zone == NULL)
-			e->rc = DNSB_ENOMEM;
-		e->zone_slot[idx] = (long)e->rep->zone_count++;
-	}
-	return &e->rep->zones[e->zone_slot[idx]];
-}
-
-void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message)
-{
-	c->status = status;
-	free(c->code);
-	free(c->message);
-	c->code = code && *code ? strdup(code) : NULL;
-	c->message = message && *message ? strdup(message) : NULL;
-}
 
 /* Settle every change of g still pending; changes settled apart keep their outcome. */
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
@@ -47,15 +22,13 @@ void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, cons
 		dnsb_change *c = g->changes[i];
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue; /* settled apart (already in effect) */
-		c->outcome = outcome;
+		/* Accepted with its group, an update that changes nothing was in effect before: the accepting
+		 * answer proved its old RRset, which is its new one. */
+		c->outcome = outcome == DNSB_OUTCOME_APPLIED && dnsb_engine_change_noop(c, 1) ? DNSB_OUTCOME_ALREADY_APPLIED
+											 : outcome;
 		c->reason = reason;
 		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, message ? message : res ? res->message : NULL);
 	}
-}
-
-static const char *kind_name(const dnsb_change *c)
-{
-	return c->kind == DNSB_CHANGE_CREATE ? "create" : c->kind == DNSB_CHANGE_UPDATE ? "update" : "delete";
 }
 
 /* c's group, when what the quarantine did to it this apply concerns c; else NULL. */
@@ -84,68 +57,38 @@ static const group *quarantined_group(const engine *e, const dnsb_change *c)
 static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, const char *zone, double wall)
 {
 	const group *g = quarantined_group(e, c);
-	dnsb_droplog_quarantine event = g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE;
-	const char *owner = dnsb_change_owner(c) ? dnsb_change_owner(c) : "(no name)";
-	const char *type = dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type);
+	dnsb_drop d = { zone, c, wall, g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE, g ? g->held_for : 0 };
 	char held[128] = "";
 
 	if (quiet || (c->outcome == DNSB_OUTCOME_DROPPED && c->reason == DNSB_REASON_QUARANTINED))
 		return;
 	if (c->outcome == DNSB_OUTCOME_APPLIED || c->outcome == DNSB_OUTCOME_ALREADY_APPLIED) {
-		if (event != DNSB_DROPLOG_QUARANTINE_END)
+		if (d.event != DNSB_DROPLOG_QUARANTINE_END)
 			return;
-		dnsb_log(DNSB_LOG_INFO, "quarantine ended: %s %s %s was tried again: %s", kind_name(c), owner, type,
+		dnsb_log(DNSB_LOG_INFO, "quarantine ended: %s %s %s was tried again: %s", dnsb_drop_kind(c),
+			 dnsb_change_owner(c) ? dnsb_change_owner(c) : "(no name)",
+			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
 			 dnsb_outcome_name(c->outcome));
 	} else if (c->outcome != DNSB_OUTCOME_DROPPED && c->outcome != DNSB_OUTCOME_FAILED) {
 		return;
 	} else if (sum && c->outcome == DNSB_OUTCOME_DROPPED && dnsb_engine_summed(c->reason)) {
 		dnsb_engine_summary_add(sum, c);
 	} else {
-		if (event == DNSB_DROPLOG_QUARANTINE_START)
-			snprintf(held, sizeof(held), "; quarantined for %g s", g->held_for);
-		else if (event == DNSB_DROPLOG_QUARANTINE_AGAIN)
+		if (d.event == DNSB_DROPLOG_QUARANTINE_START)
+			snprintf(held, sizeof(held), "; quarantined for %g s", d.seconds);
+		else if (d.event == DNSB_DROPLOG_QUARANTINE_AGAIN)
 			snprintf(held, sizeof(held), "; its quarantine ran out and it conflicted again: quarantined for %g s",
-				 g->held_for);
-		if (c->cause != DNSB_CAUSE_NONE && c->reason == DNSB_REASON_CONFLICT) {
-			/* What is in the way, from the read that proved the drop (the provider's words are in the drop log). */
-			json_object *current = dnsb_droplog_current(&c->current);
-			char why[768];
-
-			json_object *fields = json_object_new_object();
-
-			dnsb_drop_explain(why, sizeof(why), dnsb_cause_name(c->cause), owner, type, current, c->txt_owner,
-					  c->txt_resource);
-			/* In the JSON log, the drop log's fields beside the message. */
-			if (fields) {
-				json_object_object_add(fields, "zone", json_object_new_string(zone ? zone : ""));
-				json_object_object_add(fields, "outcome", json_object_new_string(dnsb_outcome_name(c->outcome)));
-				json_object_object_add(fields, "reason", json_object_new_string(dnsb_reason_name(c->reason)));
-				json_object_object_add(fields, "cause", json_object_new_string(dnsb_cause_name(c->cause)));
-				json_object_object_add(fields, "current", json_object_get(current));
-				if (c->txt_owner)
-					json_object_object_add(fields, "owner", json_object_new_string(c->txt_owner));
-				if (c->txt_resource)
-					json_object_object_add(fields, "owner_resource", json_object_new_string(c->txt_resource));
-				if (c->message)
-					json_object_object_add(fields, "message", json_object_new_string(c->message));
-			}
-			dnsb_log_fields(DNSB_LOG_WARN, fields, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome),
-					kind_name(c), owner, type, why, held);
-			json_object_put(fields);
-			json_object_put(current);
-		} else {
-			dnsb_log(DNSB_LOG_WARN, "%s %s %s %s: %s%s%s%s", dnsb_outcome_name(c->outcome), kind_name(c), owner,
-				 type, dnsb_reason_name(c->reason), c->message ? ": " : "", c->message ? c->message : "", held);
-		}
+				 d.seconds);
+		dnsb_drop_log(&d, held);
 	}
-	if (e->o->droplog && dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, event, g ? g->held_for : 0) < 0 &&
+	if (e->o->droplog && dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event, d.seconds) < 0 &&
 	    e->rc == 0)
 		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
 }
 
 void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 {
-	double wall = (double)time(NULL);
+	double wall = floor(dnsb_clock_wall(e->clock));
 	drop_summary *sum = dnsb_engine_summary_new();
 
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
@@ -179,12 +122,4 @@ void dnsb_engine_fail_pending(dnsb_plan *plan, int rc)
 			dnsb_engine_set_detail(c, 0, NULL, dnsb_strerror(rc));
 		}
 	}
-}
-
-int dnsb_engine_group_open(const group *g)
-{
-	for (size_t i = 0; i < g->count; i++)
-		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
-			return 1;
-	return 0;
 }

@@ -2,14 +2,10 @@
  * quarantine.c - per-group backoff for groups dropped for conflict (DESIGN §5),
  * and with the same backoff the memory of drops already logged (noted entries).
  */
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <json-c/json.h>
 
 #include "applier/core/hmap.h"
 #include "applier/engine/quarantine.h"
@@ -21,7 +17,7 @@ typedef struct entry {
 	double until;       /* clock seconds */
 	unsigned long seen; /* generation it was last seen in */
 	unsigned long noted; /* a noted drop (dnsb_quarantine_note): the generation that last logged it; 0 = a held group */
-	json_object *desc;  /* what the group is and what is in its way (dnsb_quarantine_describe), or NULL */
+	dnsb_held_record *desc; /* what the group is and what is in its way (dnsb_quarantine_describe), or NULL */
 	double first, last; /* wall clock seconds it was first and last held */
 	unsigned attempts;  /* times it was held: tried and refused */
 } entry;
@@ -52,7 +48,7 @@ int dnsb_quarantine_new(dnsb_quarantine **out, double initial, double max)
 
 static void entry_free(entry *e)
 {
-	json_object_put(e->desc);
+	dnsb_held_record_free(e->desc);
 	free(e->key);
 	free(e->zone);
 	free(e);
@@ -228,13 +224,13 @@ void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *co
 	pthread_mutex_unlock(&q->lock);
 }
 
-void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, json_object *desc, double wall)
+void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, dnsb_held_record *desc, double wall)
 {
 	entry *e;
 
 	pthread_mutex_lock(&q->lock);
 	if ((e = dnsb_hmap_get(&q->map, key)) != NULL && e->noted == 0) {
-		json_object_put(e->desc);
+		dnsb_held_record_free(e->desc);
 		e->desc = desc;
 		desc = NULL;
 		if (e->attempts++ == 0)
@@ -242,19 +238,7 @@ void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, json_object *
 		e->last = wall;
 	}
 	pthread_mutex_unlock(&q->lock);
-	json_object_put(desc);
-}
-
-/* RFC 3339, UTC, whole seconds: "2026-11-23T08:40:31Z". */
-static json_object *rfc3339(double wall)
-{
-	time_t t = (time_t)floor(wall);
-	struct tm tm;
-	char buf[32];
-
-	if (gmtime_r(&t, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return NULL;
-	return json_object_new_string(buf);
+	dnsb_held_record_free(desc);
 }
 
 /* Newest first: by last seen, descending. */
@@ -265,63 +249,31 @@ static int by_last(const void *a, const void *b)
 	return (x->last < y->last) - (x->last > y->last);
 }
 
-/* One held group as GET /quarantine shows it. @return a new object, or NULL (ENOMEM) */
-static json_object *entry_json(const entry *e, double now, double wall_now)
-{
-	json_object *o = json_object_new_object(), *v;
-	int fail = o == NULL;
-
-	if (!fail && e->desc) {
-		json_object_object_foreach(e->desc, key, val)
-			fail |= json_object_object_add(o, key, json_object_get(val)) != 0;
-	}
-	if (!fail && !json_object_object_get_ex(o, "zone", NULL))
-		fail |= json_object_object_add(o, "zone", json_object_new_string(e->zone)) != 0;
-	fail |= !o || json_object_object_add(o, "first_seen", rfc3339(e->first)) != 0;
-	fail |= !o || json_object_object_add(o, "last_seen", rfc3339(e->last)) != 0;
-	fail |= !o || json_object_object_add(o, "attempts", json_object_new_int64(e->attempts)) != 0;
-	fail |= !o || json_object_object_add(o, "next_retry", rfc3339(wall_now + (e->until > now ? e->until - now : 0))) != 0;
-	fail |= !o || (v = json_object_new_double(e->backoff)) == NULL || json_object_object_add(o, "held_seconds", v) != 0;
-	if (fail) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-int dnsb_quarantine_list(dnsb_quarantine *q, double now, double wall_now, json_object **out)
+int dnsb_quarantine_each(dnsb_quarantine *q, double now, int (*fn)(const dnsb_quarantine_view *v, void *payload),
+			 void *payload)
 {
 	size_t it = 0, n = 0;
 	const char *key;
 	void *value;
 	entry **held;
-	json_object *arr = NULL;
 	int rc = 0;
 
-	*out = NULL;
 	pthread_mutex_lock(&q->lock);
 	held = malloc((q->map.count ? q->map.count : 1) * sizeof(*held));
 	while (held && dnsb_hmap_next(&q->map, &it, &key, &value))
 		if (((entry *)value)->noted == 0 && ((entry *)value)->until > now)
 			held[n++] = value;
-	if (held && (arr = json_object_new_array_ext((int)n)) != NULL) {
+	if (held) {
 		qsort(held, n, sizeof(*held), by_last);
 		for (size_t i = 0; rc == 0 && i < n; i++) {
-			json_object *o = entry_json(held[i], now, wall_now);
-			if (o == NULL || json_object_array_add(arr, o) != 0) {
-				json_object_put(o);
-				rc = DNSB_ENOMEM;
-			}
+			const entry *e = held[i];
+			dnsb_quarantine_view v = { e->zone, e->desc, e->first, e->last, e->attempts, e->until - now, e->backoff };
+			rc = fn(&v, payload);
 		}
 	} else {
 		rc = DNSB_ENOMEM;
 	}
 	pthread_mutex_unlock(&q->lock);
 	free(held);
-	if (rc != 0) {
-		json_object_put(arr);
-		return rc;
-	}
-	*out = arr;
-	return 0;
+	return rc;
 }

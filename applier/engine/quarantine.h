@@ -6,6 +6,7 @@
 #ifndef DNSB_QUARANTINE_INT_H
 #define DNSB_QUARANTINE_INT_H
 
+#include "applier/obs/drop_record.h"
 #include "dnsbatch/engine.h"
 
 /*
@@ -41,10 +42,26 @@ int dnsb_quarantine_note(dnsb_quarantine *q, const char *key, const char *zone, 
 /*
  * Say what a held group is (changes, cause, owner, the provider's message:
  * GET /quarantine shows it), after dnsb_quarantine_hold; counts an attempt,
- * stamped with `wall` (Unix seconds). Takes `desc` (a json-c object; freed
- * when the entry is not held).
+ * stamped with `wall` (Unix seconds). Takes `desc` (dnsb_held_record_new,
+ * may be NULL; freed when the entry is not held).
  */
-void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, struct json_object *desc, double wall);
+void dnsb_quarantine_describe(dnsb_quarantine *q, const char *key, dnsb_held_record *desc, double wall);
+/* One held group as dnsb_quarantine_each shows it; every pointer borrowed for the call. */
+typedef struct dnsb_quarantine_view {
+	const char *zone;
+	const dnsb_held_record *desc;  /* what the group is (dnsb_quarantine_describe), or NULL */
+	double first, last;            /* wall clock seconds it was first and last held */
+	unsigned attempts;             /* times it was held: tried and refused */
+	double left;                   /* seconds until its hold ends, on the clock of `now` (> 0) */
+	double backoff;                /* the current hold, seconds */
+} dnsb_quarantine_view;
+/*
+ * Call fn for each group held at `now`, newest first (by last held), under the
+ * quarantine's lock: fn must not call q. Stops at fn's first nonzero return.
+ * @return that return, 0, or DNSB_ENOMEM
+ */
+int dnsb_quarantine_each(dnsb_quarantine *q, double now, int (*fn)(const dnsb_quarantine_view *v, void *payload),
+			 void *payload);
 /* End an apply: forget the entries of `zones` that it did not see (their groups left the plan). */
 void dnsb_quarantine_end(dnsb_quarantine *q, unsigned long token, const char *const *zones, size_t nzones);
 

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
@@ -36,10 +37,62 @@ int dnsb_engine_try_alone(batch_run *br, group *g)
 	return 0;
 }
 
+/* What is in the way of the change that stopped the group, shown on c too (as diagnose.c does for a group). */
+static void share_diagnosis(dnsb_change *c, const dnsb_change *why)
+{
+	c->cause = why->cause;
+	dnsb_rrset_list_clear(&c->current);
+	for (size_t i = 0; i < why->current.count; i++) {
+		dnsb_rrset copy;
+		if (dnsb_rrset_copy(&copy, &why->current.items[i]) < 0 || dnsb_rrset_list_push(&c->current, &copy) < 0)
+			return; /* out of memory: the drop shows less of what is in the way */
+	}
+	free(c->txt_owner);
+	free(c->txt_resource);
+	c->txt_owner = why->txt_owner ? strdup(why->txt_owner) : NULL;
+	c->txt_resource = why->txt_resource ? strdup(why->txt_resource) : NULL;
+}
+
+/*
+ * After the rest of g was sent on its own: the changes of g found in effect
+ * share its end. When the rest landed they are already_applied; when it did
+ * not, the group did not land: they end as the rest did (a group lands or
+ * drops as one, DESIGN §4), naming the change that stopped it.
+ */
+static void settle_with_rest(group *g, const group *rest)
+{
+	const dnsb_change *why = NULL;
+	char msg[DNSB_ERROR_MESSAGE_MAX];
+
+	for (size_t i = 0; i < rest->count && why == NULL; i++)
+		if (rest->changes[i]->outcome != DNSB_OUTCOME_APPLIED &&
+		    rest->changes[i]->outcome != DNSB_OUTCOME_ALREADY_APPLIED)
+			why = rest->changes[i];
+	if (why == NULL) {
+		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL, NULL);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "dropped with its group: %s %s %s: %s", dnsb_outcome_name(why->outcome),
+		 dnsb_change_owner(why) ? dnsb_change_owner(why) : "", dnsb_type_name(why->kind == DNSB_CHANGE_DELETE ?
+										why->old.type : why->new_set.type),
+		 why->message ? why->message : dnsb_reason_name(why->reason));
+	for (size_t i = 0; i < g->count; i++) {
+		dnsb_change *c = g->changes[i];
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		c->outcome = why->outcome;
+		c->reason = why->reason;
+		dnsb_engine_set_detail(c, why->status, why->code, msg);
+		share_diagnosis(c, why);
+	}
+}
+
 /*
  * Part of the group is in effect (a record made out of band, its ownership
- * record not): calling those changes dropped would be false. They end
- * already_applied and the rest is sent once more on its own.
+ * record not). The rest is sent once more on its own; the part in effect
+ * shares its end (settle_with_rest): calling it dropped while it is in effect
+ * would be false only if the group could land, and calling it
+ * already_applied while its group is dropped would split the group.
  * @return 1 when it settled the group, 0 when no change is in effect
  */
 int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *held)
@@ -60,19 +113,24 @@ int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *h
 			rest.changes[rest.count++] = c;
 	}
 	if (marked > 0) {
-		for (size_t i = 0; i < g->count; i++)
-			if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING &&
-			    dnsb_engine_change_in_effect(br->e, g, g->changes[i], held))
-				g->changes[i]->outcome = DNSB_OUTCOME_ALREADY_APPLIED;
 		if (rest.count > 0) {
 			int was = br->no_defer;
 			br->no_defer = 1; /* `rest` lives on this stack frame */
 			dnsb_engine_try_alone(br, &rest);
 			br->no_defer = was;
 		}
+		settle_with_rest(g, &rest);
 	}
 	free(rest.changes);
 	return marked > 0;
+}
+
+int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *held)
+{
+	if (dnsb_engine_upgrade_group(br, g, held) == 0)
+		return 0;
+	dnsb_engine_try_alone(br, g);
+	return 1;
 }
 
 /*
@@ -162,6 +220,8 @@ void dnsb_engine_settle_refused(batch_run *br)
 			dnsb_engine_try_alone(br, g);
 		} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
 			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, &res, NULL);
+		} else if (dnsb_engine_settle_upgrade(br, g, &held)) {
+			continue;
 		} else if (dnsb_engine_settle_partial(br, g, &held)) {
 			continue;
 		} else if (alone[i] || dnsb_engine_cause_shown(br->e, g, &held)) {
@@ -206,6 +266,8 @@ void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, in
 			dnsb_engine_try_alone(br, g);
 	} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
 		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+	} else if (dnsb_engine_settle_upgrade(br, g, &held)) {
+		/* sent again, the missing ownership record as a create */
 	} else if (dnsb_engine_settle_partial(br, g, &held)) {
 		/* settled change by change */
 	} else if (alone || dnsb_engine_cause_shown(br->e, g, &held)) {

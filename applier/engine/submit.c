@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/provider.h"
 #include "applier/engine/internal.h"
 
 /* The pending changes of gs, in order (a change settled apart, or held back, is not sent). @return how many */
@@ -114,6 +115,7 @@ static int submit_once(batch_run *br, size_t zone, dnsb_change **changes, size_t
 		return 0;
 	}
 	dnsb_metrics_batch(e->o->metrics, zname, dnsb_class_name(res->cls));
+	dnsb_metrics_overwrites(e->o->metrics, zname, res->races);
 	dnsb_metrics_request(e->o->metrics, dnsb_provider_name(e->p), "submit", dnsb_class_name(res->cls), secs);
 	return 1;
 }

@@ -9,6 +9,8 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/array.h"
+#include "applier/core/provider.h"
 #include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
 
@@ -24,14 +26,8 @@ static int add_key(keys *k, const char *owner, uint16_t type)
 	for (size_t i = k->n; i > 0 && i + 8 > k->n; i--)
 		if (k->at[i - 1].type == type && strcmp(k->at[i - 1].owner, owner) == 0)
 			return 0; /* the group's last few keys: the usual repeats */
-	if (k->n == k->cap) {
-		size_t c = k->cap ? k->cap * 2 : 16;
-		dnsb_rrkey *grown = realloc(k->at, c * sizeof(*grown));
-		if (grown == NULL)
-			return DNSB_ENOMEM;
-		k->at = grown;
-		k->cap = c;
-	}
+	if (DNSB_ARRAY_RESERVE(k->at, k->cap, k->n + 1, 16) < 0)
+		return DNSB_ENOMEM;
 	k->at[k->n].owner = owner;
 	k->at[k->n++].type = type;
 	return 0;
@@ -40,15 +36,9 @@ static int add_key(keys *k, const char *owner, uint16_t type)
 /* Keep a malloc'd name for the keys' life. @return 0 or DNSB_ENOMEM (name freed) */
 static int keep_name(keys *k, char *name)
 {
-	if (k->names_n == k->names_cap) {
-		size_t c = k->names_cap ? k->names_cap * 2 : 16;
-		char **grown = realloc(k->names, c * sizeof(*grown));
-		if (grown == NULL) {
-			free(name);
-			return DNSB_ENOMEM;
-		}
-		k->names = grown;
-		k->names_cap = c;
+	if (DNSB_ARRAY_RESERVE(k->names, k->names_cap, k->names_n + 1, 16) < 0) {
+		free(name);
+		return DNSB_ENOMEM;
 	}
 	k->names[k->names_n++] = name;
 	return 0;

@@ -4,11 +4,6 @@
 
 #include "applier/engine/internal.h"
 
-const char *dnsb_change_owner(const dnsb_change *c)
-{
-	return c->kind == DNSB_CHANGE_DELETE ? c->old.owner : c->new_set.owner;
-}
-
 static int holds_alias(const dnsb_change *c)
 {
 	return (c->kind != DNSB_CHANGE_CREATE && c->old.alias != DNSB_ALIAS_NONE) ||

@@ -1,27 +1,25 @@
 /*
- * droplog.c - the drop log: one JSON line per dropped or failed change, built
- * with json-c (DESIGN §6); rotated past a size, reopened on request.
+ * droplog.c - the drop log: one JSON line per dropped or failed change, as
+ * drop_record.c builds it (DESIGN §6); rotated past a size, reopened on request.
  */
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L  /* fdopen, fsync, gmtime_r */
+#define _POSIX_C_SOURCE 200809L  /* fdopen, fsync */
 #endif
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "applier/obs/drop_record.h"
 #include "dnsbatch/droplog.h"
 #include "dnsbatch/log.h"
-#include "dnsbatch/plan.h"
 
 struct dnsb_droplog {
 	pthread_mutex_t lock;   /* one line at a time; file, lines and rotate_failed */
@@ -161,127 +159,6 @@ int dnsb_droplog_reopen(dnsb_droplog *log, dnsb_error *err)
 	return 0;
 }
 
-/* `now` as RFC 3339 UTC to the second ("2026-11-20T23:59:59Z"). */
-static void format_time(char *buf, size_t size, double now)
-{
-	time_t secs = (time_t)floor(now);
-	struct tm tm;
-
-	if (!isfinite(now) || !gmtime_r(&secs, &tm) ||
-	    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, size, "1970-01-01T00:00:00Z");
-}
-
-/* A string field, or null when absent, so a consumer tells "no code" from "empty code". */
-static int add_string(json_object *obj, const char *key, const char *value)
-{
-	json_object *v = NULL;
-
-	if (value && !(v = json_object_new_string(value)))
-		return DNSB_ENOMEM;
-	if (json_object_object_add(obj, key, v) != 0) {
-		json_object_put(v);
-		return DNSB_ENOMEM;
-	}
-	return 0;
-}
-
-static const char *const quarantine_names[] = { NULL, "start", "again", "end" };
-
-/* "quarantine" and, when the hold is set, "quarantine_seconds" (whole seconds as an integer). */
-static int add_quarantine(json_object *obj, dnsb_droplog_quarantine event, double seconds)
-{
-	json_object *v;
-
-	if (event == DNSB_DROPLOG_QUARANTINE_NONE)
-		return 0;
-	if (add_string(obj, "quarantine", quarantine_names[event]))
-		return DNSB_ENOMEM;
-	if (event == DNSB_DROPLOG_QUARANTINE_END)
-		return 0;
-	v = seconds == floor(seconds) && seconds < 9e15 ? json_object_new_int64((int64_t)seconds)
-							 : json_object_new_double(seconds);
-	if (!v || json_object_object_add(obj, "quarantine_seconds", v) != 0) {
-		json_object_put(v);
-		return DNSB_ENOMEM;
-	}
-	return 0;
-}
-
-/* Every RRset in the list as an Endpoint. @return a new array, or NULL (ENOMEM) */
-json_object *dnsb_droplog_current(const dnsb_rrset_list *list)
-{
-	json_object *arr = json_object_new_array_ext((int)list->count);
-
-	for (size_t i = 0; arr && i < list->count; i++) {
-		json_object *ep = dnsb_rrset_to_endpoint(&list->items[i]);
-		if (ep == NULL || json_object_array_add(arr, ep) != 0) {
-			json_object_put(ep);
-			json_object_put(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-/* What is in a dropped change's way: cause, current, owner, owner_resource. @return 0 or DNSB_ENOMEM */
-static int add_cause(json_object *obj, const dnsb_change *c)
-{
-	dnsb_cause cause = dnsb_change_cause(c);
-	json_object *current;
-
-	if (cause == DNSB_CAUSE_NONE)
-		return 0;
-	if (add_string(obj, "cause", dnsb_cause_name(cause)))
-		return DNSB_ENOMEM;
-	if (c->cause != DNSB_CAUSE_NONE && c->reason == DNSB_REASON_CONFLICT) {
-		if ((current = dnsb_droplog_current(&c->current)) == NULL ||
-		    json_object_object_add(obj, "current", current) != 0) {
-			json_object_put(current);
-			return DNSB_ENOMEM;
-		}
-	}
-	if ((c->txt_owner && add_string(obj, "owner", c->txt_owner)) ||
-	    (c->txt_resource && add_string(obj, "owner_resource", c->txt_resource)))
-		return DNSB_ENOMEM;
-	return 0;
-}
-
-/* The line's object, keys in the order of DESIGN §6. @return a new reference or NULL (ENOMEM) */
-static json_object *build_line(const char *zone, const dnsb_change *change, double now,
-			       dnsb_droplog_quarantine event, double seconds)
-{
-	json_object *obj = json_object_new_object();
-	json_object *plan, *status;
-	char when[32];
-
-	if (!obj)
-		return NULL;
-	format_time(when, sizeof(when), now);
-	if (add_string(obj, "time", when) || add_string(obj, "zone", zone ? zone : "") ||
-	    add_string(obj, "outcome", dnsb_outcome_name(change->outcome)) ||
-	    add_string(obj, "reason", dnsb_reason_name(change->reason)))
-		goto fail;
-	status = json_object_new_int(change->status);
-	if (!status || json_object_object_add(obj, "status", status) != 0) {
-		json_object_put(status);
-		goto fail;
-	}
-	if (add_string(obj, "code", change->code) || add_string(obj, "message", change->message) ||
-	    add_quarantine(obj, event, seconds) || add_cause(obj, change))
-		goto fail;
-	plan = dnsb_change_to_plan_json(change);
-	if (!plan || json_object_object_add(obj, "change", plan) != 0) {
-		json_object_put(plan);
-		goto fail;
-	}
-	return obj;
-
-fail:
-	json_object_put(obj);
-	return NULL;
-}
-
 int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now,
 				  dnsb_droplog_quarantine event, double seconds)
 {
@@ -296,7 +173,7 @@ int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dns
 		return 0;
 	if (!change || (unsigned)event > DNSB_DROPLOG_QUARANTINE_END)
 		return DNSB_EINVAL;
-	obj = build_line(zone, change, now, event, seconds);
+	obj = dnsb_drop_record(&(dnsb_drop){ zone, change, now, event, seconds }, DNSB_DROP_LINE);
 	if (!obj)
 		return DNSB_ENOMEM;
 	/* PLAIN: one line. NOSLASHESCAPE: keep "external-dns/owner" readable

@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/array.h"
 #include "applier/obs/droplog_read.h"
 
 /* The state of one read: the summary being filled and its indexes. */
@@ -92,14 +93,8 @@ static int add_row(struct reader *r, const char *const *values)
 	dnsb_drops_row *row;
 	int rc = 0;
 
-	if (d->row_count == r->row_cap) {
-		size_t cap = r->row_cap ? r->row_cap * 2 : 8;
-		dnsb_drops_row *rows = realloc(d->rows, cap * sizeof(*rows));
-		if (rows == NULL)
-			return DNSB_ENOMEM;
-		d->rows = rows;
-		r->row_cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(d->rows, r->row_cap, d->row_count + 1, 8) < 0)
+		return DNSB_ENOMEM;
 	row = &d->rows[d->row_count];
 	memset(row, 0, sizeof(*row));
 	row->count = 1;

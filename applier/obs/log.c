@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/clock.h"
 #include "dnsbatch/common.h"
 #include "dnsbatch/log.h"
 
@@ -80,10 +81,10 @@ static void write_all(const char *buf, size_t len)
 /* "2026-11-20T23:59:59Z": RFC 3339, UTC, as the drop log writes it. */
 static void format_now(char *buf, size_t size)
 {
-	struct timespec ts;
+	time_t secs = (time_t)dnsb_wall_clock();
 	struct tm tm;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || !gmtime_r(&ts.tv_sec, &tm) ||
+	if (!gmtime_r(&secs, &tm) ||
 	    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(buf, size, "1970-01-01T00:00:00Z");
 }

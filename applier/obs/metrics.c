@@ -44,6 +44,7 @@ enum family_id {
 	F_BACKOFF,
 	F_QUARANTINED,
 	F_LAST_APPLY,
+	F_OVERWRITES,
 	F_WH_REQUESTS,
 	F_WH_DURATION,
 	F_WH_READY,
@@ -51,6 +52,12 @@ enum family_id {
 	F_WH_APPLIES,
 	F_WH_ADJUSTED,
 	F_WH_OWNERS,
+	F_BUDGET_TOKENS,
+	F_BUDGET_WAIT,
+	F_BUDGET_FALLBACKS,
+	F_BUDGET_THROTTLES,
+	F_BUDGET_RATE,
+	F_BUDGET_SHARED,
 	F_COUNT
 };
 
@@ -63,6 +70,7 @@ struct family {
 	const double *bounds;   /* histograms: bucket upper bounds */
 	size_t bound_count;
 	int sidecar;            /* printed only once the sidecar has recorded one (not in one-shot files) */
+	int budget;             /* printed only where a rate budget is in use (--rate-budget) */
 };
 
 /* Printed in this order, which is the order of metrics.h. */
@@ -100,6 +108,10 @@ static const struct family families[F_COUNT] = {
 	[F_LAST_APPLY] = { "dnsbatch_last_apply_timestamp_seconds",
 		"Time of the last apply, Unix seconds.",
 		"gauge", 0, { NULL } },
+	[F_OVERWRITES] = { "dnsbatch_overwrites_detected_total",
+		"RRsets that a read-back after an accepted write to an unconditional provider found holding what "
+		"neither the batch nor the read before it held: another client wrote in the window, by zone.",
+		"counter", 1, { "zone" } },
 	[F_WH_REQUESTS] = { "dnsbatch_webhook_requests_total",
 		"HTTP requests answered by the webhook server.",
 		"counter", 3, { "route", "method", "code" }, NULL, 0, 1 },
@@ -123,6 +135,26 @@ static const struct family families[F_COUNT] = {
 		"Change groups quarantined now, by zone and the external-dns owner of what is in their way "
 		"(none: no ownership record).",
 		"gauge", 2, { "zone", "foreign_owner" }, NULL, 0, 1 },
+	[F_BUDGET_TOKENS] = { "dnsbatch_rate_budget_tokens_total",
+		"Provider requests that took a token of the account's rate budget, by bucket (shared: Redis; "
+		"local: this instance's share while Redis is away).",
+		"counter", 1, { "bucket" }, NULL, 0, 0, 1 },
+	[F_BUDGET_WAIT] = { "dnsbatch_rate_budget_wait_seconds_total",
+		"Time provider requests waited for a token of the rate budget, seconds.",
+		"counter", 0, { NULL }, NULL, 0, 0, 1 },
+	[F_BUDGET_FALLBACKS] = { "dnsbatch_rate_budget_fallbacks_total",
+		"Times Redis was found away and this instance took its local share of the rate.",
+		"counter", 0, { NULL }, NULL, 0, 0, 1 },
+	[F_BUDGET_THROTTLES] = { "dnsbatch_rate_budget_throttles_total",
+		"Throttling answers that came despite the budget and lowered the shared rate for a while.",
+		"counter", 0, { NULL }, NULL, 0, 0, 1 },
+	[F_BUDGET_RATE] = { "dnsbatch_rate_budget_rate",
+		"Requests per second the last token was taken at (the shared rate, lowered after a throttle, or "
+		"the local share).",
+		"gauge", 0, { NULL }, NULL, 0, 0, 1 },
+	[F_BUDGET_SHARED] = { "dnsbatch_rate_budget_shared",
+		"1 while the shared bucket in Redis answers, 0 in fallback.",
+		"gauge", 0, { NULL }, NULL, 0, 0, 1 },
 };
 
 /* One labelled series. Counters and gauges use `value`; the histogram uses
@@ -148,6 +180,7 @@ struct dnsb_metrics {
 	pthread_mutex_t lock;
 	struct table tables[F_COUNT];
 	int sidecar;   /* the sidecar has recorded its own series */
+	int budget;    /* a rate budget's figures were recorded */
 };
 
 int dnsb_metrics_new(dnsb_metrics **out)
@@ -356,6 +389,12 @@ void dnsb_metrics_backoff(dnsb_metrics *m, double seconds)
 		counter_add(m, F_BACKOFF, NULL, seconds);
 }
 
+void dnsb_metrics_overwrites(dnsb_metrics *m, const char *zone, unsigned rrsets)
+{
+	if (rrsets > 0)
+		counter_add(m, F_OVERWRITES, (const char *const[]){ zone }, (double)rrsets);
+}
+
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups)
 {
 	gauge_set(m, F_QUARANTINED, (double)groups);
@@ -386,6 +425,31 @@ void dnsb_metrics_set_owner_groups(dnsb_metrics *m, const char *const *zones, co
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds)
 {
 	gauge_set(m, F_LAST_APPLY, unix_seconds);
+}
+
+void dnsb_metrics_set_budget(dnsb_metrics *m, const dnsb_budget_stats *st)
+{
+	struct series *s;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->budget = 1;
+	if ((s = series_get(m, F_BUDGET_TOKENS, (const char *const[]){ "shared" })) != NULL)
+		s->value = (double)st->shared_tokens;
+	if ((s = series_get(m, F_BUDGET_TOKENS, (const char *const[]){ "local" })) != NULL)
+		s->value = (double)st->local_tokens;
+	if ((s = series_get(m, F_BUDGET_WAIT, NULL)) != NULL)
+		s->value = st->wait_seconds;
+	if ((s = series_get(m, F_BUDGET_FALLBACKS, NULL)) != NULL)
+		s->value = (double)st->fallbacks;
+	if ((s = series_get(m, F_BUDGET_THROTTLES, NULL)) != NULL)
+		s->value = (double)st->throttles;
+	if ((s = series_get(m, F_BUDGET_RATE, NULL)) != NULL)
+		s->value = st->rate;
+	if ((s = series_get(m, F_BUDGET_SHARED, NULL)) != NULL)
+		s->value = st->shared;
+	pthread_mutex_unlock(&m->lock);
 }
 
 void dnsb_metrics_webhook_request(dnsb_metrics *m, const char *route, const char *method, unsigned code,
@@ -524,7 +588,7 @@ static int emit(const dnsb_metrics *m, FILE *f)
 		const struct table *t = m ? &m->tables[id] : NULL;
 		size_t count = t ? t->count : 0;
 
-		if (fam->sidecar && !(m && m->sidecar))
+		if ((fam->sidecar && !(m && m->sidecar)) || (fam->budget && !(m && m->budget)))
 			continue;
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, fam->type);
 		if (fam->label_count == 0 && count == 0) {

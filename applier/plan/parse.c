@@ -1,5 +1,5 @@
 /*
- * plan.c - the external-dns POST /records body to changes on RRsets.
+ * parse.c - the external-dns POST /records body to changes on RRsets.
  *
  * Structure errors (not JSON, not a plan) stop the parse with the JSON path;
  * a well-formed endpoint whose values are wrong becomes a change dropped as
@@ -18,6 +18,7 @@
 
 #include "dnsbatch/log.h"
 #include "dnsbatch/plan.h"
+#include "applier/core/array.h"
 #include "applier/plan/internal.h"
 
 struct dnsb_plan {
@@ -74,14 +75,8 @@ dnsb_change *dnsb_plan_change(dnsb_plan *plan, size_t i)
 
 static dnsb_change *plan_append(dnsb_plan *plan)
 {
-	if (plan->count == plan->capacity) {
-		size_t cap = plan->capacity ? plan->capacity * 2 : 64;
-		dnsb_change *grown = realloc(plan->changes, cap * sizeof(*grown));
-		if (grown == NULL)
-			return NULL;
-		plan->changes = grown;
-		plan->capacity = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(plan->changes, plan->capacity, plan->count + 1, 64) < 0)
+		return NULL;
 	memset(&plan->changes[plan->count], 0, sizeof(dnsb_change));
 	return &plan->changes[plan->count++];
 }
@@ -358,15 +353,10 @@ int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
 	if (f == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
 	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 262144;
-			char *grown = realloc(buf, cap);
-			if (grown == NULL) {
-				free(buf);
-				fclose(f);
-				return DNSB_ENOMEM;
-			}
-			buf = grown;
+		if (DNSB_ARRAY_RESERVE(buf, cap, len + 65536, 262144) < 0) {  /* at least 64 KiB free to read into */
+			free(buf);
+			fclose(f);
+			return DNSB_ENOMEM;
 		}
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;

@@ -23,11 +23,9 @@ static const char *change_owner(const dnsb_change *c)
 
 /* Take the locks of every zone the plan touches, in zone order so that two
  * plans can never wait for each other. @return 0 or ETIMEDOUT (none held) */
-static int lock_zones(dnsb_webhook *wh, const unsigned char *touched, double deadline_unix)
+static int lock_zones(dnsb_webhook *wh, const unsigned char *touched, double seconds)
 {
-	struct timespec ts;
-	ts.tv_sec = (time_t)deadline_unix;
-	ts.tv_nsec = (long)((deadline_unix - (double)ts.tv_sec) * 1e9);
+	struct timespec ts = dnsb_wall_deadline(seconds);
 
 	for (size_t z = 0; z < wh->zone_count; z++) {
 		if (!touched[z])
@@ -179,8 +177,8 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	}
 
-	/* pthread_mutex_timedlock takes CLOCK_REALTIME: the lock wait is timed on the wall clock. */
-	busy = lock_zones(wh, touched, start_unix + wh->apply_timeout) != 0;
+	/* pthread_mutex_timedlock is timed on the system's wall clock: the wait ends apply_timeout after the request began. */
+	busy = lock_zones(wh, touched, start_unix + wh->apply_timeout - dnsb_wall_clock()) != 0;
 	rc = run_engine(&report, wh, plan, busy, dnsb_wall_clock() - start_unix, &err);
 	if (busy) {
 		dnsb_log(DNSB_LOG_WARN, "POST /records: zones still busy after %.1f s: %zu changes failed (deadline)",

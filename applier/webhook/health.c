@@ -13,6 +13,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/clock.h"
+#include "applier/core/provider.h"
 #include "applier/webhook/internal.h"
 
 void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why)
@@ -55,12 +56,15 @@ enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_we
 {
 	char *text = NULL;
 	size_t len = 0;
+	dnsb_budget_stats budget;
 	enum MHD_Result ret;
 
 	pthread_mutex_lock(&wh->lock);
 	dnsb_metrics_webhook_state(wh->metrics, wh->ready, wh->inflight, wh->applies);
 	pthread_mutex_unlock(&wh->lock);
 	dnsb_webhook_update_quarantine_gauge(wh);
+	if (dnsb_provider_budget_stats(wh->provider, &budget) == 0)
+		dnsb_metrics_set_budget(wh->metrics, &budget);
 	if (dnsb_metrics_render(&text, &len, wh->metrics) != 0)
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	ret = dnsb_webhook_reply(conn, wh, req, MHD_HTTP_OK, METRICS_CONTENT_TYPE, text, len);
@@ -126,11 +130,7 @@ void *dnsb_webhook_probe_main(void *arg)
 
 		pthread_mutex_lock(&wh->lock);
 		if (!wh->stopping) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			double until = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + wh->probe_interval;
-			ts.tv_sec = (time_t)until;
-			ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+			struct timespec ts = dnsb_wall_deadline(wh->probe_interval);
 			pthread_cond_timedwait(&wh->cond, &wh->lock, &ts);
 		}
 		pthread_mutex_unlock(&wh->lock);

@@ -1,7 +1,4 @@
 /* server.c - the webhook server's daemons (libmicrohttpd): listeners, request bodies, routing, life cycle. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <float.h>
 #include <netdb.h>
@@ -372,13 +369,8 @@ unsigned dnsb_webhook_port(const dnsb_webhook *wh, int metrics)
 /* Wait up to `grace` seconds for the requests in flight to complete. */
 static void drain(dnsb_webhook *wh, double grace)
 {
-	struct timespec ts;
-	double until;
+	struct timespec ts = dnsb_wall_deadline(grace);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	until = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + grace;
-	ts.tv_sec = (time_t)until;
-	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
 	pthread_mutex_lock(&wh->lock);
 	if (wh->applies > 0)
 		dnsb_log(DNSB_LOG_INFO, "shutting down: waiting for %u apply(s) in flight", wh->applies);

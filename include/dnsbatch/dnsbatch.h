@@ -9,8 +9,7 @@
 #ifndef DNSBATCH_DNSBATCH_H
 #define DNSBATCH_DNSBATCH_H
 
-#define DNSBATCH_VERSION "0.1.0"
-
+#include "version.h"
 #include "common.h"
 #include "change.h"
 #include "config.h"

@@ -97,7 +97,9 @@ typedef struct dnsb_engine_options {
 	double timeout;                /**< seconds for the whole apply, 0 = none; changes not
 					    reached end failed with reason deadline */
 	uint64_t seed;                 /**< jitter seed; 0 = seeded from the clock */
-	const dnsb_clock *clock;       /**< borrowed; NULL = dnsb_clock_system() */
+	const dnsb_clock *clock;       /**< borrowed; NULL = dnsb_clock_system(); its wall reading
+					    stamps the drop log and the quarantine; another
+					    DNSB_CLOCK_VERSION is bad options */
 	int dry_run;                   /**< group and batch only: nothing sent, outcomes stay pending */
 	dnsb_metrics *metrics;         /**< borrowed, may be NULL */
 	dnsb_droplog *droplog;         /**< borrowed, may be NULL: dropped and failed changes */

@@ -3,21 +3,19 @@
  *
  * Process-wide settings (set once at start-up, before threads); each line is
  * written with one write(2) so lines from several threads never interleave.
- * Never pass a secret to these functions.
+ * Never pass a secret to these functions. The levels and the line itself
+ * (dnsb_log_level, dnsb_log) are declared in dnsbatch/sys/log.h, the part a
+ * provider backend sees; this header adds the program's settings and the
+ * line with structured fields.
  */
 #ifndef DNSBATCH_LOG_H
 #define DNSBATCH_LOG_H
 
+#include "sys/log.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum dnsb_log_level {
-	DNSB_LOG_DEBUG = 0,
-	DNSB_LOG_INFO = 1,
-	DNSB_LOG_WARN = 2,
-	DNSB_LOG_ERROR = 3
-} dnsb_log_level;
 
 typedef enum dnsb_log_format {
 	DNSB_LOG_TEXT = 0,  /**< "2026-11-20T23:59:59Z warn message" */
@@ -34,12 +32,9 @@ void dnsb_log_set_level(dnsb_log_level level);
  */
 int dnsb_log_parse_format(dnsb_log_format *out, const char *word);
 
-/** Write one line (printf style, truncated to 4 KiB). */
-void dnsb_log(dnsb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 struct json_object;
 /**
- * The same, with structured fields: in the JSON format each member of
+ * Write one line as dnsb_log does, with structured fields: in the JSON format each member of
  * `fields` (a json-c object, borrowed; NULL = none) is a key of the line
  * beside time, level and msg; the text format writes the message alone.
  */

@@ -13,6 +13,7 @@
  *   dnsbatch_backoff_seconds_total                               counter
  *   dnsbatch_quarantined_groups                                  gauge
  *   dnsbatch_last_apply_timestamp_seconds                        gauge
+ *   dnsbatch_overwrites_detected_total{zone}                     counter
  * and the sidecar's own, printed only once it has recorded one (so a
  * one-shot --metrics-file holds none of them):
  *   dnsbatch_webhook_requests_total{route,method,code}           counter
@@ -31,6 +32,7 @@
 #include <stdio.h>
 
 #include "change.h"
+#include "provider.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +78,19 @@ void dnsb_metrics_backoff(dnsb_metrics *m, double seconds);
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
 /** Set the last-apply gauge, Unix seconds (wall clock). */
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
+/**
+ * The provider's rate budget figures (dnsb_provider_budget_stats), as they are
+ * now: the dnsbatch_rate_budget_* series, printed only once this is called.
+ * @param st  borrowed for the call
+ */
+void dnsb_metrics_set_budget(dnsb_metrics *m, const dnsb_budget_stats *st);
+/**
+ * RRsets of `zone` that the read-back after an accepted write to an
+ * unconditional provider found holding what neither the batch wrote nor the
+ * read before it showed (dnsb_result.races): another client wrote in the
+ * window. 0 is a no-op.
+ */
+void dnsb_metrics_overwrites(dnsb_metrics *m, const char *zone, unsigned rrsets);
 
 /**
  * The sidecar's own series, rendered by the same renderer as the engine's

@@ -2,8 +2,8 @@
  * dnsbatch/provider.h - opening and using a provider as a user of the library.
  *
  * A provider is one DNS service (a zone file, an RFC 2136 server, Cloud DNS,
- * PowerDNS) holding one or more zones. Backends are described in
- * dnsbatch/sys/provider.h.
+ * Route53, PowerDNS, or the in-process memory provider) holding one or more
+ * zones. Backends are described in dnsbatch/sys/provider.h.
  */
 #ifndef DNSBATCH_PROVIDER_H
 #define DNSBATCH_PROVIDER_H
@@ -19,13 +19,43 @@ typedef struct dnsb_provider dnsb_provider;
 struct dnsb_backend;
 
 /**
- * Find a built-in backend by name ("zonefile", "memory", "rfc2136").
+ * Find a built-in backend by name: "zonefile", "memory", "rfc2136", "google",
+ * "aws", "pdns" (dnsb_backends lists them).
  * @return a static pointer, or NULL when there is no such backend
  */
 const struct dnsb_backend *dnsb_backend_find(const char *name);
 
 /** The built-in backends, NULL-terminated. */
 const struct dnsb_backend *const *dnsb_backends(void);
+
+struct dnsb_provider_flag;
+/**
+ * The flags every HTTP backend reads besides its own: the account's shared
+ * rate budget (--rate-budget URL, --rate-budget-key, --rate-budget-rate,
+ * --rate-budget-burst, --rate-budget-instances, --rate-budget-password-file).
+ * @return a static table terminated by an entry whose name is NULL
+ */
+const struct dnsb_provider_flag *dnsb_backend_shared_flags(void);
+
+/** What a provider's rate budget (--rate-budget) has done so far. */
+typedef struct dnsb_budget_stats {
+	unsigned long shared_tokens;  /**< requests that took their token from the shared bucket in Redis */
+	unsigned long local_tokens;   /**< requests that took it from the local bucket (Redis away, or local only) */
+	unsigned long fallbacks;      /**< times Redis was found away and the local share took over */
+	unsigned long throttles;      /**< throttling answers that still came and lowered the rate */
+	double wait_seconds;          /**< seconds slept waiting for tokens */
+	double rate;                  /**< requests per second the last token was taken at: the shared rate
+					   (lowered for a while after a throttle) or the local share */
+	int shared;                   /**< 1 while the shared bucket answers, else 0 */
+} dnsb_budget_stats;
+
+/**
+ * The figures of the provider's rate budget.
+ * @param out  filled on 0 (the caller's)
+ * @return 0; DNSB_ENOTFOUND when the provider has none (no --rate-budget, or
+ *         a backend without one)
+ */
+int dnsb_provider_budget_stats(dnsb_provider *p, dnsb_budget_stats *out);
 
 /**
  * Open a provider by backend name.

@@ -4,9 +4,6 @@
  * CloudFront, Global Accelerator), else the provider's own hosted zone that
  * holds the target (an alias to another record of the account).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <string.h>
 

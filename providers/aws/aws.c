@@ -4,16 +4,14 @@
  * ListResourceRecordSets (paginated); zones from --aws-zone-id or
  * ListHostedZones.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
+#include "providers/registry.h"
 
 /* ---- signed calls ---- */
 
@@ -53,6 +51,8 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 	if (rc != 0 || (out->status != 403 && out->status != 400))
 		return rc;
 	dnsb_aws_error_code(code, sizeof(code), out->body, out->body_len);
+	if (strcmp(code, "Throttling") == 0 || strcmp(code, "PriorRequestNotComplete") == 0)
+		dnsb_http_throttled(b->http); /* a 429 is fed back by the client itself */
 	if (strcmp(code, "ExpiredToken") != 0 || a->creds.source == DNSB_AWS_CREDS_ENV ||
 	    a->creds.source == DNSB_AWS_CREDS_FILE)
 		return 0;
@@ -311,6 +311,9 @@ static int aws_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limi
 static const dnsb_hb_methods aws_methods = {
 	DNSB_HB_OPS("aws"), "hosted zone", sizeof(dnsb_aws), "aws-batch-change-interval",
 	aws_open_state, call, dnsb_aws_reply_error, aws_submit, aws_read, aws_close,
+	/* Route53: five requests per second per AWS account (Route 53 quotas, "Number of API requests"); no
+	 * burst is documented, so the budget spaces requests evenly and the account's own bucket absorbs jitter. */
+	5, 1,
 };
 
 static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

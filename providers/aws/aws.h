@@ -112,6 +112,7 @@ typedef struct dnsb_aws_creds {
 	pthread_mutex_t lock;
 	dnsb_aws_keys keys;        /**< guarded by lock */
 	unsigned long fetches;     /**< credentials obtained from a remote source so far */
+	const struct dnsb_clock *clock; /**< whose wall reading times keys.expires; NULL = the system's (borrowed) */
 } dnsb_aws_creds;
 
 /**
@@ -274,7 +275,7 @@ void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_ch
 /** The error code of an XML error reply (<Code>), or "" (copied into code, `size` bytes). */
 void dnsb_aws_error_code(char *code, size_t size, const char *xml, size_t len);
 
-/** A failed read or list reply as a code: 5xx, Throttling: DNSB_ETRANSIENT; others DNSB_EFATAL. */
+/** A failed read or list reply as a code: Throttling, 429: DNSB_ERATELIMIT; 5xx: DNSB_ETRANSIENT; others DNSB_EFATAL. */
 int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- the provider ---- */
@@ -303,7 +304,5 @@ typedef struct dnsb_aws {
  * @return 1 when INSYNC, 0 when not known to be
  */
 int dnsb_aws_wait_insync(dnsb_aws *a, const char *zone, const char *reply, size_t len, double give_up);
-
-extern const dnsb_backend dnsb_backend_aws;
 
 #endif

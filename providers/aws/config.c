@@ -1,7 +1,4 @@
 /* config.c - the aws provider's flags and the AWS SDKs' endpoint variables. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,9 +6,6 @@
  * DNSB_AWS_REFRESH_MARGIN seconds before they expire, or after the service
  * called them expired. Keys are wiped when replaced; none is ever printed.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "applier/core/clock.h"
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/aws/aws.h"
 
 void dnsb_aws_keys_clear(dnsb_aws_keys *k)
@@ -327,7 +324,7 @@ static int fetch_web_identity(dnsb_aws_creds *c, dnsb_http *http, double give_up
 	}
 	if (rc == 0) {
 		dnsb_http_request req = { "POST", url, headers, body, strlen(body), time_left(give_up) };
-		rc = dnsb_http_do(http, &req, &resp, err);
+		rc = dnsb_http_do_uncounted(http, &req, &resp, err);
 	}
 	if (rc == 0 && resp.status / 100 != 2)
 		rc = source_refused(&resp, "STS AssumeRoleWithWebIdentity", err);
@@ -398,7 +395,7 @@ static int fetch_container(dnsb_aws_creds *c, dnsb_http *http, double give_up, d
 		headers[0] = auth;
 	}
 	dnsb_http_request req = { "GET", c->container_url, headers, NULL, 0, time_left(give_up) };
-	if ((rc = dnsb_http_do(http, &req, &resp, err)) == 0)
+	if ((rc = dnsb_http_do_uncounted(http, &req, &resp, err)) == 0)
 		rc = resp.status / 100 == 2 ? keys_from_json(out, &resp, "container credentials", err) :
 					      source_refused(&resp, "container credentials", err);
 	if (resp.body)
@@ -419,7 +416,7 @@ static int fetch_imds(dnsb_aws_creds *c, dnsb_http *http, double give_up, dnsb_a
 	if (asprintf(&url, "%s/latest/api/token", c->imds_endpoint) < 0)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	dnsb_http_request req = { "PUT", url, ttl, "", 0, time_left(give_up) };
-	rc = dnsb_http_do(http, &req, &resp, err);
+	rc = dnsb_http_do_uncounted(http, &req, &resp, err);
 	free(url);
 	url = NULL;
 	if (rc == 0 && resp.status != 200)
@@ -432,7 +429,7 @@ static int fetch_imds(dnsb_aws_creds *c, dnsb_http *http, double give_up, dnsb_a
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory"), url = NULL;
 	if (rc == 0) {
 		req = (dnsb_http_request){ "GET", url, with_token, NULL, 0, time_left(give_up) };
-		if ((rc = dnsb_http_do(http, &req, &resp, err)) == 0 && resp.status != 200)
+		if ((rc = dnsb_http_do_uncounted(http, &req, &resp, err)) == 0 && resp.status != 200)
 			rc = source_refused(&resp, "IMDS role", err);
 		if (rc == 0 && (role = dnsb_http_escape(trim(resp.body))) == NULL)
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
@@ -444,7 +441,7 @@ static int fetch_imds(dnsb_aws_creds *c, dnsb_http *http, double give_up, dnsb_a
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory"), url = NULL;
 	if (rc == 0) {
 		req = (dnsb_http_request){ "GET", url, with_token, NULL, 0, time_left(give_up) };
-		if ((rc = dnsb_http_do(http, &req, &resp, err)) == 0)
+		if ((rc = dnsb_http_do_uncounted(http, &req, &resp, err)) == 0)
 			rc = resp.status == 200 ? keys_from_json(out, &resp, "IMDS credentials", err) :
 						  source_refused(&resp, "IMDS credentials", err);
 		if (resp.body)
@@ -480,7 +477,7 @@ int dnsb_aws_creds_get(char **userpwd, char **token_header, dnsb_aws_creds *c, d
 	*userpwd = *token_header = NULL;
 	pthread_mutex_lock(&c->lock);
 	int stale = c->keys.access_key == NULL || refused ||
-		    (c->keys.expires != 0 && time(NULL) + DNSB_AWS_REFRESH_MARGIN >= c->keys.expires);
+		    (c->keys.expires != 0 && dnsb_clock_wall(c->clock) + DNSB_AWS_REFRESH_MARGIN >= (double)c->keys.expires);
 	if (stale) {
 		dnsb_aws_keys fresh = { 0 };
 		if ((rc = fetch(c, http, give_up, &fresh, &e)) == 0) {

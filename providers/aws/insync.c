@@ -3,14 +3,11 @@
  * poll GetChange until it says INSYNC (every Route53 server answers with the
  * change), within the time the engine gave the submission.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
 
@@ -48,13 +45,13 @@ static int poll(dnsb_aws *a, const char *url, double start, double limit, unsign
 	double delay = DNSB_AWS_INSYNC_FIRST;
 	int rc = 0;
 
-	while (rc == 0 || rc == DNSB_ETRANSIENT) {
+	while (rc == 0 || rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT) {
 		if (dnsb_monotonic() + delay >= limit)
 			return dnsb_error_set(err, DNSB_ETRANSIENT, "no time left for the next GetChange");
 		dnsb_sleep(delay);
 		(*polls)++;
 		rc = poll_once(a, url, limit, err);
-		if (rc == DNSB_ETRANSIENT)
+		if (rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT)
 			dnsb_log(DNSB_LOG_DEBUG, "aws: GetChange after %.1f s: %s", dnsb_monotonic() - start, err->message);
 		delay = delay * 2 > DNSB_AWS_INSYNC_CAP ? DNSB_AWS_INSYNC_CAP : delay * 2;
 	}

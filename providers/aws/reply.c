@@ -4,9 +4,6 @@
  * section) and every batch change its InvalidChangeBatch messages name.
  * No network here: unit-tested alone.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,8 +241,9 @@ int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_
 
 	messages_read(&m, resp->body, resp->body_len);
 	join(text, sizeof(text), &m);
-	code = class_of(&m, resp->status) == DNSB_CLASS_RATE_LIMITED || resp->status >= 500 ? DNSB_ETRANSIENT :
-											       DNSB_EFATAL;
+	code = class_of(&m, resp->status) == DNSB_CLASS_RATE_LIMITED ? DNSB_ERATELIMIT :
+	       resp->status >= 500				      ? DNSB_ETRANSIENT :
+									DNSB_EFATAL;
 	dnsb_error_set(err, code, "%s: HTTP %ld %s: %s", what, resp->status, m.code[0] ? m.code : "-", text);
 	messages_clear(&m);
 	return code;

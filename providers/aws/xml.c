@@ -4,9 +4,6 @@
  * ListResourceRecordSets pages (aliases included) and ListHostedZones pages,
  * and Route53's \ooo escapes in names.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +12,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/aws/aws.h"
 
 /* ---- reading ---- */

@@ -189,7 +189,7 @@ static int cf_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *c
 	free(keys);
 	if (rc != 0)
 		rc = dnsb_result_from_error(out, rc, 0, "reading the batch's names", &e, err);
-	else if ((rc = dnsb_precheck_run(&pc, out, changes, n, &held)) != 0)
+	else if ((rc = dnsb_precheck_run(&pc, out, changes, n, &held, NULL)) != 0)
 		rc = dnsb_error_set(err, rc, "out of memory checking %zu changes", n);
 	else if (out->cls != DNSB_CLASS_OK)
 		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: pre-check %s: %zu of %zu changes conflict; nothing sent", zone->apex,
@@ -302,6 +302,9 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 static const dnsb_hb_methods cloudflare_methods = {
 	DNSB_HB_OPS("cloudflare"), "Cloudflare zone", sizeof(dnsb_cf), NULL,
 	cf_open_state, call, dnsb_cf_reply_error, cf_submit, cf_read, cf_close,
+	/* Cloudflare: 1,200 requests per five minutes per user or token, shared by every client of that token
+	 * (issue 22): 4 per second on average, the five minutes' worth as the burst. */
+	4, 1200,
 };
 
 static int cloudflare_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

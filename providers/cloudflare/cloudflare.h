@@ -148,6 +148,5 @@ typedef struct dnsb_cf {
 	dnsb_cf_config cfg;
 } dnsb_cf;
 
-extern const dnsb_backend dnsb_backend_cloudflare;
 
 #endif

@@ -3,13 +3,10 @@
  * token once), rrsets.list and managedZones.list followed page by page,
  * projects.get for the per-change quotas.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 

@@ -4,9 +4,6 @@
  * key's token_uri, RFC 7523), or from the GCE metadata server; cached and
  * fetched anew shortly before they expire or after a 401.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
 
@@ -369,7 +366,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 	if (give_up > 0 && (req.time_left = give_up - dnsb_monotonic()) <= 0)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s: no time left to fetch an access token", a->source);
 	if (a->kind == DNSB_GOOGLE_AUTH_KEY) {
-		if ((rc = dnsb_google_jwt(&jwt, a, time(NULL), err)) != 0)
+		if ((rc = dnsb_google_jwt(&jwt, a, (time_t)dnsb_clock_wall(NULL), err)) != 0)
 			return rc;
 		body = grant_body(jwt);
 		dnsb_secret_free(jwt);
@@ -379,7 +376,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 	} else {
 		req = (dnsb_http_request){ "GET", a->metadata_url, flavor, NULL, 0, req.time_left };
 	}
-	rc = dnsb_http_do(http, &req, &resp, err);
+	rc = dnsb_http_do_uncounted(http, &req, &resp, err);
 	dnsb_secret_free(body);
 	if (rc != 0) {
 		/* Off GCE the metadata server's name does not resolve: say what was tried. */

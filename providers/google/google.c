@@ -3,16 +3,14 @@
  * changes.create; read and list by rrsets.list; zones from --google-zone or
  * managedZones.list; per-change limits from projects.get.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/google/google.h"
+#include "providers/registry.h"
 
 /* The RRsets of keys that exist: rrsets.list per owner name when there are few names, else of the whole zone. */
 static int google_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
@@ -149,6 +147,7 @@ static int google_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_l
 static const dnsb_hb_methods google_methods = {
 	DNSB_HB_OPS("google"), "managed zone", sizeof(dnsb_google), "google-batch-change-interval",
 	google_open_state, dnsb_google_call, dnsb_google_reply_error, google_submit, google_read, google_close,
+	0, 0, /* Cloud DNS quotas are per project and set by its owner: give --rate-budget-rate */
 };
 
 static int google_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

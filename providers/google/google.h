@@ -307,6 +307,5 @@ int dnsb_google_zones_list(dnsb_google *g, double give_up, dnsb_error *err);
  */
 int dnsb_google_quota(dnsb_google *g, double give_up, dnsb_provider_limits *limits, long *status, dnsb_error *err);
 
-extern const dnsb_backend dnsb_backend_google;
 
 #endif

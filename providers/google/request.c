@@ -2,9 +2,6 @@
  * request.c - what goes to Cloud DNS and what comes back as data: URLs, the
  * changes.create body with its layout, ResourceRecordSets to RRsets.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +9,7 @@
 
 #include <ldns/ldns.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/google/google.h"
 
 char *dnsb_google_url(const char *endpoint, const char *path, ...)

@@ -1,7 +1,4 @@
 /* config.c - the pdns provider's flags and its API key. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

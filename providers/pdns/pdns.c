@@ -8,15 +8,13 @@
  * request per owner name of the batch, while one GET finds every mismatch of
  * a batch of any size at once, whatever the zone's size costs in bytes.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/pdns/pdns.h"
+#include "providers/registry.h"
 
 /* One request with the key; the body, when any, is JSON. */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
@@ -31,7 +29,7 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 
 /* The zone's RRsets (those of keys when n > 0) by one GET. */
 static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, size_t n, double give_up,
-		     dnsb_rrset_list *out, long *status, dnsb_error *err)
+		     dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, long *status, dnsb_error *err)
 {
 	char *url = dnsb_pdns_url(&p->cfg, "/zones/%s", zone_id), what[300];
 	json_object *doc = NULL;
@@ -41,7 +39,7 @@ static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, 
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "GET zone %.200s", zone_id);
 	if ((rc = dnsb_hb_get_json(&p->base, url, what, give_up, &doc, status, err)) == 0 &&
-	    (rc = dnsb_pdns_rrsets_parse(out, doc, keys, n, err)) == DNSB_EPARSE)
+	    (rc = dnsb_pdns_zone_parse(out, disabled, disabled_held, doc, keys, n, err)) == DNSB_EPARSE)
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "%s: %s", what, err ? err->message : "not a zone");
 	json_object_put(doc);
 	free(url);
@@ -57,7 +55,7 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_precheck *patch, 
 	dnsb_error e = { 0, "" };
 	int rc;
 
-	if (url == NULL || dnsb_precheck_body(&body, patch) != 0) {
+	if (url == NULL || dnsb_pdns_patch_body(&body, patch) != 0) {
 		free(url);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory building a PATCH of %zu RRsets", patch->count);
 	}
@@ -73,41 +71,75 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_precheck *patch, 
 	return 0;
 }
 
+/*
+ * After an accepted PATCH: read the zone back and count the RRsets another
+ * client wrote in the window (dnsb_precheck_races). A failed read proves nothing
+ * either way: the batch stays applied, and the failure is logged.
+ */
+static void check_races(dnsb_pdns *p, const char *zone, const char *id, const dnsb_precheck *patch, double give_up,
+			dnsb_result *out)
+{
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "" };
+	long status = 0;
+
+	if (read_zone(p, id, NULL, 0, give_up, &after, NULL, 0, &status, &e) == 0)
+		out->races = dnsb_precheck_races(patch, &after, zone);
+	else
+		dnsb_log(DNSB_LOG_INFO, "pdns: zone %s: reading back after the PATCH failed (%s): a write by another "
+			 "client in the window would go unnoticed", zone, e.message);
+	dnsb_rrset_list_clear(&after);
+}
+
 static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		       dnsb_result *out, dnsb_error *err)
 {
 	dnsb_pdns *p = (dnsb_pdns *)b;
-	dnsb_rrset_list held = { 0 };
+	dnsb_rrset_list held = { 0 }, disabled = { 0 };
 	dnsb_precheck patch;
 	dnsb_error e = { 0, "" };
 	long status = 0;
 	int rc;
 
-	if ((rc = read_zone(p, zone->id, NULL, 0, give_up, &held, &status, &e)) != 0) {
+	if ((rc = read_zone(p, zone->id, NULL, 0, give_up, &held, &disabled, 1, &status, &e)) != 0) {
 		dnsb_rrset_list_clear(&held);
+		dnsb_rrset_list_clear(&disabled);
 		return dnsb_result_from_error(out, rc, (int)status, "pre-check read", &e, err);
 	}
-	if ((rc = dnsb_precheck_run(&patch, out, changes, n, &held)) != 0) {
+	if ((rc = dnsb_precheck_run(&patch, out, changes, n, &held, &disabled)) != 0) {
 		dnsb_rrset_list_clear(&held);
+		dnsb_rrset_list_clear(&disabled);
 		return dnsb_error_set(err, rc, "out of memory checking %zu changes", n);
 	}
 	if (out->cls != DNSB_CLASS_OK)
 		dnsb_log(DNSB_LOG_DEBUG, "pdns: pre-check %s: %zu of %zu changes conflict; nothing sent", zone->id,
 			 out->culprit_count, n);
-	else if (patch.count > 0)
-		rc = send_patch(p, zone->id, &patch, changes, n, give_up, out, err);
+	else if (patch.count > 0 && (rc = send_patch(p, zone->id, &patch, changes, n, give_up, out, err)) == 0 &&
+		 out->cls == DNSB_CLASS_OK)
+		check_races(p, zone->apex, zone->id, &patch, give_up, out);
 	dnsb_precheck_clear(&patch);
 	dnsb_rrset_list_clear(&held);
+	dnsb_rrset_list_clear(&disabled);
 	return rc;
 }
 
-/* One GET of the zone serves a read of any keys and the listing alike. */
+/*
+ * One GET of the zone serves a read of any keys and the listing alike.
+ * Disabled records are held data: a read of keys takes an RRset of disabled
+ * records only as held (pdns.h); the listing leaves them out, naming each in
+ * a warning.
+ */
 static int pdns_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		     dnsb_rrset_list *out, dnsb_error *err)
 {
+	dnsb_rrset_list disabled = { 0 };
 	long status;
+	int rc = read_zone((dnsb_pdns *)b, zone->id, keys, n, give_up, out, &disabled, n > 0, &status, err);
 
-	return read_zone((dnsb_pdns *)b, zone->id, keys, n, give_up, out, &status, err);
+	if (rc == 0 && n == 0)
+		dnsb_pdns_tell_disabled(zone->apex, &disabled);
+	dnsb_rrset_list_clear(&disabled);
+	return rc;
 }
 
 static void pdns_close(dnsb_hb *b)
@@ -171,6 +203,7 @@ static int pdns_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_lim
 static const dnsb_hb_methods pdns_methods = {
 	DNSB_HB_OPS("pdns"), "zone of the PowerDNS server", sizeof(dnsb_pdns), NULL,
 	pdns_open_state, call, dnsb_pdns_reply_error, pdns_submit, pdns_read, pdns_close,
+	0, 0, /* a server of one's own: no account limit */
 };
 
 static int pdns_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

@@ -14,8 +14,11 @@
  * DELETE of a missing RRset succeeds. The pre-check restores the meaning
  * every provider shares (create needs the RRset absent, update and delete
  * need the old RRset as held) at the cost of a second request; between the
- * read and the PATCH another writer can still change the zone. The
- * pre-check is providers/precheck.h (shared with cloudflare).
+ * read and the PATCH another writer can still change the zone. A read-back
+ * after an accepted PATCH finds what another writer left in its RRsets
+ * (dnsb_precheck_races); a write the PATCH itself replaced leaves no trace.
+ * The pre-check and the race check are providers/precheck.h (shared with
+ * cloudflare).
  *
  * The API key never appears in a message or a log line.
  */
@@ -76,7 +79,7 @@ void dnsb_pdns_config_clear(dnsb_pdns_config *cfg);
  * @param out  receives the body (malloc'd, the caller's)
  * @return 0; DNSB_ENOMEM
  */
-int dnsb_precheck_body(char **out, const dnsb_precheck *patch);
+int dnsb_pdns_patch_body(char **out, const dnsb_precheck *patch);
 
 /**
  * server + "/api/v1/servers/" + server_id + path, where each %s of `path`
@@ -95,6 +98,22 @@ char *dnsb_pdns_url(const dnsb_pdns_config *cfg, const char *path, ...);
  */
 int dnsb_pdns_rrsets_parse(dnsb_rrset_list *out, json_object *zone, const dnsb_rrkey *keys, size_t n,
 			   dnsb_error *err);
+
+/**
+ * As dnsb_pdns_rrsets_parse, also keeping the disabled records. PowerDNS
+ * does not serve them, but a REPLACE of their RRset removes them: they are
+ * data someone keeps. With `disabled`, every disabled record is added there
+ * (RRsets by owner and type); with `disabled_held` too, an RRset whose
+ * records are all disabled is added to `out` as well, so that it is held (a
+ * create there conflicts: cause exists, naming them). With disabled NULL,
+ * exactly dnsb_pdns_rrsets_parse.
+ * @return as dnsb_pdns_rrsets_parse
+ */
+int dnsb_pdns_zone_parse(dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, json_object *zone,
+			 const dnsb_rrkey *keys, size_t n, dnsb_error *err);
+
+/** A listing leaves disabled records out (they are not served): one warning line names each, so none is hidden silently. */
+void dnsb_pdns_tell_disabled(const char *zone, const dnsb_rrset_list *disabled);
 
 /**
  * The zones of a GET .../zones reply ([{"name", "id"}, ...]), appended.
@@ -138,7 +157,5 @@ typedef struct dnsb_pdns {
 	dnsb_pdns_config cfg;
 	char *key_header;          /**< "X-API-Key: ..." (a secret: wiped when freed); owned */
 } dnsb_pdns;
-
-extern const dnsb_backend dnsb_backend_pdns;
 
 #endif

@@ -3,9 +3,6 @@
  * (DESIGN §3, the reference's table), the RRset its 422 names, and the code
  * of a failed read. No network here: unit-tested alone.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,9 +2,6 @@
  * request.c - what goes to PowerDNS and what comes back as data: URLs, the
  * PATCH body (built with json-c), zone documents to RRsets, zone lists.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +9,7 @@
 
 #include <ldns/ldns.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/pdns/pdns.h"
 
 /* Append len bytes to a growing string. @return 0 or DNSB_ENOMEM */
@@ -64,39 +61,61 @@ char *dnsb_pdns_url(const dnsb_pdns_config *cfg, const char *path, ...)
 	return url;
 }
 
-/* One rrsets[] entry: {"name", "type", "changetype", ["ttl", "records"]}. */
+/* Add {"content", "disabled"} for each RDATA of `set` not in `skip` (may be NULL). @return 0 or DNSB_ENOMEM */
+static int add_contents(json_object *records, const dnsb_rrset *set, const dnsb_rrset *skip, int disabled)
+{
+	for (size_t i = 0; set && i < set->rdata_count; i++) {
+		json_object *r;
+		int dup = 0;
+
+		for (size_t k = 0; skip && k < skip->rdata_count && !dup; k++)
+			dup = strcmp(skip->rdata[k], set->rdata[i]) == 0;
+		if (dup)
+			continue;
+		if ((r = json_object_new_object()) == NULL || json_object_array_add(records, r) != 0) {
+			json_object_put(r);
+			return DNSB_ENOMEM;
+		}
+		json_object_object_add(r, "content", json_object_new_string(set->rdata[i]));
+		json_object_object_add(r, "disabled", json_object_new_boolean(disabled));
+	}
+	return 0;
+}
+
+/*
+ * One rrsets[] entry: {"name", "type", "changetype", ["ttl", "records"]}.
+ * The disabled records held there are carried (a REPLACE replaces every
+ * record): a record now enabled is not carried as well; an RRset deleted
+ * while disabled records remain is a REPLACE with them alone. No "comments"
+ * member: PowerDNS then leaves the RRset's comments as they are.
+ */
 static json_object *rrset_json(const dnsb_precheck_entry *e)
 {
 	json_object *o = json_object_new_object(), *records;
+	const dnsb_rrset *keep = e->disabled;
+	int replace = e->final != NULL || keep != NULL;
 
 	if (o == NULL)
 		return NULL;
 	json_object_object_add(o, "name", json_object_new_string(e->owner));
 	json_object_object_add(o, "type", json_object_new_string(dnsb_type_name(e->type)));
-	json_object_object_add(o, "changetype", json_object_new_string(e->final ? "REPLACE" : "DELETE"));
-	if (e->final == NULL)
+	json_object_object_add(o, "changetype", json_object_new_string(replace ? "REPLACE" : "DELETE"));
+	if (!replace)
 		return o;
 	if ((records = json_object_new_array()) == NULL) {
 		json_object_put(o);
 		return NULL;
 	}
-	json_object_object_add(o, "ttl", json_object_new_int64(e->final->ttl));
-	for (size_t i = 0; i < e->final->rdata_count; i++) {
-		json_object *r = json_object_new_object();
-		if (r == NULL || json_object_array_add(records, r) != 0) {
-			json_object_put(r);
-			json_object_put(records);
-			json_object_put(o);
-			return NULL;
-		}
-		json_object_object_add(r, "content", json_object_new_string(e->final->rdata[i]));
-		json_object_object_add(r, "disabled", json_object_new_boolean(0));
-	}
+	json_object_object_add(o, "ttl", json_object_new_int64(e->final ? e->final->ttl : keep->ttl));
 	json_object_object_add(o, "records", records);
+	if (add_contents(records, e->final, NULL, 0) != 0 || add_contents(records, keep, e->final, 1) != 0) {
+		json_object_put(o);
+		return NULL;
+	}
 	return o;
 }
 
-int dnsb_precheck_body(char **out, const dnsb_precheck *patch)
+int dnsb_pdns_patch_body(char **out, const dnsb_precheck *patch)
 {
 	json_object *body = json_object_new_object(), *rrsets = json_object_new_array();
 	const char *text;
@@ -108,7 +127,7 @@ int dnsb_precheck_body(char **out, const dnsb_precheck *patch)
 		for (size_t i = 0; rc == 0 && i < patch->count; i++) {
 			const dnsb_precheck_entry *e = &patch->entries[i];
 			json_object *o;
-			if ((pass == 0) != (e->final == NULL))
+			if ((pass == 0) != (e->final == NULL && e->disabled == NULL))
 				continue;
 			if ((o = rrset_json(e)) == NULL || json_object_array_add(rrsets, o) != 0) {
 				json_object_put(o);
@@ -136,14 +155,51 @@ static const char *str_member(json_object *o, const char *name)
 		       json_object_get_string(v) : NULL;
 }
 
-/* One rrsets[] entry of a zone document into the list, when wanted. */
-static int add_rrset(dnsb_rrset_list *out, json_object *o, const dnsb_rrkey *keys, size_t n)
+/* Is record r of a zone document disabled ("disabled": true)? */
+static int is_disabled(json_object *r)
+{
+	json_object *d;
+
+	return json_object_object_get_ex(r, "disabled", &d) && json_object_get_boolean(d);
+}
+
+/* Add the records of `records` whose disabled flag is `disabled` to `out`. @return how many, or DNSB_ENOMEM */
+static long add_records(dnsb_rrset_list *out, const char *owner, int64_t ttl, const char *type, json_object *records,
+			int disabled)
+{
+	long added = 0;
+
+	for (size_t i = 0; i < json_object_array_length(records); i++) {
+		json_object *r = json_object_array_get_idx(records, i);
+		const char *content = str_member(r, "content");
+		int rc;
+
+		if (content == NULL || is_disabled(r) != disabled)
+			continue;
+		if ((rc = dnsb_rrset_list_add_text(out, owner, ttl, type, content)) < 0)
+			return rc;
+		if (rc == 1)
+			dnsb_log(DNSB_LOG_DEBUG, "pdns: skipped a record ldns cannot read: %s %s", owner, type);
+		else
+			added++;
+	}
+	return added;
+}
+
+/*
+ * One rrsets[] entry of a zone document into the lists, when wanted: its
+ * enabled records into `out`; with `disabled`, its disabled records into
+ * `disabled` and, with `disabled_held` when it has no enabled record, into
+ * `out` too (held data: a create there would remove them).
+ */
+static int add_rrset(dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, json_object *o,
+		     const dnsb_rrkey *keys, size_t n)
 {
 	const char *name = str_member(o, "name"), *type = str_member(o, "type");
 	json_object *ttl, *records;
 	char *owner = NULL;
 	uint16_t code;
-	int rc = 0;
+	long rc = 0;
 
 	if (name == NULL || type == NULL)
 		return DNSB_EPARSE;
@@ -154,22 +210,16 @@ static int add_rrset(dnsb_rrset_list *out, json_object *o, const dnsb_rrkey *key
 		return 0;
 	if (dnsb_rrkeys_want(keys, n, owner, code)) {
 		int64_t t = json_object_object_get_ex(o, "ttl", &ttl) ? json_object_get_int64(ttl) : 0;
-		for (size_t i = 0; rc >= 0 && i < json_object_array_length(records); i++) {
-			json_object *r = json_object_array_get_idx(records, i), *disabled;
-			const char *content = str_member(r, "content");
-			if (content == NULL || (json_object_object_get_ex(r, "disabled", &disabled) &&
-						json_object_get_boolean(disabled)))
-				continue;
-			if ((rc = dnsb_rrset_list_add_text(out, owner, t, type, content)) == 1)
-				dnsb_log(DNSB_LOG_DEBUG, "pdns: skipped a record ldns cannot read: %s %s", owner, type);
-		}
+		rc = add_records(out, owner, t, type, records, 0);
+		if (rc >= 0 && disabled && add_records(disabled, owner, t, type, records, 1) > 0 && rc == 0 && disabled_held)
+			rc = add_records(out, owner, t, type, records, 1);
 	}
 	free(owner);
-	return rc < 0 ? rc : 0;
+	return rc < 0 ? (int)rc : 0;
 }
 
-int dnsb_pdns_rrsets_parse(dnsb_rrset_list *out, json_object *zone, const dnsb_rrkey *keys, size_t n,
-			   dnsb_error *err)
+int dnsb_pdns_zone_parse(dnsb_rrset_list *out, dnsb_rrset_list *disabled, int disabled_held, json_object *zone,
+			 const dnsb_rrkey *keys, size_t n, dnsb_error *err)
 {
 	json_object *rrsets;
 	int rc = 0;
@@ -178,12 +228,27 @@ int dnsb_pdns_rrsets_parse(dnsb_rrset_list *out, json_object *zone, const dnsb_r
 	    !json_object_is_type(rrsets, json_type_array))
 		return dnsb_error_set(err, DNSB_EPARSE, "the reply is not a zone with \"rrsets\"");
 	for (size_t i = 0; rc == 0 && i < json_object_array_length(rrsets); i++)
-		rc = add_rrset(out, json_object_array_get_idx(rrsets, i), keys, n);
+		rc = add_rrset(out, disabled, disabled_held, json_object_array_get_idx(rrsets, i), keys, n);
 	if (rc == DNSB_EPARSE)
 		return dnsb_error_set(err, rc, "an RRset of the zone without name or type");
 	if (rc != 0)
 		return dnsb_error_set(err, rc, "out of memory");
 	return 0;
+}
+
+int dnsb_pdns_rrsets_parse(dnsb_rrset_list *out, json_object *zone, const dnsb_rrkey *keys, size_t n,
+			   dnsb_error *err)
+{
+	return dnsb_pdns_zone_parse(out, NULL, 0, zone, keys, n, err);
+}
+
+void dnsb_pdns_tell_disabled(const char *zone, const dnsb_rrset_list *disabled)
+{
+	for (size_t i = 0; i < disabled->count; i++)
+		for (size_t k = 0; k < disabled->items[i].rdata_count; k++)
+			dnsb_log(DNSB_LOG_WARN, "pdns: zone %s: disabled record (not served, not listed; kept by every write): "
+				 "%s %u IN %s %s", zone, disabled->items[i].owner, disabled->items[i].ttl,
+				 dnsb_type_name(disabled->items[i].type), disabled->items[i].rdata[k]);
 }
 
 int dnsb_pdns_zones_parse(dnsb_pdns_zone **zones, size_t *count, json_object *list, dnsb_error *err)

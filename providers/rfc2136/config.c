@@ -1,7 +1,4 @@
-/* rfc2136_config.c - the rfc2136 provider's flags and its TSIG key sources. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1 /* explicit_bzero, strndup */
-#endif
+/* config.c - the rfc2136 provider's flags and its TSIG key sources. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,4 @@
-/* rfc2136_msg.c - the UPDATE message of a batch, its reply's class, and RRs read back. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1 /* asprintf */
-#endif
+/* msg.c - the UPDATE message of a batch, its reply's class, and RRs read back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * rfc2136_net.c - one DNS exchange with the server over TCP, with a timeout
+ * net.c - one DNS exchange with the server over TCP, with a timeout
  * and TSIG.
  *
  * Every message goes over TCP, also those that would fit a 512-byte UDP
@@ -9,9 +9,6 @@
  * TCP carries up to 64 KiB per message (RFC 1035 §4.2.2); larger batches are
  * refused locally as too large, to be split by the engine.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <errno.h>
 #include <netdb.h>
 #include <signal.h>

@@ -2,14 +2,12 @@
  * rfc2136.c - the rfc2136 provider: each batch is one DNS UPDATE (RFC 2136)
  * with prerequisites, TSIG-signed; read by queries, list by AXFR.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
+#include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "providers/registry.h"
 #include "rfc2136.h"
 
 typedef struct rfc2136_state {
@@ -241,9 +239,8 @@ static void rfc2136_close(void *opaque)
 	free(st);
 }
 
-static const dnsb_provider_ops rfc2136_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "rfc2136", rfc2136_submit, rfc2136_read, rfc2136_list, rfc2136_close,
-};
+static const dnsb_provider_ops rfc2136_ops =
+	DNSB_PROVIDER_OPS_INIT("rfc2136", rfc2136_submit, rfc2136_read, rfc2136_list, rfc2136_close);
 
 static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {

@@ -1,7 +1,7 @@
 /*
- * providers/rfc2136.h - internals of the rfc2136 provider, shared by its
+ * providers/rfc2136/rfc2136.h - internals of the rfc2136 provider, shared by its
  * files and its unit tests. Not installed; users see the backend only as
- * dnsb_backend_rfc2136 (dnsbatch/sys/provider.h).
+ * dnsb_backend_rfc2136 (providers/registry.h).
  *
  *   config.c   flags, TSIG key sources (secret file, BIND key file,
  *              environment), validation
@@ -142,7 +142,7 @@ void dnsb_rfc2136_classify(dnsb_result *res, int rcode, int tsig_error, const ch
 int dnsb_rfc2136_rrsets_from_rrs(dnsb_rrset_list *out, ldns_rr_list *rrs, const char *only_owner,
 				 uint16_t only_type);
 
-/* ---- transport (rfc2136_net.c) ---- */
+/* ---- transport (net.c) ---- */
 
 /** Where and how to talk to the server. */
 typedef struct dnsb_rfc2136_net {

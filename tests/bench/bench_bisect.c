@@ -64,7 +64,7 @@ typedef enum mode { PLAIN, HINTS, WRONG_HINTS } mode;
 static double mean_cost(size_t n, size_t k, mode m, double *reads)
 {
 	static const char *const zones[] = { "example.com." };
-	dnsb_clock clock = { fake_now, fake_sleep, NULL };
+	dnsb_clock clock = { DNSB_CLOCK_VERSION, fake_now, fake_sleep, NULL, NULL };
 	unsigned long total = 0, total_reads = 0;
 	const int runs = 5;
 

@@ -33,9 +33,6 @@
  *
  * usage: fake_clouddns --port-file FILE (--cert PEM --key PEM | --plain) [options]; see usage().
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>

@@ -176,6 +176,26 @@ class State:
         self.change_ids = 0
         self.policy = None
         self.polls = {}  # change id -> GetChange requests so far
+        # The account's token bucket (--account-rate): every API request of every client takes one.
+        self.bucket = {"tokens": args.account_burst, "at": time.monotonic()}
+        self.stats.update(admitted=0, first_admitted=0.0, last_admitted=0.0)
+
+    def take_token(self):
+        """Route53's account-wide limit: False when the bucket is empty (the caller answers Throttling)."""
+        rate = self.args.account_rate
+        if rate <= 0:
+            return True
+        now = time.monotonic()
+        b = self.bucket
+        b["tokens"] = min(self.args.account_burst, b["tokens"] + (now - b["at"]) * rate)
+        b["at"] = now
+        if b["tokens"] < 1:
+            return False
+        b["tokens"] -= 1
+        self.stats["admitted"] += 1
+        self.stats["first_admitted"] = self.stats["first_admitted"] or now
+        self.stats["last_admitted"] = now
+        return True
 
 
 def seed(state, path):
@@ -413,6 +433,9 @@ class Handler(BaseHTTPRequestHandler):
             if denied:
                 st.stats["denied"] += 1
                 return self.reply(403, error_xml("AccessDenied", denied))
+            if not st.take_token():
+                st.stats["throttled"] += 1
+                return self.reply(400, error_xml("Throttling", "Rate exceeded"))
             if method == "POST" and len(parts) == 4 and parts[0] == "hostedzone" and parts[2] == "rrset":
                 return self.change(parts[1], body)
             if method == "GET" and parts == ["hostedzone"]:
@@ -678,6 +701,10 @@ def main():
     ap.add_argument("--container-token", default="")
     ap.add_argument("--temp-lifetime", type=float, default=3600, help="seconds issued credentials live")
     ap.add_argument("--policy", help="an IAM policy document (JSON) the Route53 requests must be allowed by")
+    ap.add_argument("--account-rate", type=float, default=0,
+                    help="requests per second the whole account may make (a token bucket over every client); "
+                         "0: no limit")
+    ap.add_argument("--account-burst", type=float, default=5, help="the bucket's size, requests")
     ap.add_argument("--log")
     args = ap.parse_args()
 

@@ -8,6 +8,7 @@
 
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/provider.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -142,11 +142,10 @@ checkzone "legacy-keys: named-checkzone" "$T/legacy.zone"
 #   G1 legacy A exists (409), G4 status CNAME beside A (400), G7 grpc.search A stale delete (412):
 #   6 dropped for conflict (each record with its ownership TXT);
 #   G2 shop A stale old (412): the A dropped for conflict; its TXT update changes nothing and is
-#   already in effect when read back, so it is already_applied, not dropped (never call dropped what
-#   is in effect);
+#   in effect, but its group does not land: dropped with its group (a group lands or drops as one);
 #   G5 bad A 999.1.1.1: 2 dropped invalid (the record and its TXT, which belongs to its group);
 #   G6 app.other.org: 2 dropped no_zone; G3 gone: deletes of absent RRsets, 2 already applied;
-#   the other 26 apply. So: 26 applied, 3 already_applied, 11 dropped (conflict 7, invalid 2, no_zone 2).
+#   the other 26 apply. So: 26 applied, 2 already_applied, 12 dropped (conflict 8, invalid 2, no_zone 2).
 
 cp "$ZONE" "$T/conf.zone"
 run "$T/conf.out" "$T/conf.err" apply --plan "$PLANS/conflicts.json" --provider zonefile \
@@ -155,23 +154,23 @@ eq "conflicts: exit 3" "$rc" 3
 eq "conflicts: exit_code in the JSON" "$(j "$T/conf.out" .exit_code)" 3
 eq "conflicts: changes applied already_applied dropped failed" \
 	"$(j "$T/conf.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
-	"40${tab}26${tab}3${tab}11${tab}0"
+	"40${tab}26${tab}2${tab}12${tab}0"
 eq "conflicts: zone example.com." \
 	"$(j "$T/conf.out" '.zones[] | select(.zone == "example.com.") | [.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
-	"38${tab}26${tab}3${tab}9${tab}0"
+	"38${tab}26${tab}2${tab}10${tab}0"
 eq "conflicts: no zone" \
 	"$(j "$T/conf.out" '.zones[] | select(.zone == "") | [.changes,.applied,.already_applied,.dropped,.failed,.submissions] | @tsv')" \
 	"2${tab}0${tab}0${tab}2${tab}0${tab}0"
 eq "conflicts: per-zone changes add up" "$(j "$T/conf.out" '[.zones[].changes] | add')" 40
-eq "conflicts: drop log has one line per dropped change" "$(wc -l <"$T/conf.drops" | tr -d ' ')" 11
+eq "conflicts: drop log has one line per dropped change" "$(wc -l <"$T/conf.drops" | tr -d ' ')" 12
 eq "conflicts: every drop log line is a dropped change" \
 	"$(jq -s 'map(.outcome) | unique | join(",")' -r "$T/conf.drops")" dropped
 eq "conflicts: drop log reasons" \
 	"$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
-	"conflict=7 invalid=2 no_zone=2"
+	"conflict=8 invalid=2 no_zone=2"
 eq "conflicts: dropped owners" \
 	"$(jq -rs 'map(.change | to_entries[0].value[0].dnsName) | sort | join(" ")' "$T/conf.drops")" \
-	"a-app.other.org a-bad.example.com a-grpc.search.example.com a-legacy.example.com app.other.org bad.example.com cname-status.example.com grpc.search.example.com legacy.example.com shop.example.com status.example.com"
+	"a-app.other.org a-bad.example.com a-grpc.search.example.com a-legacy.example.com a-shop.example.com app.other.org bad.example.com cname-status.example.com grpc.search.example.com legacy.example.com shop.example.com status.example.com"
 eq "conflicts: legacy A dropped with the provider's 409" \
 	"$(jq -r 'select(.change.create[0].dnsName == "legacy.example.com") | [.reason,.status,.code] | @tsv' "$T/conf.drops")" \
 	"conflict${tab}409${tab}alreadyExists"
@@ -192,7 +191,7 @@ eq "conflicts: app.other.org dropped no_zone with zone \"\"" \
 	"${tab}no_zone${tab}0${tab}null"
 eq "conflicts: drop log changes are in plan form" \
 	"$(jq -rs 'map(.change | keys | join("+")) | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$T/conf.drops")" \
-	"create=8 delete=2 updateNew+updateOld=1"
+	"create=8 delete=2 updateNew+updateOld=2"
 # The endpoints exactly as the plan gave them.
 eq "conflicts: drop log endpoints are the plan's" \
 	"$(jq -c --slurpfile plan "$PLANS/conflicts.json" '.change.create[0] // empty | . as $e | ($plan[0].create | index([$e]) != null)' "$T/conf.drops" | sort -u | tr '\n' ' ')" \
@@ -221,9 +220,9 @@ check "conflicts: dnsbatch_dropped_changes_total has reason=\"conflict\"" \
 	grep -Eq '^dnsbatch_dropped_changes_total\{.*reason="conflict".*\} [1-9]' "$T/conf.prom"
 for series in \
 	'dnsbatch_changes_total{zone="",outcome="dropped"} 2' \
-	'dnsbatch_changes_total{zone="example.com.",outcome="already_applied"} 3' \
+	'dnsbatch_changes_total{zone="example.com.",outcome="already_applied"} 2' \
 	'dnsbatch_changes_total{zone="example.com.",outcome="applied"} 26' \
-	'dnsbatch_changes_total{zone="example.com.",outcome="dropped"} 9' \
+	'dnsbatch_changes_total{zone="example.com.",outcome="dropped"} 10' \
 	'dnsbatch_dropped_changes_total{zone="",record_type="A",reason="no_zone",cause="no_zone"} 1' \
 	'dnsbatch_dropped_changes_total{zone="",record_type="TXT",reason="no_zone",cause="no_zone"} 1' \
 	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="A",reason="conflict",cause="differs"} 2' \
@@ -231,13 +230,13 @@ for series in \
 	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="A",reason="invalid",cause="invalid"} 1' \
 	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="CNAME",reason="conflict",cause="cname"} 1' \
 	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="conflict",cause="cname"} 1' \
-	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="conflict",cause="differs"} 1' \
+	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="conflict",cause="differs"} 2' \
 	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="conflict",cause="exists"} 1' \
 	'dnsbatch_dropped_changes_total{zone="example.com.",record_type="TXT",reason="invalid",cause="invalid"} 1'; do
 	check "conflicts: metrics '$series'" grep -Fxq -- "$series" "$T/conf.prom"
 done
-eq "conflicts: dropped series sum to 11" \
-	"$(awk '/^dnsbatch_dropped_changes_total\{/ {s += $2} END {print s + 0}' "$T/conf.prom")" 11
+eq "conflicts: dropped series sum to 12" \
+	"$(awk '/^dnsbatch_dropped_changes_total\{/ {s += $2} END {print s + 0}' "$T/conf.prom")" 12
 checkzone "conflicts: named-checkzone accepts the result" "$T/conf.zone"
 records "$T/conf.zone" >"$T/conf.records"
 for line in \
@@ -264,7 +263,7 @@ run "$T/conf2.out" "$T/conf2.err" apply --plan "$PLANS/conflicts.json" --provide
 	--zonefile "example.com=$T/conf.zone" --output json
 eq "conflicts again: exit 3" "$rc" 3
 eq "conflicts again: outcomes" "$(j "$T/conf2.out" '[.applied,.already_applied,.dropped,.failed] | @tsv')" \
-	"0${tab}29${tab}11${tab}0"
+	"0${tab}28${tab}12${tab}0"
 
 ##### dnsbatch drops ##################################################################################
 
@@ -280,17 +279,17 @@ eq "drops: summary matches the log" "$got" "$want"
 eq "drops: header" "$(head -1 "$T/drops.out" | tr -s ' ')" "count zone outcome reason type"
 eq "drops: total line" "$(tail -1 "$T/drops.out")" "$(wc -l <"$T/conf.drops" | tr -d ' ') changes in $T/conf.drops"
 eq "drops: the conflict lines" "$(awk 'NR > 1 && $4 == "conflict" {print $1, $5}' "$T/drops.out" | sort | tr '\n' ',')" \
-	"1 CNAME,3 A,3 TXT,"
+	"1 CNAME,3 A,4 TXT,"
 # What is in the way (issue 9): each conflict's cause, what the zone holds at its name, whose it is.
 eq "drop log: causes of the conflicts" \
 	"$(jq -r 'select(.reason == "conflict") | "\(.change | to_entries[0].value[0].dnsName) \(.cause)"' "$T/conf.drops" | sort | tr '\n' ',')" \
-	"a-grpc.search.example.com differs,a-legacy.example.com exists,cname-status.example.com cname,grpc.search.example.com differs,legacy.example.com exists,shop.example.com differs,status.example.com cname,"
+	"a-grpc.search.example.com differs,a-legacy.example.com exists,a-shop.example.com differs,cname-status.example.com cname,grpc.search.example.com differs,legacy.example.com exists,shop.example.com differs,status.example.com cname,"
 eq "drop log: current shows the record in the way" \
 	"$(jq -c 'select(.cause == "exists" and .change.create[0].recordType == "A") | .current' "$T/conf.drops")" \
 	'[{"dnsName":"legacy.example.com","targets":["192.0.2.100"],"recordType":"A","recordTTL":3600}]'
 eq "drop log: owner from the ownership record, absent when there is none" \
 	"$(jq -r 'select(.reason == "conflict") | "\(.change | to_entries[0].value[0].dnsName)=\(.owner // "-")/\(.owner_resource // "-")"' "$T/conf.drops" | sort | tr '\n' ',')" \
-	"a-grpc.search.example.com=default/service/search/grpc,a-legacy.example.com=-/-,cname-status.example.com=-/-,grpc.search.example.com=default/service/search/grpc,legacy.example.com=-/-,shop.example.com=default/ingress/shop/storefront,status.example.com=-/-,"
+	"a-grpc.search.example.com=default/service/search/grpc,a-legacy.example.com=-/-,a-shop.example.com=default/ingress/shop/storefront,cname-status.example.com=-/-,grpc.search.example.com=default/service/search/grpc,legacy.example.com=-/-,shop.example.com=default/ingress/shop/storefront,status.example.com=-/-,"
 run "$T/explain.out" "$T/explain.err" drops "$T/conf.drops" --explain
 eq "drops --explain: exit 0" "$rc" 0
 check "drops --explain: what holds the name" grep -Fxq \
@@ -303,7 +302,7 @@ check "drops --explain: an ownership record dropped with its record shows what i
 	'dropped create a-legacy.example.com. TXT: exists: held as legacy.example.com. A 192.0.2.100 (TTL 3600)' "$T/explain.out"
 run "$T/by.out" "$T/by.err" drops "$T/conf.drops" --by cause,owner
 eq "drops --by cause,owner" "$(awk 'NR > 1 && NF == 3' "$T/by.out" | sort | tr -s ' ' | tr '\n' ',')" \
-	"2 cname -,2 exists -,2 invalid -,2 no_zone -,3 differs default,"
+	"2 cname -,2 exists -,2 invalid -,2 no_zone -,4 differs default,"
 run "$T/by.out" "$T/by.err" drops "$T/conf.drops" --by cause,nosuch
 eq "drops --by with an unknown field: exit 2" "$rc" 2
 check "drops --by with an unknown field: named" grep -Fq "unknown field 'nosuch'" "$T/by.err"
@@ -320,8 +319,8 @@ eq "drops --plan: apply --dry-run takes it (exit 3: it holds the invalid and no-
 eq "drops --plan: every dropped change is in it" "$(j "$T/dplan.out" .changes)" "$(wc -l <"$T/conf.drops" | tr -d ' ')"
 check "drops --plan: dry run left the zone alone" cmp -s "$T/conf.zone" "$T/conf.before-dry"
 run "$T/dplan2.json" "$T/dplan2.err" drops "$T/conf.drops" --plan --reason conflict
-eq "drops --plan --reason conflict: 7 changes" \
-	"$(j "$T/dplan2.json" '[(.create|length), (.updateOld|length), (.delete|length)] | add')" 7
+eq "drops --plan --reason conflict: 8 changes" \
+	"$(j "$T/dplan2.json" '[(.create|length), (.updateOld|length), (.delete|length)] | add')" 8
 # The drop log is appended to (one-shot runs repeated, the sidecar every loop): the same dropped change is logged
 # again each time. Turned back into a plan, each change must appear once; a change listed twice conflicts with
 # itself (the second create of an RRset the first just made), so the replay could never apply.
@@ -330,7 +329,7 @@ for i in 1 2; do
 	"$DNSBATCH" apply --plan "$PLANS/conflicts.json" --provider zonefile --zonefile "example.com=$T/rep.zone" \
 		--drop-log "$T/rep.drops" --quiet
 done
-eq "drops, log of two runs: 22 lines" "$(wc -l <"$T/rep.drops" | tr -d ' ')" 22
+eq "drops, log of two runs: 24 lines" "$(wc -l <"$T/rep.drops" | tr -d ' ')" 24
 "$DNSBATCH" drops "$T/rep.drops" --reason conflict --plan >"$T/rep.json"
 eq "drops --plan, log of two runs: each change once" \
 	"$(j "$T/rep.json" '[(.create|length), (.create|unique|length), (.delete|length), (.delete|unique|length)] | @tsv')" \
@@ -339,7 +338,7 @@ eq "drops --plan, log of two runs: each change once" \
 grep -v '^legacy\.example\.com\.' "$T/rep.zone" >"$T/rep.zone.new" && mv "$T/rep.zone.new" "$T/rep.zone"
 run "$T/rep.out" "$T/rep.err" apply --plan "$T/rep.json" --provider zonefile --zonefile "example.com=$T/rep.zone" --output json
 eq "drops --plan, log of two runs: the replay applies the resolved group (legacy A and its TXT)" \
-	"$(j "$T/rep.out" '[.changes,.applied] | @tsv')" "7${tab}2"
+	"$(j "$T/rep.out" '[.changes,.applied] | @tsv')" "8${tab}2"
 run "$T/drops.bad.out" "$T/drops.bad.err" drops "$T/nonexistent.jsonl"
 eq "drops: a missing file is a usage error" "$rc" 2
 
@@ -500,7 +499,7 @@ for hints in "" --memory-hints; do
 		--memory-zonefile "example.com=$ZONE" $hints --output json
 	eq "memory ${hints:-(no hints)}: conflicts.json outcomes as on the zone file" \
 		"$rc $(j "$T/m6.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
-		"3 40${tab}26${tab}3${tab}11${tab}0"
+		"3 40${tab}26${tab}2${tab}12${tab}0"
 done
 
 cat "$T/m2.drops" "$T/conf.drops" >"$T/mixed.drops"
@@ -526,7 +525,7 @@ for bs in 1 2 5; do
 		--zonefile "example.com=$T/bs.zone" --output json --batch-size "$bs"
 	eq "conflicts --batch-size $bs: exit 3, same outcomes" \
 		"$rc $(j "$T/bs.out" '[.changes,.applied,.already_applied,.dropped,.failed] | @tsv')" \
-		"3 40${tab}26${tab}3${tab}11${tab}0"
+		"3 40${tab}26${tab}2${tab}12${tab}0"
 	eq "conflicts --batch-size $bs: same records as one batch (SOA aside)" \
 		"$(records "$T/bs.zone" | awk -F '\t' '$4 != "SOA"' | sort | cksum)" \
 		"$(awk -F '\t' '$4 != "SOA"' "$T/conf.records.default" | sort | cksum)"
@@ -553,9 +552,9 @@ eq "outputs: only the metrics file in its directory (no temp file left)" "$(ls -
 eq "outputs: every stderr line is a JSON object with time, level, msg" \
 	"$(jq -R 'fromjson? | select(type == "object" and has("time") and has("level") and has("msg")) | 1' "$T/out.stderr" | wc -l | tr -d ' ')" \
 	"$(wc -l <"$T/out.stderr" | tr -d ' ')"
-# 7 conflicts one by one; invalid (2) and no_zone (2) one line per reason
+# 8 conflicts one by one; invalid (2) and no_zone (2) one line per reason
 eq "outputs: one warning per conflict, one per reason for the rest" \
-	"$(jq -rR 'fromjson? | select(.level == "warn") | .msg' "$T/out.stderr" | grep -c '^dropped ')" 9
+	"$(jq -rR 'fromjson? | select(.level == "warn") | .msg' "$T/out.stderr" | grep -c '^dropped ')" 10
 eq "outputs: a conflict's JSON log line carries the drop log's fields (cause, current, owner)" \
 	"$(jq -cR 'fromjson? | select(.cause == "differs" and (.msg | startswith("dropped update shop"))) | [.zone, .current[0].targets, .owner, .owner_resource]' "$T/out.stderr")" \
 	'["example.com.",["203.0.113.30"],"default","ingress/shop/storefront"]'

@@ -128,15 +128,15 @@ clean_requests records
 stop_fake
 
 ##### conflicts.json: each kind of conflict dropped with Route53's message #########################
-# The zone-file provider's expectations (examples/plans/README.md): 26 applied, 3 already_applied,
-# 11 dropped (conflict 7, invalid 2, no_zone 2). Zones from ListHostedZones, one per page.
+# The zone-file provider's expectations (examples/plans/README.md): 26 applied, 2 already_applied,
+# 12 dropped (conflict 8, invalid 2, no_zone 2). Zones from ListHostedZones, one per page.
 
 start_fake conf --seed "$T/example.records" --zone ZOTHER=other.example.net --page-size 2
 apply conf "$PLANS/conflicts.json"
 eq "conflicts: exit 3" "$RC" 3
-eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" "40 26 3 11 0"
+eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" "40 26 2 12 0"
 eq "conflicts: drop log reasons" "$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
-	"conflict=7 invalid=2 no_zone=2"
+	"conflict=8 invalid=2 no_zone=2"
 eq "conflicts: legacy A dropped with 400 InvalidChangeBatch" "$(drop conf legacy.example.com)" \
 	"dropped conflict 400 InvalidChangeBatch"
 check "conflicts: the message is Route53's" \
@@ -169,6 +169,31 @@ apply hints "$T/hints.plan.json" --aws-zone-id ZEXAMPLE
 eq "hints: exit 3, 195 applied, 5 dropped" "$RC $(counts hints)" "3 200 195 0 5 0"
 le "hints: at most 2 submissions for 5 conflicts" "$(rep hints .submissions)" 2
 clean_requests hints
+stop_fake
+
+##### a group refused in one member: no other member written #######################################
+# Four groups of three (an A, its new- and its old-format ownership TXT), one member of each in the
+# way of what the zone holds: the A (gr-a), the new-format TXT (gr-n), the old-format TXT (gr-o), and
+# the new-format TXT beside an A already in effect (gr-i). Each group drops whole; nothing is written.
+group3() { # NAME: the three creations of one group, as list items
+	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
+	jq -cn --arg n "$1.example.com" --arg v "$v" '[
+		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
+		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
+		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
+}
+plan "$T/whole.plan.json" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
+printf 'ZEXAMPLE %s\n' 'gr-a.example.com. 300 A 198.51.100.9' 'a-gr-n.example.com. 300 TXT "someone-else"' \
+	'gr-o.example.com. 300 TXT "someone-else"' 'gr-i.example.com. 300 A 203.0.113.7' \
+	'a-gr-i.example.com. 300 TXT "someone-else"' >"$T/whole.records"
+start_fake whole --seed "$T/whole.records"
+apply whole "$T/whole.plan.json" --aws-zone-id ZEXAMPLE
+eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
+zone >"$T/whole.zone"
+eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
+eq "whole: the A in effect is dropped with its group" \
+	"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") | .message' \
+		"$T/whole.drops" | grep -c 'dropped with its group')" 1
 stop_fake
 
 ##### each refusal kind in one batch, named in one reply, the rest applied ##########################

@@ -159,14 +159,14 @@ stop_fake
 
 ##### conflicts.json: each kind of conflict dropped with the provider's reason ######################
 # The same expectations as the zone-file provider's (examples/plans/README.md): 26 applied,
-# 3 already_applied, 11 dropped (conflict 7, invalid 2, no_zone 2). Zones from managedZones.list.
+# 2 already_applied, 12 dropped (conflict 8, invalid 2, no_zone 2). Zones from managedZones.list.
 
 start_fake conf --records "$T/example.records" --zone other-zone=other.example.net --page-size 1
 apply conf "$PLANS/conflicts.json" --google-credentials "$T/conf.key.json"
 eq "conflicts: exit 3" "$RC" 3
-eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" "40 26 3 11 0"
+eq "conflicts: changes applied already_applied dropped failed" "$(counts conf)" "40 26 2 12 0"
 eq "conflicts: drop log reasons" "$(jq -rs 'group_by(.reason) | map("\(.[0].reason)=\(length)") | join(" ")' "$T/conf.drops")" \
-	"conflict=7 invalid=2 no_zone=2"
+	"conflict=8 invalid=2 no_zone=2"
 eq "conflicts: legacy A dropped with 409 alreadyExists" "$(drop conf legacy.example.com)" "dropped conflict 409 alreadyExists"
 eq "conflicts: status CNAME dropped with 400 cnameResourceRecordSetConflict" "$(drop conf status.example.com)" \
 	"dropped conflict 400 cnameResourceRecordSetConflict"
@@ -183,6 +183,31 @@ check "conflicts: legacy A kept its data" grep -Fxq 'legacy.example.com. 3600 A 
 submissions=$(rep conf .submissions)
 eq "conflicts: the fake saw as many changes.create as dnsbatch counted" "$(stat .requests.create)" "$submissions"
 secrets_absent conf
+stop_fake
+
+##### a group refused in one member: no other member written #######################################
+# Four groups of three (an A, its new- and its old-format ownership TXT), one member of each in the
+# way of what the zone holds: the A (gr-a), the new-format TXT (gr-n), the old-format TXT (gr-o), and
+# the new-format TXT beside an A already in effect (gr-i). Each group drops whole; nothing is written.
+group3() { # NAME: the three creations of one group, as list items
+	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
+	jq -cn --arg n "$1.example.com" --arg v "$v" '[
+		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
+		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
+		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
+}
+plan "$T/whole.plan.json" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
+printf 'example-com %s\n' 'gr-a.example.com. 300 A 198.51.100.9' 'a-gr-n.example.com. 300 TXT "someone-else"' \
+	'gr-o.example.com. 300 TXT "someone-else"' 'gr-i.example.com. 300 A 203.0.113.7' \
+	'a-gr-i.example.com. 300 TXT "someone-else"' >"$T/whole.records"
+start_fake whole --records "$T/whole.records"
+apply whole "$T/whole.plan.json" --google-zone example.com=example-com --google-credentials "$T/whole.key.json"
+eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
+zone >"$T/whole.zone"
+eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
+eq "whole: the A in effect is dropped with its group" \
+	"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") | .message' \
+		"$T/whole.drops" | grep -c 'dropped with its group')" 1
 stop_fake
 
 ##### each kind of refusal on its own, the rest applied ############################################

@@ -316,6 +316,113 @@ else
 	eq "https without the CA: nothing sent past TLS" "$(q tls2.example.test A)" ""
 fi
 
+##### disabled records and comments: carried, shown, in the way ##################################
+# rrset NAME TYPE RECORDS-JSON [COMMENTS-JSON]: REPLACE one RRset through the API as another client would
+rrset() {
+	api PATCH "$(jq -cn --arg n "$1" --arg t "$2" --argjson r "$3" --argjson c "${4:-[]}" \
+		'{rrsets: [{name: $n, type: $t, ttl: 300, changetype: "REPLACE", records: $r, comments: $c}]}')" >/dev/null
+}
+# full NAME TYPE: "content/disabled,..." (sorted) and the comments, of one RRset as PowerDNS holds it
+full() { api GET | jq -r --arg n "$1" --arg t "$2" '.rrsets[] | select(.name == $n and .type == $t) |
+	"\([.records[] | "\(.content)/\(.disabled)"] | sort | join(",")) comments=\([.comments[].content] | join("|"))"'; }
+COMMENT='[{"content": "kept for the failover drill", "account": "ops"}]'
+rrset mix.example.test. A '[{"content": "192.0.2.1", "disabled": false}, {"content": "192.0.2.99", "disabled": true}]' "$COMMENT"
+plan "$T/mix.plan" updateOld="$(list "$(ep mix.example.test A 300 192.0.2.1)")" \
+	updateNew="$(list "$(ep mix.example.test A 300 192.0.2.2)")"
+apply mix "$T/mix.plan"
+eq "disabled: an update of the enabled record applies" "$RC $(counts mix)" "0 1 1 0 0 0"
+eq "disabled: the PATCH carries the disabled record and the comment" "$(full mix.example.test. A)" \
+	"192.0.2.2/false,192.0.2.99/true comments=kept for the failover drill"
+eq "disabled: dig serves only the enabled record" "$(q mix.example.test A)" 192.0.2.2
+plan "$T/mixdel.plan" delete="$(list "$(ep mix.example.test A 300 192.0.2.2)")"
+apply mixdel "$T/mixdel.plan"
+eq "disabled: a delete of the enabled records applies" "$RC $(counts mixdel)" "0 1 1 0 0 0"
+eq "disabled: the disabled record and the comment stay" "$(full mix.example.test. A)" \
+	"192.0.2.99/true comments=kept for the failover drill"
+"$DNSBATCH" records --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" >"$T/records.out" 2>"$T/records.err"
+check "disabled: records names the disabled record, marked" grep -q 'disabled record.*mix.example.test. 300 IN A 192.0.2.99' "$T/records.err"
+check "disabled: records does not list it as served" bash -c "! grep -q '192.0.2.99' '$T/records.out'"
+rrset off.example.test. A '[{"content": "192.0.2.98", "disabled": true}]' "$COMMENT"
+plan "$T/off.plan" create="$(list "$(ep off.example.test A 300 192.0.2.3)")"
+apply off "$T/off.plan"
+eq "disabled: a create where disabled records are held is dropped (exit 3)" "$RC $(counts off)" "3 1 0 0 1 0"
+eq "disabled: a conflict, cause exists" "$(drop off off.example.test cause)" "dropped conflict 0 precheck exists"
+check "disabled: the drop names the disabled record" grep -q '192.0.2.98' "$T/off.drops"
+eq "disabled: the disabled record and its comment are untouched" "$(full off.example.test. A)" \
+	"192.0.2.98/true comments=kept for the failover drill"
+
+##### another client writes in the window: the read-back after the PATCH sees it ##################
+# A proxy in front of the API: it forwards every request; after forwarding dnsbatch's PATCH, and
+# before answering it, it sends another client's PATCH (the file named by $T/other.json) itself.
+cat >"$T/raceproxy.py" <<'PY'
+import http.client, http.server, os, sys
+upstream, other, portfile = sys.argv[1], sys.argv[2], sys.argv[3]
+class Proxy(http.server.BaseHTTPRequestHandler):
+    def relay(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        conn = http.client.HTTPConnection(upstream)
+        conn.request(self.command, self.path, body, {k: v for k, v in self.headers.items() if k.lower() != "host"})
+        resp = conn.getresponse()
+        data = resp.read()
+        if self.command == "PATCH" and os.path.exists(other):
+            with open(other, "rb") as f:
+                late = f.read()
+            os.unlink(other)
+            c2 = http.client.HTTPConnection(upstream)
+            c2.request("PATCH", self.path, late, {"X-API-Key": self.headers["X-API-Key"], "Content-Type": "application/json"})
+            c2.getresponse().read()
+        self.send_response(resp.status)
+        for k, v in resp.getheaders():
+            if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    do_GET = do_PATCH = do_POST = do_PUT = do_DELETE = relay
+    def log_message(self, *a):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Proxy)
+open(portfile, "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+python3 "$T/raceproxy.py" "${URL#http://}" "$T/other.json" "$T/raceproxy.port" 2>"$T/raceproxy.err" &
+dnsb_track_pid $!
+for ((i = 0; i < 100; i++)); do
+	[ -s "$T/raceproxy.port" ] && break
+	sleep 0.05
+done
+PROXY=http://127.0.0.1:$(cat "$T/raceproxy.port" 2>/dev/null)
+# race NAME: dnsbatch apply through the proxy; $T/NAME.json, .err, .prom
+race() {
+	"$DNSBATCH" apply --plan "$T/$1.plan" --provider pdns --pdns-server "$PROXY" --pdns-api-key-file "$KEYFILE" \
+		--pdns-zone example.test --metrics-file "$T/$1.prom" --output json >"$T/$1.json" 2>"$T/$1.err"
+	RC=$?
+}
+other() { jq -cn --arg n "$1" --arg c "$2" '{rrsets: [{name: $n, type: "A", ttl: 300, changetype: "REPLACE",
+	records: [{content: $c, disabled: false}]}]}' >"$T/other.json"; }
+overwrites() { awk '$1 == "dnsbatch_overwrites_detected_total{zone=\"example.test.\"}" { print $2 }' "$T/$1.prom"; }
+
+plan "$T/calm.plan" create="$(list "$(ep calm.example.test A 300 192.0.2.60)")"
+rm -f "$T/other.json"
+race calm
+eq "race: with no other writer: applied (exit 0)" "$RC $(counts calm)" "0 1 1 0 0 0"
+eq "race: with no other writer: no overwrite counted" "$(overwrites calm)" ""
+check "race: with no other writer: no race warning" bash -c "! grep -q 'race:' '$T/calm.err'"
+
+plan "$T/win.plan" create="$(list "$(ep win.example.test A 300 192.0.2.61)")"
+other win.example.test. 198.51.100.66
+race win
+eq "race: another client's write in the window: the batch is still applied (exit 0)" "$RC $(counts win)" "0 1 1 0 0 0"
+check "race: a race warning names the RRset and both values" \
+	grep -q 'race: zone example.test.: win.example.test. A holds 198.51.100.66 (TTL 300) after this PATCH wrote 192.0.2.61' "$T/win.err"
+eq "race: counted in dnsbatch_overwrites_detected_total" "$(overwrites win)" 1
+eq "race: the zone holds the other client's value (nothing hidden)" "$(q win.example.test A)" 198.51.100.66
+
+plan "$T/side.plan" create="$(list "$(ep side.example.test A 300 192.0.2.62)")"
+other elsewhere.example.test. 198.51.100.67
+race side
+eq "race: another client's write to another RRset is no race" "$(overwrites side) $(grep -c 'race:' "$T/side.err")" " 0"
+
 if [ "$failures" -gt 0 ]; then
 	echo "# $failures checks failed; server log: $PDIR/pdns.log"
 	exit 1

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "applier/core/provider.h"
 #include "providers/rfc2136/rfc2136.h"
 
 enum { THREADS = 8, BATCHES = 10, PER_BATCH = 5 };

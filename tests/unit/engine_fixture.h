@@ -19,6 +19,7 @@
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/pacing.h"
+#include "applier/core/provider.h"
 
 /* A clock that only moves when the engine sleeps. */
 typedef struct fake_clock {
@@ -47,6 +48,7 @@ static inline void fake_clock_init(fake_clock *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = 1000.0;
+	c->clock.version = DNSB_CLOCK_VERSION;
 	c->clock.now = fake_now;
 	c->clock.sleep = fake_sleep;
 	c->clock.payload = c;
@@ -199,9 +201,8 @@ static inline void scripted_close(void *state)
 	dnsb_rrset_list_clear(&((scripted *)state)->held);
 }
 
-__attribute__((unused)) static const dnsb_provider_ops scripted_ops = {
-	DNSB_PROVIDER_OPS_VERSION, "scripted", scripted_submit, scripted_read, scripted_list, scripted_close
-};
+__attribute__((unused)) static const dnsb_provider_ops scripted_ops =
+	DNSB_PROVIDER_OPS_INIT("scripted", scripted_submit, scripted_read, scripted_list, scripted_close);
 
 static inline dnsb_provider *scripted_provider(scripted *s)
 {

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnsbatch/clock.h"
 #include "providers/aws/aws.h"
 #include "unit/change_fixture.h"
 
@@ -220,7 +221,7 @@ static void test_reply_error(void **state)
 	dnsb_error err;
 
 	(void)state;
-	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
+	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ERATELIMIT);
 	r = reply(503, "");
 	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
 	r = reply(404, ERR("NoSuchHostedZone", "No hosted zone found with ID: Z9"));
@@ -731,6 +732,45 @@ static void test_time(void **state)
 	assert_int_equal(dnsb_aws_time(NULL), 0);
 }
 
+static double wall_of(void *payload)
+{
+	return *(const double *)payload;
+}
+
+/* Temporary keys are fetched anew within DNSB_AWS_REFRESH_MARGIN of their expiry, on the clock's wall time. */
+static void test_creds_expiry_on_clock(void **state)
+{
+	const time_t expires = 2000000000; /* 2033-05-18T03:33:20Z */
+	double wall = (double)expires - DNSB_AWS_REFRESH_MARGIN - 1;
+	dnsb_clock clock = DNSB_CLOCK_INIT;
+	dnsb_aws_creds c;
+	dnsb_error err = { 0 };
+	char *userpwd = NULL, *token = NULL;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	pthread_mutex_init(&c.lock, NULL);
+	snprintf(c.describe, sizeof(c.describe), "environment");
+	c.source = DNSB_AWS_CREDS_ENV;
+	c.keys.access_key = strdup("AKIDEXAMPLE");
+	c.keys.secret = strdup("s3cr3t");
+	c.keys.expires = expires;
+	clock.wall = wall_of;
+	clock.payload = &wall;
+	c.clock = &clock;
+
+	assert_int_equal(dnsb_aws_creds_get(&userpwd, &token, &c, NULL, 0, 0, &err), 0);
+	assert_string_equal(userpwd, "AKIDEXAMPLE:s3cr3t");
+	assert_null(token);
+	dnsb_secret_free(userpwd);
+	/* Two seconds on: inside the margin. Keys from the environment cannot be fetched again. */
+	wall += 2;
+	assert_int_equal(dnsb_aws_creds_get(&userpwd, &token, &c, NULL, 0, 0, &err), DNSB_EFATAL);
+	assert_null(userpwd);
+	assert_non_null(strstr(err.message, "refused as expired"));
+	dnsb_aws_creds_clear(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_wait_insync_without_change_id),
 		cmocka_unit_test(test_credentials_file),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_creds_expiry_on_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

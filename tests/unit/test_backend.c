@@ -32,7 +32,7 @@ static void test_status_class_opening(void **state)
 	assert_int_equal(dnsb_hb_status_class(403), DNSB_HB_CLASS_OWN);
 	assert_int_equal(dnsb_hb_status_class(409), DNSB_HB_CLASS_OWN);
 	assert_int_equal(dnsb_hb_status_class(302), DNSB_HB_CLASS_OWN);
-	assert_int_equal(dnsb_hb_class_code(DNSB_CLASS_RATE_LIMITED), DNSB_ETRANSIENT);
+	assert_int_equal(dnsb_hb_class_code(DNSB_CLASS_RATE_LIMITED), DNSB_ERATELIMIT);
 	assert_int_equal(dnsb_hb_class_code(DNSB_CLASS_TRANSIENT), DNSB_ETRANSIENT);
 	assert_int_equal(dnsb_hb_class_code(DNSB_CLASS_CONFLICT), DNSB_EFATAL);
 	assert_int_equal(dnsb_hb_class_code(DNSB_CLASS_FATAL), DNSB_EFATAL);

@@ -184,7 +184,7 @@ static void build(uint32_t new_ttl, int proxied, const char *comment, dnsb_cf_ba
 	assert_int_equal(dnsb_rrset_add_rdata(&c[0]->old, "192.0.2.2"), 0);
 	assert_int_equal(dnsb_rrset_add_rdata(&c[0]->new_set, "192.0.2.2"), 0);
 	c[1] = change_with_ttl(DNSB_CHANGE_CREATE, "txt.example.com.", LDNS_RR_TYPE_TXT, NULL, "\"hello world\"", 300);
-	assert_int_equal(dnsb_precheck_run(&pc, &res, c, 2, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&pc, &res, c, 2, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(dnsb_cf_batch_build(batch, &pc, &ids, c, 2, proxied, comment, &bad, NULL), 0);
 	dnsb_precheck_clear(&pc);

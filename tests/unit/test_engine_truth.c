@@ -207,8 +207,8 @@ static void test_reads_wait_for_pacing(void **state)
 	run_free(&r);
 }
 
-/* A group half in effect: only the conflicting change is held; the other is proved again, not called dropped. */
-static void test_quarantine_holds_only_what_conflicts(void **state)
+/* A group half in effect whose other half conflicts: it drops and is held whole, nothing of it is sent again. */
+static void test_quarantine_holds_the_group_whole(void **state)
 {
 	dnsb_quarantine *q = NULL;
 	dnsb_rrset txt = { 0 };
@@ -226,21 +226,24 @@ static void test_quarantine_holds_only_what_conflicts(void **state)
 	assert_int_equal(dnsb_memory_put(r.p, &txt), 0);
 	dnsb_rrset_clear(&txt);
 	run_apply(&r);
+	/* The TXT is in effect, but its group cannot land: it drops with the A (a group is one). */
 	assert_int_equal(run_change(&r, 0)->outcome, DNSB_OUTCOME_DROPPED);
-	assert_int_equal(run_change(&r, 1)->outcome, DNSB_OUTCOME_ALREADY_APPLIED);
+	assert_int_equal(run_change(&r, 1)->outcome, DNSB_OUTCOME_DROPPED);
+	assert_int_equal(run_change(&r, 1)->reason, DNSB_REASON_CONFLICT);
+	assert_non_null(strstr(run_change(&r, 1)->message, "dropped with its group"));
 
 	r.c.t += 10;
 	run_plan(&r, plan_of_creates(1, 1));
 	run_apply(&r);
 	assert_int_equal(run_change(&r, 0)->reason, DNSB_REASON_QUARANTINED);
-	assert_int_equal(run_change(&r, 1)->outcome, DNSB_OUTCOME_ALREADY_APPLIED);
-	assert_int_equal(r.rep.dropped, 1);
+	assert_int_equal(run_change(&r, 1)->reason, DNSB_REASON_QUARANTINED);
+	assert_int_equal(r.rep.dropped, 2);
 	assert_int_equal(dnsb_quarantine_count(q, r.c.t), 1);
 	run_free(&r);
 	dnsb_quarantine_free(q);
 }
 
-/* examples/plans/conflicts.json twice through the quarantine: only the conflicting changes are held. */
+/* examples/plans/conflicts.json twice through the quarantine: the groups that conflicted are held whole. */
 static void test_conflicts_example_second_loop(void **state)
 {
 	dnsb_quarantine *q = NULL;
@@ -264,8 +267,8 @@ static void test_conflicts_example_second_loop(void **state)
 		quarantined += run_change(&r, i)->reason == DNSB_REASON_QUARANTINED;
 		already += run_change(&r, i)->outcome == DNSB_OUTCOME_ALREADY_APPLIED;
 	}
-	/* The first engine held the half-applied group whole: 8 quarantined per loop. */
-	assert_int_equal(quarantined, 7);
+	/* Every change of a group that conflicted is held, the one in effect beside the conflict too. */
+	assert_int_equal(quarantined, 8);
 	print_message("second loop: %zu quarantined, %zu already applied\n", quarantined, already);
 	run_free(&r);
 	dnsb_quarantine_free(q);
@@ -489,7 +492,7 @@ int main(void)
 		cmocka_unit_test(test_retries_bounded_per_batch),
 		cmocka_unit_test(test_retry_after_capped),
 		cmocka_unit_test(test_reads_wait_for_pacing),
-		cmocka_unit_test(test_quarantine_holds_only_what_conflicts),
+		cmocka_unit_test(test_quarantine_holds_the_group_whole),
 		cmocka_unit_test(test_conflicts_example_second_loop),
 		cmocka_unit_test(test_group_ids_are_set),
 		cmocka_unit_test(test_soak_committed_is_never_failed),

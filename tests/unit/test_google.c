@@ -414,7 +414,7 @@ static void test_read_errors(void **state)
 		int code;
 	} rows[] = {
 		{ 500, "internalError", DNSB_ETRANSIENT }, { 503, "backendError", DNSB_ETRANSIENT },
-		{ 429, "rateLimitExceeded", DNSB_ETRANSIENT }, { 403, "rateLimitExceeded", DNSB_ETRANSIENT },
+		{ 429, "rateLimitExceeded", DNSB_ERATELIMIT }, { 403, "rateLimitExceeded", DNSB_ERATELIMIT },
 		{ 408, "", DNSB_ETRANSIENT }, { 401, "authError", DNSB_EFATAL }, { 403, "forbidden", DNSB_EFATAL },
 		{ 404, "notFound", DNSB_EFATAL }, { 400, "invalid", DNSB_EFATAL },
 	};

@@ -21,6 +21,7 @@
 
 #include "dnsbatch/memory.h"
 #include "applier/core/clock.h"
+#include "applier/core/provider.h"
 #include "dnsbatch/plan.h"
 #include "dnsbatch/sys/provider.h"
 

@@ -46,7 +46,9 @@ static const char fresh_text[] =
 	"dnsbatch_quarantined_groups 0\n"
 	"# HELP dnsbatch_last_apply_timestamp_seconds Time of the last apply, Unix seconds.\n"
 	"# TYPE dnsbatch_last_apply_timestamp_seconds gauge\n"
-	"dnsbatch_last_apply_timestamp_seconds 0\n";
+	"dnsbatch_last_apply_timestamp_seconds 0\n"
+	"# HELP dnsbatch_overwrites_detected_total RRsets that a read-back after an accepted write to an unconditional provider found holding what neither the batch nor the read before it held: another client wrote in the window, by zone.\n"
+	"# TYPE dnsbatch_overwrites_detected_total counter\n";
 
 static char *render(dnsb_metrics *m)
 {
@@ -161,6 +163,9 @@ static void test_every_series_exact(void **state)
 	dnsb_metrics_set_quarantined(m, 7);
 	dnsb_metrics_set_quarantined(m, 2);
 	dnsb_metrics_set_last_apply(m, 1795305599);
+	dnsb_metrics_overwrites(m, "example.com.", 2);
+	dnsb_metrics_overwrites(m, "example.com.", 0); /* none: nothing counted, no series made */
+	dnsb_metrics_overwrites(m, "example.com.", 1);
 
 	text = render(m);
 	assert_string_equal(text,
@@ -231,7 +236,10 @@ static void test_every_series_exact(void **state)
 		"dnsbatch_quarantined_groups 2\n"
 		"# HELP dnsbatch_last_apply_timestamp_seconds Time of the last apply, Unix seconds.\n"
 		"# TYPE dnsbatch_last_apply_timestamp_seconds gauge\n"
-		"dnsbatch_last_apply_timestamp_seconds 1795305599\n");
+		"dnsbatch_last_apply_timestamp_seconds 1795305599\n"
+		"# HELP dnsbatch_overwrites_detected_total RRsets that a read-back after an accepted write to an unconditional provider found holding what neither the batch nor the read before it held: another client wrote in the window, by zone.\n"
+		"# TYPE dnsbatch_overwrites_detected_total counter\n"
+		"dnsbatch_overwrites_detected_total{zone=\"example.com.\"} 3\n");
 	free(text);
 	dnsb_metrics_free(m);
 }

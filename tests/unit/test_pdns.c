@@ -195,7 +195,7 @@ static void test_read_errors(void **state)
 	r = reply(502, TEXT, "Bad Gateway", -1);
 	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ETRANSIENT);
 	r = reply(429, TEXT, "", -1);
-	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ETRANSIENT);
+	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ERATELIMIT);
 	assert_string_equal(err.message, "GET: HTTP 429: (no message)");
 }
 
@@ -218,7 +218,7 @@ static void test_check_names_every_mismatch(void **state)
 	c[3] = change_new(DNSB_CHANGE_UPDATE, "other.example.test.", LDNS_RR_TYPE_A, "192.0.2.13", "192.0.2.14");
 	c[4] = change_new(DNSB_CHANGE_DELETE, "ttl.example.test.", LDNS_RR_TYPE_A, "192.0.2.2", NULL); /* TTL 300 != 600 */
 	c[5] = change_new(DNSB_CHANGE_CREATE, "new2.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.15");
-	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 6, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 6, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_string_equal(res.code, "precheck");
 	assert_culprits(&res, 4, 1, 2, 3, 4);
@@ -229,7 +229,7 @@ static void test_check_names_every_mismatch(void **state)
 
 	/* An unset old TTL matches any TTL held. */
 	c[4]->old.ttl = DNSB_TTL_UNSET;
-	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 4, 1, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 4, 1, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(patch.count, 1);
 	assert_null(patch.entries[0].final);
@@ -254,7 +254,7 @@ static void test_check_replays_in_order(void **state)
 	c[2] = change_new(DNSB_CHANGE_CREATE, "y.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
 	c[3] = change_new(DNSB_CHANGE_DELETE, "y.example.test.", LDNS_RR_TYPE_A, "192.0.2.3", NULL);
 	c[4] = change_new(DNSB_CHANGE_CREATE, "x.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4"); /* after c[1]: exists */
-	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 5, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 5, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_culprits(&res, 1, 4);
 	/* x replaced once (delete + create = one REPLACE), y created and deleted: nothing to send. */
@@ -264,7 +264,7 @@ static void test_check_replays_in_order(void **state)
 	dnsb_precheck_clear(&patch);
 
 	/* What is held already: nothing to write. */
-	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 1, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 1, NULL, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT); /* nothing held at all: the delete misses */
 	assert_culprits(&res, 1, 0);
 	assert_non_null(strstr(res.message, "does not exist"));
@@ -286,7 +286,7 @@ static void test_check_update_to_other_type(void **state)
 	held_add(&held, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::1");
 	c = change_new(DNSB_CHANGE_UPDATE, "u.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", NULL);
 	rrset_set(&c->new_set, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::2");
-	assert_int_equal(dnsb_precheck_run(&patch, &res, &c, 1, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, &c, 1, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_non_null(strstr(res.message, "the RRset exists"));
 	dnsb_precheck_clear(&patch);
@@ -330,9 +330,9 @@ static void test_body_deletes_first(void **state)
 	c[0] = change_new(DNSB_CHANGE_CREATE, "www.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
 	c[1] = change_new(DNSB_CHANGE_CREATE, "t.example.test.", LDNS_RR_TYPE_TXT, NULL, "\"a b\"");
 	c[2] = change_new(DNSB_CHANGE_DELETE, "www.example.test.", LDNS_RR_TYPE_CNAME, "old.example.test.", NULL);
-	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 3, &held), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 3, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
-	assert_int_equal(dnsb_precheck_body(&body, &patch), 0);
+	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
 	rrsets = rrsets_of(body);
 	assert_int_equal(json_object_array_length(rrsets), 3);
 	assert_string_equal(field(rrsets, 0, "changetype"), "DELETE");
@@ -350,6 +350,101 @@ static void test_body_deletes_first(void **state)
 	dnsb_precheck_clear(&patch);
 	changes_free(c, 3);
 	dnsb_rrset_list_clear(&held);
+}
+
+/* Disabled records: kept apart, an RRset of them only held; the PATCH carries them; a create names them. */
+static void test_disabled_records(void **state)
+{
+	json_object *doc = json_tokener_parse(
+		"{\"rrsets\":["
+		"{\"name\":\"mix.example.test.\",\"type\":\"A\",\"ttl\":300,\"records\":[{\"content\":\"192.0.2.1\",\"disabled\":false},"
+		"{\"content\":\"192.0.2.99\",\"disabled\":true}],\"comments\":[{\"content\":\"keep\"}]},"
+		"{\"name\":\"off.example.test.\",\"type\":\"A\",\"ttl\":300,\"records\":[{\"content\":\"192.0.2.98\",\"disabled\":true}]}]}");
+	dnsb_rrset_list held = { 0 }, disabled = { 0 }, served = { 0 };
+	dnsb_change *c[3];
+	dnsb_precheck patch;
+	dnsb_result res;
+	json_object *rrsets, *records;
+	char *body;
+
+	(void)state;
+	assert_int_equal(dnsb_pdns_zone_parse(&served, &disabled, 0, doc, NULL, 0, NULL), 0);
+	assert_int_equal(served.count, 1); /* a listing: what is served */
+	assert_int_equal(disabled.count, 2);
+	dnsb_rrset_list_clear(&disabled);
+	assert_int_equal(dnsb_pdns_zone_parse(&held, &disabled, 1, doc, NULL, 0, NULL), 0);
+	assert_int_equal(held.count, 2); /* off is held: its records are all disabled */
+	assert_int_equal(dnsb_rrset_list_find(&held, "mix.example.test.", LDNS_RR_TYPE_A)->rdata_count, 1);
+
+	c[0] = change_new(DNSB_CHANGE_UPDATE, "mix.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.2");
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 1, &held, &disabled), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_OK);
+	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
+	rrsets = rrsets_of(body);
+	assert_string_equal(field(rrsets, 0, "changetype"), "REPLACE");
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(rrsets, 0), "comments", NULL));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(rrsets, 0), "records", &records));
+	assert_int_equal(json_object_array_length(records), 2);
+	assert_string_equal(field(records, 0, "content"), "192.0.2.2");
+	assert_string_equal(field(records, 1, "content"), "192.0.2.99");
+	assert_string_equal(field(records, 1, "disabled"), "true");
+	json_object_put(rrsets);
+	free(body);
+	dnsb_precheck_clear(&patch);
+
+	/* A delete of the enabled records: a REPLACE with the disabled one alone. */
+	c[1] = change_new(DNSB_CHANGE_DELETE, "mix.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", NULL);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 1, 1, &held, &disabled), 0);
+	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
+	rrsets = rrsets_of(body);
+	assert_string_equal(field(rrsets, 0, "changetype"), "REPLACE");
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(rrsets, 0), "records", &records));
+	assert_int_equal(json_object_array_length(records), 1);
+	assert_string_equal(field(records, 0, "content"), "192.0.2.99");
+	json_object_put(rrsets);
+	free(body);
+	dnsb_precheck_clear(&patch);
+
+	/* A create over disabled records only: a conflict naming them. */
+	c[2] = change_new(DNSB_CHANGE_CREATE, "off.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 2, 1, &held, &disabled), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_non_null(strstr(dnsb_result_note(&res, 0), "the RRset exists (disabled records held: 192.0.2.98)"));
+	dnsb_precheck_clear(&patch);
+	changes_free(c, 3);
+	dnsb_rrset_list_clear(&held);
+	dnsb_rrset_list_clear(&disabled);
+	dnsb_rrset_list_clear(&served);
+	json_object_put(doc);
+}
+
+/* The read-back after a PATCH: what neither side wrote is a race; ours, or what was there, is not. */
+static void test_races(void **state)
+{
+	dnsb_rrset_list held = { 0 }, after = { 0 };
+	dnsb_change *c[3];
+	dnsb_precheck patch;
+	dnsb_result res;
+
+	(void)state;
+	held_add(&held, "u.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.1");
+	c[0] = change_new(DNSB_CHANGE_UPDATE, "u.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.2");
+	c[1] = change_new(DNSB_CHANGE_CREATE, "n.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
+	c[2] = change_new(DNSB_CHANGE_CREATE, "m.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4");
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 3, &held, NULL), 0);
+	assert_int_equal(patch.count, 3);
+	held_add(&after, "u.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.2");   /* ours */
+	held_add(&after, "n.example.test.", LDNS_RR_TYPE_A, 300, "198.51.100.9"); /* another client's */
+	assert_int_equal(dnsb_precheck_races(&patch, &after, "example.test."), 1);  /* n; m absent is what was there */
+	dnsb_rrset_list_clear(&after);
+	held_add(&after, "u.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.1");   /* what was there */
+	held_add(&after, "n.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.3");
+	held_add(&after, "m.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.4");
+	assert_int_equal(dnsb_precheck_races(&patch, &after, "example.test."), 0);
+	dnsb_precheck_clear(&patch);
+	changes_free(c, 3);
+	dnsb_rrset_list_clear(&held);
+	dnsb_rrset_list_clear(&after);
 }
 
 static void test_url(void **state)
@@ -517,6 +612,8 @@ int main(void)
 		cmocka_unit_test(test_check_replays_in_order),
 		cmocka_unit_test(test_check_update_to_other_type),
 		cmocka_unit_test(test_body_deletes_first),
+		cmocka_unit_test(test_disabled_records),
+		cmocka_unit_test(test_races),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_zone_parse),
 		cmocka_unit_test(test_zones_parse),

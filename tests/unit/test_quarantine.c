@@ -363,6 +363,166 @@ static void test_engine_without_quarantine_writes_every_drop(void **state)
 }
 
 
+/* 2001-09-09T01:46:40Z and a half: a wall time no test run meets. */
+static double fixed_wall(void *payload)
+{
+	(void)payload;
+	return 1000000000.5;
+}
+
+/* The engine's clock stamps the drop log's lines and the quarantine's entries: a test fixes both. */
+static void test_engine_wall_time_from_clock(void **state)
+{
+	dnsb_quarantine *q = NULL;
+	json_object *held = NULL, *entry, *v;
+	logs l;
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 3, 1);
+	r.c.clock.wall = fixed_wall;
+	logs_open(&l, &r);
+	assert_int_equal(dnsb_quarantine_new(&q, 60, 3600), 0);
+	r.o.quarantine = q;
+	put_a(r.p, "h1.example.com.", "198.51.100.1");
+
+	assert_int_equal(logs_apply(&l, &r), 2);
+	assert_int_equal(droplog_lines(&l, NULL), 2);
+	assert_int_equal(droplog_lines(&l, "{\"time\":\"2001-09-09T01:46:40Z\",\"zone\":\"example.com.\""), 2);
+	assert_int_equal(dnsb_quarantine_list(q, r.c.t, fixed_wall(NULL), &held), 0);
+	assert_int_equal(json_object_array_length(held), 1);
+	entry = json_object_array_get_idx(held, 0);
+	assert_true(json_object_object_get_ex(entry, "first_seen", &v));
+	assert_string_equal(json_object_get_string(v), "2001-09-09T01:46:40Z");
+	assert_true(json_object_object_get_ex(entry, "next_retry", &v));
+	assert_string_equal(json_object_get_string(v), "2001-09-09T01:47:40Z");
+	json_object_put(held);
+
+	logs_close(&l);
+	dnsb_quarantine_free(q);
+	run_free(&r);
+}
+
+/* A clock of another version is refused before anything is looked at. */
+static void test_engine_refuses_clock_version(void **state)
+{
+	dnsb_error err = { 0 };
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 1, 0);
+	r.c.clock.version = DNSB_CLOCK_VERSION + 1;
+	assert_int_equal(dnsb_engine_apply(&r.rep, r.p, r.plan, &r.o, &err), DNSB_EINVAL);
+	assert_non_null(strstr(err.message, "clock version"));
+	assert_int_equal(run_change(&r, 0)->outcome, DNSB_OUTCOME_PENDING);
+	run_free(&r);
+}
+
+/* The first line of `path` that parses as an object whose `key` starts with `prefix`, or NULL. @return a new reference */
+static json_object *find_line(const char *path, const char *key, const char *prefix)
+{
+	FILE *f = fopen(path, "r");
+	char line[16384];
+	json_object *found = NULL;
+
+	assert_non_null(f);
+	while (found == NULL && fgets(line, sizeof(line), f)) {
+		json_object *o = json_tokener_parse(line), *v;
+		if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) &&
+		    strncmp(json_object_get_string(v), prefix, strlen(prefix)) == 0)
+			found = o;
+		else
+			json_object_put(o);
+	}
+	fclose(f);
+	return found;
+}
+
+/* `key` is the same in both objects: equal values, or absent (or null) in both. */
+static void assert_same_key(json_object *a, json_object *b, const char *key)
+{
+	json_object *x = NULL, *y = NULL;
+
+	json_object_object_get_ex(a, key, &x);
+	json_object_object_get_ex(b, key, &y);
+	if (!json_object_equal(x, y)) {
+		print_error("key %s: %s vs %s\n", key, x ? json_object_to_json_string(x) : "(absent)",
+			    y ? json_object_to_json_string(y) : "(absent)");
+		fail();
+	}
+}
+
+/* Put "owner TXT text" (TTL 300) into the memory provider. */
+static void put_txt(dnsb_provider *p, const char *owner, const char *text)
+{
+	dnsb_rrset r = { 0 };
+
+	r.owner = strdup(owner);
+	r.type = 16;
+	r.ttl = 300;
+	assert_int_equal(dnsb_rrset_add_rdata(&r, text), 0);
+	assert_int_equal(dnsb_memory_put(p, &r), 0);
+	dnsb_rrset_clear(&r);
+}
+
+/*
+ * One conflicting change as the drop log, the JSON log and GET /quarantine
+ * show it: one writer, so each key they share is the same in all three, and
+ * the quarantine's changes are the drop log's changes by name and type.
+ */
+static void test_drop_records_agree(void **state)
+{
+	static const char *const logged[] = { "zone", "outcome", "reason", "message", "cause", "current", "owner",
+					      "owner_resource" };
+	static const char *const held_keys[] = { "zone", "message", "cause", "owner", "owner_resource" };
+	dnsb_quarantine *q = NULL;
+	json_object *line, *log_line, *list = NULL, *entry, *changes, *v, *plan_ep;
+	logs l;
+	run r;
+
+	(void)state;
+	run_init(&r, NULL, 3, 1);
+	logs_open(&l, &r);
+	assert_int_equal(dnsb_quarantine_new(&q, 60, 3600), 0);
+	r.o.quarantine = q;
+	put_a(r.p, "h1.example.com.", "198.51.100.1");
+	put_txt(r.p, "a-h1.example.com.", "\"heritage=external-dns,external-dns/owner=other,external-dns/resource=ingress/default/x\"");
+	dnsb_log_set_format(DNSB_LOG_JSON);
+	assert_int_equal(logs_apply(&l, &r), 2);
+	dnsb_log_set_format(DNSB_LOG_TEXT);
+
+	assert_non_null(line = find_line(l.droplog_path, "time", ""));
+	assert_non_null(log_line = find_line(l.stderr_path, "msg", "dropped create h1.example.com. A: "));
+	assert_int_equal(dnsb_quarantine_list(q, r.c.t, 0, &list), 0);
+	assert_int_equal(json_object_array_length(list), 1);
+	entry = json_object_array_get_idx(list, 0);
+	/* The drop log's first line is the change that conflicted first: the quarantine's cause and words. */
+	assert_true(json_object_object_get_ex(line, "change", &v) && json_object_object_get_ex(v, "create", &v));
+	plan_ep = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(entry, "changes", &changes));
+	assert_int_equal(json_object_array_length(changes), 2);
+	assert_same_key(json_object_array_get_idx(changes, 0), plan_ep, "dnsName");
+	assert_same_key(json_object_array_get_idx(changes, 0), plan_ep, "recordType");
+	assert_string_equal(json_object_get_string(json_object_object_get(json_object_array_get_idx(changes, 0), "kind")),
+			    "create");
+	/* The keys are there, so that agreeing means something. */
+	assert_string_equal(json_object_get_string(json_object_object_get(line, "cause")), "exists");
+	assert_non_null(json_object_object_get(line, "current"));
+	assert_non_null(json_object_object_get(line, "message"));
+	assert_string_equal(json_object_get_string(json_object_object_get(line, "owner")), "other");
+	for (size_t i = 0; i < sizeof(logged) / sizeof(*logged); i++)
+		assert_same_key(line, log_line, logged[i]);
+	for (size_t i = 0; i < sizeof(held_keys) / sizeof(*held_keys); i++)
+		assert_same_key(line, entry, held_keys[i]);
+
+	json_object_put(list);
+	json_object_put(log_line);
+	json_object_put(line);
+	logs_close(&l);
+	dnsb_quarantine_free(q);
+	run_free(&r);
+}
+
 /* A group of six changes (held.c's masks stop there) that conflicted is held back whole on the next loop. */
 static void test_large_group_is_held(void **state)
 {
@@ -408,6 +568,9 @@ int main(void)
 		cmocka_unit_test(test_engine_sums_up_drops_before_sending),
 		cmocka_unit_test(test_engine_without_quarantine_writes_every_drop),
 		cmocka_unit_test(test_large_group_is_held),
+		cmocka_unit_test(test_engine_wall_time_from_clock),
+		cmocka_unit_test(test_engine_refuses_clock_version),
+		cmocka_unit_test(test_drop_records_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

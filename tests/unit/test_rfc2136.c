@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "applier/core/provider.h"
 #include "providers/rfc2136/rfc2136.h"
 #include "unit/change_fixture.h"
 

@@ -24,6 +24,7 @@
 #include "dnsbatch/plan.h"
 #include "dnsbatch/provider.h"
 #include "dnsbatch/sys/provider.h"
+#include "applier/core/provider.h"
 
 #define EXAMPLE_ZONE "examples/zones/example.com.zone"
 

@@ -64,9 +64,14 @@ typedef struct dnsb_result {
 	char notes[DNSB_RESULT_NOTES_SIZE];  /**< NUL-terminated notes, one after another */
 	size_t notes_used;
 	double retry_after;  /**< RATE_LIMITED/TRANSIENT: seconds the provider asked to wait, < 0 if none */
+	/** OK from an `unconditional` backend: RRsets the read-back after the write found holding a
+	 *  value neither the batch wrote nor the pre-check read (another client wrote in the window
+	 *  between them). The backend logs a `race` warning naming each; the engine counts them
+	 *  (dnsbatch_overwrites_detected_total). 0 when none, or when the backend makes no read-back. */
+	unsigned races;
 } dnsb_result;
 
-/** Reset a result to "ok, no detail" (no culprits, retry_after -1). */
+/** Reset a result to "ok, no detail" (no culprits, retry_after -1, no races). */
 void dnsb_result_init(dnsb_result *res);
 
 /**
@@ -80,7 +85,8 @@ void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *c
 /**
  * For backends: a local failure met while submitting (a read made first, or
  * the request itself, that got no reply to classify) as the submission's
- * answer: DNSB_ETRANSIENT is class TRANSIENT, DNSB_EFATAL and DNSB_EINVAL
+ * answer: DNSB_ETRANSIENT is class TRANSIENT, DNSB_ERATELIMIT RATE_LIMITED
+ * (the rate budget had no slot: nothing was sent), DNSB_EFATAL and DNSB_EINVAL
  * FATAL, with the message "WHAT: e->message" and `status` (an HTTP status
  * when one came, else 0). Any other code (DNSB_ENOMEM) is a local error.
  * @return 0 when `out` holds the answer; else rc, with err set from e
@@ -196,8 +202,27 @@ int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *ch
  */
 uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held);
 
+/**
+ * For backends: where the provider's rate budget figures come from
+ * (dnsb_provider_budget_stats), e.g. dnsb_budget_stats_get of
+ * providers/ratelimit.h with the budget as payload.
+ * @param payload  borrowed: it must outlive p (a backend frees it in close)
+ */
+void dnsb_provider_set_budget(dnsb_provider *p, void (*stats)(void *payload, dnsb_budget_stats *out), void *payload);
+
 /** For backends: zero a string that holds a secret (a key, a token, a TSIG secret), then free it. NULL is a no-op. */
 void dnsb_secret_free(char *secret);
+
+/**
+ * For backends: a secret from a file (a token, a password), its trailing
+ * white space (the newline editors and `echo` leave) removed. The message of
+ * an error names `what` and the path, never the content.
+ * @param out   receives the secret (the caller's; dnsb_secret_free)
+ * @param what  the flag or variable that named the file, for messages (borrowed)
+ * @return 0; DNSB_ENOTFOUND (no such file), DNSB_EIO (unreadable, empty, or
+ *         over 64 KiB), DNSB_ENOMEM
+ */
+int dnsb_secret_read_file(char **out, const char *path, const char *what, dnsb_error *err);
 
 /**
  * The operations table. `state` is the backend's own handle
@@ -207,7 +232,7 @@ void dnsb_secret_free(char *secret);
  */
 typedef struct dnsb_provider_ops {
 	unsigned version;   /**< DNSB_PROVIDER_OPS_VERSION */
-	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "pdns" */
+	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "aws", "pdns" */
 
 	/**
 	 * Submit one batch to `zone` atomically: all changes or none.
@@ -251,6 +276,19 @@ typedef struct dnsb_provider_ops {
 #define DNSB_PROVIDER_OPS_VERSION 3
 
 /**
+ * An ops table of this version, as libgit2's sys/ headers give each backend
+ * struct an _INIT: the version stamped, then the name and the four
+ * operations, all required. An operation a later version adds will be
+ * optional and left NULL by this macro, so a backend that writes its table
+ * with it builds unchanged against a newer header:
+ *
+ *     static const dnsb_provider_ops mine_ops =
+ *             DNSB_PROVIDER_OPS_INIT("mine", mine_submit, mine_read, mine_list, mine_close);
+ */
+#define DNSB_PROVIDER_OPS_INIT(name, submit, read, list, close) \
+	{ DNSB_PROVIDER_OPS_VERSION, (name), (submit), (read), (list), (close) }
+
+/**
  * For backends: allocate a provider with the given ops and state; zones are
  * added with dnsb_provider_add_zone.
  * @param out  receives the provider (the caller's; free with dnsb_provider_free,
@@ -275,18 +313,6 @@ void *dnsb_provider_state(const dnsb_provider *p, const dnsb_provider_ops *ops);
  * @return 0, DNSB_EINVAL for an illegal name, DNSB_ENOMEM
  */
 int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
-
-/**
- * For the engine: submit through the ops table, counting the request and
- * timing it. Same contract as dnsb_provider_ops.submit (timeout in seconds,
- * 0 = none); `seconds` receives the time the request took (may be NULL).
- */
-int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const *changes, size_t n,
-			 double timeout, dnsb_result *out, double *seconds, dnsb_error *err);
-
-/** For the engine: read through the ops table, counting the request. Same contract as ops.read. */
-int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
-		       double timeout, dnsb_rrset_list *out, double *seconds, dnsb_error *err);
 
 /**
  * A backend's entry in the registry: its name, its flags (for --help and for
@@ -340,11 +366,6 @@ int dnsb_rrset_list_add_text(dnsb_rrset_list *list, const char *owner, long long
  * @return 0, DNSB_EINVAL when an RDATA does not parse, DNSB_ENOMEM
  */
 int dnsb_rrset_to_ldns(ldns_rr_list *out, const dnsb_rrset *rrset, dnsb_error *err);
-
-/** The backends built in (providers/registry.c). */
-extern const dnsb_backend dnsb_backend_memory;
-extern const dnsb_backend dnsb_backend_zonefile;
-extern const dnsb_backend dnsb_backend_rfc2136;
 
 #ifdef __cplusplus
 }

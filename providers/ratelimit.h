@@ -1,0 +1,100 @@
+/*
+ * providers/ratelimit.h - one rate budget for every instance writing to one
+ * provider account (DESIGN §4, "Rate budget"). Not installed; the HTTP
+ * backends reach it through their client (providers/http.h).
+ *
+ * A provider's request limit belongs to the account (Route53: a token bucket
+ * per AWS account; Cloudflare: 1,200 requests per 5 minutes per token), so N
+ * sidecars pacing themselves alone spend N budgets. With a Redis URL, every
+ * instance configured with the same key takes its tokens from one bucket kept
+ * in Redis: a GCRA (generic cell rate algorithm, ITU-T I.371) evaluated by one
+ * server-side Lua script, so taking a token is one atomic round trip that
+ * answers how long to wait; the caller sleeps exactly that long (no polling).
+ * A throttling answer that still arrives lowers the shared rate by a quarter
+ * for everyone for a while (a key beside the bucket that expires: 10 s by
+ * default), and each further throttle by another quarter.
+ *
+ * Redis away (no answer within the call timeout, 100 ms by default): the
+ * instance falls back to a local bucket at rate / instances, says so once in
+ * the log and in the stats, tries Redis again at most once a second, and goes
+ * back to the shared bucket when Redis answers. Nothing fails because Redis
+ * is down.
+ *
+ * Keys: "dnsbatch:{KEY}:tat" and "dnsbatch:{KEY}:slow"; the hash tag {KEY}
+ * keeps both in one slot, so Redis Cluster runs the script.
+ *
+ * Thread-safe: one budget serves every thread of the sidecar.
+ */
+#ifndef DNSBATCH_PROVIDERS_RATELIMIT_H
+#define DNSBATCH_PROVIDERS_RATELIMIT_H
+
+#include "dnsbatch/common.h"
+#include "dnsbatch/config.h"
+#include "dnsbatch/provider.h"
+#include "dnsbatch/sys/provider.h"
+
+/** A rate budget, shared through Redis or local. Opaque. */
+typedef struct dnsb_budget dnsb_budget;
+
+/** Settings of a budget; read during dnsb_budget_new, strings copied. */
+typedef struct dnsb_budget_options {
+	unsigned version;         /**< DNSB_BUDGET_OPTIONS_VERSION */
+	const char *url;          /**< "redis://[user[:password]@]HOST[:PORT][/DB]"; NULL = local only.
+				       rediss:// is refused: Debian 12's hiredis (0.14) has no TLS */
+	const char *password;     /**< overrides the URL's password; NULL = the URL's or none. Never logged */
+	const char *key;          /**< the account ("aws:123456789012"): instances with the same key share
+				       one bucket; NULL = "default" */
+	double rate;              /**< tokens per second for the whole account, > 0 */
+	double burst;             /**< tokens that may be taken at once after a quiet spell, >= 1 */
+	unsigned instances;       /**< the local share when Redis is away is rate / instances, >= 1 */
+	double call_timeout;      /**< seconds a Redis call (connect included) may take, > 0 */
+	double slow_hold;         /**< seconds the shared rate stays lowered after a throttle, > 0 */
+} dnsb_budget_options;
+
+#define DNSB_BUDGET_OPTIONS_VERSION 1
+#define DNSB_BUDGET_OPTIONS_INIT { DNSB_BUDGET_OPTIONS_VERSION, NULL, NULL, NULL, 5.0, 1.0, 4, 0.1, 10.0 }
+
+
+/**
+ * Create a budget. Does not connect: the first dnsb_budget_take does, and a
+ * Redis that cannot be reached then is the fallback, not an error.
+ * @param out   receives it (the caller's; dnsb_budget_free)
+ * @return 0; DNSB_EINVAL for a bad option (the message names it: a URL that is
+ *         not redis://, a rate <= 0, a burst < 1); DNSB_ENOMEM
+ */
+int dnsb_budget_new(dnsb_budget **out, const dnsb_budget_options *opts, dnsb_error *err);
+
+/**
+ * A budget from the provider configuration's generic keys: `rate-budget`
+ * (the URL), `rate-budget-key`, `rate-budget-rate` (N or N/s),
+ * `rate-budget-burst`, `rate-budget-instances`, `rate-budget-password-file`;
+ * the password otherwise from the environment variable DNSBATCH_REDIS_PASSWORD.
+ * Without `rate-budget` no budget is made (*out = NULL, return 0).
+ * @param dflt  the provider's documented limits and default key (borrowed)
+ * @return 0; DNSB_EINVAL naming the flag; DNSB_EIO for an unreadable password file; DNSB_ENOMEM
+ */
+int dnsb_budget_from_config(dnsb_budget **out, const dnsb_config *cfg, const dnsb_budget_options *dflt,
+			    dnsb_error *err);
+
+/**
+ * Take one token, sleeping as long as the bucket says (at most `time_left`).
+ * @param time_left  seconds the caller has, > 0; 0 = no limit
+ * @param waited     receives the seconds slept (may be NULL)
+ * @return 0 when the token was taken; DNSB_ERATELIMIT when the wait would pass
+ *         time_left (nothing was taken, nothing slept)
+ */
+int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
+
+/** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for slow_hold seconds. */
+void dnsb_budget_throttled(dnsb_budget *b);
+
+/** Copy the figures (dnsbatch/provider.h). Thread-safe; its signature fits dnsb_provider_set_budget. */
+void dnsb_budget_stats_get(void *budget, dnsb_budget_stats *out);
+
+/** The flags of dnsb_budget_from_config, for the command line (dnsb_backend_shared_flags). */
+extern const dnsb_provider_flag dnsb_budget_flags[];
+
+/** Close the connection and free. NULL is a no-op. */
+void dnsb_budget_free(dnsb_budget *b);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * ratelimit_redis.c - the shared bucket's side in Redis (see ratelimit.h):
+ * the URL by libcurl's URL API, the connection by hiredis with a timeout on
+ * every call, and one Lua script run by EVALSHA (loaded again on NOSCRIPT).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include <curl/curl.h>
+#include <hiredis/hiredis.h>
+
+#include "providers/ratelimit_redis.h"
+#include "dnsbatch/sys/provider.h"
+
+/*
+ * GCRA with reservation. KEYS[1] holds the theoretical arrival time (TAT, in
+ * microseconds of Redis's own clock, so instances need no synchronised
+ * clocks), KEYS[2] the factor the rate is lowered by after a throttle.
+ * take: ARGV = 'take', rate, burst, max wait (µs, 0 = none) ->
+ *   {taken (1|0), wait in µs, rate in force × 1000}
+ * slow: ARGV = 'slow', hold (ms) -> the new factor, as text
+ */
+static const char bucket_script[] =
+	"if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+	"local factor = tonumber(redis.call('GET', KEYS[2]) or '1')\n"
+	"if ARGV[1] == 'slow' then\n"
+	"  factor = factor * 0.75\n"
+	"  if factor < 0.1 then factor = 0.1 end\n"
+	"  redis.call('SET', KEYS[2], tostring(factor), 'PX', tonumber(ARGV[2]))\n"
+	"  return tostring(factor)\n"
+	"end\n"
+	"local rate = tonumber(ARGV[2]) * factor\n"
+	"local burst = tonumber(ARGV[3])\n"
+	"local max_wait = tonumber(ARGV[4])\n"
+	"local step = 1000000 / rate\n"
+	"local tat = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
+	"if tat < now then tat = now end\n"
+	"local wait = tat + step - burst * step - now\n"
+	"if wait < 0 then wait = 0 end\n"
+	"if max_wait > 0 and wait > max_wait then return {0, math.floor(wait), math.floor(rate * 1000)} end\n"
+	"redis.call('SET', KEYS[1], string.format('%.0f', tat + step), 'PX',"
+	" math.ceil((tat + step - now) / 1000) + 1000)\n"
+	"return {1, math.floor(wait), math.floor(rate * 1000)}\n";
+
+struct dnsb_redis {
+	redisContext *c;
+	char sha[41];       /* the script's SHA1 as Redis reported it on SCRIPT LOAD */
+	char where[300];    /* "host:port", for messages */
+};
+
+static char *url_part(CURLU *u, CURLUPart part)
+{
+	char *v = NULL, *copy;
+
+	if (curl_url_get(u, part, &v, CURLU_URLDECODE) != CURLUE_OK || v == NULL)
+		return NULL;
+	copy = strdup(v);
+	curl_free(v);
+	return copy;
+}
+
+static int parse_db(dnsb_redis_target *out, CURLU *u, dnsb_error *err)
+{
+	char *path = url_part(u, CURLUPART_PATH), *end;
+	const char *p = path ? path : "";
+	int rc = 0;
+
+	while (*p == '/')
+		p++;
+	if (*p) {
+		out->db = strtol(p, &end, 10);
+		if (*end || out->db < 0 || out->db > 100000)
+			rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: the database \"%s\" is not a number", p);
+	}
+	free(path);
+	return rc;
+}
+
+int dnsb_redis_target_parse(dnsb_redis_target *out, const char *url, dnsb_error *err)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *port = NULL;
+	CURLUcode uc;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (u == NULL)
+		return DNSB_ENOMEM;
+	if ((uc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME)) != CURLUE_OK) {
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: not a redis://HOST:PORT[/DB] URL: %s",
+				    curl_url_strerror(uc));
+		goto done;
+	}
+	scheme = url_part(u, CURLUPART_SCHEME);
+	if (scheme && strcmp(scheme, "rediss") == 0) {
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: rediss:// (TLS) needs hiredis >= 1.0 with SSL; "
+				    "this build has hiredis %d.%d: use redis:// on a trusted network or a TLS tunnel",
+				    HIREDIS_MAJOR, HIREDIS_MINOR);
+		goto done;
+	}
+	if (scheme == NULL || strcmp(scheme, "redis") != 0) {
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: the scheme must be redis://");
+		goto done;
+	}
+	out->host = url_part(u, CURLUPART_HOST);
+	port = url_part(u, CURLUPART_PORT);
+	out->port = port ? atoi(port) : 6379;
+	out->user = url_part(u, CURLUPART_USER);
+	out->password = url_part(u, CURLUPART_PASSWORD);
+	if (out->host == NULL || out->port <= 0 || out->port > 65535)
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: no host or a bad port");
+	else
+		rc = parse_db(out, u, err);
+done:
+	free(scheme);
+	free(port);
+	curl_url_cleanup(u);
+	if (rc < 0)
+		dnsb_redis_target_clear(out);
+	return rc;
+}
+
+void dnsb_redis_target_clear(dnsb_redis_target *t)
+{
+	free(t->host);
+	free(t->user);
+	dnsb_secret_free(t->password);
+	memset(t, 0, sizeof(*t));
+}
+
+/* One command, argv style. @return the reply (the caller frees it), or NULL with err set */
+static redisReply *command(dnsb_redis *r, int argc, const char **argv, dnsb_error *err)
+{
+	redisReply *reply = redisCommandArgv(r->c, argc, argv, NULL);
+
+	if (reply == NULL)
+		dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: %s", r->where,
+			       r->c->errstr[0] ? r->c->errstr : "no answer");
+	return reply;
+}
+
+/* A command whose reply must not be an error. @return 0 or DNSB_ETRANSIENT */
+static int command_ok(dnsb_redis *r, int argc, const char **argv, const char *what, dnsb_error *err)
+{
+	redisReply *reply = command(r, argc, argv, err);
+	int rc = 0;
+
+	if (reply == NULL)
+		return DNSB_ETRANSIENT;
+	if (reply->type == REDIS_REPLY_ERROR)
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: %s refused: %.200s", r->where, what, reply->str);
+	freeReplyObject(reply);
+	return rc;
+}
+
+static int load_script(dnsb_redis *r, dnsb_error *err)
+{
+	const char *argv[] = { "SCRIPT", "LOAD", bucket_script };
+	redisReply *reply = command(r, 3, argv, err);
+	int rc = 0;
+
+	if (reply == NULL)
+		return DNSB_ETRANSIENT;
+	if (reply->type != REDIS_REPLY_STRING || reply->len != 40)
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: SCRIPT LOAD refused: %.200s", r->where,
+				    reply->type == REDIS_REPLY_ERROR ? reply->str : "an unexpected reply");
+	else
+		memcpy(r->sha, reply->str, 41);
+	freeReplyObject(reply);
+	return rc;
+}
+
+static int authenticate(dnsb_redis *r, const dnsb_redis_target *t, dnsb_error *err)
+{
+	char db[24];
+	const char *auth[] = { "AUTH", t->user, t->password };
+	const char *select[] = { "SELECT", db };
+
+	if (t->password) {
+		/* AUTH user password is Redis 6's ACL form; without a user, the legacy one-argument form. */
+		int rc = t->user && *t->user ? command_ok(r, 3, auth, "AUTH", err)
+					     : command_ok(r, 2, (const char *[]){ "AUTH", t->password }, "AUTH", err);
+		if (rc < 0)
+			return rc;
+	}
+	snprintf(db, sizeof(db), "%ld", t->db);
+	return t->db ? command_ok(r, 2, select, "SELECT", err) : 0;
+}
+
+int dnsb_redis_connect(dnsb_redis **out, const dnsb_redis_target *t, double timeout, dnsb_error *err)
+{
+	struct timeval tv = { (time_t)timeout, (suseconds_t)((timeout - (double)(time_t)timeout) * 1e6) };
+	dnsb_redis *r = calloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	if (r == NULL)
+		return DNSB_ENOMEM;
+	snprintf(r->where, sizeof(r->where), "%s:%d", t->host, t->port);
+	r->c = redisConnectWithTimeout(t->host, t->port, tv);
+	if (r->c == NULL || r->c->err) {
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: %s", r->where,
+				    r->c ? r->c->errstr : "cannot allocate a context");
+		dnsb_redis_close(r);
+		return rc;
+	}
+	if (redisSetTimeout(r->c, tv) != REDIS_OK)
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: cannot set the timeout", r->where);
+	else if ((rc = authenticate(r, t, err)) == 0)
+		rc = load_script(r, err);
+	if (rc < 0) {
+		dnsb_redis_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void dnsb_redis_close(dnsb_redis *r)
+{
+	if (r == NULL)
+		return;
+	if (r->c)
+		redisFree(r->c);
+	free(r);
+}
+
+/* EVALSHA, loading the script again once when Redis lost it (restart, SCRIPT FLUSH, failover). */
+static redisReply *run_script(dnsb_redis *r, const char *key, int argc, const char **args, dnsb_error *err)
+{
+	char tat[300], slow[300];
+	const char *argv[12] = { "EVALSHA", r->sha, "2", tat, slow };
+	redisReply *reply;
+
+	snprintf(tat, sizeof(tat), "dnsbatch:{%s}:tat", key);
+	snprintf(slow, sizeof(slow), "dnsbatch:{%s}:slow", key);
+	for (int i = 0; i < argc && i < 7; i++)
+		argv[5 + i] = args[i];
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if ((reply = command(r, 5 + argc, argv, err)) == NULL)
+			return NULL;
+		if (reply->type != REDIS_REPLY_ERROR || strncmp(reply->str, "NOSCRIPT", 8) != 0 || attempt)
+			break;
+		freeReplyObject(reply);
+		if (load_script(r, err) < 0)
+			return NULL;
+	}
+	if (reply->type == REDIS_REPLY_ERROR) {
+		dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: the bucket script failed: %.200s", r->where, reply->str);
+		freeReplyObject(reply);
+		return NULL;
+	}
+	return reply;
+}
+
+int dnsb_redis_take(dnsb_redis *r, const char *key, double rate, double burst, double max_wait, double *wait,
+		    double *eff_rate, dnsb_error *err)
+{
+	char a_rate[32], a_burst[32], a_max[32];
+	const char *args[] = { "take", a_rate, a_burst, a_max };
+	redisReply *reply;
+	int rc = 0;
+
+	snprintf(a_rate, sizeof(a_rate), "%.6f", rate);
+	snprintf(a_burst, sizeof(a_burst), "%.6f", burst);
+	snprintf(a_max, sizeof(a_max), "%.0f", max_wait > 0 ? max_wait * 1e6 : 0.0);
+	if ((reply = run_script(r, key, 4, args, err)) == NULL)
+		return DNSB_ETRANSIENT;
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 || reply->element[0]->type != REDIS_REPLY_INTEGER ||
+	    reply->element[1]->type != REDIS_REPLY_INTEGER || reply->element[2]->type != REDIS_REPLY_INTEGER) {
+		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "redis %s: the bucket script answered an unexpected shape",
+				    r->where);
+	} else {
+		double w = (double)reply->element[1]->integer / 1e6;
+		*wait = reply->element[0]->integer ? w : -w;
+		*eff_rate = (double)reply->element[2]->integer / 1000.0;
+	}
+	freeReplyObject(reply);
+	return rc;
+}
+
+int dnsb_redis_slow(dnsb_redis *r, const char *key, double hold, dnsb_error *err)
+{
+	char a_hold[32];
+	const char *args[] = { "slow", a_hold };
+	redisReply *reply;
+
+	snprintf(a_hold, sizeof(a_hold), "%.0f", hold * 1000.0);
+	if ((reply = run_script(r, key, 2, args, err)) == NULL)
+		return DNSB_ETRANSIENT;
+	freeReplyObject(reply);
+	return 0;
+}
