@@ -4,10 +4,12 @@
  * left, GET of a 200, pagination, reads by owner name, the shared opening
  * and end of a reply's classification, and the list of service handles.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
@@ -131,6 +133,32 @@ int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_confi
 	dnsb_provider_set_limits(p, &limits);
 	*out = p;
 	return 0;
+}
+
+int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err)
+{
+	const char *path = dnsb_config_get(cfg, flag);
+
+	if (path == NULL)
+		return 0;
+	if (access(path, R_OK) != 0)
+		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag, path,
+				      strerror(errno));
+	return (*out = strdup(path)) ? 0 : DNSB_ENOMEM;
+}
+
+int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),
+			 const dnsb_config *cfg, dnsb_error *err)
+{
+	int rc;
+
+	memset(settings, 0, size);
+	if ((rc = read(settings, cfg, err)) != 0) {
+		if (rc == DNSB_ENOMEM)
+			dnsb_error_set(err, rc, "out of memory");
+		clear(settings);
+	}
+	return rc;
 }
 
 int dnsb_hb_zones_push(dnsb_hb_zone **zones, size_t *count, char *apex, const char *id)
@@ -290,7 +318,7 @@ int dnsb_hb_pick(dnsb_rrset_list *out, const dnsb_rrset_list *all, const dnsb_rr
 
 int dnsb_hb_read_by_owner(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n,
 			  size_t by_name_max, dnsb_hb_list_fn list, double give_up, dnsb_rrset_list *out,
-			  dnsb_error *err)
+			  dnsb_hb_tags *tags, dnsb_error *err)
 {
 	const char *owners[BY_NAME_MAX];
 	size_t max = by_name_max < BY_NAME_MAX ? by_name_max : BY_NAME_MAX, k;
@@ -298,13 +326,14 @@ int dnsb_hb_read_by_owner(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey
 	int rc = 0;
 
 	if (n == 0)
-		return list(b, zone, NULL, 0, NULL, 0, give_up, out, err);
+		return list(b, zone, NULL, 0, NULL, 0, give_up, out, tags, err);
 	if ((k = dnsb_rrkeys_owners(keys, n, owners, max)) <= max) {
 		for (size_t i = 0; rc == 0 && i < k; i++)
-			rc = list(b, zone, owners[i], dnsb_rrkeys_only_type(keys, n, owners[i]), keys, n, give_up, out, err);
+			rc = list(b, zone, owners[i], dnsb_rrkeys_only_type(keys, n, owners[i]), keys, n, give_up, out, tags,
+				  err);
 		return rc;
 	}
-	rc = list(b, zone, NULL, 0, NULL, 0, give_up, &all, err);
+	rc = list(b, zone, NULL, 0, NULL, 0, give_up, &all, tags, err);
 	if (rc == 0 && (rc = dnsb_hb_pick(out, &all, keys, n)) != 0)
 		dnsb_error_set(err, rc, "out of memory");
 	dnsb_rrset_list_clear(&all);

@@ -155,6 +155,26 @@ int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *
 int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_config *cfg, dnsb_error *err);
 
 /**
+ * A flag naming a file to read later (--X-ca-file): checked readable now and
+ * copied into *out; *out stays NULL when the flag is absent.
+ * @param flag  without dashes ("pdns-ca-file")
+ * @return 0; DNSB_ENOTFOUND or DNSB_EIO naming the flag and the file; DNSB_ENOMEM
+ */
+int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err);
+
+/** A backend's reading of its flags into its settings (`settings`: the backend's config struct). */
+typedef int (*dnsb_hb_settings_fn)(void *settings, const dnsb_config *cfg, dnsb_error *err);
+
+/**
+ * The frame of a backend's config parse: `settings` (size bytes) zeroed,
+ * read by `read`; on an error, DNSB_ENOMEM given its message and what was
+ * read freed by `clear`.
+ * @return read's code
+ */
+int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),
+			 const dnsb_config *cfg, dnsb_error *err);
+
+/**
  * Append a zone to an array (a backend's configuration, a listing's reply,
  * or b->zones).
  * @param apex  absolute, lower-case (dnsb_name_canonical's); taken, freed on an error
@@ -219,24 +239,29 @@ typedef int (*dnsb_hb_page_fn)(void *payload, const char *token, char **next, dn
  */
 int dnsb_hb_pages(const char *what, unsigned long max_pages, dnsb_hb_page_fn page, void *payload, dnsb_error *err);
 
+typedef struct dnsb_hb_tags dnsb_hb_tags;
+
 /**
  * List the RRsets at one owner name (and of `type` when not 0), or the whole
- * zone when owner is NULL, keeping those of keys (all when n is 0).
+ * zone when owner is NULL, keeping those of keys (all when n is 0); with
+ * `tags` (may be NULL), the service's handles of what is kept (record ids).
  */
 typedef int (*dnsb_hb_list_fn)(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type,
 			       const dnsb_rrkey *keys, size_t n, double give_up, dnsb_rrset_list *out,
-			       dnsb_error *err);
+			       dnsb_hb_tags *tags, dnsb_error *err);
 
 /**
  * A read for services that list by owner name (Cloud DNS, Route53,
  * Cloudflare): one listing per owner name of `keys` when there are at most
  * `by_name_max` of them (by name and type where one type is asked), else one
  * listing of the whole zone kept to the keys; n 0 lists the whole zone.
+ * `tags` (may be NULL) is given to the list function (a whole-zone listing
+ * gives the handles of the whole zone).
  * @return as the list function
  */
 int dnsb_hb_read_by_owner(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n,
 			  size_t by_name_max, dnsb_hb_list_fn list, double give_up, dnsb_rrset_list *out,
-			  dnsb_error *err);
+			  dnsb_hb_tags *tags, dnsb_error *err);
 
 /**
  * Copy from `all` the RRsets keys ask for (by type, or DNSB_RRKEY_ANY) into
@@ -291,10 +316,10 @@ typedef struct dnsb_hb_tag {
 	uint32_t ttl;  /**< the record's TTL as the service holds it */
 } dnsb_hb_tag;
 
-typedef struct dnsb_hb_tags {
+struct dnsb_hb_tags {
 	dnsb_hb_tag *items;
 	size_t count, cap;
-} dnsb_hb_tags;
+};
 
 /** Add a handle (strings copied; rdata may be NULL). @return 0 or DNSB_ENOMEM */
 int dnsb_hb_tags_add(dnsb_hb_tags *tags, const char *owner, uint16_t type, const char *rdata, const char *tag,

@@ -13,6 +13,7 @@ static const dnsb_backend *const backends[] = {
 	&dnsb_backend_aws,
 	&dnsb_backend_pdns,
 	&dnsb_backend_azure,
+	&dnsb_backend_cloudflare,
 	NULL
 };
 

@@ -71,12 +71,13 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
  * A dnsb_hb_list_fn.
  */
 static int list_rrsets(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type, const dnsb_rrkey *keys,
-		       size_t n, double give_up, dnsb_rrset_list *out, dnsb_error *err)
+		       size_t n, double give_up, dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
 {
 	dnsb_aws *a = (dnsb_aws *)b;
 	char *name = owner ? dnsb_http_escape(owner) : NULL, *tname = NULL, *id = NULL, *url = NULL;
 	int rc = 0, past = 0;
 
+	(void)tags; /* Route53 writes by value */
 	if (owner && name == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if (owner && type && (tname = strdup(dnsb_type_name(type))) == NULL)
@@ -126,7 +127,7 @@ static int list_rrsets(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, 
 static int aws_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		    dnsb_rrset_list *out, dnsb_error *err)
 {
-	return dnsb_hb_read_by_owner(b, zone, keys, n, READ_BY_NAME_MAX, list_rrsets, give_up, out, err);
+	return dnsb_hb_read_by_owner(b, zone, keys, n, READ_BY_NAME_MAX, list_rrsets, give_up, out, NULL, err);
 }
 
 /* ---- submit ---- */

@@ -61,8 +61,9 @@ static int endpoint(char **slot, const char *const *names, const char *dflt, dns
 	return (*slot = strndup(v, len)) ? 0 : DNSB_ENOMEM;
 }
 
-static int parse_settings(dnsb_aws_config *out, const dnsb_config *cfg, dnsb_error *err)
+static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
+	dnsb_aws_config *out = settings;
 	static const char *const r53[] = { "AWS_ENDPOINT_URL_ROUTE_53", "AWS_ENDPOINT_URL", NULL };
 	static const char *const sts[] = { "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL", NULL };
 	const char *v;
@@ -110,15 +111,12 @@ static int parse_settings(dnsb_aws_config *out, const dnsb_config *cfg, dnsb_err
 	return 0;
 }
 
+static void clear_settings(void *settings)
+{
+	dnsb_aws_config_clear(settings);
+}
+
 int dnsb_aws_config_parse(dnsb_aws_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = parse_settings(out, cfg, err)) != 0) {
-		if (rc == DNSB_ENOMEM)
-			dnsb_error_set(err, rc, "out of memory");
-		dnsb_aws_config_clear(out);
-	}
-	return rc;
+	return dnsb_hb_config_parse(out, sizeof(*out), parse_settings, clear_settings, cfg, err);
 }

@@ -187,7 +187,7 @@ int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up
 void dnsb_azure_write_clear(dnsb_azure_write *w);
 
 /**
- * The submission: read, check (dnsb_pdns_check's replay), write, undo on a
+ * The submission: read, check (dnsb_precheck_run's replay), write, undo on a
  * refusal. @return as dnsb_provider_ops.submit
  */
 int dnsb_azure_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,

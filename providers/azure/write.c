@@ -16,7 +16,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "providers/azure/azure.h"
-#include "providers/pdns/pdns.h"
+#include "providers/precheck.h"
 
 /* The (owner, type) keys of every RRset the batch names. @return a malloc'd array (2 per change) or NULL */
 static dnsb_rrkey *batch_keys(dnsb_change *const *changes, size_t n, size_t *count)
@@ -78,7 +78,7 @@ static int severity(dnsb_class cls)
 typedef struct sub {
 	dnsb_azure *a;
 	const dnsb_hb_zone *zone;
-	dnsb_pdns_patch patch;   /* the RRsets to write (held -> final) */
+	dnsb_precheck patch;   /* the RRsets to write (held -> final) */
 	dnsb_hb_tags tags;       /* ETags read */
 	dnsb_azure_write *w;     /* w[i] writes patch.entries[order[i]] */
 	size_t *order;
@@ -99,7 +99,7 @@ static int plan_writes(sub *s, dnsb_error *err)
 			if ((s->patch.entries[i].final == NULL) == (pass == 0))
 				s->order[k++] = i;
 	for (size_t i = 0; rc == 0 && i < k; i++) {
-		const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
+		const dnsb_precheck_entry *e = &s->patch.entries[s->order[i]];
 		const dnsb_hb_tag *t = e->held ? dnsb_hb_tags_find(&s->tags, e->owner, e->type, NULL, NULL) : NULL;
 		if (e->held && t == NULL)
 			return dnsb_error_set(err, DNSB_ETRANSIENT, "%s %s: listed without an etag", e->owner,
@@ -129,7 +129,7 @@ static int landed(const dnsb_azure_write *w)
 static int undo_tag(const sub *s, size_t i, const dnsb_rrset_list *now, const dnsb_hb_tags *now_tags, const char **etag,
 		    int *skip)
 {
-	const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
+	const dnsb_precheck_entry *e = &s->patch.entries[s->order[i]];
 	const dnsb_rrset *cur = dnsb_rrset_list_find(now, e->owner, e->type);
 	const dnsb_hb_tag *t = cur ? dnsb_hb_tags_find(now_tags, e->owner, e->type, NULL, NULL) : NULL;
 
@@ -183,7 +183,7 @@ static int undo(sub *s, double give_up, dnsb_error *err)
 	if ((rc = read_unknown(s, give_up, &now, &now_tags, err)) != 0 && rc != DNSB_ENOMEM)
 		read_ok = 0, rc = 0; /* no read: the unknown writes stay unknown */
 	for (size_t i = 0; rc == 0 && i < s->count; i++) {
-		const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
+		const dnsb_precheck_entry *e = &s->patch.entries[s->order[i]];
 		const char *etag;
 		int skip;
 		if (landed(&s->w[i]) == 0)
@@ -218,7 +218,7 @@ static void refusal(sub *s, dnsb_change *const *changes, size_t n, dnsb_result *
 
 	for (size_t i = 0; i < s->count; i++) {
 		const dnsb_azure_write *w = &s->w[i];
-		const dnsb_pdns_entry *e = &s->patch.entries[s->order[i]];
+		const dnsb_precheck_entry *e = &s->patch.entries[s->order[i]];
 		if (w->res.cls == DNSB_CLASS_OK)
 			continue;
 		if (worst == NULL || severity(w->res.cls) > severity(worst->res.cls))
@@ -285,7 +285,7 @@ static void sub_clear(sub *s)
 		dnsb_azure_write_clear(&s->w[i]);
 	free(s->w);
 	free(s->order);
-	dnsb_pdns_patch_clear(&s->patch);
+	dnsb_precheck_clear(&s->patch);
 	dnsb_hb_tags_clear(&s->tags);
 }
 
@@ -305,7 +305,7 @@ int dnsb_azure_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *
 	free(keys);
 	if (rc != 0) {
 		rc = dnsb_result_from_error(out, rc, 0, "read before writing", &e, err);
-	} else if ((rc = dnsb_pdns_check(&s.patch, out, changes, n, &held, NULL)) != 0) {
+	} else if ((rc = dnsb_precheck_run(&s.patch, out, changes, n, &held, NULL)) != 0) {
 		rc = dnsb_error_set(err, rc, "out of memory");
 	} else if (out->cls == DNSB_CLASS_OK && s.patch.count > 0) {
 		if ((rc = plan_writes(&s, &e)) == 0)

@@ -97,11 +97,13 @@ static int rrsets_page(void *payload, const char *token, char **next, dnsb_error
 }
 
 int dnsb_google_rrsets_list(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type,
-			    const dnsb_rrkey *keys, size_t n, double give_up, dnsb_rrset_list *out, dnsb_error *err)
+			    const dnsb_rrkey *keys, size_t n, double give_up, dnsb_rrset_list *out, dnsb_hb_tags *tags,
+			    dnsb_error *err)
 {
 	char what[384];
 	listing l = { (dnsb_google *)b, zone->id, owner, what, type, keys, n, give_up, out };
 
+	(void)tags;
 	snprintf(what, sizeof(what), "rrsets.list %s%s%s", zone->id, owner ? " " : "", owner ? owner : "");
 	return dnsb_hb_pages(what, DNSB_GOOGLE_PAGES_MAX, rrsets_page, &l, err);
 }

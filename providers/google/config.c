@@ -82,8 +82,9 @@ static int take_file(char **slot, const char *path, const char *what, dnsb_error
 	return (*slot = strdup(path)) ? 0 : DNSB_ENOMEM;
 }
 
-static int parse_settings(dnsb_google_config *out, const dnsb_config *cfg, dnsb_error *err)
+static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
+	dnsb_google_config *out = settings;
 	const char *v, *env = getenv(DNSB_GOOGLE_CREDENTIALS_ENV);
 	unsigned long batch;
 	size_t iter = 0;
@@ -108,8 +109,7 @@ static int parse_settings(dnsb_google_config *out, const dnsb_config *cfg, dnsb_
 	if ((rc = set_endpoint(out, (v = dnsb_config_get(cfg, "google-api-endpoint")) ? v : DNSB_GOOGLE_ENDPOINT_DEFAULT,
 			       err)) != 0)
 		return rc;
-	if ((v = dnsb_config_get(cfg, "google-ca-file")) != NULL &&
-	    (rc = take_file(&out->ca_file, v, "--google-ca-file", err)) != 0)
+	if ((rc = dnsb_hb_config_file(&out->ca_file, cfg, "google-ca-file", err)) != 0)
 		return rc;
 	if ((v = dnsb_config_get(cfg, "google-credentials")) != NULL) {
 		out->credentials_source = "--google-credentials";
@@ -122,15 +122,12 @@ static int parse_settings(dnsb_google_config *out, const dnsb_config *cfg, dnsb_
 	return 0;
 }
 
+static void clear_settings(void *settings)
+{
+	dnsb_google_config_clear(settings);
+}
+
 int dnsb_google_config_parse(dnsb_google_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = parse_settings(out, cfg, err)) != 0) {
-		if (rc == DNSB_ENOMEM)
-			dnsb_error_set(err, rc, "out of memory");
-		dnsb_google_config_clear(out);
-	}
-	return rc;
+	return dnsb_hb_config_parse(out, sizeof(*out), parse_settings, clear_settings, cfg, err);
 }

@@ -17,7 +17,7 @@ static int google_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *k
 		       dnsb_rrset_list *out, dnsb_error *err)
 {
 	return dnsb_hb_read_by_owner(b, zone, keys, n, DNSB_GOOGLE_READ_BY_NAME_MAX, dnsb_google_rrsets_list, give_up,
-				     out, err);
+				     out, NULL, err);
 }
 
 /* Send the body and classify the answer. */

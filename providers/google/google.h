@@ -283,12 +283,14 @@ int dnsb_google_call(dnsb_hb *b, const char *method, const char *url, const char
  * rrsets.list of a managed zone (a dnsb_hb_list_fn), every page: all RRsets
  * (owner NULL), or those at `owner` (and of `type` when not 0), kept when
  * among `keys` (n > 0; a key of type DNSB_RRKEY_ANY keeps every RRset at its
- * owner). Appended to `out` (the caller's). Each request waits at most
+ * owner). Appended to `out` (the caller's); `tags` is not used (Cloud DNS
+ * writes by value). Each request waits at most
  * DNSB_GOOGLE_TIMEOUT and until give_up.
  * @return 0; DNSB_ETRANSIENT; DNSB_EFATAL; DNSB_ENOMEM (err says which)
  */
 int dnsb_google_rrsets_list(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type,
-			    const dnsb_rrkey *keys, size_t n, double give_up, dnsb_rrset_list *out, dnsb_error *err);
+			    const dnsb_rrkey *keys, size_t n, double give_up, dnsb_rrset_list *out, dnsb_hb_tags *tags,
+			    dnsb_error *err);
 
 /**
  * managedZones.list of the project, every page, into g->base.zones.

@@ -91,8 +91,9 @@ static int read_key_file(dnsb_pdns_config *out, const char *path, dnsb_error *er
 	return rc;
 }
 
-static int parse_settings(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_error *err)
+static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
+	dnsb_pdns_config *out = settings;
 	const char *v, *env = getenv(DNSB_PDNS_API_KEY_ENV);
 	unsigned long batch;
 	size_t iter = 0;
@@ -113,13 +114,8 @@ static int parse_settings(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_er
 	if ((rc = dnsb_config_uint(&batch, cfg, "pdns-batch-change-size", DNSB_PDNS_BATCH_DEFAULT, 1, 1000000, err)) != 0)
 		return rc;
 	out->batch_size = batch;
-	if ((v = dnsb_config_get(cfg, "pdns-ca-file")) != NULL) {
-		if (access(v, R_OK) != 0)
-			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--pdns-ca-file %s: %s", v,
-					      strerror(errno));
-		if ((out->ca_file = strdup(v)) == NULL)
-			return DNSB_ENOMEM;
-	}
+	if ((rc = dnsb_hb_config_file(&out->ca_file, cfg, "pdns-ca-file", err)) != 0)
+		return rc;
 	if ((v = dnsb_config_get(cfg, "pdns-api-key-file")) != NULL)
 		return read_key_file(out, v, err);
 	if (env && *env)
@@ -128,15 +124,12 @@ static int parse_settings(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_er
 			      "the PowerDNS API key is required: --pdns-api-key-file FILE or $" DNSB_PDNS_API_KEY_ENV);
 }
 
+static void clear_settings(void *settings)
+{
+	dnsb_pdns_config_clear(settings);
+}
+
 int dnsb_pdns_config_parse(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = parse_settings(out, cfg, err)) != 0) {
-		if (rc == DNSB_ENOMEM)
-			dnsb_error_set(err, rc, "out of memory");
-		dnsb_pdns_config_clear(out);
-	}
-	return rc;
+	return dnsb_hb_config_parse(out, sizeof(*out), parse_settings, clear_settings, cfg, err);
 }

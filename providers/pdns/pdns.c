@@ -47,7 +47,7 @@ static int read_zone(dnsb_pdns *p, const char *zone_id, const dnsb_rrkey *keys, 
 }
 
 /* Send the PATCH of the checked batch and classify the answer. */
-static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch, dnsb_change *const *changes,
+static int send_patch(dnsb_pdns *p, const char *id, const dnsb_precheck *patch, dnsb_change *const *changes,
 		      size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
 	char *body = NULL, *url = dnsb_pdns_url(&p->cfg, "/zones/%s", id);
@@ -73,10 +73,10 @@ static int send_patch(dnsb_pdns *p, const char *id, const dnsb_pdns_patch *patch
 
 /*
  * After an accepted PATCH: read the zone back and count the RRsets another
- * client wrote in the window (dnsb_pdns_races). A failed read proves nothing
+ * client wrote in the window (dnsb_precheck_races). A failed read proves nothing
  * either way: the batch stays applied, and the failure is logged.
  */
-static void check_races(dnsb_pdns *p, const char *zone, const char *id, const dnsb_pdns_patch *patch, double give_up,
+static void check_races(dnsb_pdns *p, const char *zone, const char *id, const dnsb_precheck *patch, double give_up,
 			dnsb_result *out)
 {
 	dnsb_rrset_list after = { 0 };
@@ -84,7 +84,7 @@ static void check_races(dnsb_pdns *p, const char *zone, const char *id, const dn
 	long status = 0;
 
 	if (read_zone(p, id, NULL, 0, give_up, &after, NULL, 0, &status, &e) == 0)
-		out->races = dnsb_pdns_races(patch, &after, zone);
+		out->races = dnsb_precheck_races(patch, &after, zone);
 	else
 		dnsb_log(DNSB_LOG_INFO, "pdns: zone %s: reading back after the PATCH failed (%s): a write by another "
 			 "client in the window would go unnoticed", zone, e.message);
@@ -96,7 +96,7 @@ static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 {
 	dnsb_pdns *p = (dnsb_pdns *)b;
 	dnsb_rrset_list held = { 0 }, disabled = { 0 };
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_error e = { 0, "" };
 	long status = 0;
 	int rc;
@@ -106,7 +106,7 @@ static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 		dnsb_rrset_list_clear(&disabled);
 		return dnsb_result_from_error(out, rc, (int)status, "pre-check read", &e, err);
 	}
-	if ((rc = dnsb_pdns_check(&patch, out, changes, n, &held, &disabled)) != 0) {
+	if ((rc = dnsb_precheck_run(&patch, out, changes, n, &held, &disabled)) != 0) {
 		dnsb_rrset_list_clear(&held);
 		dnsb_rrset_list_clear(&disabled);
 		return dnsb_error_set(err, rc, "out of memory checking %zu changes", n);
@@ -117,7 +117,7 @@ static int pdns_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 	else if (patch.count > 0 && (rc = send_patch(p, zone->id, &patch, changes, n, give_up, out, err)) == 0 &&
 		 out->cls == DNSB_CLASS_OK)
 		check_races(p, zone->apex, zone->id, &patch, give_up, out);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	dnsb_rrset_list_clear(&held);
 	dnsb_rrset_list_clear(&disabled);
 	return rc;

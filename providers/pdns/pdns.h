@@ -5,10 +5,6 @@
  *
  *   config.c   flags: server URL, server id, zones, batch size, API key
  *              (file or environment), CA file
- *   check.c    the pre-check: the batch replayed over the zone's current
- *              RRsets, every mismatch named as a culprit, and the RRsets the
- *              PATCH must write (with the disabled records held there); the
- *              race check of the read-back after the PATCH
  *   request.c  URLs, the PATCH body (DELETEs first), zone replies to RRsets
  *   reply.c    a PATCH reply as one class, with the RRset its 422 names;
  *              read errors as codes
@@ -20,7 +16,9 @@
  * need the old RRset as held) at the cost of a second request; between the
  * read and the PATCH another writer can still change the zone. A read-back
  * after an accepted PATCH finds what another writer left in its RRsets
- * (dnsb_pdns_races); a write the PATCH itself replaced leaves no trace.
+ * (dnsb_precheck_races); a write the PATCH itself replaced leaves no trace.
+ * The pre-check and the race check are providers/precheck.h (shared with
+ * cloudflare).
  *
  * The API key never appears in a message or a log line.
  */
@@ -31,6 +29,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "providers/backend.h"
+#include "providers/precheck.h"
 
 /** The API key, when --pdns-api-key-file is not given. */
 #define DNSB_PDNS_API_KEY_ENV "DNSBATCH_PDNS_API_KEY"
@@ -69,61 +68,6 @@ int dnsb_pdns_config_parse(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_e
 /** Free what a config owns (wiping the key) and zero it. NULL is a no-op. */
 void dnsb_pdns_config_clear(dnsb_pdns_config *cfg);
 
-/* ---- the pre-check (check.c) ---- */
-
-/** One RRset the batch touches: what the zone holds now and what it must hold after. */
-typedef struct dnsb_pdns_entry {
-	const char *owner;         /**< borrowed from a change */
-	uint16_t type;
-	const dnsb_rrset *held;    /**< the RRset held now (borrowed from the read), or NULL */
-	const dnsb_rrset *final;   /**< the RRset wanted after the batch (borrowed), or NULL: absent */
-	const dnsb_rrset *disabled; /**< the disabled records held there (borrowed), or NULL: the PATCH
-				        carries them, so that writing the RRset removes none of them */
-} dnsb_pdns_entry;
-
-/** The RRsets a PATCH writes, in the order the batch first touches them. */
-typedef struct dnsb_pdns_patch {
-	dnsb_pdns_entry *entries;  /**< owned */
-	size_t count;
-} dnsb_pdns_patch;
-
-/** Why the pre-check names a change (DESIGN §7's causes). */
-typedef enum dnsb_pdns_mismatch {
-	DNSB_PDNS_MATCH = 0,
-	DNSB_PDNS_EXISTS,   /**< a create (or an update's new RRset of another type) whose RRset is held */
-	DNSB_PDNS_MISSING,  /**< an update or delete whose old RRset is not held */
-	DNSB_PDNS_DIFFERS   /**< an update or delete whose old RRset is held with other RDATA or TTL */
-} dnsb_pdns_mismatch;
-
-/**
- * Replay the batch, in order, over the RRsets held now: every change whose
- * condition fails is named in `res` as a culprit (class CONFLICT, code
- * "precheck", the message naming the first and the count) and leaves the
- * replayed state as it was; the others move it on. `patch` receives the
- * RRsets whose final state differs from what is held, each with the
- * disabled records held there. A create where only disabled records are
- * held finds the RRset held (dnsb_pdns_zone_parse): its note names them.
- * @param held      the zone's current RRsets (at least those the batch touches)
- * @param disabled  the disabled records held (dnsb_pdns_zone_parse), or NULL
- * @return 0 (res is OK when nothing mismatched); DNSB_ENOMEM
- */
-int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
-		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled);
-
-/**
- * After an accepted PATCH, what a read-back shows of its RRsets: an RRset
- * holding neither what the PATCH wrote nor what the pre-check read (the old
- * side and the new side of the batch) was written by another client in the
- * window; a `race` warning names each.
- * @param after  the enabled records read back (at least the patch's RRsets)
- * @param zone   for the messages
- * @return how many RRsets
- */
-unsigned dnsb_pdns_races(const dnsb_pdns_patch *patch, const dnsb_rrset_list *after, const char *zone);
-
-/** Free what a patch owns and zero it. NULL is a no-op. */
-void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch);
-
 /* ---- requests (request.c) ---- */
 
 /**
@@ -135,7 +79,7 @@ void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch);
  * @param out  receives the body (malloc'd, the caller's)
  * @return 0; DNSB_ENOMEM
  */
-int dnsb_pdns_patch_body(char **out, const dnsb_pdns_patch *patch);
+int dnsb_pdns_patch_body(char **out, const dnsb_precheck *patch);
 
 /**
  * server + "/api/v1/servers/" + server_id + path, where each %s of `path`

@@ -7,9 +7,6 @@
  * An answer that does not come (connection refused, 5xx) is left to the
  * batches, which retry it.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

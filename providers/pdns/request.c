@@ -89,7 +89,7 @@ static int add_contents(json_object *records, const dnsb_rrset *set, const dnsb_
  * while disabled records remain is a REPLACE with them alone. No "comments"
  * member: PowerDNS then leaves the RRset's comments as they are.
  */
-static json_object *rrset_json(const dnsb_pdns_entry *e)
+static json_object *rrset_json(const dnsb_precheck_entry *e)
 {
 	json_object *o = json_object_new_object(), *records;
 	const dnsb_rrset *keep = e->disabled;
@@ -115,7 +115,7 @@ static json_object *rrset_json(const dnsb_pdns_entry *e)
 	return o;
 }
 
-int dnsb_pdns_patch_body(char **out, const dnsb_pdns_patch *patch)
+int dnsb_pdns_patch_body(char **out, const dnsb_precheck *patch)
 {
 	json_object *body = json_object_new_object(), *rrsets = json_object_new_array();
 	const char *text;
@@ -125,7 +125,7 @@ int dnsb_pdns_patch_body(char **out, const dnsb_pdns_patch *patch)
 	/* Two passes: every DELETE, then every REPLACE (see pdns.h). */
 	for (int pass = 0; rc == 0 && pass < 2; pass++) {
 		for (size_t i = 0; rc == 0 && i < patch->count; i++) {
-			const dnsb_pdns_entry *e = &patch->entries[i];
+			const dnsb_precheck_entry *e = &patch->entries[i];
 			json_object *o;
 			if ((pass == 0) != (e->final == NULL && e->disabled == NULL))
 				continue;

@@ -120,7 +120,7 @@ static int add(dnsb_rrset_list *out, const char *owner, uint16_t type, const cha
 }
 
 static int list_zone(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type, const dnsb_rrkey *keys,
-		     size_t n, double give_up, dnsb_rrset_list *out, dnsb_error *err)
+		     size_t n, double give_up, dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
 {
 	static const struct {
 		const char *owner;
@@ -130,7 +130,7 @@ static int list_zone(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, ui
 			  { "www.example.com.", LDNS_RR_TYPE_TXT, "\"hello\"" },
 			  { "mail.example.com.", LDNS_RR_TYPE_A, "192.0.2.2" } };
 
-	(void)b, (void)zone, (void)give_up, (void)err;
+	(void)b, (void)zone, (void)give_up, (void)tags, (void)err;
 	strncat(the_lister.listed, owner ? owner : "*", sizeof(the_lister.listed) - strlen(the_lister.listed) - 1);
 	strncat(the_lister.listed, type ? "/t;" : ";", sizeof(the_lister.listed) - strlen(the_lister.listed) - 1);
 	for (size_t i = 0; i < sizeof(zone_data) / sizeof(zone_data[0]); i++) {
@@ -157,7 +157,7 @@ static void test_read_by_owner(void **state)
 	(void)state;
 	/* Few names: one listing each, by type where one type is asked for there. */
 	memset(&the_lister, 0, sizeof(the_lister));
-	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, keys, 3, 16, list_zone, 0, &out, &err), 0);
+	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, keys, 3, 16, list_zone, 0, &out, NULL, &err), 0);
 	assert_string_equal(the_lister.listed, "www.example.com.;mail.example.com.;");
 	assert_int_equal(out.count, 2);
 	assert_non_null(dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A));
@@ -165,13 +165,13 @@ static void test_read_by_owner(void **state)
 	dnsb_rrset_list_clear(&out);
 
 	memset(&the_lister, 0, sizeof(the_lister));
-	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, keys, 1, 16, list_zone, 0, &out, &err), 0);
+	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, keys, 1, 16, list_zone, 0, &out, NULL, &err), 0);
 	assert_string_equal(the_lister.listed, "www.example.com./t;");
 	dnsb_rrset_list_clear(&out);
 
 	/* More names than by_name_max: one listing of the zone, kept to the keys. */
 	memset(&the_lister, 0, sizeof(the_lister));
-	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, keys, 3, 1, list_zone, 0, &out, &err), 0);
+	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, keys, 3, 1, list_zone, 0, &out, NULL, &err), 0);
 	assert_string_equal(the_lister.listed, "*;");
 	assert_int_equal(out.count, 2);
 	assert_null(dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_TXT));
@@ -179,7 +179,7 @@ static void test_read_by_owner(void **state)
 
 	/* No keys: the whole zone. */
 	memset(&the_lister, 0, sizeof(the_lister));
-	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, NULL, 0, 16, list_zone, 0, &out, &err), 0);
+	assert_int_equal(dnsb_hb_read_by_owner(NULL, &zone, NULL, 0, 16, list_zone, 0, &out, NULL, &err), 0);
 	assert_int_equal(out.count, 3);
 	dnsb_rrset_list_clear(&out);
 }

@@ -205,7 +205,7 @@ static void test_check_names_every_mismatch(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c[6];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -218,23 +218,23 @@ static void test_check_names_every_mismatch(void **state)
 	c[3] = change_new(DNSB_CHANGE_UPDATE, "other.example.test.", LDNS_RR_TYPE_A, "192.0.2.13", "192.0.2.14");
 	c[4] = change_new(DNSB_CHANGE_DELETE, "ttl.example.test.", LDNS_RR_TYPE_A, "192.0.2.2", NULL); /* TTL 300 != 600 */
 	c[5] = change_new(DNSB_CHANGE_CREATE, "new2.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.15");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 6, &held, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 6, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_string_equal(res.code, "precheck");
 	assert_culprits(&res, 4, 1, 2, 3, 4);
 	assert_non_null(strstr(res.message, "create exists.example.test. A: the RRset exists"));
 	/* The others are still planned (a caller would send them after the engine drops the culprits). */
 	assert_int_equal(patch.count, 2);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 
 	/* An unset old TTL matches any TTL held. */
 	c[4]->old.ttl = DNSB_TTL_UNSET;
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c + 4, 1, &held, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 4, 1, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(patch.count, 1);
 	assert_null(patch.entries[0].final);
 	assert_non_null(patch.entries[0].held);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 6);
 	dnsb_rrset_list_clear(&held);
 }
@@ -244,7 +244,7 @@ static void test_check_replays_in_order(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c[5];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -254,21 +254,21 @@ static void test_check_replays_in_order(void **state)
 	c[2] = change_new(DNSB_CHANGE_CREATE, "y.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
 	c[3] = change_new(DNSB_CHANGE_DELETE, "y.example.test.", LDNS_RR_TYPE_A, "192.0.2.3", NULL);
 	c[4] = change_new(DNSB_CHANGE_CREATE, "x.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4"); /* after c[1]: exists */
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 5, &held, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 5, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_culprits(&res, 1, 4);
 	/* x replaced once (delete + create = one REPLACE), y created and deleted: nothing to send. */
 	assert_int_equal(patch.count, 1);
 	assert_string_equal(patch.entries[0].owner, "x.example.test.");
 	assert_string_equal(patch.entries[0].final->rdata[0], "192.0.2.2");
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 
 	/* What is held already: nothing to write. */
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 1, NULL, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 1, NULL, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT); /* nothing held at all: the delete misses */
 	assert_culprits(&res, 1, 0);
 	assert_non_null(strstr(res.message, "does not exist"));
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 5);
 	dnsb_rrset_list_clear(&held);
 }
@@ -278,7 +278,7 @@ static void test_check_update_to_other_type(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c;
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -286,10 +286,10 @@ static void test_check_update_to_other_type(void **state)
 	held_add(&held, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::1");
 	c = change_new(DNSB_CHANGE_UPDATE, "u.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", NULL);
 	rrset_set(&c->new_set, "u.example.test.", LDNS_RR_TYPE_AAAA, 300, "2001:db8::2");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, &c, 1, &held, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, &c, 1, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_non_null(strstr(res.message, "the RRset exists"));
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(&c, 1);
 	dnsb_rrset_list_clear(&held);
 }
@@ -320,7 +320,7 @@ static void test_body_deletes_first(void **state)
 {
 	dnsb_rrset_list held = { 0 };
 	dnsb_change *c[3];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 	json_object *rrsets, *records;
 	char *body;
@@ -330,7 +330,7 @@ static void test_body_deletes_first(void **state)
 	c[0] = change_new(DNSB_CHANGE_CREATE, "www.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
 	c[1] = change_new(DNSB_CHANGE_CREATE, "t.example.test.", LDNS_RR_TYPE_TXT, NULL, "\"a b\"");
 	c[2] = change_new(DNSB_CHANGE_DELETE, "www.example.test.", LDNS_RR_TYPE_CNAME, "old.example.test.", NULL);
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 3, &held, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 3, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
 	rrsets = rrsets_of(body);
@@ -347,7 +347,7 @@ static void test_body_deletes_first(void **state)
 	assert_string_equal(field(records, 0, "disabled"), "false");
 	json_object_put(rrsets);
 	free(body);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 3);
 	dnsb_rrset_list_clear(&held);
 }
@@ -362,7 +362,7 @@ static void test_disabled_records(void **state)
 		"{\"name\":\"off.example.test.\",\"type\":\"A\",\"ttl\":300,\"records\":[{\"content\":\"192.0.2.98\",\"disabled\":true}]}]}");
 	dnsb_rrset_list held = { 0 }, disabled = { 0 }, served = { 0 };
 	dnsb_change *c[3];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 	json_object *rrsets, *records;
 	char *body;
@@ -377,7 +377,7 @@ static void test_disabled_records(void **state)
 	assert_int_equal(dnsb_rrset_list_find(&held, "mix.example.test.", LDNS_RR_TYPE_A)->rdata_count, 1);
 
 	c[0] = change_new(DNSB_CHANGE_UPDATE, "mix.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.2");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 1, &held, &disabled), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 1, &held, &disabled), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
 	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
 	rrsets = rrsets_of(body);
@@ -390,11 +390,11 @@ static void test_disabled_records(void **state)
 	assert_string_equal(field(records, 1, "disabled"), "true");
 	json_object_put(rrsets);
 	free(body);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 
 	/* A delete of the enabled records: a REPLACE with the disabled one alone. */
 	c[1] = change_new(DNSB_CHANGE_DELETE, "mix.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", NULL);
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c + 1, 1, &held, &disabled), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 1, 1, &held, &disabled), 0);
 	assert_int_equal(dnsb_pdns_patch_body(&body, &patch), 0);
 	rrsets = rrsets_of(body);
 	assert_string_equal(field(rrsets, 0, "changetype"), "REPLACE");
@@ -403,14 +403,14 @@ static void test_disabled_records(void **state)
 	assert_string_equal(field(records, 0, "content"), "192.0.2.99");
 	json_object_put(rrsets);
 	free(body);
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 
 	/* A create over disabled records only: a conflict naming them. */
 	c[2] = change_new(DNSB_CHANGE_CREATE, "off.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c + 2, 1, &held, &disabled), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c + 2, 1, &held, &disabled), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_non_null(strstr(dnsb_result_note(&res, 0), "the RRset exists (disabled records held: 192.0.2.98)"));
-	dnsb_pdns_patch_clear(&patch);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 3);
 	dnsb_rrset_list_clear(&held);
 	dnsb_rrset_list_clear(&disabled);
@@ -423,7 +423,7 @@ static void test_races(void **state)
 {
 	dnsb_rrset_list held = { 0 }, after = { 0 };
 	dnsb_change *c[3];
-	dnsb_pdns_patch patch;
+	dnsb_precheck patch;
 	dnsb_result res;
 
 	(void)state;
@@ -431,17 +431,17 @@ static void test_races(void **state)
 	c[0] = change_new(DNSB_CHANGE_UPDATE, "u.example.test.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.2");
 	c[1] = change_new(DNSB_CHANGE_CREATE, "n.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.3");
 	c[2] = change_new(DNSB_CHANGE_CREATE, "m.example.test.", LDNS_RR_TYPE_A, NULL, "192.0.2.4");
-	assert_int_equal(dnsb_pdns_check(&patch, &res, c, 3, &held, NULL), 0);
+	assert_int_equal(dnsb_precheck_run(&patch, &res, c, 3, &held, NULL), 0);
 	assert_int_equal(patch.count, 3);
 	held_add(&after, "u.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.2");   /* ours */
 	held_add(&after, "n.example.test.", LDNS_RR_TYPE_A, 300, "198.51.100.9"); /* another client's */
-	assert_int_equal(dnsb_pdns_races(&patch, &after, "example.test."), 1);  /* n; m absent is what was there */
+	assert_int_equal(dnsb_precheck_races(&patch, &after, "example.test."), 1);  /* n; m absent is what was there */
 	dnsb_rrset_list_clear(&after);
 	held_add(&after, "u.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.1");   /* what was there */
 	held_add(&after, "n.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.3");
 	held_add(&after, "m.example.test.", LDNS_RR_TYPE_A, 300, "192.0.2.4");
-	assert_int_equal(dnsb_pdns_races(&patch, &after, "example.test."), 0);
-	dnsb_pdns_patch_clear(&patch);
+	assert_int_equal(dnsb_precheck_races(&patch, &after, "example.test."), 0);
+	dnsb_precheck_clear(&patch);
 	changes_free(c, 3);
 	dnsb_rrset_list_clear(&held);
 	dnsb_rrset_list_clear(&after);

@@ -1,18 +1,19 @@
 /*
- * check.c - the pre-check: PowerDNS writes unconditionally, so the batch is
- * replayed here over the RRsets the zone holds, in order, and every change
- * whose condition fails is named at once (one read finds them all; the
- * server would report only the first error of a PATCH).
+ * precheck.c - the pre-check of the unconditional backends (pdns,
+ * cloudflare): the batch replayed over the RRsets the zone holds, in order,
+ * every change whose condition fails named at once (one read finds them
+ * all; the services would report only the first error of a write); and the
+ * race check of a read-back after the write.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsbatch/log.h"
-#include "providers/pdns/pdns.h"
+#include "dnsbatch/sys/log.h"
+#include "providers/precheck.h"
 
-void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch)
+void dnsb_precheck_clear(dnsb_precheck *patch)
 {
 	if (patch == NULL)
 		return;
@@ -25,18 +26,18 @@ void dnsb_pdns_patch_clear(dnsb_pdns_patch *patch)
  * SIZE_MAX when out of memory. `keys` mirrors the entries as empty RRsets: the
  * list's owner index makes each lookup O(1) in a batch of thousands.
  */
-static size_t entry(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, const char *owner, uint16_t type,
+static size_t entry(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const char *owner, uint16_t type,
 		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled)
 {
 	const dnsb_rrset *known = dnsb_rrset_list_find(keys, owner, type);
 	dnsb_rrset key = { 0 };
-	dnsb_pdns_entry *e;
+	dnsb_precheck_entry *e;
 
 	if (known != NULL)
 		return (size_t)(known - keys->items);
 	if (p->count == *cap) {
 		size_t grown_cap = *cap ? *cap * 2 : 16;
-		dnsb_pdns_entry *grown = realloc(p->entries, grown_cap * sizeof(*grown));
+		dnsb_precheck_entry *grown = realloc(p->entries, grown_cap * sizeof(*grown));
 		if (grown == NULL)
 			return SIZE_MAX;
 		p->entries = grown;
@@ -57,20 +58,20 @@ static size_t entry(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, cons
 }
 
 /* Does the replayed state satisfy an old RRset? */
-static dnsb_pdns_mismatch old_state(const dnsb_pdns_entry *e, const dnsb_rrset *old)
+static dnsb_precheck_mismatch old_state(const dnsb_precheck_entry *e, const dnsb_rrset *old)
 {
 	if (e->final == NULL)
-		return DNSB_PDNS_MISSING;
-	return dnsb_rrset_matches_old(e->final, old) ? DNSB_PDNS_MATCH : DNSB_PDNS_DIFFERS;
+		return DNSB_PRECHECK_MISSING;
+	return dnsb_rrset_matches_old(e->final, old) ? DNSB_PRECHECK_MATCH : DNSB_PRECHECK_DIFFERS;
 }
 
 /* Check one change against the replayed state and, when it holds, move the state on. */
-static int replay(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, const dnsb_change *c,
-		  const dnsb_rrset_list *held, const dnsb_rrset_list *disabled, dnsb_pdns_mismatch *why)
+static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const dnsb_change *c,
+		  const dnsb_rrset_list *held, const dnsb_rrset_list *disabled, dnsb_precheck_mismatch *why)
 {
 	size_t from = SIZE_MAX - 1, to = SIZE_MAX - 1;
 
-	*why = DNSB_PDNS_MATCH;
+	*why = DNSB_PRECHECK_MATCH;
 	if (c->kind != DNSB_CHANGE_CREATE && (from = entry(p, cap, keys, c->old.owner, c->old.type, held, disabled)) == SIZE_MAX)
 		return DNSB_ENOMEM;
 	if (c->kind != DNSB_CHANGE_DELETE && (to = entry(p, cap, keys, c->new_set.owner, c->new_set.type, held, disabled)) == SIZE_MAX)
@@ -78,9 +79,9 @@ static int replay(dnsb_pdns_patch *p, size_t *cap, dnsb_rrset_list *keys, const 
 	if (c->kind != DNSB_CHANGE_CREATE)
 		*why = old_state(&p->entries[from], &c->old);
 	/* A create, or an update to another RRset, must not overwrite one that is held. */
-	if (*why == DNSB_PDNS_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
-		*why = DNSB_PDNS_EXISTS;
-	if (*why != DNSB_PDNS_MATCH)
+	if (*why == DNSB_PRECHECK_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
+		*why = DNSB_PRECHECK_EXISTS;
+	if (*why != DNSB_PRECHECK_MATCH)
 		return 0;
 	if (c->kind != DNSB_CHANGE_CREATE)
 		p->entries[from].final = NULL;
@@ -94,14 +95,14 @@ static const char *kind_name(dnsb_change_kind kind)
 	return kind == DNSB_CHANGE_CREATE ? "create" : kind == DNSB_CHANGE_UPDATE ? "update" : "delete";
 }
 
-static const char *mismatch_text(dnsb_pdns_mismatch why)
+static const char *mismatch_text(dnsb_precheck_mismatch why)
 {
 	switch (why) {
-	case DNSB_PDNS_EXISTS:
+	case DNSB_PRECHECK_EXISTS:
 		return "the RRset exists";
-	case DNSB_PDNS_MISSING:
+	case DNSB_PRECHECK_MISSING:
 		return "the old RRset does not exist";
-	case DNSB_PDNS_DIFFERS:
+	case DNSB_PRECHECK_DIFFERS:
 		return "the old RRset holds other records or another TTL";
 	default:
 		return "matches";
@@ -109,12 +110,12 @@ static const char *mismatch_text(dnsb_pdns_mismatch why)
 }
 
 /* Keep only the entries whose final state differs from what is held. */
-static void keep_changed(dnsb_pdns_patch *p)
+static void keep_changed(dnsb_precheck *p)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < p->count; i++) {
-		const dnsb_pdns_entry *e = &p->entries[i];
+		const dnsb_precheck_entry *e = &p->entries[i];
 		int same = e->final == e->held ||
 			   (e->final && e->held && dnsb_rrset_equal(e->final, e->held));
 		if (!same)
@@ -139,7 +140,7 @@ static void disabled_text(char *buf, size_t size, const dnsb_rrset_list *disable
 }
 
 /* Name change i, with its own finding as the note. */
-static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_pdns_mismatch why,
+static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_precheck_mismatch why,
 		    const dnsb_rrset_list *disabled)
 {
 	const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
@@ -151,11 +152,11 @@ static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_pdns_
 	dnsb_result_add_culprit_note(res, i, note);
 }
 
-int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
+int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
 		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled)
 {
 	size_t cap = 0, named = 0, first = 0;
-	dnsb_pdns_mismatch why, first_why = DNSB_PDNS_MATCH;
+	dnsb_precheck_mismatch why, first_why = DNSB_PRECHECK_MATCH;
 	dnsb_rrset_list keys = { 0 };
 
 	memset(patch, 0, sizeof(*patch));
@@ -163,10 +164,10 @@ int dnsb_pdns_check(dnsb_pdns_patch *patch, dnsb_result *res, dnsb_change *const
 	for (size_t i = 0; i < n; i++) {
 		if (replay(patch, &cap, &keys, changes[i], held, disabled, &why) != 0) {
 			dnsb_rrset_list_clear(&keys);
-			dnsb_pdns_patch_clear(patch);
+			dnsb_precheck_clear(patch);
 			return DNSB_ENOMEM;
 		}
-		if (why == DNSB_PDNS_MATCH)
+		if (why == DNSB_PRECHECK_MATCH)
 			continue;
 		if (named++ == 0) {
 			first = i;
@@ -211,12 +212,12 @@ static void state_text(char *buf, size_t size, const dnsb_rrset *r)
 		snprintf(buf + len, size - len, " (TTL %u)", r->ttl);
 }
 
-unsigned dnsb_pdns_races(const dnsb_pdns_patch *patch, const dnsb_rrset_list *after, const char *zone)
+unsigned dnsb_precheck_races(const dnsb_precheck *patch, const dnsb_rrset_list *after, const char *zone)
 {
 	unsigned races = 0;
 
 	for (size_t i = 0; i < patch->count; i++) {
-		const dnsb_pdns_entry *e = &patch->entries[i];
+		const dnsb_precheck_entry *e = &patch->entries[i];
 		const dnsb_rrset *cur = dnsb_rrset_list_find(after, e->owner, e->type);
 		char now[256], wrote[256];
 

@@ -1,0 +1,152 @@
+/*
+ * providers/cloudflare/cloudflare.h - internals of the cloudflare provider
+ * (Cloudflare API v4, DNS records), shared by its files and its unit tests.
+ * Not installed; users see the backend only as dnsb_backend_cloudflare.
+ *
+ *   config.c      flags and the credentials ($CF_API_TOKEN, a value or
+ *                 file:PATH; else $CF_API_KEY with $CF_API_EMAIL)
+ *   records.c     records of a listing page as RRsets and record ids; the
+ *                 batch body (deletes by id, then posts) and which change
+ *                 each operation comes from
+ *   reply.c       a batch reply as one class, its first error mapped to its
+ *                 change; read errors as codes
+ *   cloudflare.c  the methods on the HTTP backend skeleton: calls, listings,
+ *                 submit (read the names, pre-check, one batch), open, flags
+ *
+ * Cloudflare stores one record per value, each with an id, and writes
+ * unconditionally: a submission reads the batch's names first (their
+ * records and ids), replays the batch over them (providers/precheck.h) and
+ * sends the difference as one POST .../dns_records/batch, which Cloudflare
+ * applies whole or not at all. No token or key ever appears in a message,
+ * a log line or argv.
+ */
+#ifndef DNSBATCH_PROVIDERS_CLOUDFLARE_H
+#define DNSBATCH_PROVIDERS_CLOUDFLARE_H
+
+#include <json-c/json.h>
+
+#include "dnsbatch/sys/provider.h"
+#include "providers/backend.h"
+#include "providers/precheck.h"
+
+#define DNSB_CF_ENDPOINT_DEFAULT "https://api.cloudflare.com/client/v4"
+/** An API token: the value, or "file:PATH" (as external-dns reads it). */
+#define DNSB_CF_TOKEN_ENV "CF_API_TOKEN"
+/** A global API key and its account's email, when there is no token. */
+#define DNSB_CF_KEY_ENV "CF_API_KEY"
+#define DNSB_CF_EMAIL_ENV "CF_API_EMAIL"
+/** --cloudflare-batch-change-size default: operations per batch on the Free plan (3,500 on paid plans). */
+#define DNSB_CF_BATCH_DEFAULT 200
+/** Seconds one HTTP request may take at most (the engine's time left may cut it). */
+#define DNSB_CF_TIMEOUT 30.0
+/** Records asked for per listing page. */
+#define DNSB_CF_PAGE_SIZE 100
+/** Pages followed at most in one listing. */
+#define DNSB_CF_PAGES_MAX 100000
+/** A read of at most this many distinct owner names lists each name; more lists the zone. */
+#define DNSB_CF_READ_BY_NAME_MAX 16
+/** Cloudflare's TTL meaning "automatic" (and the only TTL of a proxied record). */
+#define DNSB_CF_TTL_AUTO 1
+
+/** Settings of one cloudflare provider, from its flags and the environment. */
+typedef struct dnsb_cf_config {
+	char *endpoint;            /**< --cloudflare-api-endpoint, without a trailing '/'; owned */
+	char *ca_file;             /**< --cloudflare-ca-file, or NULL; owned */
+	size_t zone_id_count;      /**< how many --cloudflare-zone-id (checked; read again at open); 0 = GET /zones */
+	size_t batch_size;         /**< --cloudflare-batch-change-size: operations per batch */
+	int proxied;               /**< --cloudflare-proxied: new A, AAAA and CNAME records proxied */
+	char *comment;             /**< --cloudflare-record-comment, or NULL; owned */
+	char *auth[3];             /**< the credential header lines, NULL-terminated (secrets: wiped when freed) */
+	const char *auth_source;   /**< static: "$CF_API_TOKEN", "file $CF_API_TOKEN names", "$CF_API_KEY" */
+} dnsb_cf_config;
+
+/**
+ * Read the settings from the flags and the credentials from the environment.
+ * @param out  filled (the caller's; dnsb_cf_config_clear)
+ * @return 0; DNSB_EINVAL naming the flag or variable (never its value);
+ *         DNSB_ENOTFOUND/DNSB_EIO for an unreadable token file; DNSB_ENOMEM
+ */
+int dnsb_cf_config_parse(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_error *err);
+
+/** Free what a config owns (wiping the credentials) and zero it. NULL is a no-op. */
+void dnsb_cf_config_clear(dnsb_cf_config *cfg);
+
+/* ---- records (records.c) ---- */
+
+/**
+ * Append the records of a listing page ({"result": [{"id", "name", "type",
+ * "content", "ttl", "priority"}], "result_info": {"page", "total_pages"}})
+ * to `out` as RRsets (owner lower-case and absolute, RDATA canonical) and,
+ * when `ids` is not NULL, each record's id keyed by (owner, type, RDATA).
+ * Only those of `keys` when n > 0. Types this provider does not write (SRV,
+ * CAA, ... carried in "data") are skipped.
+ * @param next  receives the next page's number as text (malloc'd), or NULL on the last page
+ * @return 0; DNSB_EPARSE (not a listing); DNSB_ENOMEM
+ */
+int dnsb_cf_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *page, const dnsb_rrkey *keys,
+			  size_t n, char **next, dnsb_error *err);
+
+/** The batch body and where each operation came from. */
+typedef struct dnsb_cf_batch {
+	char *json;             /**< {"deletes": [{"id"}], "posts": [{...}]}; owned */
+	size_t *deletes;        /**< deletes[i] = the index in the batch of the change it came from */
+	size_t delete_count;
+	const char **delete_ids; /**< the record id of each delete (borrowed from the ids read) */
+	size_t *posts;          /**< posts[i] = likewise */
+	size_t post_count;
+} dnsb_cf_batch;
+
+/**
+ * Build the batch body of a pre-checked batch: for each RRset that changes,
+ * the deletes (by id) of the records that go and the posts of those that
+ * come; all of them when the TTL changes. A record posted is {name, type,
+ * content, ttl, proxied (A, AAAA, CNAME), comment, priority (MX)}.
+ * @param pc     the pre-check's RRsets that change
+ * @param ids    the record ids the read found
+ * @param proxied, comment  --cloudflare-proxied, --cloudflare-record-comment (may be NULL)
+ * @return 0; DNSB_EINVAL when a record cannot be written (a type this
+ *         provider does not write, a held record without an id): err names
+ *         it and *bad the change; DNSB_ENOMEM
+ */
+int dnsb_cf_batch_build(dnsb_cf_batch *out, const dnsb_precheck *pc, const dnsb_hb_tags *ids,
+			dnsb_change *const *changes, size_t n, int proxied, const char *comment, size_t *bad,
+			dnsb_error *err);
+
+/** Operations in a batch. */
+size_t dnsb_cf_batch_size(const dnsb_cf_batch *b);
+
+/** Free what a batch owns and zero it. NULL is a no-op. */
+void dnsb_cf_batch_clear(dnsb_cf_batch *b);
+
+/* ---- replies (reply.c) ---- */
+
+/**
+ * The class of a batch reply, by Cloudflare's first error code: 81053,
+ * 81054, 81057, 81058 (a record of that name exists, a CNAME beside other
+ * data) and 81044 (no such record for a delete by id) conflict; 1004 and
+ * 9000-9999 (content Cloudflare refuses) invalid; 429 and its code 971
+ * rate_limited with Retry-After; 408, 5xx transient, as a 2xx that is not
+ * the API's JSON with success true; 413 too_large; 401, 403 (a token
+ * without DNS Write or without the zone), 404 (the zone) and any other
+ * status fatal. The first error names its operation ("posts[3]: ...", or
+ * a record id of a delete): that operation's change is the culprit.
+ * @param layout  the body as sent
+ */
+void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dnsb_cf_batch *layout);
+
+/**
+ * The code of a failed read or lookup reply (the skeleton's reply_error):
+ * DNSB_ETRANSIENT for 408, 429, 5xx; DNSB_EFATAL otherwise, with err naming
+ * `what`, the status and Cloudflare's first error (code and message).
+ */
+int dnsb_cf_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
+
+/* ---- the provider (cloudflare.c) ---- */
+
+typedef struct dnsb_cf {
+	dnsb_hb base;  /**< first: the skeleton's part (client; zones: apex -> zone id) */
+	dnsb_cf_config cfg;
+} dnsb_cf;
+
+
+#endif

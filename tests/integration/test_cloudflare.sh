@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+#
+# test_cloudflare.sh - the cloudflare provider through the dnsbatch binary
+# against tests/fakes/fake_cloudflare.py over HTTPS (a CA and a server
+# certificate made here with the openssl CLI); each scenario starts its own
+# fake on a free loopback port, stopped by PID at the end (also when a check
+# fails). The fake checks every batch body against Cloudflare's published
+# schema: each scenario checks that it refused none.
+#
+# Each dnsbatch run gets a clean environment (env -i) with only the
+# Cloudflare variables of its credential source; no secret may show in what
+# it prints.
+#
+# Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
+# Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. tests/integration/checks.sh
+. tests/integration/cloudflare_fake.sh
+
+for tool in openssl jq curl python3; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		not_ok "tool $tool is installed"
+		exit 1
+	fi
+done
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	not_ok "python3-jsonschema is installed (make deps)"
+	exit 1
+fi
+if [ ! -x "$DNSBATCH" ]; then
+	not_ok "$DNSBATCH is built (make tests)"
+	exit 1
+fi
+
+T=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+if ! tls_pki >"$T/pki.log" 2>&1; then
+	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
+	exit 1
+fi
+
+# no_secret NAME: nothing apply NAME printed holds a credential
+no_secret() {
+	if grep -qF -e "$TOKEN" -e "$OTHER_TOKEN" -e "$KEY" "$T/$1.json" "$T/$1.err" "$T/$1.drops"; then
+		not_ok "$1: no credential in what dnsbatch prints"
+	else
+		ok "$1: no credential in what dnsbatch prints"
+	fi
+}
+
+cat >"$T/seed" <<EOF
+$Z1 www.example.com 300 A 192.0.2.1
+$Z1 alias.example.com 300 CNAME www.example.com
+$Z1 stale.example.com 300 A 192.0.2.20
+$Z1 moved.example.com 300 A 192.0.2.30
+$Z1 keep.example.com 300 TXT "v=1"
+EOF
+
+# ---- the fake's own check: a body off Cloudflare's schema is refused and counted ----
+start_cf schema || exit 1
+bad() { curl -s --cacert "$T/ca.pem" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+	-d "$1" "$URL/client/v4/zones/$Z1/dns_records/batch" | jq -r '.errors[0].code'; }
+eq "fake: a post with a wrong type (ttl as a string) is refused" \
+	"$(bad '{"posts":[{"name":"a.example.com","type":"A","content":"192.0.2.1","ttl":"300"}]}')" 1004
+eq "fake: a post with a member Cloudflare does not know is refused" \
+	"$(bad '{"posts":[{"name":"a.example.com","type":"A","content":"192.0.2.1","ttl":300,"weight":1}]}')" 1004
+eq "fake: a delete without an id is refused" "$(bad '{"deletes":[{"name":"a.example.com"}]}')" 1004
+eq "fake: the three are counted (a test run then fails)" "$(stat .bad_schema)" 3
+eq "fake: a body of Cloudflare's shape passes" \
+	"$(bad '{"posts":[{"name":"a.example.com","type":"A","content":"192.0.2.1","ttl":1,"proxied":true,"comment":"c"}]}')" null
+kill "$FAKE_PID"
+
+# ---- credentials and zones at start ----
+start_cf auth --seed "$T/seed" || exit 1
+plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.5)")"
+CREDS=(CF_API_TOKEN=$OTHER_TOKEN)
+apply nozone "$T/one.plan.json" --cloudflare-zone-id "$Z1"
+eq "a token without the zone: exit 2 at start" "$RC" 2
+check "a token without the zone: the error says 403" grep -q "HTTP 403" "$T/nozone.err"
+eq "a token without the zone: no batch sent" "$(stat .batches)" 0
+no_secret nozone
+CREDS=(CF_API_TOKEN=not-a-token)
+apply badtoken "$T/one.plan.json"
+eq "a token Cloudflare refuses: exit 2 at start" "$RC" 2
+CREDS=()
+apply nocreds "$T/one.plan.json"
+eq "no credentials: exit 2" "$RC" 2
+check "no credentials: the error names CF_API_TOKEN" grep -q "CF_API_TOKEN" "$T/nocreds.err"
+
+printf '%s\n' "$TOKEN" >"$T/token"
+CREDS=("CF_API_TOKEN=file:$T/token")
+apply tokenfile "$T/one.plan.json"
+eq "CF_API_TOKEN=file:PATH, zones from GET /zones: applied" "$RC $(counts tokenfile)" "0 1 1 0 0 0"
+no_secret tokenfile
+plan "$T/two.plan.json" create="$(list "$(ep two.example.com A 300 192.0.2.6)")"
+CREDS=(CF_API_KEY=$KEY CF_API_EMAIL=$EMAIL)
+apply globalkey "$T/two.plan.json" --cloudflare-zone-id "$Z1"
+eq "CF_API_KEY with CF_API_EMAIL: applied" "$RC $(counts globalkey)" "0 1 1 0 0 0"
+no_secret globalkey
+CREDS=(CF_API_KEY=$KEY)
+apply noemail "$T/two.plan.json"
+eq "CF_API_KEY without CF_API_EMAIL: exit 2" "$RC" 2
+clean_requests auth
+kill "$FAKE_PID"
+CREDS=(CF_API_TOKEN=$TOKEN)
+
+# ---- a mixed plan with every conflict kind ----
+start_cf mixed --seed "$T/seed" || exit 1
+plan "$T/mixed.plan.json" \
+	create="$(list "$(ep good.example.com A 300 192.0.2.50 192.0.2.51)" "$(ep www.example.com A 300 192.0.2.1)" \
+		"$(ep alias.example.com A 300 192.0.2.9)" "$(ep stale.example.com CNAME 300 www.example.com)" \
+		"$(ep good-txt.example.com TXT 300 '"hello world"')")" \
+	updateOld="$(list "$(ep moved.example.com A 300 192.0.2.99)" "$(ep keep.example.com TXT 300 '"v=1"')")" \
+	updateNew="$(list "$(ep moved.example.com A 300 192.0.2.31)" "$(ep keep.example.com TXT 600 '"v=2"')")" \
+	delete="$(list "$(ep gone.example.com A 300 192.0.2.40)")"
+apply mixed "$T/mixed.plan.json" --cloudflare-zone-id "$Z1"
+# The create of an identical record and the delete of a missing one conflict in the pre-check, and the
+# read-back finds them in effect already (verify before drop): already_applied, not dropped.
+eq "mixed: 3 applied, 2 already in effect, 3 dropped (exit 3)" "$RC $(counts mixed)" "3 8 3 2 3 0"
+eq "mixed: the create of an identical record and the delete of a missing one are not in the drop log" \
+	"$(drop mixed www.example.com)$(drop mixed gone.example.com)" ""
+eq "mixed: A beside a CNAME: dropped with Cloudflare's 81054" "$(drop mixed alias.example.com | cut -d' ' -f1-4)" \
+	"dropped conflict 400 81054"
+eq "mixed: CNAME beside an A: dropped with Cloudflare's 81053" "$(drop mixed stale.example.com | cut -d' ' -f1-4)" \
+	"dropped conflict 400 81053"
+eq "mixed: update of other values: dropped (pre-check)" "$(drop mixed moved.example.com cause)" \
+	"dropped conflict 0 precheck differs"
+eq "mixed: the zone holds the good changes and nothing of the others" "$(zone | tr '\n' ';')" \
+	"alias.example.com 300 CNAME www.example.com;good-txt.example.com 300 TXT \"hello world\";good.example.com 300 A 192.0.2.50;good.example.com 300 A 192.0.2.51;keep.example.com 600 TXT \"v=2\";moved.example.com 300 A 192.0.2.30;stale.example.com 300 A 192.0.2.20;www.example.com 300 A 192.0.2.1;"
+# One submission the pre-check refuses naming its three, two the service refuses naming one each (its
+# first error), one that applies: 4, within k + 2 for k = 5.
+eq "mixed: 4 submissions (the culprits named, none found by halving)" "$(rep mixed .submissions)" 4
+clean_requests mixed
+kill "$FAKE_PID"
+
+# ---- --cloudflare-proxied and --cloudflare-record-comment ----
+start_cf proxied --seed "$T/seed" || exit 1
+plan "$T/proxied.plan.json" create="$(list "$(ep p.example.com A 300 192.0.2.70)" "$(ep ptxt.example.com TXT 300 '"t"')")"
+apply proxied "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied --cloudflare-record-comment "by dnsbatch"
+eq "proxied: applied" "$RC $(counts proxied)" "0 2 2 0 0 0"
+eq "proxied: A proxied with TTL 1 (automatic) and the comment; TXT not proxiable" \
+	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/$Z1" | jq -r '.records[] | select(.name | startswith("p")) |
+		"\(.name) \(.ttl) \(.proxied) \(.comment)"' | sort | tr '\n' ';')" \
+	"p.example.com 1 true by dnsbatch;ptxt.example.com 300 false by dnsbatch;"
+apply proxied2 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied
+eq "proxied: the same plan again is already in effect (TTL 1 read back as automatic)" "$RC $(counts proxied2)" "0 2 0 2 0 0"
+clean_requests proxied
+kill "$FAKE_PID"
+
+# ---- 502 after commit: verified, nothing dropped ----
+start_cf lost --seed "$T/seed" --fault 502after || exit 1
+plan "$T/lost.plan.json" create="$(list "$(ep l1.example.com A 300 192.0.2.61)" "$(ep l2.example.com A 300 192.0.2.62)")" \
+	delete="$(list "$(ep stale.example.com A 300 192.0.2.20)")"
+apply lost "$T/lost.plan.json" --cloudflare-zone-id "$Z1"
+eq "502 after commit: every change in effect, none dropped (exit 0)" "$RC $(counts lost | cut -d' ' -f1,4,5)" "0 3 0 0"
+eq "502 after commit: the batch was sent once" "$(stat .batches)" 1
+clean_requests lost
+kill "$FAKE_PID"
+
+# ---- 429 with Retry-After: waited, resubmitted ----
+start_cf slow --seed "$T/seed" --fault 429 || exit 1
+apply slow "$T/one.plan.json" --cloudflare-zone-id "$Z1"
+eq "429 with Retry-After: applied after the wait" "$RC $(counts slow)" "0 1 1 0 0 0"
+# Retry-After: 1 is a floor, capped at 10 x --backoff-cap (0.05 here): 0.5 s, ten times any jittered wait.
+ge "429 with Retry-After: the wait was Retry-After's (capped at 10 x --backoff-cap)" "$(rep slow .backoff_seconds)" 0.45
+kill "$FAKE_PID"
+
+# ---- another client between the read and the batch (the README's window) ----
+start_cf race --seed "$T/seed" --fault race --race "race.example.com A 192.0.2.78" || exit 1
+plan "$T/race.plan.json" create="$(list "$(ep race.example.com A 300 192.0.2.77)")"
+apply race "$T/race.plan.json" --cloudflare-zone-id "$Z1"
+eq "race: the create succeeds (Cloudflare has no condition on a post)" "$RC $(counts race)" "0 1 1 0 0 0"
+eq "race: the other client's record joined the RRset, as the README says" "$(zone | grep '^race\.' | tr '\n' ';')" \
+	"race.example.com 300 A 192.0.2.77;race.example.com 300 A 192.0.2.78;"
+kill "$FAKE_PID"
+start_cf race2 --seed "$T/seed" --fault race --race "race2.example.com CNAME www.example.com" || exit 1
+plan "$T/race2.plan.json" create="$(list "$(ep race2.example.com A 300 192.0.2.79)" "$(ep race3.example.com A 300 192.0.2.80)")"
+apply race2 "$T/race2.plan.json" --cloudflare-zone-id "$Z1"
+eq "race: a CNAME made by another client refuses the batch; that change dropped, the other applied" \
+	"$RC $(counts race2) $(drop race2 race2.example.com | cut -d' ' -f4)" "3 2 1 0 1 0 81054"
+clean_requests race
+kill "$FAKE_PID"
+
+[ "$failures" -eq 0 ]

@@ -1,0 +1,289 @@
+/*
+ * test_cloudflare.c - the cloudflare provider without a server: the class of
+ * each reply Cloudflare gives (by its first error's code) and the culprit
+ * its operation names, listing pages to RRsets and record ids, the batch
+ * body of a pre-checked batch (deletes by id of the values that go, posts
+ * of those that come, all when the TTL changes), and the credentials. The
+ * fake server is in tests/integration/test_cloudflare.sh.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/cloudflare/cloudflare.h"
+#include "unit/change_fixture.h"
+
+/* A configuration of key, value, ..., NULL pairs (the caller's). */
+static dnsb_config *config_of(const char *first, ...)
+{
+	va_list ap;
+	dnsb_config *cfg;
+
+	assert_int_equal(dnsb_config_new(&cfg), 0);
+	va_start(ap, first);
+	for (const char *k = first; k; k = va_arg(ap, const char *))
+		assert_int_equal(dnsb_config_add(cfg, k, va_arg(ap, const char *)), 0);
+	va_end(ap);
+	return cfg;
+}
+
+/* A reply of `status` with a JSON body (borrowed). */
+static dnsb_http_response reply(long status, const char *json)
+{
+	dnsb_http_response r = { 0 };
+
+	r.status = status;
+	r.body = (char *)json;
+	r.body_len = strlen(json);
+	strcpy(r.content_type, "application/json");
+	r.retry_after = -1;
+	return r;
+}
+
+static void test_classify(void **state)
+{
+	size_t posts[] = { 4, 7 }, deletes[] = { 2 };
+	char id[] = "0123456789abcdef0123456789abcdef";
+	const char *ids[] = { id };
+	dnsb_cf_batch layout = { NULL, deletes, 1, ids, posts, 2 };
+	dnsb_http_response r;
+	dnsb_result res;
+
+	(void)state;
+	r = reply(200, "{\"success\":true,\"errors\":[],\"messages\":[],\"result\":{}}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_OK);
+
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":81058,\"message\":\"posts[1]: An identical record already exists.\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_string_equal(res.code, "81058");
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 7);
+	assert_non_null(strstr(dnsb_result_note(&res, 7), "identical"));
+
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":81044,\"message\":\"deletes[0]: Record does not exist.\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.culprits[0], 2);
+
+	/* A message that names no operation names no culprit: the engine splits. */
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":9005,\"message\":\"Content for A record must be a valid IPv4 address.\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
+	assert_int_equal(res.culprit_count, 0);
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":1004,\"message\":\"posts[9]: DNS Validation Error\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
+	assert_int_equal(res.culprit_count, 0); /* posts[9] is past the batch */
+
+	r = reply(403, "{\"success\":false,\"errors\":[{\"code\":10000,\"message\":\"Authentication error\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_FATAL);
+	r = reply(429, "{\"success\":false,\"errors\":[{\"code\":971,\"message\":\"Please wait\"}]}");
+	r.retry_after = 3;
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_RATE_LIMITED);
+	assert_true(res.retry_after == 3);
+	r = reply(502, "<html>bad gateway</html>");
+	strcpy(r.content_type, "text/html");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
+	/* A 200 that is not the API's answer proves nothing. */
+	r = reply(200, "<html>portal</html>");
+	strcpy(r.content_type, "text/html");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
+}
+
+static void test_reply_error(void **state)
+{
+	dnsb_http_response r = reply(403, "{\"success\":false,\"errors\":[{\"code\":9109,\"message\":\"Unauthorized to access requested resource\"}]}");
+	dnsb_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(dnsb_cf_reply_error(&r, "GET /zones/x", &err), DNSB_EFATAL);
+	assert_non_null(strstr(err.message, "GET /zones/x: HTTP 403: 9109 Unauthorized"));
+	r = reply(503, "{}");
+	assert_int_equal(dnsb_cf_reply_error(&r, "GET", &err), DNSB_ETRANSIENT);
+}
+
+static const char *page_json =
+	"{\"success\":true,\"result\":["
+	"{\"id\":\"a1\",\"name\":\"WWW.example.com\",\"type\":\"A\",\"content\":\"192.0.2.1\",\"ttl\":300},"
+	"{\"id\":\"a2\",\"name\":\"www.example.com\",\"type\":\"A\",\"content\":\"192.0.2.2\",\"ttl\":300},"
+	"{\"id\":\"c1\",\"name\":\"alias.example.com\",\"type\":\"CNAME\",\"content\":\"www.example.com\",\"ttl\":1},"
+	"{\"id\":\"m1\",\"name\":\"example.com\",\"type\":\"MX\",\"content\":\"mail.example.com\",\"priority\":10,\"ttl\":300},"
+	"{\"id\":\"t1\",\"name\":\"example.com\",\"type\":\"TXT\",\"content\":\"\\\"v=spf1 -all\\\"\",\"ttl\":300},"
+	"{\"id\":\"s1\",\"name\":\"_sip._tcp.example.com\",\"type\":\"SRV\",\"data\":{\"port\":5060},\"ttl\":300}],"
+	"\"result_info\":{\"page\":1,\"per_page\":6,\"total_pages\":2}}";
+
+static void test_records_parse(void **state)
+{
+	json_object *page = json_tokener_parse(page_json);
+	dnsb_rrset_list out = { 0 };
+	dnsb_hb_tags ids = { 0 };
+	dnsb_rrkey www = { "www.example.com.", LDNS_RR_TYPE_A };
+	const dnsb_rrset *r;
+	char *next = NULL;
+
+	(void)state;
+	assert_int_equal(dnsb_cf_records_parse(&out, &ids, page, NULL, 0, &next, NULL), 0);
+	assert_string_equal(next, "2");
+	assert_int_equal(out.count, 4); /* the SRV record, held in "data", is not one this provider writes */
+	r = dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A);
+	assert_int_equal(r->rdata_count, 2);
+	assert_string_equal(dnsb_rrset_list_find(&out, "alias.example.com.", LDNS_RR_TYPE_CNAME)->rdata[0], "www.example.com.");
+	assert_int_equal(dnsb_rrset_list_find(&out, "alias.example.com.", LDNS_RR_TYPE_CNAME)->ttl, 1);
+	assert_string_equal(dnsb_rrset_list_find(&out, "example.com.", LDNS_RR_TYPE_MX)->rdata[0], "10 mail.example.com.");
+	assert_string_equal(dnsb_hb_tags_find(&ids, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1", NULL)->tag, "a1");
+	assert_string_equal(dnsb_hb_tags_find(&ids, "example.com.", LDNS_RR_TYPE_MX, "10 mail.example.com.", NULL)->tag, "m1");
+	free(next);
+	dnsb_rrset_list_clear(&out);
+	dnsb_hb_tags_clear(&ids);
+
+	/* Kept to the keys. */
+	assert_int_equal(dnsb_cf_records_parse(&out, NULL, page, &www, 1, &next, NULL), 0);
+	assert_int_equal(out.count, 1);
+	free(next);
+	dnsb_rrset_list_clear(&out);
+	json_object_put(page);
+}
+
+/* held: www A {192.0.2.1 id a1, 192.0.2.2 id a2} TTL 300 */
+static void held_www(dnsb_rrset_list *held, dnsb_hb_tags *ids)
+{
+	dnsb_rrset s;
+
+	rrset_set(&s, "www.example.com.", LDNS_RR_TYPE_A, 300, "192.0.2.1");
+	assert_int_equal(dnsb_rrset_add_rdata(&s, "192.0.2.2"), 0);
+	assert_int_equal(dnsb_rrset_list_push(held, &s), 0);
+	assert_int_equal(dnsb_hb_tags_add(ids, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1", "a1", 300), 0);
+	assert_int_equal(dnsb_hb_tags_add(ids, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.2", "a2", 300), 0);
+}
+
+/* An update of www from {.1, .2} to {.2, .3} at new_ttl, and a create of txt; the batch's body. */
+static void build(uint32_t new_ttl, int proxied, const char *comment, dnsb_cf_batch *batch)
+{
+	dnsb_rrset_list held = { 0 };
+	dnsb_hb_tags ids = { 0 };
+	dnsb_change *c[2];
+	dnsb_precheck pc;
+	dnsb_result res;
+	size_t bad;
+
+	held_www(&held, &ids);
+	c[0] = change_with_ttl(DNSB_CHANGE_UPDATE, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.3", new_ttl);
+	assert_int_equal(dnsb_rrset_add_rdata(&c[0]->old, "192.0.2.2"), 0);
+	assert_int_equal(dnsb_rrset_add_rdata(&c[0]->new_set, "192.0.2.2"), 0);
+	c[1] = change_with_ttl(DNSB_CHANGE_CREATE, "txt.example.com.", LDNS_RR_TYPE_TXT, NULL, "\"hello world\"", 300);
+	assert_int_equal(dnsb_precheck_run(&pc, &res, c, 2, &held, NULL), 0);
+	assert_int_equal(res.cls, DNSB_CLASS_OK);
+	assert_int_equal(dnsb_cf_batch_build(batch, &pc, &ids, c, 2, proxied, comment, &bad, NULL), 0);
+	dnsb_precheck_clear(&pc);
+	changes_free(c, 2);
+	dnsb_rrset_list_clear(&held);
+	dnsb_hb_tags_clear(&ids);
+}
+
+static void test_batch_body(void **state)
+{
+	dnsb_cf_batch b;
+
+	(void)state;
+	/* Same TTL: only the value that goes is deleted, only the one that comes posted. */
+	build(300, 0, NULL, &b);
+	assert_string_equal(b.json, "{\"deletes\":[{\"id\":\"a1\"}],\"posts\":["
+				    "{\"name\":\"www.example.com\",\"type\":\"A\",\"content\":\"192.0.2.3\",\"proxied\":false,\"ttl\":300},"
+				    "{\"name\":\"txt.example.com\",\"type\":\"TXT\",\"content\":\"\\\"hello world\\\"\",\"ttl\":300}]}");
+	assert_int_equal(dnsb_cf_batch_size(&b), 3);
+	assert_int_equal(b.deletes[0], 0);
+	assert_int_equal(b.posts[0], 0);
+	assert_int_equal(b.posts[1], 1);
+	dnsb_cf_batch_clear(&b);
+
+	/* Another TTL: every value again; proxied: TTL automatic; the comment on each post. */
+	build(600, 1, "managed by dnsbatch", &b);
+	assert_int_equal(b.delete_count, 2);
+	assert_int_equal(b.post_count, 3);
+	assert_non_null(strstr(b.json, "\"proxied\":true,\"ttl\":1,\"comment\":\"managed by dnsbatch\""));
+	/* A TXT record is not proxiable: no proxied member, its own TTL. */
+	assert_non_null(strstr(b.json, "\"type\":\"TXT\",\"content\":\"\\\"hello world\\\"\",\"ttl\":300,"));
+	dnsb_cf_batch_clear(&b);
+}
+
+static void test_config(void **state)
+{
+	dnsb_cf_config c;
+	dnsb_config *cfg;
+	dnsb_error err = { 0, "" };
+	char path[] = "/tmp/test_cloudflare_tokenXXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "  tok-in-file\n", 14), 14);
+	close(fd);
+	unsetenv(DNSB_CF_TOKEN_ENV);
+	unsetenv(DNSB_CF_KEY_ENV);
+	unsetenv(DNSB_CF_EMAIL_ENV);
+	cfg = config_of("cloudflare-zone-id", "0123456789abcdef0123456789abcdef", "cloudflare-proxied", "", NULL);
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), DNSB_EINVAL);
+	assert_non_null(strstr(err.message, "CF_API_TOKEN"));
+
+	setenv(DNSB_CF_KEY_ENV, "global-key", 1);
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), DNSB_EINVAL);
+	assert_non_null(strstr(err.message, "CF_API_EMAIL"));
+	assert_null(strstr(err.message, "global-key"));
+	setenv(DNSB_CF_EMAIL_ENV, "a@example.com", 1);
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), 0);
+	assert_string_equal(c.auth[0], "X-Auth-Key: global-key");
+	assert_string_equal(c.auth[1], "X-Auth-Email: a@example.com");
+	assert_int_equal(c.proxied, 1);
+	assert_int_equal(c.batch_size, DNSB_CF_BATCH_DEFAULT);
+	assert_string_equal(c.endpoint, DNSB_CF_ENDPOINT_DEFAULT);
+	dnsb_cf_config_clear(&c);
+
+	/* A token wins over the key; file:PATH is read and trimmed. */
+	{
+		char env[64];
+		snprintf(env, sizeof(env), "file:%s", path);
+		setenv(DNSB_CF_TOKEN_ENV, env, 1);
+	}
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), 0);
+	assert_string_equal(c.auth[0], "Authorization: Bearer tok-in-file");
+	assert_null(c.auth[1]);
+	dnsb_cf_config_clear(&c);
+	dnsb_config_free(cfg);
+
+	cfg = config_of("cloudflare-zone-id", "not a zone id", NULL);
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), DNSB_EINVAL);
+	assert_non_null(strstr(err.message, "--cloudflare-zone-id"));
+	dnsb_config_free(cfg);
+	cfg = config_of("cloudflare-api-endpoint", "ftp://x", NULL);
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), DNSB_EINVAL);
+	dnsb_config_free(cfg);
+	unlink(path);
+	unsetenv(DNSB_CF_TOKEN_ENV);
+	unsetenv(DNSB_CF_KEY_ENV);
+	unsetenv(DNSB_CF_EMAIL_ENV);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_reply_error),
+		cmocka_unit_test(test_records_parse),
+		cmocka_unit_test(test_batch_body),
+		cmocka_unit_test(test_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
