@@ -20,4 +20,16 @@ const char *dnsb_endpoint_string(json_object *ep, const char *key);
  */
 int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why);
 
+/*
+ * routing.c: the endpoint's setIdentifier (when not "") into out->set_id and
+ * its routing properties (DNSB_ROUTING_PROPERTIES, non-empty values) into
+ * out->routing. A value no line can hold sets *why. out->owner names the
+ * record in messages. @return 0, or DNSB_ENOMEM
+ */
+int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, char **why);
+
+/* routing.c: append out's routing properties to a providerSpecific array, in DNSB_ROUTING_PROPERTIES order.
+ * @return 0 or DNSB_ENOMEM */
+int dnsb_routing_to_properties(json_object *list, const char *routing);
+
 #endif

@@ -514,8 +514,8 @@ static void test_rrsets_page(void **state)
 	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), NULL, NULL, 0, &name, &type, &id,
 					       &past, NULL),
 			 0);
-	/* The TXT alias (no such alias in the model) and both routing-policy sets are skipped. */
-	assert_int_equal(out.count, 5);
+	/* The TXT alias (no such alias in the model) is skipped; both routing-policy sets are kept apart. */
+	assert_int_equal(out.count, 7);
 	assert_non_null(r = dnsb_rrset_list_find(&out, "*.w.example.com.", LDNS_RR_TYPE_A));
 	assert_int_equal(r->rdata_count, 2);
 	assert_int_equal(r->ttl, 300);
@@ -535,6 +535,13 @@ static void test_rrsets_page(void **state)
 	assert_string_equal(r->rdata[0], "dualstack.my-nlb.elb.us-east-1.amazonaws.com.");
 	assert_null(dnsb_rrset_list_find(&out, "lb.example.com.", LDNS_RR_TYPE_TXT));
 	assert_null(dnsb_rrset_list_find(&out, "w.example.com.", LDNS_RR_TYPE_A));
+	assert_non_null(r = dnsb_rrset_list_find_set(&out, "w.example.com.", LDNS_RR_TYPE_A, "eu"));
+	assert_int_equal(r->rdata_count, 1);
+	assert_string_equal(r->rdata[0], "192.0.2.8");
+	assert_string_equal(r->routing, "aws/weight=10\n");
+	assert_non_null(r = dnsb_rrset_list_find_set(&out, "w.example.com.", LDNS_RR_TYPE_A, "us"));
+	assert_int_equal(r->alias, DNSB_ALIAS_HEALTH);
+	assert_string_equal(r->routing, "aws/weight=10\n");
 	assert_non_null(r = dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A));
 	assert_int_equal(r->alias, DNSB_ALIAS_NONE);
 	assert_string_equal(name, "x\\052.example.com.");
