@@ -167,7 +167,7 @@ static void test_every_message_names_its_change(void **state)
 
 static void test_culprit_with_set_identifier_and_cname_form(void **state)
 {
-	dnsb_change *c[5];
+	dnsb_change *c[6];
 	dnsb_http_response r = reply(400, BATCH(
 		MSG("Tried to create resource record set [name='a.example.com.', type='A', set-identifier='eu'] but it already exists")
 		MSG("RRSet of type A with DNS name \\052.w.example.com. is not permitted because a conflicting RRSet of type  CNAME with the same DNS name already exists in zone example.com.")));
@@ -175,12 +175,17 @@ static void test_culprit_with_set_identifier_and_cname_form(void **state)
 
 	(void)state;
 	batch_make(c);
-	dnsb_aws_classify(&res, &r, c, 5);
+	/* Two sets at a.example.com. A: the message's set identifier names the one. */
+	c[5] = change_new(DNSB_CHANGE_CREATE, "a.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.9");
+	assert_non_null(c[0]->new_set.set_id = strdup("us"));
+	assert_non_null(c[5]->new_set.set_id = strdup("eu"));
+	dnsb_aws_classify(&res, &r, c, 6);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_int_equal(res.culprit_count, 2);
-	assert_true(has_culprit(&res, 0));
+	assert_true(has_culprit(&res, 5));
+	assert_false(has_culprit(&res, 0));
 	assert_true(has_culprit(&res, 3));
-	changes_free(c, 5);
+	changes_free(c, 6);
 }
 
 static void test_ambiguous_or_unknown_names_name_nothing(void **state)
