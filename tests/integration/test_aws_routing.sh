@@ -15,6 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/checks.sh
+. tests/integration/extdns_client.sh
 . tests/integration/aws_fake.sh
 
 for tool in openssl jq curl python3; do
@@ -124,6 +125,25 @@ check "conflict: the drop log lists what is held, set identifiers included" grep
 	"$T/conflict.drops"
 eq "conflict: nothing written" "$(routing | grep -c ' third ')" 0
 clean_requests conflict
+stop_fake
+
+##### the sidecar loop converges with routing policies ##############################################
+start_fake loop
+HOME=$T/home AWS_ENDPOINT_URL_ROUTE_53=$URL AWS_CA_BUNDLE=$T/ca.pem AWS_ACCESS_KEY_ID=$KEY_ID \
+	AWS_SECRET_ACCESS_KEY=$SECRET extdns_serve "$T/serve.log" --provider aws --aws-zone-id ZEXAMPLE \
+	--aws-batch-change-interval 0 || not_ok "dnsbatch serve --provider aws starts" "$(tail -5 "$T/serve.log")"
+list "$(rep_ep w.example.com A 0 eu "$(w 10)" 192.0.2.10)" "$(rep_ep w.example.com A 0 us "$(w 20)" 192.0.2.20)" \
+	"$p" "$s" "$g" >"$T/desired.json"
+eq "sidecar loop 1 creates the 5 sets (204)" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json")" "5 204"
+eq "sidecar loops 2-4 write nothing" \
+	"$(for i in 2 3 4; do python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json"; done | paste -sd' ')" \
+	"0 - 0 - 0 -"
+list "$(rep_ep w.example.com A 0 eu "$(w 40)" 192.0.2.10)" "$(rep_ep w.example.com A 0 us "$(w 20)" 192.0.2.20)" \
+	"$p" "$s" "$g" >"$T/desired2.json"
+eq "sidecar: a changed weight is one update (204)" \
+	"$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "1 204"
+eq "sidecar: then nothing" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "0 -"
+clean_requests loop
 stop_fake
 
 ##### another provider refuses a set identifier before sending ######################################
