@@ -123,6 +123,8 @@ eq "conflict: the drop of set 'primary' carries Route53's message naming it, cau
 		grep -c "^exists .*set-identifier='primary'")" 1
 check "conflict: the drop log lists what is held, set identifiers included" grep -q '"setIdentifier":"secondary"' \
 	"$T/conflict.drops"
+eq "conflict: drops --explain names the set identifier of the change and of what is held" \
+	"$("$DNSBATCH" drops "$T/conflict.drops" --explain 2>&1 | grep -c "create f.example.com. A set 'primary': exists: held as set 'primary' 192.0.2.1 (TTL 60); set 'secondary' 192.0.2.2 (TTL 60)")" 1
 eq "conflict: nothing written" "$(routing | grep -c ' third ')" 0
 clean_requests conflict
 stop_fake
