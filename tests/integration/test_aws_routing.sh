@@ -60,7 +60,7 @@ routing() {
 records_json() { run records --provider aws --aws-zone-id ZEXAMPLE --output json 2>"$T/records.err"; }
 
 ##### a weighted pair ##############################################################################
-start_fake weighted
+start_fake weighted --page-size 1  # every listing page by page: NextRecordIdentifier between the two sets
 eu=$(rep_ep w.example.com A 60 eu "$(w 10)" 192.0.2.10)
 us=$(rep_ep w.example.com A 60 us "$(w 20)" 192.0.2.20)
 plan "$T/w.plan.json" create="$(list "$eu" "$us")"
