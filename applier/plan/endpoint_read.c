@@ -209,7 +209,8 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 		rc = DNSB_ENOMEM;
 	if (rc == 0 && *why == NULL && rs.set_id != NULL && !(flags & DNSB_ADJUST_SET_IDS) &&
 	    asprintf(why, "%s (%s %s): setIdentifier '%s' (a routing policy) needs a provider that stores set "
-		     "identifiers (--provider aws)", path, rs.owner, dnsb_type_name(rs.type), rs.set_id) < 0)
+		     "identifiers (--provider aws)", path, dnsb_endpoint_string(ep, "dnsName"), dnsb_type_name(rs.type),
+		     rs.set_id) < 0)
 		rc = DNSB_ENOMEM;
 	if (rs.alias == DNSB_ALIAS_DEFAULT)
 		rs.alias = flags & DNSB_ADJUST_NO_HEALTH ? DNSB_ALIAS_PLAIN : DNSB_ALIAS_HEALTH;
