@@ -50,7 +50,7 @@ static const char *member(struct json_object *o, const char *key)
 static void explain_line(struct json_object *entry)
 {
 	struct json_object *change = NULL, *current = NULL, *ep = NULL;
-	const char *kind = "change", *name = NULL, *type = NULL, *cause = member(entry, "cause");
+	const char *kind = "change", *name = NULL, *type = NULL, *sid, *cause = member(entry, "cause");
 	char why[1024], fqdn[300];
 
 	/* A change dropped only with its group names the change that was refused (its message says so). */
@@ -78,9 +78,10 @@ static void explain_line(struct json_object *entry)
 	else
 		snprintf(why, sizeof(why), "%s%s%s", cause ? cause : member(entry, "reason") ? member(entry, "reason") : "",
 			 member(entry, "message") ? ": " : "", member(entry, "message") ? member(entry, "message") : "");
-	printf("%s %s %s %s: %s%s%.*s\n", member(entry, "outcome") ? member(entry, "outcome") : "?", kind, fqdn,
-	       type ? type : "?", why, with ? "; " : "", with ? (int)(strstr(with, " was refused") - with) + 12 : 0,
-	       with ? with : "");
+	sid = ep ? member(ep, "setIdentifier") : NULL;
+	printf("%s %s %s %s%s%s%s: %s%s%.*s\n", member(entry, "outcome") ? member(entry, "outcome") : "?", kind, fqdn,
+	       type ? type : "?", sid && *sid ? " set '" : "", sid && *sid ? sid : "", sid && *sid ? "'" : "", why,
+	       with ? "; " : "", with ? (int)(strstr(with, " was refused") - with) + 12 : 0, with ? with : "");
 }
 
 static size_t collect(char *data, size_t size, size_t n, void *payload)

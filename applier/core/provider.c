@@ -293,7 +293,7 @@ uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held)
 
 	if (old->ttl != DNSB_TTL_UNSET || held == NULL)
 		return old->ttl;
-	cur = dnsb_rrset_list_find(held, old->owner, old->type);
+	cur = dnsb_rrset_list_find_set(held, old->owner, old->type, old->set_id);
 	return cur ? cur->ttl : old->ttl;
 }
 

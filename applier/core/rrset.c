@@ -401,6 +401,8 @@ void dnsb_rrset_clear(dnsb_rrset *rrset)
 	if (rrset == NULL)
 		return;
 	free(rrset->owner);
+	free(rrset->set_id);
+	free(rrset->routing);
 	for (size_t i = 0; i < rrset->rdata_count; i++)
 		free(rrset->rdata[i]);
 	free(rrset->rdata);
@@ -413,8 +415,10 @@ int dnsb_rrset_copy(dnsb_rrset *out, const dnsb_rrset *src)
 	out->type = src->type;
 	out->ttl = src->ttl;
 	out->alias = src->alias;
-	if (src->owner && (out->owner = strdup(src->owner)) == NULL)
-		return DNSB_ENOMEM;
+	if ((src->owner && (out->owner = strdup(src->owner)) == NULL) ||
+	    (src->set_id && (out->set_id = strdup(src->set_id)) == NULL) ||
+	    (src->routing && (out->routing = strdup(src->routing)) == NULL))
+		goto nomem;
 	if (src->rdata_count == 0)
 		return 0;
 	if ((out->rdata = calloc(src->rdata_count, sizeof(char *))) == NULL)
@@ -463,7 +467,9 @@ int dnsb_rrset_same_data(const dnsb_rrset *a, const dnsb_rrset *b)
 {
 	if (a->type != b->type || a->rdata_count != b->rdata_count || a->alias != b->alias)
 		return 0;
-	if (strcmp(a->owner ? a->owner : "", b->owner ? b->owner : "") != 0)
+	if (strcmp(a->owner ? a->owner : "", b->owner ? b->owner : "") != 0 ||
+	    strcmp(a->set_id ? a->set_id : "", b->set_id ? b->set_id : "") != 0 ||
+	    strcmp(a->routing ? a->routing : "", b->routing ? b->routing : "") != 0)
 		return 0;
 	for (size_t i = 0; i < a->rdata_count; i++)
 		if (strcmp(a->rdata[i], b->rdata[i]) != 0)
@@ -564,16 +570,28 @@ int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset)
 
 const dnsb_rrset *dnsb_rrset_list_find(const dnsb_rrset_list *list, const char *owner, uint16_t type)
 {
+	return dnsb_rrset_list_find_set(list, owner, type, NULL);
+}
+
+/* Is `r`'s set identifier `set_id` (NULL and "" both none)? */
+static int same_set_id(const dnsb_rrset *r, const char *set_id)
+{
+	return strcmp(r->set_id ? r->set_id : "", set_id ? set_id : "") == 0;
+}
+
+const dnsb_rrset *dnsb_rrset_list_find_set(const dnsb_rrset_list *list, const char *owner, uint16_t type,
+					   const char *set_id)
+{
 	if (list->index != NULL) {
 		size_t at = (size_t)(uintptr_t)dnsb_hmap_get(&list->index->owners, owner);
 		for (; at != 0; at = list->index->older[at - 1])
-			if (list->items[at - 1].type == type)
+			if (list->items[at - 1].type == type && same_set_id(&list->items[at - 1], set_id))
 				return &list->items[at - 1];
 		return NULL;
 	}
 	for (size_t i = list->count; i > 0; i--) {
 		const dnsb_rrset *r = &list->items[i - 1];
-		if (r->type == type && strcmp(r->owner, owner) == 0)
+		if (r->type == type && strcmp(r->owner, owner) == 0 && same_set_id(r, set_id))
 			return r;
 	}
 	return NULL;

@@ -132,14 +132,14 @@ static dnsb_cause own_cause(const engine *e, const dnsb_change *c, const dnsb_rr
 	const dnsb_rrset *set = &c->new_set;
 
 	if (c->kind != DNSB_CHANGE_CREATE) {
-		const dnsb_rrset *cur = dnsb_rrset_list_find(held, c->old.owner, c->old.type);
+		const dnsb_rrset *cur = dnsb_rrset_list_find_set(held, c->old.owner, c->old.type, c->old.set_id);
 		if (cur == NULL)
 			return DNSB_CAUSE_MISSING;
 		if (!(e->limits->ttl_inexact ? dnsb_rrset_same_data(cur, &c->old) : dnsb_rrset_matches_old(cur, &c->old)))
 			return DNSB_CAUSE_DIFFERS;
 		if (c->kind == DNSB_CHANGE_DELETE)
 			return DNSB_CAUSE_NONE;
-	} else if (dnsb_rrset_list_find(held, set->owner, set->type) != NULL) {
+	} else if (dnsb_rrset_list_find_set(held, set->owner, set->type, set->set_id) != NULL) {
 		return DNSB_CAUSE_EXISTS;
 	}
 	if (set->type == LDNS_RR_TYPE_CNAME ? other_data_at(held, set->owner, LDNS_RR_TYPE_CNAME)

@@ -132,33 +132,40 @@ static int holds(const engine *e, const dnsb_rrset *held, const dnsb_rrset *want
  * change there writes, or NULL when the group deletes it and does not write it
  * again. Changes are in order: deletions, updates, creations.
  */
-static const dnsb_rrset *desired(const group *g, const char *owner, uint16_t type)
+/* Is `r` keyed (owner, type, set_id)? A NULL or "" set identifier is none. */
+static int keyed(const dnsb_rrset *r, const char *owner, uint16_t type, const char *set_id)
+{
+	return r->type == type && strcmp(r->owner, owner) == 0 &&
+	       strcmp(r->set_id ? r->set_id : "", set_id ? set_id : "") == 0;
+}
+
+static const dnsb_rrset *desired(const group *g, const char *owner, uint16_t type, const char *set_id)
 {
 	const dnsb_rrset *want = NULL;
 
 	for (size_t i = 0; i < g->count; i++) {
 		const dnsb_change *c = g->changes[i];
-		if (c->kind != DNSB_CHANGE_CREATE && c->old.type == type && strcmp(c->old.owner, owner) == 0)
+		if (c->kind != DNSB_CHANGE_CREATE && keyed(&c->old, owner, type, set_id))
 			want = NULL;
-		if (c->kind != DNSB_CHANGE_DELETE && c->new_set.type == type && strcmp(c->new_set.owner, owner) == 0)
+		if (c->kind != DNSB_CHANGE_DELETE && keyed(&c->new_set, owner, type, set_id))
 			want = &c->new_set;
 	}
 	return want;
 }
 
-static int key_in_effect(const engine *e, const group *g, const char *owner, uint16_t type,
-			 const dnsb_rrset_list *held)
+static int key_in_effect(const engine *e, const group *g, const dnsb_rrset *key, const dnsb_rrset_list *held)
 {
-	const dnsb_rrset *want = desired(g, owner, type), *cur = dnsb_rrset_list_find(held, owner, type);
+	const dnsb_rrset *want = desired(g, key->owner, key->type, key->set_id),
+			 *cur = dnsb_rrset_list_find_set(held, key->owner, key->type, key->set_id);
 
 	return want ? holds(e, cur, want) : cur == NULL;
 }
 
 int dnsb_engine_change_in_effect(const engine *e, const group *g, const dnsb_change *c, const dnsb_rrset_list *held)
 {
-	if (c->kind != DNSB_CHANGE_CREATE && !key_in_effect(e, g, c->old.owner, c->old.type, held))
+	if (c->kind != DNSB_CHANGE_CREATE && !key_in_effect(e, g, &c->old, held))
 		return 0;
-	return c->kind == DNSB_CHANGE_DELETE || key_in_effect(e, g, c->new_set.owner, c->new_set.type, held);
+	return c->kind == DNSB_CHANGE_DELETE || key_in_effect(e, g, &c->new_set, held);
 }
 
 int dnsb_engine_group_in_effect(const engine *e, const group *g, const dnsb_rrset_list *held)
@@ -170,12 +177,12 @@ int dnsb_engine_group_in_effect(const engine *e, const group *g, const dnsb_rrse
 }
 
 /* Does an earlier pending change of g delete (owner, type)? */
-static int removed_before(const group *g, size_t upto, const char *owner, uint16_t type)
+static int removed_before(const group *g, size_t upto, const char *owner, uint16_t type, const char *set_id)
 {
 	for (size_t i = 0; i < upto; i++) {
 		const dnsb_change *c = g->changes[i];
-		if (c->outcome == DNSB_OUTCOME_PENDING && c->kind != DNSB_CHANGE_CREATE && c->old.type == type &&
-		    strcmp(c->old.owner, owner) == 0)
+		if (c->outcome == DNSB_OUTCOME_PENDING && c->kind != DNSB_CHANGE_CREATE &&
+		    keyed(&c->old, owner, type, set_id))
 			return 1;
 	}
 	return 0;
@@ -195,23 +202,24 @@ int dnsb_engine_cause_shown(const engine *e, const group *g, const dnsb_rrset_li
 
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue;
-		if (c->kind != DNSB_CHANGE_CREATE && !holds(e, dnsb_rrset_list_find(held, c->old.owner, c->old.type), &c->old))
+		if (c->kind != DNSB_CHANGE_CREATE &&
+		    !holds(e, dnsb_rrset_list_find_set(held, c->old.owner, c->old.type, c->old.set_id), &c->old))
 			return 1;
 		if (c->kind == DNSB_CHANGE_DELETE)
 			continue;
-		cur = dnsb_rrset_list_find(held, c->new_set.owner, c->new_set.type);
-		if (cur && !removed_before(g, i, c->new_set.owner, c->new_set.type))
+		cur = dnsb_rrset_list_find_set(held, c->new_set.owner, c->new_set.type, c->new_set.set_id);
+		if (cur && !removed_before(g, i, c->new_set.owner, c->new_set.type, c->new_set.set_id))
 			return 1;
 		if (c->new_set.type != LDNS_RR_TYPE_CNAME &&
 		    dnsb_rrset_list_find(held, c->new_set.owner, LDNS_RR_TYPE_CNAME) != NULL &&
-		    !removed_before(g, i, c->new_set.owner, LDNS_RR_TYPE_CNAME))
+		    !removed_before(g, i, c->new_set.owner, LDNS_RR_TYPE_CNAME, NULL))
 			return 1;
 		/* A CNAME where other data is held (seen when the read asked for every type at the owner). */
 		for (size_t k = 0; c->new_set.type == LDNS_RR_TYPE_CNAME && k < held->count; k++) {
 			const dnsb_rrset *o = &held->items[k];
 			if (o->type != LDNS_RR_TYPE_CNAME && o->type != LDNS_RR_TYPE_RRSIG && o->type != LDNS_RR_TYPE_NSEC &&
 			    o->type != LDNS_RR_TYPE_NSEC3 && strcmp(o->owner, c->new_set.owner) == 0 &&
-			    !removed_before(g, i, o->owner, o->type))
+			    !removed_before(g, i, o->owner, o->type, o->set_id))
 				return 1;
 		}
 	}

@@ -10,6 +10,13 @@ static int holds_alias(const dnsb_change *c)
 	       (c->kind != DNSB_CHANGE_DELETE && c->new_set.alias != DNSB_ALIAS_NONE);
 }
 
+/* The set identifier the change carries, or NULL. */
+static const char *set_id_of(const dnsb_change *c)
+{
+	return c->kind != DNSB_CHANGE_DELETE && c->new_set.set_id ? c->new_set.set_id :
+	       c->kind != DNSB_CHANGE_CREATE ? c->old.set_id : NULL;
+}
+
 /* An alias that did not say whether to evaluate its target's health gets the provider's default. */
 static void resolve_health(dnsb_change *c, int health)
 {
@@ -51,6 +58,17 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 				 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner,
 				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
 				 dnsb_provider_name(e->p));
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_INVALID;
+			dnsb_engine_set_detail(c, 0, NULL, msg);
+			continue;
+		}
+		if (!e->limits->set_ids && set_id_of(c) != NULL) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "%s %s: setIdentifier '%s' (a routing policy): provider %s stores no "
+				 "set identifiers (use --provider aws)", owner,
+				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+				 set_id_of(c), dnsb_provider_name(e->p));
 			c->outcome = DNSB_OUTCOME_DROPPED;
 			c->reason = DNSB_REASON_INVALID;
 			dnsb_engine_set_detail(c, 0, NULL, msg);

@@ -60,6 +60,8 @@ void dnsb_drop_explain(char *buf, size_t size, const char *cause, const char *na
 			append(buf, size, "%s. %s ", held_name, held_type ? held_type : "");
 		else if (held_type && type && strcmp(held_type, type) != 0)
 			append(buf, size, "%s ", held_type);
+		if (member(ep, "setIdentifier") && *member(ep, "setIdentifier"))
+			append(buf, size, "set '%s' ", member(ep, "setIdentifier"));
 		if (json_object_object_get_ex(ep, "targets", &targets) && json_object_is_type(targets, json_type_array))
 			for (; k < json_object_array_length(targets); k++)
 				append(buf, size, "%s%s", k ? ", " : "",

@@ -179,6 +179,19 @@ static struct json_object *alias_properties(dnsb_alias alias)
 	return list;
 }
 
+/* An RRset's providerSpecific: an alias's properties, then its routing properties. @return a new array or NULL */
+static struct json_object *properties(const dnsb_rrset *rrset)
+{
+	struct json_object *list = rrset->alias != DNSB_ALIAS_NONE ? alias_properties(rrset->alias) :
+				   json_object_new_array();
+
+	if (list != NULL && dnsb_routing_to_properties(list, rrset->routing) != 0) {
+		json_object_put(list);
+		return NULL;
+	}
+	return list;
+}
+
 json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset)
 {
 	struct json_object *ep, *targets;
@@ -207,9 +220,11 @@ json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset)
 	targets = NULL;
 	if (add(ep, "recordType", json_object_new_string(dnsb_type_name(rrset->type))) != 0)
 		goto fail;
+	if (rrset->set_id && *rrset->set_id && add(ep, "setIdentifier", json_object_new_string(rrset->set_id)) != 0)
+		goto fail;
 	if (rrset->ttl != 0 && add(ep, "recordTTL", json_object_new_int64(rrset->ttl)) != 0)
 		goto fail;
-	if (rrset->alias != DNSB_ALIAS_NONE && add(ep, "providerSpecific", alias_properties(rrset->alias)) != 0)
+	if ((rrset->alias != DNSB_ALIAS_NONE || rrset->routing) && add(ep, "providerSpecific", properties(rrset)) != 0)
 		goto fail;
 	return ep;
 fail:

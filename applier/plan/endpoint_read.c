@@ -120,7 +120,7 @@ static int alias_rrset(dnsb_rrset *out, json_object *ep, json_object *targets, c
 int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why)
 {
 	const char *name = dnsb_endpoint_string(ep, "dnsName"), *type = dnsb_endpoint_string(ep, "recordType");
-	const char *setid = dnsb_endpoint_string(ep, "setIdentifier"), *alias;
+	const char *alias;
 	json_object *targets = NULL, *ttl = NULL;
 	dnsb_error e = { 0 };
 	int64_t t;
@@ -142,9 +142,8 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 	out->type = ldns_get_rr_type_by_name(type);
 	if (out->type == 0 || ldns_rr_descript(out->type)->_name == NULL)
 		INVALID("%s (%s): unknown recordType '%s'", path, name, type);
-	if (setid != NULL && *setid != '\0')
-		INVALID("%s (%s %s): setIdentifier '%s' (a routing policy) is not supported by DNS providers here",
-			path, name, type, setid);
+	if ((rc = dnsb_endpoint_routing(out, ep, path, why)) != 0 || *why != NULL)
+		return rc;
 	json_object_object_get_ex(ep, "recordTTL", &ttl);
 	if (ttl && !json_object_is_type(ttl, json_type_int))
 		INVALID("%s (%s %s): recordTTL: expected a whole number of seconds", path, name, type);
@@ -207,6 +206,11 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 	if (rc == 0 && *why == NULL && rs.alias != DNSB_ALIAS_NONE && !(flags & DNSB_ADJUST_ALIASES) &&
 	    asprintf(why, "%s (%s %s): an alias (providerSpecific alias=true) needs a provider that stores aliases "
 		     "(--provider aws)", path, rs.owner, dnsb_type_name(rs.type)) < 0)
+		rc = DNSB_ENOMEM;
+	if (rc == 0 && *why == NULL && rs.set_id != NULL && !(flags & DNSB_ADJUST_SET_IDS) &&
+	    asprintf(why, "%s (%s %s): setIdentifier '%s' (a routing policy) needs a provider that stores set "
+		     "identifiers (--provider aws)", path, dnsb_endpoint_string(ep, "dnsName"), dnsb_type_name(rs.type),
+		     rs.set_id) < 0)
 		rc = DNSB_ENOMEM;
 	if (rs.alias == DNSB_ALIAS_DEFAULT)
 		rs.alias = flags & DNSB_ADJUST_NO_HEALTH ? DNSB_ALIAS_PLAIN : DNSB_ALIAS_HEALTH;

@@ -129,8 +129,8 @@ static int adjust_all(struct json_object **out, dnsb_webhook *wh, struct json_ob
 {
 	size_t n = json_object_array_length(in), normalised = 0, unsupported = 0;
 	const dnsb_provider_limits *limits = dnsb_provider_get_limits(wh->provider);
-	unsigned flags = !limits->aliases ? 0 : limits->alias_health ? DNSB_ADJUST_ALIASES :
-			 DNSB_ADJUST_ALIASES | DNSB_ADJUST_NO_HEALTH;
+	unsigned flags = (!limits->aliases ? 0 : limits->alias_health ? DNSB_ADJUST_ALIASES :
+			  DNSB_ADJUST_ALIASES | DNSB_ADJUST_NO_HEALTH) | (limits->set_ids ? DNSB_ADJUST_SET_IDS : 0);
 	struct json_object *all = json_object_new_array_ext((int)n);
 	int rc = all ? 0 : DNSB_ENOMEM;
 

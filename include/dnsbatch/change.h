@@ -61,7 +61,34 @@ typedef struct dnsb_rrset {
 				  alias, one item: the target's name, absolute, lower-case */
 	size_t rdata_count;
 	dnsb_alias alias;    /**< DNSB_ALIAS_NONE, or what kind of alias this is */
+	char *set_id;        /**< the set identifier of a routing policy (external-dns's setIdentifier,
+				  Route53's SetIdentifier), or NULL: none ("" is read as none). An RRset
+				  is keyed by (owner, type, set_id); only a provider declaring
+				  `set_ids` in its limits stores one */
+	char *routing;       /**< the routing properties of a set (DNSB_ROUTING_PROPERTIES, as
+				  external-dns's providerSpecific names them): "name=value" lines sorted
+				  by name, each ending in '\n', or NULL: none. Compared like RDATA */
 } dnsb_rrset;
+
+/**
+ * The providerSpecific names that carry Route53 routing properties, in the
+ * order dnsb_rrset.routing sorts them (external-dns's provider/aws names).
+ */
+#define DNSB_ROUTING_PROPERTIES                                                                 \
+	{ "aws/failover", "aws/geolocation-continent-code", "aws/geolocation-country-code",     \
+	  "aws/geolocation-subdivision-code", "aws/health-check-id", "aws/multi-value-answer", \
+	  "aws/region", "aws/weight" }
+/** How many names DNSB_ROUTING_PROPERTIES holds. */
+#define DNSB_ROUTING_PROPERTY_COUNT 8
+
+/**
+ * One routing property of dnsb_rrset.routing.
+ * @param routing  the RRset's routing text, or NULL (borrowed)
+ * @param name     e.g. "aws/weight" (borrowed)
+ * @param len      receives the value's length
+ * @return the value, borrowed from `routing` and not NUL-terminated at len, or NULL when absent
+ */
+const char *dnsb_routing_get(const char *routing, const char *name, size_t *len);
 
 /**
  * A growable array of RRsets. Owns its items. Zeroed = empty. Grow it only
@@ -226,8 +253,16 @@ size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset);
 /** Move an RRset into a list: the list takes ownership, *rrset is zeroed. @return 0 or DNSB_ENOMEM */
 int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset);
 
-/** Find an RRset by owner and type. @return a borrowed pointer, or NULL */
+/** Find an RRset without set identifier by owner and type. @return a borrowed pointer, or NULL */
 const dnsb_rrset *dnsb_rrset_list_find(const dnsb_rrset_list *list, const char *owner, uint16_t type);
+
+/**
+ * Find the RRset keyed (owner, type, set_id) in a list, as
+ * dnsb_rrset_list_find does for a set without identifier (set_id NULL or "").
+ * @return the item (borrowed from the list) or NULL
+ */
+const dnsb_rrset *dnsb_rrset_list_find_set(const dnsb_rrset_list *list, const char *owner, uint16_t type,
+					   const char *set_id);
 
 /** Free every item and the array; the list is left empty and reusable. NULL is a no-op. */
 void dnsb_rrset_list_clear(dnsb_rrset_list *list);

@@ -114,6 +114,8 @@ const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
  *  that does not say evaluates its target's health unless DNSB_ADJUST_NO_HEALTH (alias_health 0). */
 #define DNSB_ADJUST_ALIASES 1u
 #define DNSB_ADJUST_NO_HEALTH 2u
+/** dnsb_endpoint_adjust flag: the provider stores set identifiers (dnsb_provider_limits.set_ids). */
+#define DNSB_ADJUST_SET_IDS 4u
 
 /**
  * external-dns's AdjustEndpoints for one desired Endpoint (provider.go): the
@@ -122,7 +124,8 @@ const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
  * become what dnsb_rrset_to_endpoint prints for the RRset (lower case, no
  * trailing dot; canonical RDATA, sorted, without duplicates; a bare TXT value
  * quoted, a long one joined); providerSpecific is removed (external-dns
- * compares it, and no provider here stores any) except on an alias, which
+ * compares it) except the routing properties of a set with an identifier
+ * (DNSB_ROUTING_PROPERTIES, as the provider lists them back) and on an alias, which
  * gets the two properties it is listed with (the health one added when
  * absent, "true" unless DNSB_ADJUST_NO_HEALTH); recordTTL (0 = not set, which
  * external-dns does not compare), labels and other members are kept, but an
@@ -131,7 +134,7 @@ const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
  * @param out   receives a new object (the caller's reference): the adjusted
  *              endpoint, or an unchanged copy when *why is set
  * @param why   receives a malloc'd reason (the caller's) when the provider
- *              cannot apply the endpoint (a setIdentifier, an unknown record
+ *              cannot apply the endpoint (a setIdentifier without DNSB_ADJUST_SET_IDS, an unknown record
  *              type, a TTL over 2^31-1, a CNAME with two targets, bad RDATA;
  *              an alias without DNSB_ADJUST_ALIASES), naming `path` and the
  *              record; else NULL

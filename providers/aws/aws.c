@@ -302,6 +302,7 @@ static int aws_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limi
 	limits->max_rdata_bytes = DNSB_AWS_MAX_VALUE_CHARS;
 	limits->names_culprit = 1;
 	limits->aliases = 1;
+	limits->set_ids = 1;
 	limits->alias_preferred = a->cfg.prefer_cname ? NULL : alias_preferred;
 	limits->alias_health = !a->cfg.no_health;
 	dnsb_log(DNSB_LOG_DEBUG, "aws: %zu hosted zones, credentials: %s", b->zone_count, a->creds.describe);

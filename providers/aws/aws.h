@@ -229,8 +229,8 @@ char *dnsb_aws_name_decode(const char *name);
  * AAAA set with an AliasTarget becomes an alias RRset: TTL DNSB_TTL_DEFAULT
  * (Route53 gives none; external-dns lists aliases with 300), rdata[0] the
  * DNSName made canonical, DNSB_ALIAS_HEALTH when EvaluateTargetHealth is
- * true. Sets with a SetIdentifier (routing policies) and aliases of other
- * types are skipped.
+ * true. A set with a SetIdentifier (a routing policy) keeps it and its
+ * routing elements (dnsb_aws_routing_read); aliases of other types are skipped.
  * @param next_name, next_type, next_id  receive the next page's start
  *        (malloc'd) or NULL when this was the last page
  * @param past  set to 1 when the page reached a name after `owner`
@@ -238,6 +238,27 @@ char *dnsb_aws_name_decode(const char *name);
  */
 int dnsb_aws_rrsets_parse(dnsb_rrset_list *out, const char *xml, size_t len, const char *owner, const dnsb_rrkey *keys,
 			  size_t n, char **next_name, char **next_type, char **next_id, int *past, dnsb_error *err);
+
+struct _xmlNode;
+
+/**
+ * routing.c: a set's SetIdentifier and its routing elements before TTL
+ * (Weight, Region, GeoLocation, Failover, MultiValueAnswer: the model's
+ * order) appended to a ResourceRecordSet element; nothing for a set without
+ * identifier. @return 0 or DNSB_ENOMEM
+ */
+int dnsb_aws_routing_head(struct _xmlNode *set, const dnsb_rrset *r);
+
+/** routing.c: a set's HealthCheckId, after ResourceRecords and AliasTarget. @return 0 or DNSB_ENOMEM */
+int dnsb_aws_routing_tail(struct _xmlNode *set, const dnsb_rrset *r);
+
+/**
+ * routing.c: read a listed ResourceRecordSet element's SetIdentifier and
+ * routing elements as dnsb_rrset.set_id and .routing (both malloc'd, the
+ * caller's; NULL when the set has no identifier).
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_aws_routing_read(char **set_id, char **routing, const struct _xmlNode *set);
 
 /**
  * Append the zones of a ListHostedZones page (filtered by type) to `zones`.

@@ -95,25 +95,42 @@ static const char *between(char *dst, size_t size, const char *p, const char *op
 	return end;
 }
 
-/* The (name, type) a message names: "[name='N', type='T'" or "RRSet of type T with DNS name N ". @return 1 if found */
-static int message_key(const char *msg, char *name, size_t nsize, char *type, size_t tsize)
+/*
+ * The (name, type) a message names: "[name='N', type='T'" (then maybe ", set-identifier='S'": into sid, which is
+ * "" when the bracket names none, NULL for the other form) or "RRSet of type T with DNS name N ". @return 1 if found
+ */
+static int message_key(const char *msg, char *name, size_t nsize, char *type, size_t tsize, char *sid, size_t ssize,
+		       int *keyed)
 {
 	const char *end;
 
+	*keyed = 0;
+	sid[0] = '\0';
 	if ((end = between(name, nsize, msg, "[name='", "'")) != NULL &&
-	    strncmp(end, "', type='", 9) == 0 && between(type, tsize, end, "type='", "'") != NULL)
+	    strncmp(end, "', type='", 9) == 0 && (end = between(type, tsize, end, "type='", "'")) != NULL) {
+		*keyed = 1;
+		if (strncmp(end, "', set-identifier='", 19) == 0 && between(sid, ssize, end, "set-identifier='", "'") == NULL)
+			return 0;
 		return 1;
+	}
 	if ((end = between(type, tsize, msg, "RRSet of type ", " ")) != NULL &&
 	    between(name, nsize, end, "with DNS name ", " ") != NULL)
 		return 1;
 	return 0;
 }
 
-static int holds(const dnsb_change *c, const char *owner, uint16_t type)
+/* Is r keyed (owner, type), and, when `sid` is not NULL, with that set identifier ("" none)? */
+static int keyed_as(const dnsb_rrset *r, const char *owner, uint16_t type, const char *sid)
 {
-	if (c->kind != DNSB_CHANGE_CREATE && c->old.type == type && strcmp(c->old.owner, owner) == 0)
+	return r->type == type && strcmp(r->owner, owner) == 0 &&
+	       (sid == NULL || strcmp(r->set_id ? r->set_id : "", sid) == 0);
+}
+
+static int holds(const dnsb_change *c, const char *owner, uint16_t type, const char *sid)
+{
+	if (c->kind != DNSB_CHANGE_CREATE && keyed_as(&c->old, owner, type, sid))
 		return 1;
-	return c->kind != DNSB_CHANGE_DELETE && c->new_set.type == type && strcmp(c->new_set.owner, owner) == 0;
+	return c->kind != DNSB_CHANGE_DELETE && keyed_as(&c->new_set, owner, type, sid);
 }
 
 /* A new alias of `type` pointing at `target`? */
@@ -124,18 +141,19 @@ static int targets(const dnsb_change *c, const char *target, uint16_t type)
 }
 
 /*
- * Name the one change holding the message's (name, type), or, for "Tried to
+ * Name the one change holding the message's (name, type, and the set identifier a bracketed name gives, none
+ * when it gives none), or, for "Tried to
  * create an alias that targets N, type T in zone Z, ...", the one alias
  * pointing at N; none when several changes do.
  */
 static void culprit(dnsb_result *res, const char *msg, dnsb_change *const *changes, size_t n)
 {
-	char name[1100], tname[32], *owner;
+	char name[1100], tname[32], sid[256], *owner;
 	size_t found = n, hits = 0;
-	int by_target = 0;
+	int by_target = 0, keyed = 0;
 	uint16_t type;
 
-	if (!message_key(msg, name, sizeof(name), tname, sizeof(tname))) {
+	if (!message_key(msg, name, sizeof(name), tname, sizeof(tname), sid, sizeof(sid), &keyed)) {
 		const char *end = between(name, sizeof(name), msg, "an alias that targets ", ", type ");
 		if (end == NULL || between(tname, sizeof(tname), end, ", type ", " in zone ") == NULL)
 			return;
@@ -145,7 +163,7 @@ static void culprit(dnsb_result *res, const char *msg, dnsb_change *const *chang
 	if (type == 0 || (owner = dnsb_aws_name_decode(name)) == NULL)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (by_target ? targets(changes[i], owner, type) : holds(changes[i], owner, type)) {
+		if (by_target ? targets(changes[i], owner, type) : holds(changes[i], owner, type, keyed ? sid : NULL)) {
 			found = i;
 			hits++;
 		}

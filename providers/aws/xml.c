@@ -145,13 +145,37 @@ static int add_records(dnsb_rrset_list *out, const char *owner, const char *ttl,
 	return rc < 0 ? rc : 0;
 }
 
-/* One ResourceRecordSet element into the list when wanted; routing-policy sets (SetIdentifier) are skipped. */
+/*
+ * The set (records or alias) read into `one`, then moved to `out` with its set identifier and routing
+ * properties: records of sets that differ only by SetIdentifier must not merge. @return 0 or DNSB_ENOMEM
+ */
+static int add_set(dnsb_rrset_list *out, const xmlNode *set, const char *owner, uint16_t code, const char *ttl,
+		   const char *type)
+{
+	xmlNode *target = child(set, "AliasTarget");
+	dnsb_rrset_list one = { 0 };
+	char *set_id = NULL, *routing = NULL;
+	int rc = target ? add_alias(&one, owner, code, target) :
+			  add_records(&one, owner, ttl, type, child(set, "ResourceRecords"));
+
+	if (rc >= 0 && (rc = dnsb_aws_routing_read(&set_id, &routing, set)) == 0 && one.count == 1) {
+		one.items[0].set_id = set_id;
+		one.items[0].routing = routing;
+		set_id = routing = NULL;
+		rc = dnsb_rrset_list_push(out, &one.items[0]);
+	}
+	free(set_id);
+	free(routing);
+	dnsb_rrset_list_clear(&one);
+	return rc;
+}
+
+/* One ResourceRecordSet element into the list when wanted. */
 static int add_rrset(dnsb_rrset_list *out, const xmlNode *set, const char *only, const dnsb_rrkey *keys, size_t n,
 		     int *past)
 {
 	char *name = child_text(set, "Name"), *type = child_text(set, "Type"), *ttl = child_text(set, "TTL");
 	char *owner = name ? dnsb_aws_name_decode(name) : NULL;
-	xmlNode *target = child(set, "AliasTarget");
 	uint16_t code = type ? (uint16_t)ldns_get_rr_type_by_name(type) : 0;
 	int rc = 0;
 
@@ -159,9 +183,8 @@ static int add_rrset(dnsb_rrset_list *out, const xmlNode *set, const char *only,
 		rc = DNSB_EPARSE;
 	else if (owner && only && strcmp(owner, only) != 0)
 		*past = 1;
-	else if (owner && code && child(set, "SetIdentifier") == NULL && dnsb_rrkeys_want(keys, n, owner, code))
-		rc = target ? add_alias(out, owner, code, target) :
-			      add_records(out, owner, ttl, type, child(set, "ResourceRecords"));
+	else if (owner && code && dnsb_rrkeys_want(keys, n, owner, code))
+		rc = add_set(out, set, owner, code, ttl, type);
 	free(name);
 	free(type);
 	free(ttl);
@@ -295,8 +318,8 @@ static int add_alias_target(xmlNode *set, const dnsb_rrset *r, const char *zone_
 }
 
 /*
- * <Change><Action/><ResourceRecordSet><Name/><Type/> then <TTL/><ResourceRecords/> or, for an alias,
- * <AliasTarget/>: the model's order.
+ * <Change><Action/><ResourceRecordSet><Name/><Type/>, a routing policy's <SetIdentifier/>..., then
+ * <TTL/><ResourceRecords/> or, for an alias, <AliasTarget/>, then <HealthCheckId/>: the model's order.
  */
 static int add_change(xmlNode *changes, const char *action, const dnsb_rrset *r, uint32_t ttl,
 		      const dnsb_aws_targets *targets, size_t *records)
@@ -312,9 +335,12 @@ static int add_change(xmlNode *changes, const char *action, const dnsb_rrset *r,
 	    xmlNewTextChild(change, NULL, BAD_CAST "Action", BAD_CAST action) == NULL ||
 	    (set = xmlNewChild(change, NULL, BAD_CAST "ResourceRecordSet", NULL)) == NULL ||
 	    xmlNewTextChild(set, NULL, BAD_CAST "Name", BAD_CAST r->owner) == NULL ||
-	    xmlNewTextChild(set, NULL, BAD_CAST "Type", BAD_CAST dnsb_type_name(r->type)) == NULL)
+	    xmlNewTextChild(set, NULL, BAD_CAST "Type", BAD_CAST dnsb_type_name(r->type)) == NULL ||
+	    dnsb_aws_routing_head(set, r) != 0 ||
+	    (zone_id ? add_alias_target(set, r, zone_id) : add_values(set, r, ttl, records)) != 0 ||
+	    dnsb_aws_routing_tail(set, r) != 0)
 		return DNSB_ENOMEM;
-	return zone_id ? add_alias_target(set, r, zone_id) : add_values(set, r, ttl, records);
+	return 0;
 }
 
 int dnsb_aws_body_build(dnsb_aws_body *out, dnsb_change *const *changes, size_t n, const dnsb_rrset_list *held,

@@ -30,6 +30,7 @@ statements and conditions are not modelled); otherwise 403 AccessDenied,
 counted as "denied".
 Unsigned test hooks: GET /_fake/stats, GET /_fake/zone/ID.
 """
+import copy
 import argparse
 import datetime
 import fnmatch
@@ -138,8 +139,28 @@ def escaped(name):
     return name.replace("*", "\\052")
 
 
-def order_key(name, rtype):
-    return (".".join(reversed(name.rstrip(".").split("."))), rtype)
+def order_key(name, rtype, sid=""):
+    return (".".join(reversed(name.rstrip(".").split("."))), rtype, sid)
+
+
+# A ResourceRecordSet's routing elements (SetIdentifier ... MultiValueAnswer before TTL; HealthCheckId after),
+# kept as XML text in the request's order (the model's, checked by validate_request) to be listed back as sent.
+ROUTING_HEAD = ("SetIdentifier", "Weight", "Region", "GeoLocation", "Failover", "MultiValueAnswer")
+ROUTING_TAIL = ("HealthCheckId",)
+
+
+def bare(e):
+    """An element's XML text without the request's namespace (the reply declares it on its root)."""
+    e = copy.deepcopy(e)
+    for d in e.iter():
+        d.tag = d.tag.split("}")[-1]
+    return ET.tostring(e, encoding="unicode")
+
+
+def routing_of(rs):
+    head = [bare(e) for e in rs if e.tag.split("}")[-1] in ROUTING_HEAD]
+    tail = [bare(e) for e in rs if e.tag.split("}")[-1] in ROUTING_TAIL]
+    return (head, tail) if head or tail else None
 
 
 def in_zone(name, apex):
@@ -158,6 +179,13 @@ AWS_ZONES = {
 
 def rrset_copy(rr):
     return dict(rr, values=list(rr["values"]))
+
+
+def stored(ttl, values, alias, routing):
+    rr = {"ttl": None, "values": [], "alias": alias} if alias else {"ttl": ttl, "values": values}
+    if routing:
+        rr["routing"] = routing
+    return rr
 
 
 class State:
@@ -223,7 +251,9 @@ def alias_problem(state, zone, rrsets, rtype, alias):
     return None
 
 
-def same_rrset(held, ttl, values, alias):
+def same_rrset(held, ttl, values, alias, routing=None):
+    if held.get("routing") != routing:
+        return False
     if alias or held.get("alias"):
         return held.get("alias") == alias
     return held["ttl"] == ttl and sorted(held["values"]) == sorted(values)
@@ -233,9 +263,10 @@ def messages_for(state, zone, changes):
     """Apply changes to a copy of the zone; return (new rrsets, messages)."""
     rrsets = {k: rrset_copy(v) for k, v in zone["rrsets"].items()}
     msgs = []
-    for action, name, rtype, ttl, values, shown, alias in changes:
-        key = (name, rtype)
-        label = "[name='%s', type='%s']" % (shown, rtype)
+    for action, name, rtype, ttl, values, shown, alias, sid, routing in changes:
+        key = (name, rtype, sid) if sid else (name, rtype)
+        label = ("[name='%s', type='%s', set-identifier='%s']" % (shown, rtype, sid) if sid else
+                 "[name='%s', type='%s']" % (shown, rtype))
         if not (name == zone["apex"] or name.endswith("." + zone["apex"])):
             msgs.append("RRSet with DNS name %s is not permitted in zone %s" % (shown, zone["apex"]))
             continue
@@ -243,7 +274,7 @@ def messages_for(state, zone, changes):
             if key in rrsets:
                 msgs.append("Tried to create resource record set %s but it already exists" % label)
                 continue
-            others = [t for (n, t) in rrsets if n == name]
+            others = [k[1] for k in rrsets if k[0] == name]
             if rtype == "CNAME" and others:
                 msgs.append("RRSet of type CNAME with DNS name %s is not permitted as it conflicts with other "
                             "records with the same DNS name in zone %s" % (shown, zone["apex"]))
@@ -257,19 +288,19 @@ def messages_for(state, zone, changes):
             if problem:
                 msgs.append(problem)
                 continue
-            rrsets[key] = {"ttl": None, "values": [], "alias": alias} if alias else {"ttl": ttl, "values": values}
+            rrsets[key] = stored(ttl, values, alias, routing)
         elif action == "DELETE":
             held = rrsets.get(key)
             if held is None:
                 msgs.append("Tried to delete resource record set %s but it was not found" % label)
-            elif not same_rrset(held, ttl, values, alias):
+            elif not same_rrset(held, ttl, values, alias, routing):
                 msgs.append("Tried to delete resource record set %s but the values provided do not match the "
                             "current values" % label)
             else:
                 del rrsets[key]
         else:  # UPSERT: accepted by the model, never sent by dnsbatch; counted as a problem
             state.problems.append("UPSERT sent for %s" % label)
-            rrsets[key] = {"ttl": None, "values": [], "alias": alias} if alias else {"ttl": ttl, "values": values}
+            rrsets[key] = stored(ttl, values, alias, routing)
     return rrsets, msgs
 
 
@@ -409,9 +440,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(200, json.dumps(out).encode(), "application/json")
             if path.startswith("/_fake/zone/"):
                 zone = st.zones.get(path.rsplit("/", 1)[1])
-                rrsets = [dict({"name": n, "type": t, "ttl": v["ttl"], "values": sorted(v["values"])},
-                               **({"alias": v["alias"]} if v.get("alias") else {}))
-                          for (n, t), v in sorted(zone["rrsets"].items(), key=lambda kv: order_key(*kv[0]))]
+                rrsets = [dict({"name": k[0], "type": k[1], "ttl": v["ttl"], "values": sorted(v["values"])},
+                               **({"alias": v["alias"]} if v.get("alias") else {}),
+                               **({"set_id": k[2], "routing": v["routing"][0] + v["routing"][1]} if len(k) > 2 else {}))
+                          for k, v in sorted(zone["rrsets"].items(), key=lambda kv: order_key(*kv[0]))]
                 return self.reply(200, json.dumps({"rrsets": rrsets}).encode(), "application/json")
             if method == "POST" and path == "/":
                 return self.sts(body)
@@ -576,7 +608,8 @@ class Handler(BaseHTTPRequestHandler):
                               "with [Action=%s, Name=%s, Type=%s, SetIdentifier=null]" %
                               (c.findtext(q("Action")), shown, rs.findtext(q("Type"))))
             changes.append((c.findtext(q("Action")), canon(shown), rs.findtext(q("Type")),
-                            int(rs.findtext(q("TTL")) or 0), values, escaped(canon(shown)), alias))
+                            int(rs.findtext(q("TTL")) or 0), values, escaped(canon(shown)), alias,
+                            rs.findtext(q("SetIdentifier")), routing_of(rs)))
         if shapes:
             st.stats["bad_schema"] += 1
             st.problems += shapes[:3]
@@ -653,31 +686,39 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(400, error_xml("InvalidInput", "The input is not valid: type requires name"))
         keys = sorted(zone["rrsets"], key=lambda k: order_key(*k))
         if "name" in query:
-            start = order_key(canon(query["name"]), query.get("type", ""))
+            start = order_key(canon(query["name"]), query.get("type", ""), query.get("identifier", ""))
             keys = [k for k in keys if order_key(*k) >= start]
         size = min(int(query.get("maxitems", 300)), st.args.page_size, 300)
         root = ET.Element("ListResourceRecordSetsResponse", xmlns=NS)
         sets = element(root, "ResourceRecordSets")
-        for name, rtype in keys[:size]:
-            rr = zone["rrsets"][(name, rtype)]
+        for key in keys[:size]:
+            name, rtype = key[0], key[1]
+            rr = zone["rrsets"][key]
             s = element(sets, "ResourceRecordSet")
             element(s, "Name", escaped(name))
             element(s, "Type", rtype)
+            head, tail = rr.get("routing") or ([], [])
+            for text in head:
+                s.append(ET.fromstring(text))
             if rr.get("alias"):
                 target = element(s, "AliasTarget")
                 element(target, "HostedZoneId", rr["alias"]["zone"])
                 element(target, "DNSName", escaped(rr["alias"]["dns"]))
                 element(target, "EvaluateTargetHealth", rr["alias"]["health"])
-                continue
-            element(s, "TTL", rr["ttl"])
-            recs = element(s, "ResourceRecords")
-            for v in rr["values"]:
-                element(element(recs, "ResourceRecord"), "Value", v)
+            else:
+                element(s, "TTL", rr["ttl"])
+                recs = element(s, "ResourceRecords")
+                for v in rr["values"]:
+                    element(element(recs, "ResourceRecord"), "Value", v)
+            for text in tail:
+                s.append(ET.fromstring(text))
         more = len(keys) > size
         element(root, "IsTruncated", "true" if more else "false")
         if more:
             element(root, "NextRecordName", escaped(keys[size][0]))
             element(root, "NextRecordType", keys[size][1])
+            if len(keys[size]) > 2:
+                element(root, "NextRecordIdentifier", keys[size][2])
         element(root, "MaxItems", size)
         return self.reply(200, xml_bytes(root))
 

@@ -59,10 +59,10 @@ def main():
     status, current = call(base, "GET", "/records")
     if status != 200:
         sys.exit("GET /records: %d" % status)
-    have = {(e["dnsName"], e["recordType"]): e for e in current}
+    have = {(e["dnsName"], e["recordType"], e.get("setIdentifier") or ""): e for e in current}
     plan = {"create": [], "updateOld": [], "updateNew": []}
     for want in adjusted:
-        cur = have.get((want["dnsName"], want["recordType"]))
+        cur = have.get((want["dnsName"], want["recordType"], want.get("setIdentifier") or ""))
         if cur is None:
             plan["create"].append(want)
         elif differs(want, cur):

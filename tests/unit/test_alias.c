@@ -231,6 +231,29 @@ static void test_alias_adjusted(void **state)
 	json_object_put(out);
 }
 
+/* A routing policy: setIdentifier and the routing properties kept (in DNSB_ROUTING_PROPERTIES order), others removed. */
+static void test_set_id_adjusted(void **state)
+{
+	(void)state;
+	const char *in = "{\"dnsName\":\"W.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			 "\"setIdentifier\":\"eu\",\"providerSpecific\":[{\"name\":\"aws/weight\",\"value\":\"10\"},"
+			 "{\"name\":\"other\",\"value\":\"x\"},{\"name\":\"aws/health-check-id\",\"value\":\"hc\"}]}";
+	char *why = NULL;
+	json_object *out = adjust(in, DNSB_ADJUST_SET_IDS, &why);
+
+	assert_null(why);
+	assert_json(out, "{\"dnsName\":\"w.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			 "\"setIdentifier\":\"eu\",\"providerSpecific\":[{\"name\":\"aws/health-check-id\",\"value\":"
+			 "\"hc\"},{\"name\":\"aws/weight\",\"value\":\"10\"}]}");
+	json_object_put(out);
+	/* Without a provider that stores set identifiers: unsupported, named. */
+	out = adjust(in, DNSB_ADJUST_ALIASES, &why);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "setIdentifier 'eu' (a routing policy) needs a provider that stores set identifiers"));
+	free(why);
+	json_object_put(out);
+}
+
 static void test_alias_refused_without_aliases(void **state)
 {
 	(void)state;
@@ -258,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_alias_listed),
 		cmocka_unit_test(test_alias_adjusted),
 		cmocka_unit_test(test_alias_refused_without_aliases),
+		cmocka_unit_test(test_set_id_adjusted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,7 +167,7 @@ static void test_every_message_names_its_change(void **state)
 
 static void test_culprit_with_set_identifier_and_cname_form(void **state)
 {
-	dnsb_change *c[5];
+	dnsb_change *c[6];
 	dnsb_http_response r = reply(400, BATCH(
 		MSG("Tried to create resource record set [name='a.example.com.', type='A', set-identifier='eu'] but it already exists")
 		MSG("RRSet of type A with DNS name \\052.w.example.com. is not permitted because a conflicting RRSet of type  CNAME with the same DNS name already exists in zone example.com.")));
@@ -175,12 +175,17 @@ static void test_culprit_with_set_identifier_and_cname_form(void **state)
 
 	(void)state;
 	batch_make(c);
-	dnsb_aws_classify(&res, &r, c, 5);
+	/* Two sets at a.example.com. A: the message's set identifier names the one. */
+	c[5] = change_new(DNSB_CHANGE_CREATE, "a.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.9");
+	assert_non_null(c[0]->new_set.set_id = strdup("us"));
+	assert_non_null(c[5]->new_set.set_id = strdup("eu"));
+	dnsb_aws_classify(&res, &r, c, 6);
 	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
 	assert_int_equal(res.culprit_count, 2);
-	assert_true(has_culprit(&res, 0));
+	assert_true(has_culprit(&res, 5));
+	assert_false(has_culprit(&res, 0));
 	assert_true(has_culprit(&res, 3));
-	changes_free(c, 5);
+	changes_free(c, 6);
 }
 
 static void test_ambiguous_or_unknown_names_name_nothing(void **state)
@@ -514,8 +519,8 @@ static void test_rrsets_page(void **state)
 	assert_int_equal(dnsb_aws_rrsets_parse(&out, rrsets_page, strlen(rrsets_page), NULL, NULL, 0, &name, &type, &id,
 					       &past, NULL),
 			 0);
-	/* The TXT alias (no such alias in the model) and both routing-policy sets are skipped. */
-	assert_int_equal(out.count, 5);
+	/* The TXT alias (no such alias in the model) is skipped; both routing-policy sets are kept apart. */
+	assert_int_equal(out.count, 7);
 	assert_non_null(r = dnsb_rrset_list_find(&out, "*.w.example.com.", LDNS_RR_TYPE_A));
 	assert_int_equal(r->rdata_count, 2);
 	assert_int_equal(r->ttl, 300);
@@ -535,6 +540,13 @@ static void test_rrsets_page(void **state)
 	assert_string_equal(r->rdata[0], "dualstack.my-nlb.elb.us-east-1.amazonaws.com.");
 	assert_null(dnsb_rrset_list_find(&out, "lb.example.com.", LDNS_RR_TYPE_TXT));
 	assert_null(dnsb_rrset_list_find(&out, "w.example.com.", LDNS_RR_TYPE_A));
+	assert_non_null(r = dnsb_rrset_list_find_set(&out, "w.example.com.", LDNS_RR_TYPE_A, "eu"));
+	assert_int_equal(r->rdata_count, 1);
+	assert_string_equal(r->rdata[0], "192.0.2.8");
+	assert_string_equal(r->routing, "aws/weight=10\n");
+	assert_non_null(r = dnsb_rrset_list_find_set(&out, "w.example.com.", LDNS_RR_TYPE_A, "us"));
+	assert_int_equal(r->alias, DNSB_ALIAS_HEALTH);
+	assert_string_equal(r->routing, "aws/weight=10\n");
 	assert_non_null(r = dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A));
 	assert_int_equal(r->alias, DNSB_ALIAS_NONE);
 	assert_string_equal(name, "x\\052.example.com.");

@@ -83,12 +83,12 @@ static dnsb_change make_change(dnsb_change_kind kind, const char *old_ep, const 
 	if (old_ep) {
 		c.endpoint_old = json_tokener_parse(old_ep);
 		assert_non_null(c.endpoint_old);
-		c.old = (dnsb_rrset){ owner, 1, 300, old_list, 1, DNSB_ALIAS_NONE };
+		c.old = (dnsb_rrset){ owner, 1, 300, old_list, 1, DNSB_ALIAS_NONE, NULL, NULL };
 	}
 	if (new_ep) {
 		c.endpoint_new = json_tokener_parse(new_ep);
 		assert_non_null(c.endpoint_new);
-		c.new_set = (dnsb_rrset){ owner, 1, 300, kind == DNSB_CHANGE_CREATE ? old_list : new_list, 1, DNSB_ALIAS_NONE };
+		c.new_set = (dnsb_rrset){ owner, 1, 300, kind == DNSB_CHANGE_CREATE ? old_list : new_list, 1, DNSB_ALIAS_NONE, NULL, NULL };
 	}
 	return c;
 }

@@ -587,7 +587,7 @@ static void test_load_and_put(void **state)
 	dnsb_change c;
 	dnsb_change *batch[1] = { &c };
 	dnsb_result res;
-	dnsb_rrset put = { owner, LDNS_RR_TYPE_A, 60, new_rdata, 1, DNSB_ALIAS_NONE };
+	dnsb_rrset put = { owner, LDNS_RR_TYPE_A, 60, new_rdata, 1, DNSB_ALIAS_NONE, NULL, NULL };
 	FILE *f;
 
 	(void)state;
@@ -606,8 +606,8 @@ static void test_load_and_put(void **state)
 	/* an update of the loaded RRset: committed, then 502 */
 	memset(&c, 0, sizeof(c));
 	c.kind = DNSB_CHANGE_UPDATE;
-	c.old = (dnsb_rrset){ owner, LDNS_RR_TYPE_A, 300, old_rdata, 2, DNSB_ALIAS_NONE };
-	c.new_set = (dnsb_rrset){ owner, LDNS_RR_TYPE_A, 300, new_rdata, 1, DNSB_ALIAS_NONE };
+	c.old = (dnsb_rrset){ owner, LDNS_RR_TYPE_A, 300, old_rdata, 2, DNSB_ALIAS_NONE, NULL, NULL };
+	c.new_set = (dnsb_rrset){ owner, LDNS_RR_TYPE_A, 300, new_rdata, 1, DNSB_ALIAS_NONE, NULL, NULL };
 	dnsb_result_init(&res);
 	assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 1, 0, &res, NULL, &err), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);

@@ -616,14 +616,19 @@ static void test_invalid_set_identifier(void **state)
 	dnsb_change *c;
 
 	(void)state;
-	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
-		       "\"setIdentifier\":\"eu-west\"}",
-		       "$.create[0] (x.example.com A): setIdentifier 'eu-west' (a routing policy) is not supported by "
-		       "DNS providers here");
+	/* A set identifier and its routing properties are read (the engine refuses them where the provider has none). */
+	c = one_create(&plan, "{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			      "\"setIdentifier\":\"eu-west\",\"providerSpecific\":[{\"name\":\"aws/weight\",\"value\":\"10\"},"
+			      "{\"name\":\"aws/failover\",\"value\":\"PRIMARY\"},{\"name\":\"other\",\"value\":\"x\"}]}");
+	assert_pending(c);
+	assert_string_equal(c->new_set.set_id, "eu-west");
+	assert_string_equal(c->new_set.routing, "aws/failover=PRIMARY\naws/weight=10\n");
+	dnsb_plan_free(plan);
 	/* external-dns sends "" when there is none */
 	c = one_create(&plan, "{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
 			      "\"setIdentifier\":\"\"}");
 	assert_pending(c);
+	assert_null(c->new_set.set_id);
 	dnsb_plan_free(plan);
 }
 
@@ -918,8 +923,8 @@ static void test_change_to_plan_json_without_endpoints(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.kind = DNSB_CHANGE_UPDATE;
-	c.old = (dnsb_rrset){ owner, TYPE_A, 300, old_rdata, 1, DNSB_ALIAS_NONE };
-	c.new_set = (dnsb_rrset){ owner, TYPE_A, 60, new_rdata, 2, DNSB_ALIAS_NONE };
+	c.old = (dnsb_rrset){ owner, TYPE_A, 300, old_rdata, 1, DNSB_ALIAS_NONE, NULL, NULL };
+	c.new_set = (dnsb_rrset){ owner, TYPE_A, 60, new_rdata, 2, DNSB_ALIAS_NONE, NULL, NULL };
 	form = dnsb_change_to_plan_json(&c);
 	assert_non_null(form);
 	assert_string_equal(json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN),

@@ -436,9 +436,9 @@ static dnsb_change soa_change(dnsb_change_kind kind, char *owner, char **old_rda
 	memset(&c, 0, sizeof(c));
 	c.kind = kind;
 	if (kind != DNSB_CHANGE_CREATE)
-		c.old = (dnsb_rrset){ owner, LDNS_RR_TYPE_SOA, 3600, old_rdata, 1, DNSB_ALIAS_NONE };
+		c.old = (dnsb_rrset){ owner, LDNS_RR_TYPE_SOA, 3600, old_rdata, 1, DNSB_ALIAS_NONE, NULL, NULL };
 	if (kind != DNSB_CHANGE_DELETE)
-		c.new_set = (dnsb_rrset){ owner, LDNS_RR_TYPE_SOA, 3600, new_rdata, 1, DNSB_ALIAS_NONE };
+		c.new_set = (dnsb_rrset){ owner, LDNS_RR_TYPE_SOA, 3600, new_rdata, 1, DNSB_ALIAS_NONE, NULL, NULL };
 	return c;
 }
 

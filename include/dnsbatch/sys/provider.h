@@ -148,6 +148,10 @@ typedef struct dnsb_provider_limits {
 	int alias_health;        /**< with aliases: 1 when an alias whose endpoint does not say
 				      evaluates its target's health (DNSB_ALIAS_DEFAULT; external-dns's
 				      --aws-evaluate-target-health, its default) */
+	int set_ids;             /**< 1 when the service stores RRsets with a set identifier and
+				      routing properties (dnsb_rrset.set_id, .routing: Route53's
+				      routing policies); without it a change holding one is dropped
+				      as invalid before anything is sent */
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
