@@ -22,6 +22,7 @@
 #include "dnsbatch/droplog.h"
 #include "dnsbatch/log.h"
 #include "dnsbatch/plan.h"
+#include "applier/obs/droplog_bound.h"
 
 struct dnsb_droplog {
 	pthread_mutex_t lock;   /* one line at a time; file, lines and rotate_failed */
@@ -275,6 +276,8 @@ static json_object *build_line(const char *zone, const dnsb_change *change, doub
 		json_object_put(plan);
 		goto fail;
 	}
+	if (dnsb_droplog_bound(&obj) != 0) /* names and values within bounds, cuts said */
+		goto fail;
 	return obj;
 
 fail:
