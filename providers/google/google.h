@@ -137,6 +137,20 @@ void dnsb_google_auth_clear(dnsb_google_auth *a);
 int dnsb_google_key_parse(dnsb_google_auth *a, const char *text, const char *path, dnsb_error *err);
 
 /**
+ * A token endpoint's or the metadata server's 2xx reply ({"access_token",
+ * "expires_in"}) into a's cache (a->lock held). auth.c; apart for the fuzzer.
+ * @return 0; DNSB_ETRANSIENT (no access_token); DNSB_ENOMEM
+ */
+int dnsb_google_token_take(dnsb_google_auth *a, const dnsb_http_response *resp, dnsb_error *err);
+
+/**
+ * The code of a token endpoint's refusal ({"error", "error_description"} or a
+ * Cloud-style error object): DNSB_ETRANSIENT (408, 429, 5xx), else DNSB_EFATAL,
+ * with err naming a->source, the status and the reply's words. auth.c.
+ */
+int dnsb_google_token_refused(const dnsb_http_response *resp, const dnsb_google_auth *a, dnsb_error *err);
+
+/**
  * base64url without padding (RFC 4648 §5), through OpenSSL's encoder.
  * @return a malloc'd string (the caller's), or NULL when out of memory
  */
