@@ -160,7 +160,7 @@ static int take_zone(dnsb_google *g, json_object *z)
 	return 0;
 }
 
-static int zones_page(dnsb_google *g, json_object *doc, char **next)
+int dnsb_google_zones_page(dnsb_google *g, json_object *doc, char **next)
 {
 	json_object *list, *token;
 	int rc = 0;
@@ -199,7 +199,7 @@ int dnsb_google_zones_list(dnsb_google *g, double give_up, dnsb_error *err)
 		if (url == NULL)
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		if (rc == 0 && (rc = get_json(g, url, what, give_up, &doc, &status, err)) == 0 &&
-		    (rc = zones_page(g, doc, &next)) == DNSB_EPARSE)
+		    (rc = dnsb_google_zones_page(g, doc, &next)) == DNSB_EPARSE)
 			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "%s: not a managedZones.list reply", what);
 		json_object_put(doc);
 		free(url);

@@ -315,6 +315,15 @@ int dnsb_google_rrsets_list(dnsb_google *g, const char *zone_name, const char *n
 int dnsb_google_zones_list(dnsb_google *g, double give_up, dnsb_error *err);
 
 /**
+ * The managed zones of one managedZones.list page ({"managedZones": [{"name",
+ * "dnsName"}], "nextPageToken"}) appended to g->zones (a second zone for one
+ * DNS name is skipped, with a warning). api.c; apart for the fuzzer.
+ * @param next  receives the nextPageToken (malloc'd) or NULL
+ * @return 0; DNSB_EPARSE (not such a page, or a zone without name or dnsName); DNSB_ENOMEM
+ */
+int dnsb_google_zones_page(dnsb_google *g, json_object *doc, char **next);
+
+/**
  * projects.get: the per-change quotas into `limits` (max_additions,
  * max_deletions, max_rdata_bytes); fields it lacks keep their values.
  * @param status  receives the HTTP status of a failing reply, 0 when none

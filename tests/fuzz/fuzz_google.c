@@ -1,6 +1,7 @@
 /*
  * fuzz_google.c - libFuzzer: any bytes as what Cloud DNS and Google's token
- * services answer: an rrsets.list page (by owner and whole), an error reply
+ * services answer: an rrsets.list page (by owner and whole), a
+ * managedZones.list page, an error reply
  * and the class and culprits of a changes.create answer (against a fixed
  * batch), a read's error, a service-account key file, and a token (or
  * metadata server) reply and refusal.
@@ -42,9 +43,20 @@ static void rrsets_page(const char *text, size_t size)
 	char *next = NULL;
 	dnsb_error err;
 
+	dnsb_google g;
+
 	if (dnsb_google_rrsets_parse(&out, doc, keys, size % 3, &next, &err) == 0)
 		free(next);
 	dnsb_rrset_list_clear(&out);
+	memset(&g, 0, sizeof(g));
+	next = NULL;
+	(void)dnsb_google_zones_page(&g, doc, &next);
+	free(next);
+	for (size_t i = 0; i < g.zone_count; i++) {
+		free(g.zones[i].name);
+		free(g.zones[i].dns_name);
+	}
+	free(g.zones);
 	json_object_put(doc);
 }
 
