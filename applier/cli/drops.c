@@ -22,8 +22,9 @@ static void usage(FILE *f)
 		   "type, cause, owner), e.g. --by cause,owner: what is in the way, and whose it is.\n"
 		   "--explain prints each change with what is in its way; --plan prints instead one\n"
 		   "plan holding the selected changes, ready for `dnsbatch apply --plan`.\n"
-		   "--url asks a running `dnsbatch serve` (its metrics port) what it holds back now\n"
-		   "(GET /quarantine) and prints it as a table, newest first.\n");
+		   "--url asks a running `dnsbatch serve` (its provider port, 127.0.0.1:8888 by\n"
+		   "default) what it holds back now (GET /quarantine) and prints it as a table,\n"
+		   "newest first.\n");
 }
 
 typedef struct drops_args {

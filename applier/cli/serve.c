@@ -19,14 +19,19 @@ struct serve_args {
 	const char *regex_include, *regex_exclude;
 	size_t max_body;
 	double apply_timeout;
+	double request_timeout; /* seconds to receive a whole request */
+	const char *txt_wildcard;  /* --txt-wildcard-replacement, or NULL */
 	const char *drop_log;
-	uint64_t drop_log_max;  /* bytes, 0 = no limit */
+	uint64_t drop_log_max;  /* bytes, 0 = no limit; SERVE_DROP_LOG_MAX_DEFAULT unless given */
 	const char *log_format;
 	const char *provider;
 	dnsb_cli_engine eng;     /* the engine flags, shared with apply */
 	double quarantine_initial, quarantine_max;
 	dnsb_config *cfg;
 };
+
+/* The drop log of a sidecar that runs for months is rotated by default: FILE and FILE.1, 200 MiB at most. */
+#define SERVE_DROP_LOG_MAX_DEFAULT (UINT64_C(100) << 20)
 
 static void usage(FILE *f)
 {
@@ -43,14 +48,20 @@ static void usage(FILE *f)
 		"  --exclude-domains DOMAIN       leave these domains out (repeatable, or comma-separated)\n"
 		"  --regex-domain-filter RE       offer names matching RE (RE2, Go syntax); not with the lists\n"
 		"  --regex-domain-exclusion RE    leave out names matching RE\n"
+		"  --txt-wildcard-replacement S   as given to external-dns: the ownership TXT record of a wildcard\n"
+		"                                 \"*.D\" is \"a-S.D\"; GET /records returns it with the wildcard\n"
 		"  --max-body-size BYTES          larger POST bodies get 413 (default 33554432; k/m/g suffix = KiB/MiB/GiB)\n"
 		"  --apply-timeout SECONDS        answer POST /records within this (default 10); what is not\n"
 		"                                 applied by then is answered 503 and retried by external-dns.\n"
 		"                                 external-dns gives up after its read + write timeouts (5 s + 10 s)\n"
 		"                                 and exits: raise this only with --webhook-provider-write-timeout\n"
+		"  --request-timeout SECONDS      a request must arrive whole (headers and body) within this,\n"
+		"                                 however steadily its bytes come (default 30), or its\n"
+		"                                 connection is closed; both ports\n"
 		"  --drop-log FILE                append dropped and failed changes (JSON Lines)\n"
 		"  --drop-log-max-size BYTES      past this size FILE is renamed FILE.1 (one kept) and a new FILE\n"
-		"                                 started; k/m/g suffix; 0 or absent = no limit\n"
+		"                                 started; k/m/g suffix (default 100m, so a long-running sidecar\n"
+		"                                 never fills its volume: at most twice this on disk); 0 = no limit\n"
 		"  --log-format text|json         diagnostics on stderr (default text)\n"
 		"  --quarantine-backoff SECONDS   first quarantine of a conflicting group (default 60)\n"
 		"  --quarantine-max SECONDS       longest quarantine (default 3600)\n"
@@ -112,9 +123,9 @@ static int positive_seconds(double *out, const char *name, const char *value)
 
 enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
-	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_QUARANTINE_BACKOFF,
+	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_QUARANTINE_BACKOFF,
 	OPT_QUARANTINE_MAX, OPT_DROP_LOG, OPT_LOG_FORMAT,
-	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST
+	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD
 };
 
 static const dnsb_cli_option serve_options[] = {
@@ -122,10 +133,11 @@ static const dnsb_cli_option serve_options[] = {
 	{ "domain-filter", 1, OPT_DOMAIN_FILTER }, { "exclude-domains", 1, OPT_EXCLUDE_DOMAINS },
 	{ "regex-domain-filter", 1, OPT_REGEX_FILTER }, { "regex-domain-exclusion", 1, OPT_REGEX_EXCLUSION },
 	{ "max-body-size", 1, OPT_MAX_BODY }, { "apply-timeout", 1, OPT_APPLY_TIMEOUT },
+	{ "request-timeout", 1, OPT_REQUEST_TIMEOUT },
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
 	{ "drop-log", 1, OPT_DROP_LOG },
 	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
-	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { NULL, 0, 0 }
+	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD }, { NULL, 0, 0 }
 };
 
 /* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
@@ -159,6 +171,11 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 		return 0;
 	case OPT_APPLY_TIMEOUT:
 		return positive_seconds(&a->apply_timeout, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_TXT_WILDCARD:
+		a->txt_wildcard = v;
+		return 0;
+	case OPT_REQUEST_TIMEOUT:
+		return positive_seconds(&a->request_timeout, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_QUARANTINE_BACKOFF:
 		return positive_seconds(&a->quarantine_initial, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_QUARANTINE_MAX:
@@ -251,6 +268,8 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	wo.filter = filter;
 	wo.max_body_size = a->max_body;
 	wo.apply_timeout = a->apply_timeout;
+	wo.request_timeout = a->request_timeout;
+	wo.txt_wildcard_replacement = a->txt_wildcard;
 	wo.engine = &eo;
 	wo.metrics = metrics;
 	wo.droplog = droplog;
@@ -293,6 +312,8 @@ int dnsb_cmd_serve(int argc, char **argv)
 	a.metrics_listen = DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT;
 	a.max_body = DNSB_WEBHOOK_MAX_BODY_DEFAULT;
 	a.apply_timeout = DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT;
+	a.request_timeout = DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT;
+	a.drop_log_max = SERVE_DROP_LOG_MAX_DEFAULT;
 	a.quarantine_initial = 60.0;
 	a.quarantine_max = 3600.0;
 	if (dnsb_config_new(&a.cfg) != 0)

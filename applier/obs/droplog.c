@@ -20,6 +20,7 @@
 #include "applier/obs/drop_record.h"
 #include "dnsbatch/droplog.h"
 #include "dnsbatch/log.h"
+#include "applier/obs/droplog_bound.h"
 
 struct dnsb_droplog {
 	pthread_mutex_t lock;   /* one line at a time; file, lines and rotate_failed */
@@ -176,6 +177,10 @@ int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dns
 	obj = dnsb_drop_record(&(dnsb_drop){ zone, change, now, event, seconds }, DNSB_DROP_LINE);
 	if (!obj)
 		return DNSB_ENOMEM;
+	if (dnsb_droplog_bound(&obj) != 0) { /* names and values within bounds, cuts said */
+		json_object_put(obj);
+		return DNSB_ENOMEM;
+	}
 	/* PLAIN: one line. NOSLASHESCAPE: keep "external-dns/owner" readable
 	 * in TXT targets (an escaped slash is legal JSON, just noise). */
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -113,6 +113,18 @@ static int alias_rrset(dnsb_rrset *out, json_object *ep, json_object *targets, c
 	return rc;
 }
 
+/* An owner name as external-dns keys it (punycode), then canonical. @return as dnsb_name_canonical */
+static int owner_canonical(char **out, const char *name, dnsb_error *e)
+{
+	char *ascii = NULL;
+	int rc = dnsb_name_to_ascii(&ascii, name);
+
+	if (rc == 0)
+		rc = dnsb_name_canonical(out, ascii ? ascii : name, e);
+	free(ascii);
+	return rc;
+}
+
 /*
  * Endpoint to RRset. Value problems go to `why` (the change is then
  * invalid); only ENOMEM is returned.
@@ -133,7 +145,7 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 		INVALID("%s.%s: holds a NUL character (\\u0000), which no DNS name or record can carry", path, nul_at);
 	if (name == NULL || *name == '\0')
 		INVALID("%s: dnsName is missing", path);
-	if ((rc = dnsb_name_canonical(&out->owner, name, &e)) == DNSB_ENOMEM)
+	if ((rc = owner_canonical(&out->owner, name, &e)) == DNSB_ENOMEM)
 		return rc;
 	if (rc < 0)
 		INVALID("%s (%s): %s", path, name, e.message);

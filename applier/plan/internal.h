@@ -40,4 +40,21 @@ int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, ch
  * @return 0 or DNSB_ENOMEM */
 int dnsb_routing_to_properties(json_object *list, const char *routing);
 
+/**
+ * `name` (borrowed) with its non-ASCII labels in ASCII (punycode), as
+ * external-dns's idna.NormalizeDNSName makes them (UTS #46, transitional):
+ * *out receives a malloc'd copy, or NULL when the name is all ASCII (use it
+ * as it is). A label libidn2 refuses is kept as given, as external-dns keeps it.
+ * @return 0, or DNSB_ENOMEM
+ */
+int dnsb_name_to_ascii(char **out, const char *name);
+
+/*
+ * Drop as `invalid` every pending change whose new RRset (owner name and
+ * type) another pending change of the plan also writes: both of a pair, each
+ * message naming the two JSON paths ("$.create[0] and $.create[3]").
+ * `changes` (borrowed) are changed in place. @return 0, or DNSB_ENOMEM
+ */
+int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count);
+
 #endif

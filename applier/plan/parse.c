@@ -125,6 +125,7 @@ static int owned_record(char **out, json_object *ep)
 {
 	json_object *labels;
 	const char *owned;
+	char *ascii = NULL;
 	int rc;
 
 	if (!json_object_object_get_ex(ep, "labels", &labels) || labels == NULL)
@@ -132,7 +133,10 @@ static int owned_record(char **out, json_object *ep)
 	owned = dnsb_endpoint_string(labels, "ownedRecord");
 	if (owned == NULL || *owned == '\0')
 		return 0;
-	rc = dnsb_name_canonical(out, owned, NULL);
+	if ((rc = dnsb_name_to_ascii(&ascii, owned)) < 0)
+		return rc;
+	rc = dnsb_name_canonical(out, ascii ? ascii : owned, NULL);
+	free(ascii);
 	/* A bad ownedRecord label only loses the grouping hint, never the record. */
 	return rc == DNSB_ENOMEM ? rc : 0;
 }
@@ -334,12 +338,17 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 {
 	parse_ctx ctx = { source ? source : "plan", err };
 	json_object *root = NULL, *lists[L_COUNT];
+	char where[640];
 	dnsb_plan *plan;
 	int rc;
 
 	*out = NULL;
 	if ((rc = parse_json(&root, &ctx, json, len)) < 0)
 		return rc;
+	if (dnsb_json_check_utf8(where, sizeof(where), root)) {
+		json_object_put(root);
+		return dnsb_error_set(err, DNSB_EPARSE, "%s: %s", ctx.source, where);
+	}
 	if (!json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
 		return dnsb_error_set(err, DNSB_EPARSE,
@@ -352,6 +361,8 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	}
 	if ((rc = find_lists(&ctx, root, lists)) == 0)
 		rc = build_changes(&ctx, plan, lists);
+	if (rc == 0)
+		rc = dnsb_plan_mark_duplicates(plan->changes, plan->count);
 	json_object_put(root); /* the changes hold references to their endpoints */
 	if (rc < 0) {
 		if (rc == DNSB_ENOMEM)

@@ -163,11 +163,16 @@ static int adjust_all(struct json_object **out, dnsb_webhook *wh, struct json_ob
 
 enum MHD_Result dnsb_webhook_handle_adjust(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
 {
-	char why[256] = "";
+	char why[640] = "";
 	struct json_object *obj, *adjusted = NULL;
 	enum MHD_Result ret;
 
 	if (parse_body(&obj, req, why, sizeof(why)) != 0) {
+		dnsb_log(DNSB_LOG_WARN, "POST /adjustendpoints: %s", why);
+		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_BAD_REQUEST, "%s", why);
+	}
+	if (dnsb_json_check_utf8(why, sizeof(why), obj)) {
+		json_object_put(obj);
 		dnsb_log(DNSB_LOG_WARN, "POST /adjustendpoints: %s", why);
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_BAD_REQUEST, "%s", why);
 	}

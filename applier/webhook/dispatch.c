@@ -15,8 +15,12 @@
  * media type (external-dns always sends it; 415 otherwise; other paths
  * negotiate whatever comes, as the reference server's do), and a listener on
  * a loopback address answers only requests whose Host is a loopback name or
- * address or one given with --allowed-host (421 otherwise). /healthz,
- * /metrics and /quarantine carry no secret and no control: they are open to all.
+ * address or one given with --allowed-host (421 otherwise). /healthz and
+ * /metrics carry no secret and no control: they are open to all, on both
+ * ports. GET /quarantine names the records held back and quotes the
+ * provider's messages about them: it is served on the provider port only
+ * (loopback by default, Host checked), never on the metrics port, which
+ * listens on every interface.
  *
  * Those checks, and every answer that needs no body, are made as soon as the
  * headers are in (dnsb_webhook_dispatch_headers): a body that will not be
@@ -142,10 +146,10 @@ void dnsb_webhook_log_refusal(dnsb_webhook *wh, unsigned status, const char *why
 			 "dnsbatch_webhook_requests_total)", status, why);
 }
 
-/* /healthz, /metrics and /quarantine: read-only, no secrets, served on both ports. */
+/* /healthz and /metrics: read-only, no secrets, served on both ports. */
 static int monitor_route(enum dnsb_webhook_route route)
 {
-	return route == DNSB_ROUTE_HEALTHZ || route == DNSB_ROUTE_METRICS || route == DNSB_ROUTE_QUARANTINE;
+	return route == DNSB_ROUTE_HEALTHZ || route == DNSB_ROUTE_METRICS;
 }
 
 /* Only the provider port's POST /records and POST /adjustendpoints read a body. */

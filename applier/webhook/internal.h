@@ -54,6 +54,7 @@ struct listener {
 	MHD_socket quiesced;
 	unsigned port;
 	int monitor_only;  /* the metrics listener: /healthz and /metrics only */
+	unsigned idle_timeout; /* seconds, libmicrohttpd's connection timeout here */
 	int loopback;      /* bound to a loopback address: Host is checked (dispatch.c) */
 	char name[300];    /* "127.0.0.1:8888", for the log */
 	struct dnsb_webhook *wh;
@@ -70,6 +71,10 @@ struct dnsb_webhook {
 	size_t max_body;
 	double apply_timeout;
 	unsigned connection_timeout; /* seconds, both listeners; 0 = each its own default (server.c) */
+	double request_timeout;      /* seconds to receive a whole request (conns.c's reaper) */
+	char *txt_wildcard;          /* --txt-wildcard-replacement, lower case (owned), or NULL */
+	pthread_t reaper;
+	int reaper_started;
 	dnsb_engine_options engine;
 	dnsb_metrics *metrics, *own_metrics;
 	dnsb_quarantine *quarantine, *own_quarantine;
@@ -117,6 +122,12 @@ void dnsb_webhook_on_connection(void *cls, struct MHD_Connection *mc, void **ctx
 				enum MHD_ConnectionNotificationCode code);
 /* conns.c: a request started (1) or its reply went out (0) on this connection. */
 void dnsb_webhook_conn_busy(struct listener *l, struct MHD_Connection *mc, int busy);
+/* conns.c: the request in progress on this connection: its request line ended (0), or it is in whole
+ * or answered before its body (1); from then on the reaper leaves it alone. */
+void dnsb_webhook_conn_progress(struct listener *l, struct MHD_Connection *mc, int received);
+/* conns.c: the reaper thread (arg: the dnsb_webhook): shuts down connections whose request has not
+ * arrived whole within request_timeout; ends when the server is stopping. */
+void *dnsb_webhook_reaper_main(void *arg);
 
 /* reply.c: answer a request; every reply is counted in the sidecar's metrics. */
 enum MHD_Result dnsb_webhook_reply(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
@@ -151,8 +162,11 @@ void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why);
 /* health.c: the readiness probe thread (arg: the dnsb_webhook). */
 void *dnsb_webhook_probe_main(void *arg);
 /* scope.c: keep[i] = does GET /records return list->items[i] under `filter` (NULL: all but SOA and
- * DNSSEC types)? Ownership TXT records of in-scope names are kept. @return 0 or DNSB_ENOMEM */
-int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list);
+ * DNSSEC types)? Ownership TXT records of in-scope names are kept, those of a wildcard written with
+ * `wildcard` (external-dns's --txt-wildcard-replacement, lower case; NULL or "": none) for its "*"
+ * too. @return 0 or DNSB_ENOMEM */
+int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list,
+		       const char *wildcard);
 /* records.c: a provider call's return code as a metrics class label. */
 const char *dnsb_webhook_class_of(int rc);
 /* apply.c: refresh dnsbatch_quarantined_groups. */

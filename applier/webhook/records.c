@@ -65,7 +65,7 @@ static int list_zone(dnsb_webhook *wh, const char *zone, struct text *out, size_
 
 	dnsb_metrics_request(wh->metrics, dnsb_provider_name(wh->provider), "list", dnsb_webhook_class_of(rc),
 			     dnsb_monotonic() - t0);
-	if (rc == 0 && ((keep = malloc(list.count + 1)) == NULL || dnsb_webhook_scope(keep, wh->filter, &list) != 0))
+	if (rc == 0 && ((keep = malloc(list.count + 1)) == NULL || dnsb_webhook_scope(keep, wh->filter, &list, wh->txt_wildcard) != 0))
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < list.count; i++) {
 		const dnsb_rrset *rs = &list.items[i];

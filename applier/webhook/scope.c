@@ -15,11 +15,16 @@
  *     inside X (any prefix or suffix, with or without dots), or
  *   - its first label holds "TYPE-" (an RR type mnemonic) and the name after
  *     it is in scope (the owned record does not exist yet or any more).
+ * A wildcard's ownership record cannot hold "*" where external-dns is run with
+ * --txt-wildcard-replacement R: the registry writes "a-R.example.com" for
+ * "*.example.com". Given R, a first label "*" of an in-scope owner is looked
+ * for as R, and an owned name "R.REST" is tested as "*.REST".
  * Returning a TXT record whose owned name is out of scope is harmless: the
  * registry turns ownership records into labels of the records it owns, and the
  * plan ignores names outside the filter.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,18 +90,41 @@ static int index_parents(dnsb_hmap *parents, const dnsb_rrset_list *list, const 
 	return 0;
 }
 
-/* Does X (the `xlen` bytes before ".parent") hold the first label of an in-scope owner under that parent? */
-static int holds_first_label(const dnsb_hmap *parents, const char *name, size_t xlen, const char *parent)
+/* Does X (the `xlen` bytes before ".parent") hold the first label of an in-scope owner under that parent
+ * (a "*" as `wildcard`, when one is given)? */
+static int holds_first_label(const dnsb_hmap *parents, const char *name, size_t xlen, const char *parent,
+			     const char *wildcard)
 {
 	const struct firsts *f = dnsb_hmap_get(parents, parent);
 
 	for (size_t i = 0; f && i < f->n; i++) {
-		size_t l0 = (size_t)(strchr(f->at[i], '.') - f->at[i]);
+		const char *first = f->at[i];
+		size_t l0 = (size_t)(strchr(first, '.') - first);
+		if (wildcard && l0 == 1 && first[0] == '*') {
+			first = wildcard;
+			l0 = strlen(wildcard);
+		}
 		for (size_t k = 0; l0 > 0 && k + l0 <= xlen; k++)
-			if (memcmp(name + k, f->at[i], l0) == 0)
+			if (memcmp(name + k, first, l0) == 0)
 				return 1;
 	}
 	return 0;
+}
+
+/* Is `owned` in scope, or, with a wildcard replacement R, is "R.REST" the wildcard "*.REST" in scope? */
+static int owned_in_scope(const dnsb_domain_filter *filter, const char *owned, const char *wildcard)
+{
+	size_t wl = wildcard ? strlen(wildcard) : 0;
+	char *star;
+	int in;
+
+	if (dnsb_domain_filter_match(filter, owned))
+		return 1;
+	if (wl == 0 || strncmp(owned, wildcard, wl) != 0 || owned[wl] != '.' || asprintf(&star, "*%s", owned + wl) < 0)
+		return 0;
+	in = dnsb_domain_filter_match(filter, star);
+	free(star);
+	return in;
 }
 
 /* Is the head of a label (its bytes before a '-') an RR type mnemonic, alone or after a non-alphanumeric byte? */
@@ -115,21 +143,23 @@ static int ends_with_type(const char *label, size_t end)
 }
 
 /* Could the TXT RRset at `name` be the ownership record of an in-scope name? */
-static int owns_in_scope(const dnsb_domain_filter *filter, const dnsb_hmap *parents, const char *name)
+static int owns_in_scope(const dnsb_domain_filter *filter, const dnsb_hmap *parents, const char *name,
+			 const char *wildcard)
 {
 	const char *first_dot = strchr(name, '.');
 
 	for (const char *dot = first_dot; dot && dot[1] != '\0'; dot = strchr(dot + 1, '.'))
-		if (holds_first_label(parents, name, (size_t)(dot - name), dot + 1))
+		if (holds_first_label(parents, name, (size_t)(dot - name), dot + 1, wildcard))
 			return 1;
 	for (const char *dash = name; first_dot && (dash = memchr(dash, '-', (size_t)(first_dot - dash))) != NULL;
 	     dash++)
-		if (ends_with_type(name, (size_t)(dash - name)) && dnsb_domain_filter_match(filter, dash + 1))
+		if (ends_with_type(name, (size_t)(dash - name)) && owned_in_scope(filter, dash + 1, wildcard))
 			return 1;
 	return 0;
 }
 
-int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list)
+int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list,
+		       const char *wildcard)
 {
 	dnsb_hmap parents = DNSB_HMAP_INIT;
 	int rc;
@@ -142,7 +172,7 @@ int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, co
 	if ((rc = index_parents(&parents, list, keep)) == 0) {
 		for (size_t i = 0; i < list->count; i++)
 			if (!keep[i] && list->items[i].type == TYPE_TXT)
-				keep[i] = (unsigned char)owns_in_scope(filter, &parents, list->items[i].owner);
+				keep[i] = (unsigned char)owns_in_scope(filter, &parents, list->items[i].owner, wildcard);
 	}
 	parents_clear(&parents);
 	return rc;

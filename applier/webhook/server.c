@@ -1,4 +1,5 @@
 /* server.c - the webhook server's daemons (libmicrohttpd): listeners, request bodies, routing, life cycle. */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <netdb.h>
@@ -76,6 +77,22 @@ static int body_append(struct request *req, size_t max, const char *data, size_t
 	return 0;
 }
 
+/* libmicrohttpd's URI log callback: a request line is in (the headers may not be). NULL: no request
+ * state yet (on_request makes it once the headers are in). */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)uri;
+	dnsb_webhook_conn_progress(cls, conn, 0);
+	return NULL;
+}
+
+/* The request is in whole, or answered before its body: the reaper's bound no longer applies. */
+static enum MHD_Result received(struct listener *l, struct MHD_Connection *conn, enum MHD_Result ret)
+{
+	dnsb_webhook_conn_progress(l, conn, 1);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -83,6 +100,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct listener *l = cls;
 	dnsb_webhook *wh = l->wh;
 	struct request *req = *con_cls;
+	enum MHD_Result ret;
 
 	(void)version;
 	if (req == NULL) {
@@ -109,9 +127,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (stopping && req->method == M_POST) {
 			/* Draining: refuse new work with a soft error external-dns retries. */
 			req->refused = 1;
-			return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
+			return received(l, conn, dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
+									 "shutting down"));
 		}
-		return dnsb_webhook_dispatch_headers(conn, l, req);
+		ret = dnsb_webhook_dispatch_headers(conn, l, req);
+		return req->refused ? received(l, conn, ret) : ret;
 	}
 	if (*upload_data_size != 0) {
 		if (!req->refused && body_append(req, wh->max_body, upload_data, *upload_data_size) != 0)
@@ -121,6 +141,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (req->refused)
 		return MHD_YES;
+	dnsb_webhook_conn_progress(l, conn, 1);
 	return dnsb_webhook_dispatch(conn, l, req);
 }
 
@@ -224,6 +245,8 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 			 : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 	l->wh = wh;
 	l->monitor_only = monitor_only;
+	l->idle_timeout = wh->connection_timeout ? wh->connection_timeout :
+			  monitor_only ? CONNECTION_TIMEOUT_METRICS : CONNECTION_TIMEOUT_API;
 	l->quiesced = MHD_INVALID_SOCKET;
 	errno = 0;
 	l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l,
@@ -232,8 +255,8 @@ static int start_listener(struct listener *l, dnsb_webhook *wh, const char *spec
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
 				     MHD_OPTION_NOTIFY_CONNECTION, dnsb_webhook_on_connection, l,
 				     MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
-				     MHD_OPTION_CONNECTION_TIMEOUT, wh->connection_timeout ? wh->connection_timeout :
-				     (unsigned)(monitor_only ? CONNECTION_TIMEOUT_METRICS : CONNECTION_TIMEOUT_API),
+				     MHD_OPTION_URI_LOG_CALLBACK, on_request_line, l,
+				     MHD_OPTION_CONNECTION_TIMEOUT, l->idle_timeout,
 				     MHD_OPTION_END);
 	if (l->daemon == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "cannot listen on %s: %s", spec,
@@ -256,6 +279,7 @@ static void release(dnsb_webhook *wh)
 	for (size_t i = 0; i < wh->allowed_host_count; i++)
 		free(wh->allowed_hosts[i]);
 	free(wh->allowed_hosts);
+	free(wh->txt_wildcard);
 	pthread_mutex_destroy(&wh->api.conn_lock);
 	pthread_mutex_destroy(&wh->mon.conn_lock);
 	pthread_mutex_destroy(&wh->droplog_lock);
@@ -288,6 +312,14 @@ static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webh
 	wh->api.quiesced = wh->mon.quiesced = MHD_INVALID_SOCKET;
 	if (opts->version >= 3)
 		wh->connection_timeout = opts->connection_timeout;
+	wh->request_timeout = opts->version >= 4 && opts->request_timeout > 0 ? opts->request_timeout :
+			      DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT;
+	if (opts->version >= 4 && opts->txt_wildcard_replacement && opts->txt_wildcard_replacement[0]) {
+		if ((wh->txt_wildcard = strdup(opts->txt_wildcard_replacement)) == NULL)
+			return DNSB_ENOMEM;
+		for (char *c = wh->txt_wildcard; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	}
 	if (opts->version >= 2 && opts->allowed_host_count > 0) {
 		if ((wh->allowed_hosts = calloc(opts->allowed_host_count, sizeof(char *))) == NULL)
 			return DNSB_ENOMEM;
@@ -349,6 +381,10 @@ int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,
 		release(wh);
 		return rc;
 	}
+	if (pthread_create(&wh->reaper, NULL, dnsb_webhook_reaper_main, wh) == 0)
+		wh->reaper_started = 1;
+	else
+		dnsb_log(DNSB_LOG_ERROR, "no reaper thread: requests that never arrive whole are not closed");
 	if (pthread_create(&wh->probe, NULL, dnsb_webhook_probe_main, wh) == 0)
 		wh->probe_started = 1;
 	else
@@ -418,6 +454,9 @@ void dnsb_webhook_shutdown(dnsb_webhook *wh, double grace)
 	if (wh->probe_started)
 		pthread_join(wh->probe, NULL);
 	wh->probe_started = 0;
+	if (wh->reaper_started)
+		pthread_join(wh->reaper, NULL);
+	wh->reaper_started = 0;
 	drain(wh, grace > 0 ? grace : wh->apply_timeout + 10.0);
 	stop_listener(&wh->api);
 	stop_listener(&wh->mon);

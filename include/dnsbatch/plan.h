@@ -110,6 +110,19 @@ struct json_object *dnsb_rrset_to_endpoint(const dnsb_rrset *rrset);
  */
 const char *dnsb_endpoint_property(struct json_object *ep, const char *name);
 
+/**
+ * Find the first string of a parsed JSON document (member names included)
+ * that is not valid UTF-8 (RFC 3629: no overlong forms, surrogates or code
+ * points past U+10FFFF). dnsb_plan_parse refuses such a plan with DNSB_EPARSE.
+ * @param where receives, when one is found, "PATH: not valid UTF-8 (octet 0xff
+ *              at offset 0)" with PATH as "$.create[0].dnsName" (truncated
+ *              to size; a path past 500 octets is cut)
+ * @param size  the size of where, in octets
+ * @param doc   the document (borrowed); NULL is valid
+ * @return 1 when one was found, 0 when every string is UTF-8
+ */
+int dnsb_json_check_utf8(char *where, size_t size, struct json_object *doc);
+
 /** dnsb_endpoint_adjust flags: the provider stores aliases (dnsb_provider_limits.aliases); an alias
  *  that does not say evaluates its target's health unless DNSB_ADJUST_NO_HEALTH (alias_health 0). */
 #define DNSB_ADJUST_ALIASES 1u

@@ -210,13 +210,29 @@ typedef struct dnsb_webhook_options {
 	 * closes it, on both listeners; 0 = the defaults: 60 on `listen`, 10 on
 	 * `metrics_listen`. Meant for tests; external-dns needs no other. */
 	unsigned connection_timeout;
+	/** Since version 4. Seconds to receive a whole request, headers and
+	 * body, on both listeners, however steadily its bytes come (the
+	 * connection timeout above is reset by each one): counted from the
+	 * connection's opening for its first request, from the end of the
+	 * request line for a later one. Past it the connection is closed.
+	 * <= 0 = DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT. */
+	double request_timeout;
+	/** Since version 4. external-dns's --txt-wildcard-replacement (borrowed,
+	 * copied by start; NULL or "" = none): its TXT registry writes the
+	 * ownership record of "*.example.com" as "a-REPLACEMENT.example.com", which
+	 * GET /records then returns whenever the wildcard is in the filter. */
+	const char *txt_wildcard_replacement;
 } dnsb_webhook_options;
 
-/* 2: allowed_hosts. 3: connection_timeout. */
-#define DNSB_WEBHOOK_OPTIONS_VERSION 3
+/** Default request_timeout, seconds. */
+#define DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT 30.0
+
+/* 2: allowed_hosts. 3: connection_timeout. 4: request_timeout, txt_wildcard_replacement. */
+#define DNSB_WEBHOOK_OPTIONS_VERSION 4
 #define DNSB_WEBHOOK_OPTIONS_INIT \
 	{ DNSB_WEBHOOK_OPTIONS_VERSION, DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT, \
-	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0, 0 }
+	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0, 0, \
+	  DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT, NULL }
 
 /** A running server. Opaque. */
 typedef struct dnsb_webhook dnsb_webhook;

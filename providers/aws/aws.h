@@ -146,6 +146,13 @@ int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profil
 
 /** Parse an ISO 8601 UTC time ("2026-11-23T10:00:00Z"). @return seconds since the epoch, or 0 */
 time_t dnsb_aws_time(const char *text);
+/**
+ * Read the keys of a container-credentials or IMDS reply ({"AccessKeyId",
+ * "SecretAccessKey", "Token", "Expiration"}) into *out (creds.c; apart for the fuzzer).
+ * @param what  the source, for messages
+ * @return 0; DNSB_ETRANSIENT (no keys in the reply, err names `what`); DNSB_ENOMEM
+ */
+int dnsb_aws_keys_from_json(dnsb_aws_keys *out, const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- alias targets (alias.c) ---- */
 

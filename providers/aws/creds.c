@@ -353,7 +353,7 @@ static int fetch_web_identity(dnsb_aws_creds *c, dnsb_http *http, double give_up
 }
 
 /* {"AccessKeyId", "SecretAccessKey", "Token", "Expiration"}: the container and IMDS answer. */
-static int keys_from_json(dnsb_aws_keys *out, const dnsb_http_response *resp, const char *what, dnsb_error *err)
+int dnsb_aws_keys_from_json(dnsb_aws_keys *out, const dnsb_http_response *resp, const char *what, dnsb_error *err)
 {
 	json_object *doc = json_tokener_parse(resp->body), *id, *secret, *token, *exp;
 	int rc;
@@ -396,7 +396,7 @@ static int fetch_container(dnsb_aws_creds *c, dnsb_http *http, double give_up, d
 	}
 	dnsb_http_request req = { "GET", c->container_url, headers, NULL, 0, time_left(give_up) };
 	if ((rc = dnsb_http_do_uncounted(http, &req, &resp, err)) == 0)
-		rc = resp.status / 100 == 2 ? keys_from_json(out, &resp, "container credentials", err) :
+		rc = resp.status / 100 == 2 ? dnsb_aws_keys_from_json(out, &resp, "container credentials", err) :
 					      source_refused(&resp, "container credentials", err);
 	if (resp.body)
 		explicit_bzero(resp.body, resp.body_len);
@@ -442,7 +442,7 @@ static int fetch_imds(dnsb_aws_creds *c, dnsb_http *http, double give_up, dnsb_a
 	if (rc == 0) {
 		req = (dnsb_http_request){ "GET", url, with_token, NULL, 0, time_left(give_up) };
 		if ((rc = dnsb_http_do_uncounted(http, &req, &resp, err)) == 0)
-			rc = resp.status == 200 ? keys_from_json(out, &resp, "IMDS credentials", err) :
+			rc = resp.status == 200 ? dnsb_aws_keys_from_json(out, &resp, "IMDS credentials", err) :
 						  source_refused(&resp, "IMDS credentials", err);
 		if (resp.body)
 			explicit_bzero(resp.body, resp.body_len);

@@ -129,25 +129,17 @@ static int take_zone(dnsb_google *g, json_object *z)
 	return dnsb_hb_zones_push(&g->base.zones, &g->base.zone_count, apex, json_object_get_string(name));
 }
 
-static int zones_page(void *payload, const char *token, char **next, dnsb_error *err)
+int dnsb_google_zones_page(dnsb_google *g, json_object *doc, char **next)
 {
-	const listing *l = payload;
-	dnsb_google *g = l->g;
-	char *url = token ? dnsb_google_url(g->cfg.endpoint, "projects/%s/managedZones?maxResults=1000&pageToken=%s",
-					    g->cfg.project, token) :
-			    dnsb_google_url(g->cfg.endpoint, "projects/%s/managedZones?maxResults=1000", g->cfg.project);
-	json_object *doc = NULL, *list, *more;
-	int rc;
+	json_object *list, *more;
+	int rc = 0;
 
-	if (url == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	rc = dnsb_hb_get_json(&g->base, url, l->what, l->give_up, &doc, NULL, err);
-	free(url);
-	if (rc == 0 && !json_object_is_type(doc, json_type_object))
-		rc = DNSB_EPARSE;
-	if (rc == 0 && json_object_object_get_ex(doc, "managedZones", &list)) {
+	*next = NULL;
+	if (!json_object_is_type(doc, json_type_object))
+		return DNSB_EPARSE;
+	if (json_object_object_get_ex(doc, "managedZones", &list)) {
 		if (!json_object_is_type(list, json_type_array))
-			rc = DNSB_EPARSE;
+			return DNSB_EPARSE;
 		for (size_t i = 0; rc == 0 && i < json_object_array_length(list); i++)
 			rc = take_zone(g, json_object_array_get_idx(list, i));
 	}
@@ -155,6 +147,25 @@ static int zones_page(void *payload, const char *token, char **next, dnsb_error 
 	    json_object_is_type(more, json_type_string) && json_object_get_string_len(more) > 0 &&
 	    (*next = strdup(json_object_get_string(more))) == NULL)
 		rc = DNSB_ENOMEM;
+	return rc;
+}
+
+static int zones_page(void *payload, const char *token, char **next, dnsb_error *err)
+{
+	const listing *l = payload;
+	dnsb_google *g = l->g;
+	char *url = token ? dnsb_google_url(g->cfg.endpoint, "projects/%s/managedZones?maxResults=1000&pageToken=%s",
+					    g->cfg.project, token) :
+			    dnsb_google_url(g->cfg.endpoint, "projects/%s/managedZones?maxResults=1000", g->cfg.project);
+	json_object *doc = NULL;
+	int rc;
+
+	if (url == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	rc = dnsb_hb_get_json(&g->base, url, l->what, l->give_up, &doc, NULL, err);
+	free(url);
+	if (rc == 0)
+		rc = dnsb_google_zones_page(g, doc, next);
 	json_object_put(doc);
 	if (rc == DNSB_EPARSE)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s: not a managedZones.list reply", l->what);

@@ -302,7 +302,7 @@ static char *grant_body(const char *jwt)
 }
 
 /* What a token endpoint's error reply says: {"error": "invalid_grant", "error_description": "..."}. */
-static int token_refused(const dnsb_http_response *resp, const dnsb_google_auth *a, dnsb_error *err)
+int dnsb_google_token_refused(const dnsb_http_response *resp, const dnsb_google_auth *a, dnsb_error *err)
 {
 	json_object *doc = NULL;
 	const char *code = NULL, *desc = NULL;
@@ -326,7 +326,7 @@ static int token_refused(const dnsb_http_response *resp, const dnsb_google_auth 
 }
 
 /* Take {"access_token", "expires_in"} into the cache. */
-static int token_take(dnsb_google_auth *a, const dnsb_http_response *resp, dnsb_error *err)
+int dnsb_google_token_take(dnsb_google_auth *a, const dnsb_http_response *resp, dnsb_error *err)
 {
 	json_object *doc = NULL, *v;
 	const char *token;
@@ -386,7 +386,7 @@ static int token_fetch(dnsb_google_auth *a, dnsb_http *http, double give_up, dns
 				       "), and %s did not answer", a->source);
 		return rc;
 	}
-	rc = resp.status == 200 ? token_take(a, &resp, err) : token_refused(&resp, a, err);
+	rc = resp.status == 200 ? dnsb_google_token_take(a, &resp, err) : dnsb_google_token_refused(&resp, a, err);
 	explicit_bzero(resp.body, resp.body_len);
 	dnsb_http_response_clear(&resp);
 	return rc;

@@ -133,6 +133,20 @@ void dnsb_google_auth_clear(dnsb_google_auth *a);
 int dnsb_google_key_parse(dnsb_google_auth *a, const char *text, const char *path, dnsb_error *err);
 
 /**
+ * A token endpoint's or the metadata server's 2xx reply ({"access_token",
+ * "expires_in"}) into a's cache (a->lock held). auth.c; apart for the fuzzer.
+ * @return 0; DNSB_ETRANSIENT (no access_token); DNSB_ENOMEM
+ */
+int dnsb_google_token_take(dnsb_google_auth *a, const dnsb_http_response *resp, dnsb_error *err);
+
+/**
+ * The code of a token endpoint's refusal ({"error", "error_description"} or a
+ * Cloud-style error object): DNSB_ETRANSIENT (408, 429, 5xx), else DNSB_EFATAL,
+ * with err naming a->source, the status and the reply's words. auth.c.
+ */
+int dnsb_google_token_refused(const dnsb_http_response *resp, const dnsb_google_auth *a, dnsb_error *err);
+
+/**
  * base64url without padding (RFC 4648 §5), through OpenSSL's encoder.
  * @return a malloc'd string (the caller's), or NULL when out of memory
  */
@@ -297,6 +311,15 @@ int dnsb_google_rrsets_list(dnsb_hb *b, const dnsb_hb_zone *zone, const char *ow
  * @return as dnsb_google_rrsets_list
  */
 int dnsb_google_zones_list(dnsb_google *g, double give_up, dnsb_error *err);
+
+/**
+ * The managed zones of one managedZones.list page ({"managedZones": [{"name",
+ * "dnsName"}], "nextPageToken"}) appended to g->zones (a second zone for one
+ * DNS name is skipped, with a warning). api.c; apart for the fuzzer.
+ * @param next  receives the nextPageToken (malloc'd) or NULL
+ * @return 0; DNSB_EPARSE (not such a page, or a zone without name or dnsName); DNSB_ENOMEM
+ */
+int dnsb_google_zones_page(dnsb_google *g, json_object *doc, char **next);
 
 /**
  * projects.get: the per-change quotas into `limits` (max_additions,

@@ -94,12 +94,14 @@ suite() { # LABEL SERVE-ARGS...
 	extdns_check "$label: metrics: groups per foreign owner" \
 		[ "$(extdns_metric 'dnsbatch_conflicting_owner_groups{zone="example.test.",foreign_owner="other"}')" = 1 ]
 
-	curl -s "$EXTDNS_MON/quarantine" >"$d/q.json"
+	extdns_check "$label: GET /quarantine is not served on the metrics port" \
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "$EXTDNS_MON/quarantine")" = 404 ]
+	curl -s "$EXTDNS_API/quarantine" >"$d/q.json"
 	extdns_check "$label: GET /quarantine: the 5 groups" [ "$(jq length "$d/q.json")" = 5 ]
 	extdns_check "$label: GET /quarantine: cause, owner, message of the taken group" \
 		jq -e 'any(.changes[0].dnsName == "taken.example.test" and .cause == "exists" and .owner == "other"
 			and (.message | length > 0) and .attempts == 1 and (.next_retry | test("Z$")))' "$d/q.json"
-	"$DNSBATCH" drops --url "$EXTDNS_MON" >"$d/q.txt"
+	"$DNSBATCH" drops --url "$EXTDNS_API" >"$d/q.txt"
 	extdns_check "$label: drops --url prints the table" grep -Eq '^[0-9T:-]+Z +example\.test\. +taken\.example\.test A \+1 +exists +other' "$d/q.txt"
 	"$DNSBATCH" drops "$f" --explain >"$d/explain.txt"
 	extdns_check "$label: drops --explain" grep -Fxq \

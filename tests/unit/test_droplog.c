@@ -597,10 +597,58 @@ static void test_reopen_after_move(void **state)
 	drop_change(&c);
 }
 
+
+/* A huge name and message: cut (a name at 253 octets, on a UTF-8 boundary), each cut said; the plan untouched. */
+static void test_names_and_values_bounded(void **state)
+{
+	struct fixture *fx = *state;
+	size_t n = 1 << 20;
+	char *name = malloc(n + 1), *message = malloc(n + 1), *ep, *text;
+	dnsb_droplog *log;
+	dnsb_change c;
+	dnsb_error err = { 0 };
+	json_object *line, *v;
+
+	assert_non_null(name);
+	assert_non_null(message);
+	memset(name, 'a', n);
+	memcpy(name + 252, "\xc3\xa9", 2); /* an é across octet 253: cut before it */
+	name[n] = '\0';
+	memset(message, 'm', n);
+	message[n] = '\0';
+	assert_true(asprintf(&ep, "{\"dnsName\":\"%s\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}", name) > 0);
+	c = make_change(DNSB_CHANGE_CREATE, NULL, ep);
+	c.outcome = DNSB_OUTCOME_DROPPED;
+	c.reason = DNSB_REASON_INVALID;
+	c.message = message;
+	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "example.com.", &c, NOW), 0);
+	dnsb_droplog_free(log);
+	text = slurp(fx->path);
+	assert_true(strlen(text) < 8192);
+	line = parse_line(text, strlen(text) - 1);
+	v = json_object_object_get(json_object_array_get_idx(json_object_object_get(
+		json_object_object_get(line, "change"), "create"), 0), "dnsName");
+	assert_int_equal(json_object_get_string_len(v), 252);
+	assert_int_equal(json_object_get_string_len(json_object_object_get(line, "message")), 4096);
+	assert_json_equal(json_object_object_get(line, "truncated"),
+			  "[{\"field\":\"$.message\",\"octets\":1048576},"
+			  "{\"field\":\"$.change.create[0].dnsName\",\"octets\":1048576}]");
+	/* the change's own endpoint keeps the whole name */
+	assert_int_equal(json_object_get_string_len(json_object_object_get(c.endpoint_new, "dnsName")), (int)n);
+	json_object_put(line);
+	drop_change(&c);
+	free(text);
+	free(ep);
+	free(name);
+	free(message);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_line_fields_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_and_values_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_absent_detail_is_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_plan_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_feeds_back, setup, teardown),

@@ -1024,10 +1024,83 @@ static void test_nul_inside_strings_is_invalid(void **state)
 	}
 }
 
+
+/* external-dns's idna.NormalizeDNSName test names (internal/idna/idna_test.go): the owner in punycode. */
+static void test_idn_owner_in_punycode(void **state)
+{
+	static const struct { const char *name, *owner; } cases[] = {
+		{ "café.example.com", "xn--caf-dma.example.com." },
+		{ "點看.org", "xn--c1yn36f.org." },
+		{ "nordic-ø.kitty😸.com.", "xn--nordic--w1a.xn--kitty-pd34d.com." },
+		{ "xn--nordic--w1a.kitty😸.com.", "xn--nordic--w1a.xn--kitty-pd34d.com." },
+		{ "*.GÖPHER.com", "*.xn--gpher-jua.com." },
+		{ "例子.com", "xn--fsqu00a.com." },
+		{ "Straße.example.com", "strasse.example.com." }, /* transitional, as external-dns's profile */
+		{ "_foo.com.", "_foo.com." },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *ep;
+		dnsb_plan *plan;
+		dnsb_change *c;
+		assert_true(asprintf(&ep, "{\"dnsName\":\"%s\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+				     "\"labels\":{\"ownedRecord\":\"%s\"}}", cases[i].name, cases[i].name) > 0);
+		c = one_create(&plan, ep);
+		free(ep);
+		assert_pending(c);
+		assert_string_equal(c->new_set.owner, cases[i].owner);
+		assert_string_equal(c->owned_record, cases[i].owner);
+		dnsb_plan_free(plan);
+	}
+}
+
+/* A string that is not UTF-8, anywhere in the document: DNSB_EPARSE naming its path. */
+static void test_invalid_utf8_refused(void **state)
+{
+	(void)state;
+	parse_fails("{\"create\":[{\"dnsName\":\"\xff\xfe\xc3(.example.com\",\"recordType\":\"A\",\"targets\":[\"192.0.2.1\"]}]}",
+		    "plan.json: $.create[0].dnsName: not valid UTF-8 (octet 0xff at offset 0)");
+	parse_fails("{\"delete\":[{\"dnsName\":\"a.example.com\",\"recordType\":\"TXT\",\"targets\":[\"ok\",\"x\xed\xa0\x80\"]}]}",
+		    "plan.json: $.delete[0].targets[1]: not valid UTF-8 (octet 0xed at offset 1)");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"recordType\":\"A\",\"targets\":[\"192.0.2.1\"],"
+		    "\"labels\":{\"o\xc0\xafk\":\"v\"}}]}",
+		    "plan.json: $.create[0].labels (a member name): not valid UTF-8 (octet 0xc0 at offset 1)");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"recordType\":\"A\",\"targets\":[\"\xf4\x90\x80\x80\"]}]}",
+		    "plan.json: $.create[0].targets[0]: not valid UTF-8 (octet 0xf4 at offset 0)");
+	dnsb_plan_free(parse_ok("{\"create\":[{\"dnsName\":\"\xf0\x9f\x98\xb8.example.com\",\"recordType\":\"A\","
+				"\"targets\":[\"192.0.2.1\"]}]}"));
+}
+
+/* The same RRset created twice (or created and updated): both invalid, naming both paths; the rest stays. */
+static void test_duplicate_rrset_invalid(void **state)
+{
+	dnsb_plan *plan;
+	(void)state;
+
+	plan = parse_ok("{\"create\":[" EP("dup.example.com", "A", "192.0.2.1") "," EP("other.example.com", "A", "192.0.2.3")
+			"," EP("Dup.example.com.", "A", "192.0.2.2") "," EP("dup.example.com", "AAAA", "2001:db8::1") "],"
+			"\"updateOld\":[" EP("dup.example.com", "A", "192.0.2.9") "],"
+			"\"updateNew\":[" EP("dup.example.com", "A", "192.0.2.8") "]}");
+	assert_int_equal(dnsb_plan_count(plan), 5);
+	assert_invalid(dnsb_plan_change(plan, 0), "$.create[0] and $.create[2] (dup.example.com. A): the plan writes "
+		       "this RRset twice, with different values; neither is sent");
+	assert_pending(dnsb_plan_change(plan, 1));
+	assert_invalid(dnsb_plan_change(plan, 2), "$.create[2] and $.create[0] (dup.example.com. A): the plan writes "
+		       "this RRset twice, with different values; neither is sent");
+	assert_pending(dnsb_plan_change(plan, 3));
+	assert_invalid(dnsb_plan_change(plan, 4), "$.updateNew[0] and $.create[0] (dup.example.com. A): the plan "
+		       "writes this RRset twice, with different values; neither is sent");
+	dnsb_plan_free(plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nul_inside_strings_is_invalid),
+		cmocka_unit_test(test_idn_owner_in_punycode),
+		cmocka_unit_test(test_invalid_utf8_refused),
+		cmocka_unit_test(test_duplicate_rrset_invalid),
 		cmocka_unit_test(test_lower_case_keys),
 		cmocka_unit_test(test_endpoints_kept_only_when_needed),
 		cmocka_unit_test(test_capitalised_keys),

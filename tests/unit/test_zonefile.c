@@ -314,9 +314,18 @@ static void test_create_existing_is_409(void **state)
 	submit_json(p, "{\"create\":[" A_EP("www.example.com", 300, "\"192.0.2.1\",\"192.0.2.2\"") "]}", &res);
 	assert_result(&res, DNSB_CLASS_CONFLICT, 409, "alreadyExists", 0,
 		      "The resource 'entity.rrset' named 'www.example.com. (A)' already exists");
-	/* a create that repeats one earlier in the same batch */
-	submit_json(p, "{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.9\"") ","
-		    A_EP("new.example.com", 60, "\"192.0.2.10\"") "]}", &res);
+	/* a create that repeats one earlier in the same batch (a plan refuses that itself, dnsb_plan_parse:
+	 * the batch is made of two plans' changes, as a library caller could) */
+	{
+		dnsb_plan *first = plan_of("{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.9\"") "]}");
+		dnsb_plan *second = plan_of("{\"create\":[" A_EP("new.example.com", 60, "\"192.0.2.10\"") "]}");
+		dnsb_change *batch[2] = { dnsb_plan_change(first, 0), dnsb_plan_change(second, 0) };
+		dnsb_error err = { 0 };
+		dnsb_result_init(&res);
+		assert_int_equal(dnsb_provider_submit(p, "example.com.", batch, 2, 0, &res, NULL, &err), 0);
+		dnsb_plan_free(first);
+		dnsb_plan_free(second);
+	}
 	assert_result(&res, DNSB_CLASS_CONFLICT, 409, "alreadyExists", 1,
 		      "The resource 'entity.rrset' named 'new.example.com. (A)' already exists");
 	expect_rrset(p, "new.example.com.", LDNS_RR_TYPE_A, 0, 0);

@@ -1,0 +1,116 @@
+/*
+ * fuzz_google.c - libFuzzer: any bytes as what Cloud DNS and Google's token
+ * services answer: an rrsets.list page (by owner and whole), a
+ * managedZones.list page, an error reply
+ * and the class and culprits of a changes.create answer (against a fixed
+ * batch), a read's error, a service-account key file, and a token (or
+ * metadata server) reply and refusal.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "providers/google/google.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static dnsb_change *change(dnsb_change_kind kind, const char *owner, uint16_t type, const char *rdata)
+{
+	dnsb_change *c = calloc(1, sizeof(*c));
+	dnsb_rrset *r;
+
+	if (c == NULL)
+		abort();
+	c->kind = kind;
+	r = kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+	r->owner = strdup(owner);
+	r->type = type;
+	r->ttl = 300;
+	if (r->owner == NULL || dnsb_rrset_add_rdata(r, rdata) != 0)
+		abort();
+	return c;
+}
+
+static void rrsets_page(const char *text, size_t size)
+{
+	dnsb_rrkey keys[] = { { "*.example.com.", DNSB_RRKEY_ANY }, { "www.example.com.", LDNS_RR_TYPE_A } };
+	json_object *doc = json_tokener_parse(text);
+	dnsb_rrset_list out = { 0 };
+	char *next = NULL;
+	dnsb_error err;
+
+	dnsb_google g;
+
+	if (dnsb_google_rrsets_parse(&out, doc, keys, size % 3, &next, &err) == 0)
+		free(next);
+	dnsb_rrset_list_clear(&out);
+	memset(&g, 0, sizeof(g));
+	next = NULL;
+	(void)dnsb_google_zones_page(&g, doc, &next);
+	free(next);
+	for (size_t i = 0; i < g.zone_count; i++) {
+		free(g.zones[i].name);
+		free(g.zones[i].dns_name);
+	}
+	free(g.zones);
+	json_object_put(doc);
+}
+
+static void credentials(const char *text, const dnsb_http_response *resp)
+{
+	dnsb_google_auth auth;
+	dnsb_error err;
+
+	memset(&auth, 0, sizeof(auth));
+	pthread_mutex_init(&auth.lock, NULL);
+	(void)dnsb_google_key_parse(&auth, text, "key.json", &err);
+	dnsb_google_auth_clear(&auth);
+	memset(&auth, 0, sizeof(auth));
+	pthread_mutex_init(&auth.lock, NULL);
+	snprintf(auth.source, sizeof(auth.source), "the metadata server");
+	(void)dnsb_google_token_take(&auth, resp, &err);
+	(void)dnsb_google_token_refused(resp, &auth, &err);
+	dnsb_google_auth_clear(&auth);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const long statuses[] = { 400, 403, 404, 409, 412, 429, 200, 500, 401 };
+	static dnsb_change *batch[3];
+	static dnsb_google_change layout;
+	char *text = malloc(size + 1);
+	dnsb_http_response resp;
+	dnsb_google_error ge;
+	dnsb_result res;
+	dnsb_error err;
+
+	if (text == NULL)
+		return 0;
+	if (batch[0] == NULL) {
+		batch[0] = change(DNSB_CHANGE_CREATE, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1");
+		batch[1] = change(DNSB_CHANGE_DELETE, "*.example.com.", LDNS_RR_TYPE_TXT, "\"x\"");
+		batch[2] = change(DNSB_CHANGE_CREATE, "mail.example.com.", LDNS_RR_TYPE_MX, "10 mx.example.com.");
+		if (dnsb_google_change_build(&layout, batch, 3, NULL, &err) != 0)
+			abort();
+	}
+	memcpy(text, data, size);
+	text[size] = '\0';
+	memset(&resp, 0, sizeof(resp));
+	resp.status = statuses[size % (sizeof(statuses) / sizeof(statuses[0]))];
+	resp.body = text;
+	resp.body_len = size;
+	resp.retry_after = -1;
+	snprintf(resp.content_type, sizeof(resp.content_type), "%s", size % 4 ? "application/json; charset=UTF-8" : "text/html");
+	rrsets_page(text, size);
+	dnsb_google_error_parse(&ge, &resp);
+	dnsb_result_init(&res);
+	dnsb_google_classify(&res, &resp, &layout, batch, 3);
+	(void)dnsb_google_reply_error(&resp, "rrsets.list", &err);
+	credentials(text, &resp);
+	free(text);
+	return 0;
+}
