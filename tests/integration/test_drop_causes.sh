@@ -116,7 +116,7 @@ suite() { # LABEL SERVE-ARGS...
 	extdns_check "$label: 1 s holds: the groups were quarantined" grep -q '"quarantine":"start"' "$d/short.jsonl"
 	local held i
 	for ((i = 0; i < 600; i++)); do # 30 s at most: a hold of 1 s that never ends is the failure this finds
-		held=$(curl -s "$EXTDNS_MON/quarantine")
+		held=$(curl -s "$EXTDNS_API/quarantine")
 		[ "$held" = "[]" ] && break
 		sleep 0.05
 	done
