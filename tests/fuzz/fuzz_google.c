@@ -52,11 +52,7 @@ static void rrsets_page(const char *text, size_t size)
 	next = NULL;
 	(void)dnsb_google_zones_page(&g, doc, &next);
 	free(next);
-	for (size_t i = 0; i < g.zone_count; i++) {
-		free(g.zones[i].name);
-		free(g.zones[i].dns_name);
-	}
-	free(g.zones);
+	dnsb_hb_zones_free(g.base.zones, g.base.zone_count);
 	json_object_put(doc);
 }
 

@@ -43,11 +43,7 @@ static void documents(const char *text, size_t size)
 	(void)dnsb_pdns_rrsets_parse(&out, doc, keys, size % 3, &err);
 	dnsb_rrset_list_clear(&out);
 	(void)dnsb_pdns_zones_parse(&zones, &count, doc, &err);
-	for (size_t i = 0; i < count; i++) {
-		free(zones[i].name);
-		free(zones[i].id);
-	}
-	free(zones);
+	dnsb_hb_zones_free(zones, count);
 	json_object_put(doc);
 }
 
