@@ -47,7 +47,9 @@ static int new_key(char **key, const dnsb_change *c)
 	*key = NULL;
 	if (c->new_set.owner == NULL || c->outcome != DNSB_OUTCOME_PENDING)
 		return 0;
-	return asprintf(key, "%s %u", c->new_set.owner, (unsigned)c->new_set.type) < 0 ? (*key = NULL, DNSB_ENOMEM) : 0;
+	/* An RRset is keyed by owner name, type and set identifier: two routing sets at one name are no duplicate. */
+	return asprintf(key, "%s %u %s", c->new_set.owner, (unsigned)c->new_set.type,
+			c->new_set.set_id ? c->new_set.set_id : "") < 0 ? (*key = NULL, DNSB_ENOMEM) : 0;
 }
 
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count)
