@@ -55,6 +55,12 @@ int dnsb_name_to_ascii(char **out, const char *name);
  * message naming the two JSON paths ("$.create[0] and $.create[3]").
  * `changes` (borrowed) are changed in place. @return 0, or DNSB_ENOMEM
  */
+/*
+ * Whether every string json-c would read from the JSON text json[0..len) is UTF-8, decided from the text alone: it is
+ * UTF-8 and has no \u escape. When it returns 0 the parsed tree must be walked (dnsb_json_check_utf8) to know.
+ */
+int dnsb_json_text_plainly_utf8(const char *json, size_t len);
+
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count);
 
 #endif

@@ -345,7 +345,7 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	*out = NULL;
 	if ((rc = parse_json(&root, &ctx, json, len)) < 0)
 		return rc;
-	if (dnsb_json_check_utf8(where, sizeof(where), root)) {
+	if (!dnsb_json_text_plainly_utf8(json, len) && dnsb_json_check_utf8(where, sizeof(where), root)) {
 		json_object_put(root);
 		return dnsb_error_set(err, DNSB_EPARSE, "%s: %s", ctx.source, where);
 	}
