@@ -215,8 +215,10 @@ static int join(reader *r, dnsb_change **changes, size_t *count)
 
 	if (DNSB_ARRAY_RESERVE(c->items, c->capacity, n ? n : 1, 1) < 0)
 		return DNSB_ENOMEM;
-	memcpy(c->items + c->count, u->items, u->count * sizeof(*u->items));
-	memcpy(c->items + c->count + u->count, d->items, d->count * sizeof(*d->items));
+	if (u->count > 0)
+		memcpy(c->items + c->count, u->items, u->count * sizeof(*u->items));
+	if (d->count > 0)
+		memcpy(c->items + c->count + u->count, d->items, d->count * sizeof(*d->items));
 	*changes = c->items;
 	*count = n;
 	free(u->items);
