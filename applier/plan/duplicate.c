@@ -10,7 +10,9 @@
  * they share a change group: the group drops whole.
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dnsbatch/change.h"
 #include "applier/core/hmap.h"
@@ -40,41 +42,48 @@ static int mark_twice(dnsb_change *a, const dnsb_change *b)
 	return 0;
 }
 
-/* *key = "owner type" of a change's new RRset (malloc'd), or NULL when it writes none or is decided.
- * @return 0 or DNSB_ENOMEM */
-static int new_key(char **key, const dnsb_change *c)
+/* Whether a change's new RRset is still to be checked: it writes one and nothing decided it yet. */
+static int writes_new(const dnsb_change *c)
 {
-	*key = NULL;
-	if (c->new_set.owner == NULL || c->outcome != DNSB_OUTCOME_PENDING)
-		return 0;
-	/* An RRset is keyed by owner name, type and set identifier: two routing sets at one name are no duplicate. */
-	return asprintf(key, "%s %u %s", c->new_set.owner, (unsigned)c->new_set.type,
-			c->new_set.set_id ? c->new_set.set_id : "") < 0 ? (*key = NULL, DNSB_ENOMEM) : 0;
+	return c->new_set.owner != NULL && c->outcome == DNSB_OUTCOME_PENDING;
 }
 
+/* An RRset is keyed by owner name, type and set identifier: two routing sets at one name are no duplicate. */
+static int same_rrset(const dnsb_rrset *a, const dnsb_rrset *b)
+{
+	return a->type == b->type && strcmp(a->set_id ? a->set_id : "", b->set_id ? b->set_id : "") == 0;
+}
+
+/*
+ * The changes are chained by owner name (a map from the owner to the last change seen there, and `prev` for the one
+ * before it), so that no key is built: a name holds a handful of RRsets, and the owner strings are the changes' own.
+ */
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count)
 {
 	dnsb_hmap seen = DNSB_HMAP_INIT;
-	char **keys = calloc(count ? count : 1, sizeof(*keys));
-	int rc = keys ? 0 : DNSB_ENOMEM;
+	size_t *prev = malloc((count ? count : 1) * sizeof(*prev));
+	int rc = prev ? 0 : DNSB_ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < count; i++) {
-		dnsb_change *first;
-		if ((rc = new_key(&keys[i], &changes[i])) != 0 || keys[i] == NULL)
+		dnsb_change *c = &changes[i], *first = NULL;
+		size_t last;
+
+		if (!writes_new(c))
 			continue;
-		if ((first = dnsb_hmap_get(&seen, keys[i])) == NULL) {
-			rc = dnsb_hmap_put(&seen, keys[i], &changes[i]);
+		last = (size_t)(uintptr_t)dnsb_hmap_get(&seen, c->new_set.owner); /* 1-based; 0: none */
+		for (size_t j = last; j != 0; j = prev[j - 1]) /* backwards: the earliest match is found last */
+			if (same_rrset(&changes[j - 1].new_set, &c->new_set))
+				first = &changes[j - 1];
+		prev[i] = last;
+		if ((rc = dnsb_hmap_put(&seen, c->new_set.owner, (void *)(uintptr_t)(i + 1))) != 0 || first == NULL)
 			continue;
-		}
 		/* The first keeps its own message once marked: it names the first duplicate found. */
 		if (first->outcome == DNSB_OUTCOME_PENDING)
-			rc = mark_twice(first, &changes[i]);
+			rc = mark_twice(first, c);
 		if (rc == 0)
-			rc = mark_twice(&changes[i], first);
+			rc = mark_twice(c, first);
 	}
 	dnsb_hmap_clear(&seen);
-	for (size_t i = 0; keys && i < count; i++)
-		free(keys[i]);
-	free(keys);
+	free(prev);
 	return rc;
 }
