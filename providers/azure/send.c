@@ -1,9 +1,13 @@
 /*
- * send.c - a batch's writes side by side: one libcurl multi handle (its
- * connection cache kept across submissions, HTTP/2 multiplexed where the
- * server offers it), at most --azure-max-in-flight transfers at a time.
- * Each write keeps its own reply whatever order the replies come in; a
- * write refused with 401 is sent once more with a new token.
+ * send.c - every API request of the provider, side by side: one libcurl
+ * multi handle (its connection cache kept across submissions, HTTP/2
+ * multiplexed where the server offers it), at most --azure-max-in-flight
+ * transfers at a time. Before a transfer starts it takes its token of the
+ * account's rate budget (--rate-budget: shared by every instance) and waits
+ * out the subscription quota's pace (quota.c), without stalling the
+ * transfers already running. Each request keeps its own reply whatever
+ * order the replies come in; one refused with 401 is sent once more with a
+ * new token.
  */
 #include <ctype.h>
 #include <math.h>
@@ -16,6 +20,10 @@
 
 #include "applier/core/clock.h"
 #include "providers/azure/azure.h"
+#include "providers/ratelimit.h"
+
+#define REMAINING_READS "x-ms-ratelimit-remaining-subscription-reads:"
+#define REMAINING_WRITES "x-ms-ratelimit-remaining-subscription-writes:"
 
 /* One transfer: its handle, headers and what came back. */
 typedef struct xfer {
@@ -25,6 +33,7 @@ typedef struct xfer {
 	size_t cap;
 	char etag[256];
 	char retry_after[128];
+	long remaining_reads, remaining_writes;  /* the quota headers, -1 when absent */
 	char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -70,12 +79,28 @@ static void header_copy(char *dst, size_t size, const char *v, size_t len)
 	dst[len] = '\0';
 }
 
+/* A header's count, -1 when it is not one. */
+static long header_count(const char *v, size_t len)
+{
+	char buf[32];
+	char *end;
+	long n;
+
+	header_copy(buf, sizeof(buf), v, len);
+	n = strtol(buf, &end, 10);
+	return end != buf && *end == '\0' && n >= 0 ? n : -1;
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *payload)
 {
 	xfer *x = payload;
-	size_t n = size * nmemb;
+	size_t n = size * nmemb, lr = strlen(REMAINING_READS), lw = strlen(REMAINING_WRITES);
 
-	if (n > 13 && strncasecmp(data, "Content-Type:", 13) == 0)
+	if (n > lr && strncasecmp(data, REMAINING_READS, lr) == 0)
+		x->remaining_reads = header_count(data + lr, n - lr);
+	else if (n > lw && strncasecmp(data, REMAINING_WRITES, lw) == 0)
+		x->remaining_writes = header_count(data + lw, n - lw);
+	else if (n > 13 && strncasecmp(data, "Content-Type:", 13) == 0)
 		header_copy(x->resp.content_type, sizeof(x->resp.content_type), data + 13, n - 13);
 	else if (n > 12 && strncasecmp(data, "Retry-After:", 12) == 0)
 		header_copy(x->retry_after, sizeof(x->retry_after), data + 12, n - 12);
@@ -88,6 +113,8 @@ static int xfer_setup(dnsb_azure *a, xfer *x, const dnsb_azure_write *w, const c
 				w->body ? "Content-Type: application/json" : NULL };
 	double left = give_up > 0 ? fmin(give_up - dnsb_monotonic(), DNSB_AZURE_TIMEOUT) : DNSB_AZURE_TIMEOUT;
 	CURL *c = x->curl = curl_easy_init();
+
+	x->remaining_reads = x->remaining_writes = -1;
 
 	for (size_t i = 0; c && i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		struct curl_slist *next = fixed[i] ? curl_slist_append(x->headers, fixed[i]) : x->headers;
@@ -110,7 +137,10 @@ static int xfer_setup(dnsb_azure *a, xfer *x, const dnsb_azure_write *w, const c
 	curl_easy_setopt(c, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, left > 0.001 ? (long)ceil(left * 1000) : 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, w->method);
+	if (strcmp(w->method, "GET") == 0)
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	else
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, w->method);
 	if (w->body) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(w->body));
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, w->body);
@@ -138,8 +168,29 @@ static char *reply_etag(const dnsb_http_response *resp)
 	return etag;
 }
 
-/* A finished transfer into its write. */
-static void xfer_done(dnsb_azure_write *w, xfer *x, CURLcode code)
+static dnsb_azure_quota *quota_of(dnsb_azure *a, const dnsb_azure_write *w)
+{
+	return strcmp(w->method, "GET") == 0 ? &a->reads : &a->writes;
+}
+
+/* The quota headers of a reply, and a 429 fed to the quota and the rate budget. */
+static void quota_take(dnsb_azure *a, const dnsb_azure_write *w, const xfer *x)
+{
+	double now = dnsb_monotonic();
+
+	if (x->remaining_reads >= 0)
+		dnsb_azure_quota_seen(&a->reads, x->remaining_reads, now);
+	if (x->remaining_writes >= 0)
+		dnsb_azure_quota_seen(&a->writes, x->remaining_writes, now);
+	if (x->resp.status == 429) {
+		dnsb_azure_quota_throttled(quota_of(a, w), x->resp.retry_after, now);
+		if (a->base.budget)
+			dnsb_budget_throttled(a->base.budget);
+	}
+}
+
+/* A finished transfer into its request. */
+static void xfer_done(dnsb_azure *a, dnsb_azure_write *w, xfer *x, CURLcode code)
 {
 	dnsb_error e = { 0, "" };
 
@@ -148,7 +199,7 @@ static void xfer_done(dnsb_azure_write *w, xfer *x, CURLcode code)
 		int rc = code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ? DNSB_EFATAL
 												     : DNSB_ETRANSIENT;
 		dnsb_error_set(&e, rc, "%s %s: %s", w->method, w->url, x->errbuf[0] ? x->errbuf : curl_easy_strerror(code));
-		w->rc = dnsb_result_from_error(&w->res, rc, 0, "write", &e, NULL) == 0 ? 0 : rc;
+		w->rc = dnsb_result_from_error(&w->res, rc, 0, "request", &e, NULL) == 0 ? 0 : rc;
 		return;
 	}
 	curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &x->resp.status);
@@ -157,12 +208,45 @@ static void xfer_done(dnsb_azure_write *w, xfer *x, CURLcode code)
 		return;
 	}
 	x->resp.retry_after = x->retry_after[0] ? dnsb_http_retry_after(x->retry_after, time(NULL)) : -1;
+	quota_take(a, w, x);
 	dnsb_azure_classify(&w->res, &x->resp);
 	if (w->res.cls == DNSB_CLASS_OK && strcmp(w->method, "PUT") == 0) {
 		free(w->etag);
 		w->etag = reply_etag(&x->resp);
 	}
+	if (w->reply) {
+		dnsb_http_response_clear(w->reply);
+		*w->reply = x->resp;
+		memset(&x->resp, 0, sizeof(x->resp));
+	}
 	w->rc = 0;
+}
+
+/* A request not sent: the pace or the budget has no slot for it within the time left. */
+static void not_sent(dnsb_azure_write *w, const char *code, const char *why)
+{
+	dnsb_result_init(&w->res);
+	dnsb_result_set(&w->res, DNSB_CLASS_RATE_LIMITED, 0, code, "%s %s: not sent: %s", w->method, w->url, why);
+	w->rc = 0;
+}
+
+/*
+ * The rate budget's token for the next transfer: while others run, only a
+ * token that is due now (they must not stall); else waiting as long as the
+ * budget says within the time left.
+ * @return 0 taken; 1 not yet (try again shortly); -1 no slot before give_up
+ */
+static int take_budget(dnsb_azure *a, size_t running, double give_up, double now)
+{
+	double left = give_up > 0 ? give_up - now : 0;
+
+	if (a->base.budget == NULL)
+		return 0;
+	if (running > 0)
+		return dnsb_budget_take(a->base.budget, 0.002, NULL) == 0 ? 0 : 1;
+	if (give_up > 0 && left <= 0.001)
+		return -1;
+	return dnsb_budget_take(a->base.budget, left, NULL) == 0 ? 0 : -1;
 }
 
 static void xfer_free(xfer *x)
@@ -173,37 +257,78 @@ static void xfer_free(xfer *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* Run writes idx[0..n) at most max at a time. @return 0 or DNSB_ENOMEM */
+/*
+ * Start what may start now of requests idx[*next..n). @return the seconds
+ * before another may start (0: none waits), or -1.0 on DNSB_ENOMEM
+ */
+static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, xfer *xs, size_t *next,
+			 size_t *running, const char *auth, double give_up)
+{
+	size_t low = DNSB_AZURE_LOW_WATER(a);
+
+	while (*next < n && *running < a->cfg.max_in_flight) {
+		dnsb_azure_write *r = &w[idx[*next]];
+		dnsb_azure_quota *q = quota_of(a, r);
+		double now = dnsb_monotonic(), wait = dnsb_azure_quota_wait(q, low, now);
+		int got;
+		if (wait > 0 && give_up > 0 && now + wait >= give_up) {
+			not_sent(r, "quota", "the subscription's quota is paced past the time left");
+			(*next)++;
+			continue;
+		}
+		if (wait > 0)
+			return wait;
+		if ((got = take_budget(a, *running, give_up, now)) > 0)
+			return 0.02;
+		if (got < 0) {
+			not_sent(r, "budget", "the account's rate budget has no request slot within the time left");
+			(*next)++;
+			continue;
+		}
+		dnsb_azure_quota_started(q, low, dnsb_monotonic());
+		if (xfer_setup(a, &xs[*next], r, auth, give_up) != 0 ||
+		    curl_multi_add_handle(a->multi, xs[*next].curl) != CURLM_OK) {
+			(*next)++;
+			return -1.0;
+		}
+		(*next)++;
+		(*running)++;
+		a->requests++;
+	}
+	return 0;
+}
+
+/* Run requests idx[0..n) at most max at a time. @return 0 or DNSB_ENOMEM */
 static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, const char *auth, double give_up)
 {
 	xfer *xs = calloc(n ? n : 1, sizeof(*xs));
-	size_t next = 0, running_count = 0;
+	size_t next = 0, running = 0;
 	int rc = xs ? 0 : DNSB_ENOMEM, still;
 
-	while (rc == 0 && (next < n || running_count > 0)) {
+	while (rc == 0 && (next < n || running > 0)) {
 		CURLMsg *msg;
-		while (rc == 0 && next < n && running_count < a->cfg.max_in_flight) {
-			if ((rc = xfer_setup(a, &xs[next], &w[idx[next]], auth, give_up)) == 0 &&
-			    curl_multi_add_handle(a->multi, xs[next].curl) != CURLM_OK)
-				rc = DNSB_ENOMEM;
-			next++;
-			running_count++;
-			a->requests++;
-		}
-		if (rc != 0)
+		double wait = start_some(a, w, idx, n, xs, &next, &running, auth, give_up);
+		if (wait < 0) {
+			rc = DNSB_ENOMEM;
 			break;
+		}
+		if (running == 0) {
+			if (wait > 0)
+				dnsb_sleep(wait);
+			continue;
+		}
 		curl_multi_perform(a->multi, &still);
 		while ((msg = curl_multi_info_read(a->multi, &still)) != NULL) {
 			xfer *x;
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-			xfer_done(&w[idx[x - xs]], x, msg->data.result);
+			xfer_done(a, &w[idx[x - xs]], x, msg->data.result);
 			curl_multi_remove_handle(a->multi, msg->easy_handle);
-			running_count--;
+			running--;
 		}
-		if (running_count > 0)
-			curl_multi_poll(a->multi, NULL, 0, 100, NULL);
+		if (running > 0)
+			curl_multi_poll(a->multi, NULL, 0, wait > 0 && wait < 0.1 ? (int)ceil(wait * 1000) : 100, NULL);
 	}
 	for (size_t i = 0; xs && i < next; i++) {
 		if (xs[i].curl)
