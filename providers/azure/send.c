@@ -22,8 +22,21 @@
 #include "providers/azure/azure.h"
 #include "providers/ratelimit.h"
 
+/* Rounds of one dnsb_azure_send: requests refused with 429 are sent again (after the Retry-After the quota
+ * holds), those refused with 401 again with a new token, in a few rounds at most. */
+#define MAX_ROUNDS 8
+#define MAX_401_ROUNDS 2
 #define REMAINING_READS "x-ms-ratelimit-remaining-subscription-reads:"
 #define REMAINING_WRITES "x-ms-ratelimit-remaining-subscription-writes:"
+
+/* The token of a run: renewed when a 401 refuses the current one, between two transfers. */
+typedef struct token {
+	char *auth;        /* "Authorization: Bearer ..." (a secret); owned */
+	unsigned gen;      /* bumped at each renewal */
+	int renew;         /* a 401 refused generation gen */
+	int failed;        /* the renewal's code: what was not started is not sent */
+	dnsb_error err;
+} token;
 
 /* One transfer: its handle, headers and what came back. */
 typedef struct xfer {
@@ -34,6 +47,7 @@ typedef struct xfer {
 	char etag[256];
 	char retry_after[128];
 	long remaining_reads, remaining_writes;  /* the quota headers, -1 when absent */
+	unsigned gen;                            /* the token's generation it was sent with */
 	char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -190,7 +204,7 @@ static void quota_take(dnsb_azure *a, const dnsb_azure_write *w, const xfer *x)
 }
 
 /* A finished transfer into its request. */
-static void xfer_done(dnsb_azure *a, dnsb_azure_write *w, xfer *x, CURLcode code)
+static void xfer_done(dnsb_azure *a, token *tok, dnsb_azure_write *w, xfer *x, CURLcode code)
 {
 	dnsb_error e = { 0, "" };
 
@@ -209,6 +223,8 @@ static void xfer_done(dnsb_azure *a, dnsb_azure_write *w, xfer *x, CURLcode code
 	}
 	x->resp.retry_after = x->retry_after[0] ? dnsb_http_retry_after(x->retry_after, time(NULL)) : -1;
 	quota_take(a, w, x);
+	if (x->resp.status == 401 && x->gen == tok->gen)
+		tok->renew = 1;
 	dnsb_azure_classify(&w->res, &x->resp);
 	if (w->res.cls == DNSB_CLASS_OK && strcmp(w->method, "PUT") == 0) {
 		free(w->etag);
@@ -222,12 +238,28 @@ static void xfer_done(dnsb_azure *a, dnsb_azure_write *w, xfer *x, CURLcode code
 	w->rc = 0;
 }
 
-/* A request not sent: the pace or the budget has no slot for it within the time left. */
-static void not_sent(dnsb_azure_write *w, const char *code, const char *why)
+/* A request not sent: the pace or the budget has no slot for it within the time left, or no token came. */
+static void not_sent(dnsb_azure_write *w, dnsb_class cls, const char *code, const char *why)
 {
 	dnsb_result_init(&w->res);
-	dnsb_result_set(&w->res, DNSB_CLASS_RATE_LIMITED, 0, code, "%s %s: not sent: %s", w->method, w->url, why);
+	dnsb_result_set(&w->res, cls, 0, code, "%s %s: not sent: %s", w->method, w->url, why);
 	w->rc = 0;
+}
+
+/* A new token after a 401, before the next transfer starts. */
+static void renew(dnsb_azure *a, token *tok, double give_up)
+{
+	char *fresh = NULL;
+	int rc;
+
+	tok->renew = 0;
+	if ((rc = dnsb_azure_auth_header(&fresh, &a->auth, a->base.http, &a->cfg, tok->auth, give_up, &tok->err)) != 0) {
+		tok->failed = rc;
+		return;
+	}
+	dnsb_secret_free(tok->auth);
+	tok->auth = fresh;
+	tok->gen++;
 }
 
 /*
@@ -262,7 +294,7 @@ static void xfer_free(xfer *x)
  * before another may start (0: none waits), or -1.0 on DNSB_ENOMEM
  */
 static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, xfer *xs, size_t *next,
-			 size_t *running, const char *auth, double give_up)
+			 size_t *running, token *tok, double give_up)
 {
 	size_t low = DNSB_AZURE_LOW_WATER(a);
 
@@ -271,8 +303,15 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 		dnsb_azure_quota *q = quota_of(a, r);
 		double now = dnsb_monotonic(), wait = dnsb_azure_quota_wait(q, low, now);
 		int got;
+		if (tok->renew && !tok->failed)
+			renew(a, tok, give_up);
+		if (tok->failed) {
+			not_sent(r, DNSB_CLASS_FATAL, "token", tok->err.message);
+			(*next)++;
+			continue;
+		}
 		if (wait > 0 && give_up > 0 && now + wait >= give_up) {
-			not_sent(r, "quota", "the subscription's quota is paced past the time left");
+			not_sent(r, DNSB_CLASS_RATE_LIMITED, "quota", "the subscription's quota is paced past the time left");
 			(*next)++;
 			continue;
 		}
@@ -281,12 +320,13 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 		if ((got = take_budget(a, *running, give_up, now)) > 0)
 			return 0.02;
 		if (got < 0) {
-			not_sent(r, "budget", "the account's rate budget has no request slot within the time left");
+			not_sent(r, DNSB_CLASS_RATE_LIMITED, "budget", "the account's rate budget has no request slot within the time left");
 			(*next)++;
 			continue;
 		}
 		dnsb_azure_quota_started(q, low, dnsb_monotonic());
-		if (xfer_setup(a, &xs[*next], r, auth, give_up) != 0 ||
+		xs[*next].gen = tok->gen;
+		if (xfer_setup(a, &xs[*next], r, tok->auth, give_up) != 0 ||
 		    curl_multi_add_handle(a->multi, xs[*next].curl) != CURLM_OK) {
 			(*next)++;
 			return -1.0;
@@ -299,7 +339,7 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 }
 
 /* Run requests idx[0..n) at most max at a time. @return 0 or DNSB_ENOMEM */
-static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, const char *auth, double give_up)
+static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, token *tok, double give_up)
 {
 	xfer *xs = calloc(n ? n : 1, sizeof(*xs));
 	size_t next = 0, running = 0;
@@ -307,7 +347,7 @@ static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, 
 
 	while (rc == 0 && (next < n || running > 0)) {
 		CURLMsg *msg;
-		double wait = start_some(a, w, idx, n, xs, &next, &running, auth, give_up);
+		double wait = start_some(a, w, idx, n, xs, &next, &running, tok, give_up);
 		if (wait < 0) {
 			rc = DNSB_ENOMEM;
 			break;
@@ -323,7 +363,7 @@ static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, 
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-			xfer_done(a, &w[idx[x - xs]], x, msg->data.result);
+			xfer_done(a, tok, &w[idx[x - xs]], x, msg->data.result);
 			curl_multi_remove_handle(a->multi, msg->easy_handle);
 			running--;
 		}
@@ -339,10 +379,18 @@ static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, 
 	return rc;
 }
 
+/* Is request w worth sending again: refused with 401 (a new token is due) or 429 (nothing was done)? */
+static int again(const dnsb_azure_write *w, int round, double give_up)
+{
+	if (w->rc != 0 || (give_up > 0 && dnsb_monotonic() >= give_up))
+		return 0;
+	return (w->res.status == 401 && round < MAX_401_ROUNDS) || w->res.status == 429;
+}
+
 int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up, dnsb_error *err)
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), m = n;
-	char *auth = NULL, *stale = NULL;
+	token tok = { 0 };
 	int rc = 0;
 
 	if (idx == NULL)
@@ -350,22 +398,18 @@ int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
 	pthread_mutex_lock(&a->multi_lock);
-	for (int round = 0; rc == 0 && m > 0 && round < 2; round++) {
-		if ((rc = dnsb_azure_auth_header(&auth, &a->auth, a->base.http, &a->cfg, stale, give_up, err)) != 0)
-			break;
-		rc = run(a, w, idx, m, auth, give_up);
-		dnsb_secret_free(stale);
-		stale = auth;
-		auth = NULL;
-		/* A 401 is an expired or revoked token: those writes once more with a new one. */
+	if ((rc = dnsb_azure_auth_header(&tok.auth, &a->auth, a->base.http, &a->cfg, NULL, give_up, err)) != 0)
+		m = 0;
+	for (int round = 0; rc == 0 && m > 0 && round < MAX_ROUNDS; round++) {
 		size_t k = 0;
-		for (size_t i = 0; i < m; i++)
-			if (w[idx[i]].rc == 0 && w[idx[i]].res.status == 401)
+		rc = run(a, w, idx, m, &tok, give_up);
+		for (size_t i = 0; rc == 0 && i < m; i++)
+			if (again(&w[idx[i]], round, give_up))
 				idx[k++] = idx[i];
 		m = k;
 	}
 	pthread_mutex_unlock(&a->multi_lock);
-	dnsb_secret_free(stale);
+	dnsb_secret_free(tok.auth);
 	free(idx);
 	if (rc == DNSB_ENOMEM)
 		return dnsb_error_set(err, rc, "out of memory");
