@@ -49,6 +49,8 @@
 #define DNSB_AZURE_TIMEOUT 30.0
 /** Record sets per listing page asked for ($top). */
 #define DNSB_AZURE_PAGE 1000
+/** Record sets a listing page is assumed to hold until a full page says (Azure's documented default). */
+#define DNSB_AZURE_PAGE_GUESS 100
 
 /** Where the token comes from, in the order the Azure SDKs try them. */
 typedef enum dnsb_azure_cred {

@@ -52,7 +52,7 @@ static size_t listing_pages(const dnsb_azure *a, const dnsb_hb_zone *zone)
 	size_t page = __atomic_load_n(&a->page_size, __ATOMIC_RELAXED);
 
 	if (page == 0)
-		page = DNSB_AZURE_PAGE;
+		page = DNSB_AZURE_PAGE_GUESS;
 	return sets <= page ? 1 : (sets + page - 1) / page;
 }
 

@@ -246,15 +246,24 @@ static void not_sent(dnsb_azure_write *w, dnsb_class cls, const char *code, cons
 	w->rc = 0;
 }
 
-/* A new token after a 401, before the next transfer starts. */
-static void renew(dnsb_azure *a, token *tok, double give_up)
+/*
+ * The token for the next transfer: the cached one, renewed when it nears its
+ * end (a run can outlast a token) or a 401 refused it.
+ */
+static void refresh(dnsb_azure *a, token *tok, double give_up)
 {
 	char *fresh = NULL;
 	int rc;
 
+	rc = dnsb_azure_auth_header(&fresh, &a->auth, a->base.http, &a->cfg, tok->renew ? tok->auth : NULL, give_up,
+				    &tok->err);
 	tok->renew = 0;
-	if ((rc = dnsb_azure_auth_header(&fresh, &a->auth, a->base.http, &a->cfg, tok->auth, give_up, &tok->err)) != 0) {
+	if (rc != 0) {
 		tok->failed = rc;
+		return;
+	}
+	if (tok->auth && strcmp(fresh, tok->auth) == 0) {
+		dnsb_secret_free(fresh);
 		return;
 	}
 	dnsb_secret_free(tok->auth);
@@ -303,8 +312,8 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 		dnsb_azure_quota *q = quota_of(a, r);
 		double now = dnsb_monotonic(), wait = dnsb_azure_quota_wait(q, low, now);
 		int got;
-		if (tok->renew && !tok->failed)
-			renew(a, tok, give_up);
+		if (!tok->failed)
+			refresh(a, tok, give_up);
 		if (tok->failed) {
 			not_sent(r, DNSB_CLASS_FATAL, "token", tok->err.message);
 			(*next)++;
@@ -399,7 +408,7 @@ int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up
 		idx[i] = i;
 	pthread_mutex_lock(&a->multi_lock);
 	if ((rc = dnsb_azure_auth_header(&tok.auth, &a->auth, a->base.http, &a->cfg, NULL, give_up, err)) != 0)
-		m = 0;
+		m = 0; /* no token at all: nothing sent */
 	for (int round = 0; rc == 0 && m > 0 && round < MAX_ROUNDS; round++) {
 		size_t k = 0;
 		rc = run(a, w, idx, m, &tok, give_up);

@@ -10,7 +10,7 @@ Serves over HTTPS on a free loopback port (written to --port-file):
   DELETE .../dnsZones/Z/TYPE/NAME    If-Match: ETAG                                       RecordSets_Delete
   POST   /TENANT/oauth2/v2.0/token   client secret or client assertion (federated token)
   GET    /metadata/identity/oauth2/token   (IMDS; header Metadata: true)
-  GET    /_fake/stats, /_fake/zone/Z; POST /_fake/put/Z/TYPE/NAME (another client's write)
+  GET    /_fake/stats (max_per_second: the most API requests in any second), /_fake/zone/Z; POST /_fake/put/Z/TYPE/NAME (another client's write)
 
 With --private the paths are .../privateDnsZones (PrivateZones_ListByResourceGroup), .../privateDnsZones/Z/ALL
 (RecordSets_List) and .../privateDnsZones/Z/TYPE/NAME, the bodies in the private spelling (ttl, aRecords, ...), checked
@@ -34,6 +34,7 @@ Tokens expire: a token is honoured --token-valid seconds (default: the --token-l
 after that the API answers 401 ExpiredAuthenticationToken (stats.expired).
 """
 import argparse
+import collections
 import copy
 import json
 import os
@@ -104,8 +105,10 @@ class State:
         self.tokens = {}         # token -> monotonic time it stops being honoured
         self.stats = {"requests": 0, "writes": 0, "lists": 0, "gets": 0, "zone_lists": 0, "tokens": 0,
                       "bad_schema": 0, "bad_auth": 0, "expired": 0, "status": {}, "token_kinds": {},
-                      "precondition_failed": 0, "max_in_flight": 0, "quota_429": 0, "schema_errors": []}
+                      "precondition_failed": 0, "max_in_flight": 0, "quota_429": 0, "max_per_second": 0,
+                      "schema_errors": []}
         self.in_flight = 0
+        self.recent = collections.deque()  # monotonic times of the API requests of the last second
         now = time.monotonic()
         # kind -> [level, last refill time, capacity]
         self.quota = {k: [float(n), now, float(n)] for k, n in (("reads", args.hourly_reads),
@@ -243,6 +246,11 @@ class Handler(BaseHTTPRequestHandler):
             self.state.stats["requests"] += 1
             self.state.in_flight += 1
             self.state.stats["max_in_flight"] = max(self.state.stats["max_in_flight"], self.state.in_flight)
+            now, recent = time.monotonic(), self.state.recent
+            recent.append(now)
+            while recent[0] <= now - 1.0:
+                recent.popleft()
+            self.state.stats["max_per_second"] = max(self.state.stats["max_per_second"], len(recent))
         self.quota_header = None
         try:
             if self.authorised() and self.quota(method):
