@@ -13,7 +13,8 @@
 #include "applier/core/clock.h"
 #include "providers/azure/azure.h"
 
-/* One request of the skeleton's (a listing page) through send.c: the token (a 401 renews it once), the budget, the pace. */
+/* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,
+ * the pace. */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {

@@ -56,12 +56,26 @@ static size_t listing_pages(const dnsb_azure *a, const dnsb_hb_zone *zone)
 	return sets <= page ? 1 : (sets + page - 1) / page;
 }
 
+/* A 404 whose error.code is NotFound: the record set does not exist (not the zone, not the group). */
+static int not_found(const dnsb_http_response *resp)
+{
+	json_object *doc = NULL, *e, *code;
+	int yes;
+
+	if (resp->status != 404 || dnsb_http_json(&doc, resp, NULL) != 0)
+		return 0;
+	yes = json_object_object_get_ex(doc, "error", &e) && json_object_object_get_ex(e, "code", &code) &&
+	      strcmp(json_object_get_string(code), "NotFound") == 0;
+	json_object_put(doc);
+	return yes;
+}
+
 /* One GET's reply into out and tags. */
-static int take_get(const dnsb_hb_zone *zone, const dnsb_azure_write *w, const dnsb_rrkey *keys,
-		    size_t n, dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
+static int take_get(const dnsb_hb_zone *zone, const dnsb_azure_write *w, const dnsb_rrkey *keys, size_t n,
+		    dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
 {
 	const dnsb_http_response *resp = w->reply;
-	json_object *doc = NULL, *e, *code;
+	json_object *doc = NULL;
 	int rc;
 
 	if (w->rc != 0 || resp->status == 0)
@@ -70,13 +84,8 @@ static int take_get(const dnsb_hb_zone *zone, const dnsb_azure_write *w, const d
 					   : w->res.cls == DNSB_CLASS_FATAL	  ? DNSB_EFATAL
 										  : DNSB_ETRANSIENT,
 				      "read record set: %s", w->rc == 1 ? "not sent" : w->res.message);
-	if (resp->status == 404 && dnsb_http_json(&doc, resp, NULL) == 0 && json_object_object_get_ex(doc, "error", &e) &&
-	    json_object_object_get_ex(e, "code", &code) && strcmp(json_object_get_string(code), "NotFound") == 0) {
-		json_object_put(doc);
+	if (not_found(resp))
 		return 0;
-	}
-	json_object_put(doc);
-	doc = NULL;
 	if (resp->status != 200)
 		return dnsb_azure_reply_error(resp, "read record set", err);
 	if (dnsb_http_json(&doc, resp, NULL) != 0)
@@ -95,8 +104,8 @@ static int read_by_name(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrke
 	int rc = w && replies ? 0 : DNSB_ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		w[i] = (dnsb_azure_write){ "GET", dnsb_azure_rrset_url(a, zone, keys[i].owner, keys[i].type), NULL, NULL,
-					   &replies[i], 1, { 0 }, NULL };
+		char *url = dnsb_azure_rrset_url(a, zone, keys[i].owner, keys[i].type);
+		w[i] = (dnsb_azure_write){ "GET", url, NULL, NULL, &replies[i], 1, { 0 }, NULL };
 		if (w[i].url == NULL)
 			rc = DNSB_ENOMEM;
 	}

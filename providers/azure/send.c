@@ -320,7 +320,8 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 			continue;
 		}
 		if (wait > 0 && give_up > 0 && now + wait >= give_up) {
-			not_sent(r, DNSB_CLASS_RATE_LIMITED, "quota", "the subscription's quota is paced past the time left");
+			not_sent(r, DNSB_CLASS_RATE_LIMITED, "quota",
+				 "the subscription's quota is paced past the time left");
 			(*next)++;
 			continue;
 		}
@@ -329,7 +330,8 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 		if ((got = take_budget(a, *running, give_up, now)) > 0)
 			return 0.02;
 		if (got < 0) {
-			not_sent(r, DNSB_CLASS_RATE_LIMITED, "budget", "the account's rate budget has no request slot within the time left");
+			not_sent(r, DNSB_CLASS_RATE_LIMITED, "budget",
+				 "the account's rate budget has no request slot within the time left");
 			(*next)++;
 			continue;
 		}
