@@ -10,8 +10,9 @@
 #  2. tokens that expire: short-lived tokens renewed before they expire over a run that spans
 #     several of them (no 401), and tokens revoked early (401 ExpiredAuthenticationToken)
 #     renewed and the refused requests sent again, never a fatal 401;
-#  3. the rate budget (--rate-budget, its local bucket: the Redis URL answers nothing) holds the
-#     writes side by side to its rate;
+#  3. the rate budget (--rate-budget) holds the writes side by side to its rate: its local bucket
+#     (the Redis URL answers nothing), then one bucket in a real redis-server (free loopback port,
+#     stopped by PID) shared by three instances writing at once;
 #  4. a batch's record sets read by GETs by name when they are fewer than the listing's pages,
 #     by the listing otherwise: the requests counted.
 #
@@ -25,8 +26,9 @@ ROOT=$PWD
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/checks.sh
 . tests/integration/azure_fake.sh
+. tests/integration/redis.sh
 
-for tool in openssl jq curl python3 bc; do
+for tool in openssl jq curl python3 bc redis-server redis-cli; do
 	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed"; exit 1; }
 done
 python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
@@ -116,6 +118,31 @@ start_fake nobudget --page-size 1000
 apply nobudget "$T/budget.plan.json" --azure-max-in-flight 8
 ge "without the budget: the same writes leave faster than 20 a second" "$(stat .max_per_second)" 25
 stop_fake
+
+# Three instances, 30 creations each, one subscription: one bucket of 20 a second in Redis.
+if start_redis "$T/redis"; then
+	start_fake shared --page-size 1000
+	pids=()
+	started=$(date +%s.%N)
+	for i in 1 2 3; do
+		creates "$T/shared.$i.plan.json" 30 "i$i-" example.com "10.1$i"
+		( apply "shared.$i" "$T/shared.$i.plan.json" --azure-max-in-flight 8 \
+			--rate-budget "redis://127.0.0.1:$REDIS_PORT" --rate-budget-key azure:sub-0001 \
+			--rate-budget-rate 20 --rate-budget-burst 1
+		  echo "$RC $(counts "shared.$i")" >"$T/shared.$i.rc" ) &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	took=$(echo "$(date +%s.%N) - $started" | bc)
+	eq "shared budget: the three instances applied their 30" "$(cat "$T"/shared.[123].rc | sort -u)" "0 30 30 0 0 0"
+	le "shared budget: at most 20 requests in any second for the three together (+ the burst)" \
+		"$(stat .max_per_second)" 22
+	ge "shared budget: their 90 writes at 20 a second together took >= 4 s" "$took" 4
+	stop_fake
+	stop_redis
+else
+	not_ok "redis-server started"
+fi
 
 ##### 4. GETs by name or the listing ################################################################
 # 250 record sets and the SOA, 100 a page: the zone's listing takes 3 pages. A group of two record
