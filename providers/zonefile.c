@@ -174,48 +174,6 @@ static int persist(zf_zone *z, dnsb_error *err)
 	return rc;
 }
 
-/*
- * A refused batch names every change in its way, not only the first (as
- * Route53 does): the batch is tried again in memory without the changes
- * named so far until the rest applies (then undone), so the engine settles
- * them by one read and sends the rest once.
- * @return 0, or DNSB_ENOMEM (the store unchanged; `out` names what was found)
- */
-static int name_every_culprit(dnsb_store *store, dnsb_change *const *changes, size_t n, dnsb_result *out)
-{
-	dnsb_change **rest = malloc(n * sizeof(*rest));
-	size_t *idx = malloc(n * sizeof(*idx));
-	unsigned char *named = calloc(n, 1);
-	int rc = 0;
-
-	for (size_t c = 0; rest && idx && named && c < out->culprit_count; c++)
-		named[out->culprits[c]] = 1;
-	while (rest && idx && named && out->culprit_count < DNSB_RESULT_CULPRITS_MAX) {
-		dnsb_result part;
-		size_t m = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (!named[i]) {
-				rest[m] = changes[i];
-				idx[m++] = i;
-			}
-		if (m == 0 || (rc = dnsb_store_apply(store, rest, m, 0, &part)) < 0)
-			break;
-		if (part.cls == DNSB_CLASS_OK) {
-			dnsb_store_undo(store);
-			break;
-		}
-		if (part.cls != DNSB_CLASS_CONFLICT || part.culprit_count == 0)
-			break;
-		named[idx[part.culprits[0]]] = 1;
-		dnsb_result_add_culprit_note(out, idx[part.culprits[0]], part.message);
-	}
-	free(rest);
-	free(idx);
-	free(named);
-	return rc;
-}
-
 static int zf_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		     dnsb_result *out, dnsb_error *err)
 {
@@ -242,9 +200,7 @@ static int zf_submit(void *state, const char *zone, dnsb_change *const *changes,
 		dnsb_result_set(out, rc == DNSB_ENOMEM ? DNSB_CLASS_TRANSIENT : DNSB_CLASS_FATAL, 0,
 				rc == DNSB_EPARSE ? "badZoneFile" : "io", "%s", ferr.message);
 		rc = rc == DNSB_ENOMEM ? rc : 0;
-	} else if ((rc = dnsb_store_apply(z->store, changes, n, 1, out)) == 0 && out->cls == DNSB_CLASS_CONFLICT) {
-		rc = name_every_culprit(z->store, changes, n, out);
-	} else if (rc == 0 && out->cls == DNSB_CLASS_OK) {
+	} else if ((rc = dnsb_store_apply(z->store, changes, n, 1, out)) == 0 && out->cls == DNSB_CLASS_OK) {
 		if (z->holds > 0) {
 			z->dirty = 1;
 		} else {
