@@ -270,6 +270,49 @@ EOF
 		"failed transient"
 }
 
+# Refused groups read together, and reads of many names pipelined over one connection (issue 21): 200
+# creations in batches of 100 with 10 conflicts in each (the RRsets exist), then 300 no-op updates of held
+# RRsets (proved by one read per batch, 2 queries and more per group, well over the 32 in flight).
+run_reads() {
+	local server=$1 s="$1 reads:" i
+	{
+		cat "$T/zone.db"
+		for ((i = 5; i < 200; i += 10)); do echo "r$i A 198.51.100.$((i / 10))"; done
+		for ((i = 0; i < 300; i++)); do echo "n$i A 10.9.$((i / 256)).$((i % 256))"; done
+	} >"$T/zone-reads.db"
+	if ! "dnsb_start_$server" example.test "$T/zone-reads.db" "$KEY"; then
+		not_ok "$s starts"
+		return
+	fi
+	PORT=$DNSB_SERVER_PORT
+	creates "$T/plan-reads.json" 200 r example.test 10.8
+	apply reads "$T/plan-reads.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
+	eq "$s 20 conflicts in 200 creations: exit 3" "$RC" 3
+	eq "$s changes applied already dropped failed" "$(counts reads)" "200 180 0 20 0"
+	# One refusal per culprit (RFC 2136 probes name one): 2 batches + 20 refusals.
+	eq "$s 22 UPDATEs" "$(rep reads .submissions)" 22
+	# Read at once while the lists are unproven (names 1, 3, 6 of the first batch), then the named groups wait
+	# for the batch's end: 6 reads for 20 dropped groups (one per refusal before: 20).
+	le "$s at most 6 reads for 20 conflicts" "$(rep reads .reads)" 6
+	eq "$s each dropped group shows what is held (the pipelined replies matched to their queries)" \
+		"$(jq -r '[.change[][]?.dnsName, .cause, (.current[0].targets[0] // "")] | join(" ")' "$T/reads.drops" | sort -V |
+			tr '\n' ,)" \
+		"$(for ((i = 5; i < 200; i += 10)); do printf 'r%s.example.test exists 198.51.100.%s,' "$i" "$((i / 10))"; done)"
+	eq "$s the zone holds one record at each of the 200 names (AXFR)" \
+		"$(axfr | awk '$1 ~ /^r[0-9]+\./ {print $1}' | sort -u | wc -l | tr -d ' ') $(axfr | grep -c '^r[0-9]*\.')" "200 200"
+	eq "$s 180 of them created" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*10\.8\.')" 180
+	eq "$s 20 of them unchanged" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*198\.51\.100\.')" 20
+
+	jq -n '[range(300) | {dnsName: "n\(.).example.test", recordType: "A", recordTTL: 300, labels: {},
+		targets: ["10.9.\(. / 256 | floor).\(. % 256)"]}] as $e | {create: [], updateOld: $e, updateNew: $e, delete: []}' \
+		>"$T/plan-noops.json"
+	apply noops "$T/plan-noops.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
+	eq "$s 300 no-op updates of held RRsets: exit 0" "$RC" 0
+	eq "$s all already_applied, proved by reading" "$(counts noops)" "300 0 300 0 0"
+	eq "$s no UPDATE, one read per batch" "$(rep noops '"\(.submissions) \(.reads)"')" "0 3"
+	dnsb_stop_pid "$DNSB_SERVER_PID"
+}
+
 # The example plans (examples/plans/README.md) against the example zone: the same outcomes as the
 # zonefile provider, but every conflict found by the server's prerequisites.
 run_examples() {
@@ -402,6 +445,7 @@ for server in $SERVERS; do
 	run_server "$server"
 	run_examples "$server"
 	run_two_zones "$server"
+	run_reads "$server"
 done
 
 # Configuration errors are usage errors, before anything is sent.
