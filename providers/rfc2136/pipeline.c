@@ -83,6 +83,17 @@ static void quick_ack(int fd)
 #endif
 }
 
+/* Does the reply answer the query's question (RFC 7766 §7: match by ID and question)? */
+static int same_question(const ldns_pkt *query, const ldns_pkt *reply)
+{
+	const ldns_rr *q = ldns_rr_list_rr(ldns_pkt_question(query), 0), *r = ldns_rr_list_rr(ldns_pkt_question(reply), 0);
+
+	if (q == NULL || r == NULL)
+		return q == r;
+	return ldns_rr_get_type(q) == ldns_rr_get_type(r) && ldns_rr_get_class(q) == ldns_rr_get_class(r) &&
+	       ldns_dname_compare(ldns_rr_owner(q), ldns_rr_owner(r)) == 0;
+}
+
 /* Match a reply to the query in flight with its ID: that query's index in inflight, or -1. */
 static long in_flight(const pipe_run *p, const size_t *inflight, size_t nin, const uint8_t *wire, size_t size)
 {
@@ -155,6 +166,9 @@ static int over_one(pipe_run *p, int fd, dnsb_error *err)
 		rc = dnsb_rfc2136_reply_parse(&p->replies[inflight[j]], &p->tsig_ok[inflight[j]], wire, size,
 					      p->queries[inflight[j]], p->net, err);
 		free(wire);
+		if (rc == 0 && !same_question(p->queries[inflight[j]], p->replies[inflight[j]]))
+			rc = dnsb_error_set(err, DNSB_ETRANSIENT, "%s answered another question under a query's ID",
+					    p->net->server);
 		if (rc != 0) {
 			close(fd);
 			return rc;
@@ -189,6 +203,9 @@ static int one_by_one(pipe_run *p, dnsb_error *err)
 	return 0;
 }
 
+/* IDs are unique among the queries of one exchange: more are sent as several exchanges. */
+#define IDS_PER_EXCHANGE 32768
+
 int dnsb_rfc2136_exchange_all(dnsb_rfc2136_net *net, ldns_pkt *const *queries, size_t n, double limit,
 			      ldns_pkt **replies, int *tsig_ok, dnsb_error *err)
 {
@@ -197,6 +214,16 @@ int dnsb_rfc2136_exchange_all(dnsb_rfc2136_net *net, ldns_pkt *const *queries, s
 
 	if (n == 0)
 		return 0;
+	if (n > IDS_PER_EXCHANGE) {
+		for (size_t off = 0; rc == 0 && off < n; off += IDS_PER_EXCHANGE) {
+			double l = left(&p);
+			if (l < 0)
+				return dnsb_error_set(err, DNSB_ETRANSIENT, "no time left to read from %s", net->server);
+			rc = dnsb_rfc2136_exchange_all(net, queries + off, n - off < IDS_PER_EXCHANGE ? n - off :
+						       IDS_PER_EXCHANGE, l, replies + off, tsig_ok + off, err);
+		}
+		return rc;
+	}
 	memset(tsig_ok, 0, n * sizeof(int));
 	if ((p.qb = calloc(n, sizeof(ldns_buffer *))) == NULL)
 		return DNSB_ENOMEM;

@@ -232,8 +232,9 @@ int dnsb_rfc2136_send(int fd, ldns_buffer *qb);
 /**
  * Exchange n queries with the server over one TCP connection, pipelined
  * (RFC 7766 §6.2.1.1): at most DNSB_RFC2136_PIPELINE_MAX in flight, replies
- * matched to queries by message ID in whatever order they come. Each query
- * gets an ID unique among the n and is signed (when a key is set), as by
+ * matched to queries by message ID in whatever order they come, and checked
+ * to answer that query's question. Each query gets an ID unique among the n
+ * (among each 32,768 when more: sent as several exchanges) and is signed (when a key is set), as by
  * dnsb_rfc2136_exchange. A server that closes the connection before every
  * reply came (one that does not pipeline, or a stale pooled connection) gets
  * the rest again on a fresh connection, then one query at a time.
@@ -242,8 +243,8 @@ int dnsb_rfc2136_send(int fd, ldns_buffer *qb);
  * @param replies   n slots, NULL on entry: receive the replies (the caller's, ldns_pkt_free), also those
  *                  that came before an error
  * @param tsig_ok   n slots: 1 where the reply is signed correctly (or no key)
- * @return 0 when every query has its reply; DNSB_ETRANSIENT (connect, send, timeout, a malformed reply or one
- *         with an ID not asked); DNSB_ETOOLARGE; DNSB_EINVAL; DNSB_ENOMEM
+ * @return 0 when every query has its reply; DNSB_ETRANSIENT (connect, send, timeout, a malformed reply, one
+ *         with an ID not in flight or another question); DNSB_ETOOLARGE; DNSB_EINVAL; DNSB_ENOMEM
  */
 int dnsb_rfc2136_exchange_all(dnsb_rfc2136_net *net, ldns_pkt *const *queries, size_t n, double limit,
 			      ldns_pkt **replies, int *tsig_ok, dnsb_error *err);
