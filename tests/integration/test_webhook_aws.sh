@@ -100,14 +100,19 @@ eq "a changed evaluate-target-health is one update (204)" \
 	"$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "1 204"
 eq "then nothing again" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "0 -"
 
-# An alias where someone else's A record is held, and a name outside the domain filter: dropped, the rest applied.
+# An alias where someone else's A record is held, a CloudFront alias evaluating health (external-dns's default on an
+# alias not annotated false) and a name outside the domain filter: dropped, the rest applied.
 plan "$T/conflict.json" create="$(list "$(alias_ep taken.example.com A "$LB" true)" \
-	"$(ep fresh.example.com A 300 192.0.2.11)" "$(ep new.other.org A 300 192.0.2.12)")"
+	"$(ep fresh.example.com A 300 192.0.2.11)" "$(ep new.other.org A 300 192.0.2.12)" \
+	"$(alias_ep cf.example.com A "$CDN" true)")"
 extdns_post "$EXTDNS_API" /records "$T/conflict.json" >/dev/null
 eq "a plan with a conflicting alias answers 204" "$EXTDNS_STATUS" 204
 eq "the conflicting alias: dropped, cause exists, the held A shown" \
 	"$(jq -r 'select(.change.create[0].dnsName == "taken.example.com") | "\(.reason) \(.cause) \(.current[0].targets[0])"' \
 		"$T/drops.jsonl")" "conflict exists 198.51.100.7"
+eq "the CloudFront alias evaluating health: dropped invalid, Route53's refusal named" \
+	"$(jq -r 'select(.change.create[0].dnsName == "cf.example.com") | "\(.reason) \(.message)"' "$T/drops.jsonl" |
+		grep -c '^invalid Tried to create an alias that targets .*cloudfront.net.*EvaluateTargetHealth cannot be true')" 1
 eq "the name outside the domain filter: dropped no_zone" \
 	"$(jq -r 'select(.change.create[0].dnsName == "new.other.org") | .reason' "$T/drops.jsonl")" no_zone
 extdns_get "$EXTDNS_API" /records >"$T/records2.json"
