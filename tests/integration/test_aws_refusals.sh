@@ -95,6 +95,8 @@ eq "refusals: the RRset over 32,000 characters dropped invalid, Route53's limit 
 	"invalid | RDATA character limit of 32000 exceeded."
 eq "refusals: the A value not IPv4 dropped invalid by the plan's parser (never sent: no ARRDATA refusal)" \
 	"$(why refusals notip.example.com | grep -v ARRDATA | grep -c "^invalid | .*A target '192.0.2.300'")" 1
+eq "refusals: drops --explain gives each cause: invalid, with Route53's message or the parser's" \
+	"$("$DNSBATCH" drops "$T/refusals.drops" --explain 2>&1 | grep -cE '^dropped create (example\.com\. CNAME: invalid: RRSet of type CNAME|cf\.example\.com\. A: invalid: Tried to create an alias|big\.example\.com\. TXT: invalid: RDATA character limit|notip\.example\.com\. A: invalid: .*could not parse)')" 4
 eq "refusals: the rest applied (the CloudFront alias evaluating no health among them)" \
 	"$(zone | grep -E '^(ok[123]|cf-ok)\.' | awk '{print $1}' | paste -sd' ')" \
 	"cf-ok.example.com. ok1.example.com. ok2.example.com. ok3.example.com."
