@@ -320,7 +320,7 @@ def messages_for(state, zone, changes):
         else:  # UPSERT: accepted by the model, never sent by dnsbatch; counted as a problem
             state.problems.append("UPSERT sent for %s" % label)
             rrsets[key] = stored(ttl, values, alias, routing)
-    return rrsets, msgs
+    return rrsets, msgs + rules.apex_problems(zone["apex"], rrsets)
 
 
 # ---- XML replies --------------------------------------------------------------------------------

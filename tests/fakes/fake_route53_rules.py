@@ -32,6 +32,16 @@ def apex_rrsets(apex):
             (apex, "SOA"): {"ttl": APEX_SOA_TTL, "values": [APEX_SOA]}}
 
 
+def apex_problems(apex, rrsets):
+    """What a batch leaving the apex without its SOA or NS is refused with (zonify #1 quotes the NS one)."""
+    msgs = []
+    if (apex, "SOA") not in rrsets:
+        msgs.append("A HostedZone must contain exactly one SOA record.")
+    if (apex, "NS") not in rrsets:
+        msgs.append("A HostedZone must contain at least one NS record for the zone itself.")
+    return msgs
+
+
 def limit_problems(changes):
     """The request's size against Route53's limits: a list of messages (empty when within them).
     changes: (action, values) pairs."""

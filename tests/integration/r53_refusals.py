@@ -47,6 +47,9 @@ def main():
     many = ["192.0.2.%d" % (i % 250 + 1) for i in range(600)]
     print("upsert-600", change(client, zone, ("UPSERT", rrset("u.example.com", "A", *many))))
     print("create-600", change(client, zone, ("CREATE", rrset("u.example.com", "A", *many))))
+    ns = client.list_resource_record_sets(HostedZoneId=zone, StartRecordName="example.com", StartRecordType="NS",
+                                          MaxItems="1")["ResourceRecordSets"][0]
+    print("apex-ns-delete", change(client, zone, ("DELETE", ns)))
     first = client.list_hosted_zones(MaxItems="1")
     print("zones-first-page", "ok", "Marker=%r" % first.get("Marker"))
     try:

@@ -71,6 +71,8 @@ eq "the fake, asked by botocore: 600 records in an UPSERT count 1,200 (refused),
 	"$(grep -E '^(upsert|create)-600 ' "$T/boto.out")" \
 	"upsert-600 InvalidChangeBatch Number of records limit of 1000 exceeded.
 create-600 ok -"
+eq "the fake, asked by botocore: the apex NS cannot be deleted" "$(grep '^apex-ns-delete ' "$T/boto.out")" \
+	"apex-ns-delete InvalidChangeBatch A HostedZone must contain at least one NS record for the zone itself."
 eq "the fake, asked by botocore: ListHostedZones' first page carries Marker, an unknown marker is refused" \
 	"$(grep '^zones-' "$T/boto.out")" "zones-first-page ok Marker=''
 zones-unknown-marker InvalidInput Invalid marker: no hosted zone with ID ZNOSUCHZONE"
