@@ -8,7 +8,8 @@ botocore.auth.SigV4Auth from the headers the client says it signed, and a
 ChangeResourceRecordSets body is validated against botocore's route53
 service model (element names, order, required members, enums, ranges): a
 signing or schema mistake is refused (403 SignatureDoesNotMatch, 400
-InvalidInput) and counted, so the test fails.
+InvalidInput) and counted, so the test fails. The fake's own replies are
+checked against the model's output shapes too (counted as bad_reply).
 
 Zones are created as Route53 creates them, an SOA and NS at the apex.
 Serves: ChangeResourceRecordSets (atomic; DELETE must match TTL and values,
@@ -121,6 +122,12 @@ def validate(elem, shape_name, path):
     return []
 
 
+def reply_problems(root, op):
+    """The fake's own reply against the operation's output shape in botocore's model (required members, order)."""
+    out = MODEL["operations"][op]["output"]
+    return validate(root, out["shape"], root.tag.split("}")[-1])
+
+
 def validate_request(body):
     op = MODEL["operations"]["ChangeResourceRecordSets"]["input"]
     try:
@@ -204,7 +211,7 @@ class State:
         self.stats = {k: 0 for k in ("requests", "api_requests", "changes", "changes_ok", "refused_conflict",
                                      "bad_signature", "bad_schema", "creds_issued", "expired_refused",
                                      "signed_multi_param", "list_rrsets", "list_zones", "throttled", "connections",
-                                     "get_change", "get_change_pending", "denied", "refused_limit")}
+                                     "get_change", "get_change_pending", "denied", "refused_limit", "bad_reply")}
         self.problems = []
         self.change_ids = 0
         self.policy = None
@@ -379,6 +386,14 @@ class Handler(BaseHTTPRequestHandler):
         super().setup()
         with LOCK:
             self.state.stats["connections"] += 1
+
+    def reply_xml(self, op, root):
+        """A 200 reply of a Route53 operation, checked first against botocore's model of its output."""
+        problems = reply_problems(root, op)
+        if problems:
+            self.state.stats["bad_reply"] += 1
+            self.state.problems += problems[:3]
+        return self.reply(200, xml_bytes(root))
 
     def reply(self, status, body, ctype="text/xml"):
         self.send_response(status)
@@ -652,7 +667,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(502, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         out = ET.Element("ChangeResourceRecordSetsResponse", xmlns=NS)
         change_info(out, "C%012d" % st.change_ids)
-        return self.reply(200, xml_bytes(out))
+        return self.reply_xml("ChangeResourceRecordSets", out)
 
     def get_change(self, cid):
         st = self.state
@@ -665,7 +680,7 @@ class Handler(BaseHTTPRequestHandler):
         st.stats["get_change_pending"] += pending
         root = ET.Element("GetChangeResponse", xmlns=NS)
         change_info(root, cid, "PENDING" if pending else "INSYNC")
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("GetChange", root)
 
     def list_zones(self, query):
         st = self.state
@@ -686,7 +701,7 @@ class Handler(BaseHTTPRequestHandler):
         if more:
             element(root, "NextMarker", ids[start + size])
         element(root, "MaxItems", size)
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("ListHostedZones", root)
 
     def get_zone(self, zid):
         zone = self.state.zones.get(zid)
@@ -694,7 +709,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, error_xml("NoSuchHostedZone", "No hosted zone found with ID: %s" % zid))
         root = ET.Element("GetHostedZoneResponse", xmlns=NS)
         zone_xml(root, zid, zone, len(zone["rrsets"]))
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("GetHostedZone", root)
 
     def list_rrsets(self, zid, query):
         st = self.state
@@ -740,7 +755,7 @@ class Handler(BaseHTTPRequestHandler):
             if len(keys[size]) > 2:
                 element(root, "NextRecordIdentifier", keys[size][2])
         element(root, "MaxItems", size)
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("ListResourceRecordSets", root)
 
 
 def main():
