@@ -152,6 +152,9 @@ typedef struct dnsb_provider_limits {
 				      routing properties (dnsb_rrset.set_id, .routing: Route53's
 				      routing policies); without it a change holding one is dropped
 				      as invalid before anything is sent */
+	size_t max_records;      /**< resource records (RDATA items) per submission, an update's old
+				      and new ones both counted (Route53: 1000 ResourceRecord elements,
+				      a DELETE and a CREATE each counted) */
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */
