@@ -30,7 +30,8 @@ int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset);
 
 /**
  * routing.c: the endpoint's setIdentifier (when not "") into out->set_id and
- * its routing properties (DNSB_ROUTING_PROPERTIES, non-empty values) into
+ * its routing properties (the aws ones of DNSB_ROUTING_PROPERTIES on a set
+ * with an identifier, the provider ones on any; non-empty values) into
  * out->routing. A value no line can hold sets *why. out->owner names the
  * record in messages. @return 0, or DNSB_ENOMEM
  */

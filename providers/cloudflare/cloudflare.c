@@ -67,7 +67,7 @@ static int records_page(void *payload, const char *token, char **next, dnsb_erro
 	if (url == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = dnsb_hb_get_json(&l->cf->base, url, l->what, l->give_up, &doc, NULL, err)) == 0 &&
-	    (rc = dnsb_cf_records_parse(l->out, l->ids, doc, l->keys, l->n, next, err)) == DNSB_EPARSE)
+	    (rc = dnsb_cf_records_parse(l->out, l->ids, &l->cf->cfg, doc, l->keys, l->n, next, err)) == DNSB_EPARSE)
 		rc = DNSB_ETRANSIENT; /* a reply we cannot read: maybe not the API's */
 	json_object_put(doc);
 	free(url);
@@ -154,7 +154,7 @@ static int write_batch(dnsb_cf *cf, const dnsb_hb_zone *zone, const dnsb_prechec
 	dnsb_cf_batch batch;
 	dnsb_error e = { 0, "" };
 	size_t bad = 0;
-	int rc = dnsb_cf_batch_build(&batch, pc, ids, changes, n, cf->cfg.proxied, cf->cfg.comment, &bad, &e);
+	int rc = dnsb_cf_batch_build(&batch, pc, ids, changes, n, &cf->cfg, &bad, &e);
 
 	if (rc == DNSB_EINVAL) {
 		dnsb_result_set(out, DNSB_CLASS_INVALID, 0, "", "%s", e.message);
@@ -294,6 +294,8 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 	limits->names_culprit = 1;
 	limits->unconditional = 1;
 	limits->ttl_inexact = 1; /* TTL 1 is "automatic", and a proxied record's only TTL */
+	limits->properties = dnsb_cf_props; /* proxied and comment: dnsb_cf_effective */
+	limits->properties_ctx = &cf->cfg;
 	dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s, %zu zones, credentials from %s, %zu operations per batch",
 		 cf->cfg.endpoint, b->zone_count, cf->cfg.auth_source, cf->cfg.batch_size);
 	return 0;

@@ -152,8 +152,20 @@ eq "proxied: A proxied with TTL 1 (automatic) and the comment; TXT not proxiable
 	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/$Z1" | jq -r '.records[] | select(.name | startswith("p")) |
 		"\(.name) \(.ttl) \(.proxied) \(.comment)"' | sort | tr '\n' ';')" \
 	"p.example.com 1 true by dnsbatch;ptxt.example.com 300 false by dnsbatch;"
-apply proxied2 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied
+apply proxied2 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied --cloudflare-record-comment "by dnsbatch"
 eq "proxied: the same plan again is already in effect (TTL 1 read back as automatic)" "$RC $(counts proxied2)" "0 2 0 2 0 0"
+# The comment is part of the record: without the flag the plan asks for none, and the records hold one.
+apply proxied3 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied
+eq "proxied: another comment is not the record asked for (the creates conflict)" "$RC $(counts proxied3)" "3 2 0 0 2 0"
+# A plan naming the properties as external-dns does (proxied false on the A, a comment of its own).
+plan "$T/props.plan.json" create="$(list "$(ep q.example.com A 300 192.0.2.71 |
+	jq -c '.providerSpecific = [{"name": "external-dns.alpha.kubernetes.io/cloudflare-proxied", "value": "false"},
+		{"name": "external-dns.alpha.kubernetes.io/cloudflare-record-comment", "value": "mine"}]')")"
+apply props "$T/props.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied --cloudflare-record-comment "by dnsbatch"
+eq "properties: applied and verified" "$RC $(counts props)" "0 1 1 0 0 0"
+eq "properties: not proxied, its own TTL and comment" \
+	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/$Z1" | jq -r '.records[] | select(.name == "q.example.com") |
+		"\(.ttl) \(.proxied) \(.comment)"')" "300 false mine"
 clean_requests proxied
 kill "$FAKE_PID"
 

@@ -135,7 +135,7 @@ static void test_records_parse(void **state)
 	char *next = NULL;
 
 	(void)state;
-	assert_int_equal(dnsb_cf_records_parse(&out, &ids, page, NULL, 0, &next, NULL), 0);
+	assert_int_equal(dnsb_cf_records_parse(&out, &ids, NULL, page, NULL, 0, &next, NULL), 0);
 	assert_string_equal(next, "2");
 	assert_int_equal(out.count, 4); /* the SRV record, held in "data", is not one this provider writes */
 	r = dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A);
@@ -150,7 +150,7 @@ static void test_records_parse(void **state)
 	dnsb_hb_tags_clear(&ids);
 
 	/* Kept to the keys. */
-	assert_int_equal(dnsb_cf_records_parse(&out, NULL, page, &www, 1, &next, NULL), 0);
+	assert_int_equal(dnsb_cf_records_parse(&out, NULL, NULL, page, &www, 1, &next, NULL), 0);
 	assert_int_equal(out.count, 1);
 	free(next);
 	dnsb_rrset_list_clear(&out);
@@ -177,7 +177,11 @@ static void build(uint32_t new_ttl, int proxied, const char *comment, dnsb_cf_ba
 	dnsb_change *c[2];
 	dnsb_precheck pc;
 	dnsb_result res;
+	dnsb_cf_config cfg = { 0 };
 	size_t bad;
+
+	cfg.proxied = proxied;
+	cfg.comment = (char *)comment;
 
 	held_www(&held, &ids);
 	c[0] = change_with_ttl(DNSB_CHANGE_UPDATE, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.3", new_ttl);
@@ -186,7 +190,7 @@ static void build(uint32_t new_ttl, int proxied, const char *comment, dnsb_cf_ba
 	c[1] = change_with_ttl(DNSB_CHANGE_CREATE, "txt.example.com.", LDNS_RR_TYPE_TXT, NULL, "\"hello world\"", 300);
 	assert_int_equal(dnsb_precheck_run(&pc, &res, c, 2, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
-	assert_int_equal(dnsb_cf_batch_build(batch, &pc, &ids, c, 2, proxied, comment, &bad, NULL), 0);
+	assert_int_equal(dnsb_cf_batch_build(batch, &pc, &ids, c, 2, &cfg, &bad, NULL), 0);
 	dnsb_precheck_clear(&pc);
 	changes_free(c, 2);
 	dnsb_rrset_list_clear(&held);
