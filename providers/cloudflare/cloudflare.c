@@ -12,20 +12,39 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/cloudflare/cloudflare.h"
+#include "providers/ratelimit.h"
 
-/* One request with the credentials; the body, when any, is JSON. */
+/*
+ * One request with the credentials; the body, when any, is JSON. Held back
+ * first while the token's RateLimit header says little is left (pace.c);
+ * when that wait would pass give_up, nothing is sent (DNSB_ERATELIMIT).
+ */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {
-	const dnsb_cf *cf = (const dnsb_cf *)b;
+	dnsb_cf *cf = (dnsb_cf *)b;
 	const char *headers[5] = { "Accept: application/json", NULL, NULL, NULL, NULL };
+	double now = dnsb_monotonic(), wait = dnsb_cf_pace_reserve(&cf->pace, now);
 	size_t k = 1;
+	int rc;
 
+	memset(out, 0, sizeof(*out));
+	if (wait > 0 && give_up > 0 && now + wait > give_up)
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: Cloudflare's RateLimit header leaves no request for "
+				      "%.1f s, past the time left", method, wait);
+	if (wait > 0) {
+		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s held back %.2f s (RateLimit: few requests left)", method, wait);
+		dnsb_sleep(wait);
+	}
 	for (size_t i = 0; cf->cfg.auth[i]; i++)
 		headers[k++] = cf->cfg.auth[i];
 	if (body)
 		headers[k++] = "Content-Type: application/json";
-	return dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
+	rc = dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
+	/* Below the low water: every instance sharing the budget (--rate-budget) slows down too. */
+	if (rc == 0 && dnsb_cf_pace_note(&cf->pace, out, dnsb_monotonic()) && b->budget)
+		dnsb_budget_throttled(b->budget);
+	return rc;
 }
 
 /* endpoint + "/zones/" + zone id + rest. @return a malloc'd URL or NULL */
@@ -204,7 +223,13 @@ static int cf_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *c
 
 static void cf_close(dnsb_hb *b)
 {
-	dnsb_cf_config_clear(&((dnsb_cf *)b)->cfg);
+	dnsb_cf *cf = (dnsb_cf *)b;
+
+	if (cf->pace.slowed)
+		dnsb_log(DNSB_LOG_INFO, "cloudflare: %lu requests held back %.1f s in all by the RateLimit header",
+			 cf->pace.slowed, cf->pace.waited);
+	dnsb_cf_pace_clear(&cf->pace);
+	dnsb_cf_config_clear(&cf->cfg);
 }
 
 /* ---- open ---- */
@@ -280,6 +305,7 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 	zones_listing l = { cf, 0 };
 	int rc;
 
+	dnsb_cf_pace_init(&cf->pace);
 	if ((rc = dnsb_cf_config_parse(&cf->cfg, cfg, err)) != 0 ||
 	    (rc = dnsb_hb_client(b, DNSB_CF_TIMEOUT, cf->cfg.ca_file, err)) != 0)
 		return rc;

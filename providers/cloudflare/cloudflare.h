@@ -12,6 +12,7 @@
  *                 providerSpecific) in one canonical form, defaults resolved
  *   reply.c       a batch reply as one class, its first error mapped to its
  *                 change; read errors as codes
+ *   pace.c        requests slowed down by the RateLimit headers before a 429
  *   cloudflare.c  the methods on the HTTP backend skeleton: calls, listings,
  *                 submit (read the names, pre-check, one batch), open, flags
  *
@@ -24,6 +25,8 @@
  */
 #ifndef DNSBATCH_PROVIDERS_CLOUDFLARE_H
 #define DNSBATCH_PROVIDERS_CLOUDFLARE_H
+
+#include <pthread.h>
 
 #include <json-c/json.h>
 
@@ -180,11 +183,53 @@ void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dn
  */
 int dnsb_cf_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
+/* ---- pacing by the RateLimit headers (pace.c) ---- */
+
+/** What the last reply said of the token's limit, and what was spent since. Thread-safe. */
+typedef struct dnsb_cf_pace {
+	pthread_mutex_t lock;
+	int ready;              /**< lock initialised */
+	double remaining;       /**< requests left (RateLimit r, less those sent since), < 0 unknown */
+	double reset_at;        /**< monotonic seconds when the window resets (RateLimit t) */
+	double quota;           /**< RateLimit-Policy q, 0 unknown */
+	double last;            /**< monotonic seconds the last request was let go */
+	unsigned long slowed;   /**< requests held back */
+	double waited;          /**< seconds they were held back in all */
+} dnsb_cf_pace;
+
+/**
+ * The smallest value of parameter `key` ("r", "t", "q", "w") over the items
+ * of a RateLimit or RateLimit-Policy header ("default";r=50;t=30).
+ * @return 0 with *value set, or -1 when no item has it
+ */
+int dnsb_cf_ratelimit_param(const char *header, const char *key, long *value);
+
+/** Start with nothing known (remaining unknown: no request is held). */
+void dnsb_cf_pace_init(dnsb_cf_pace *p);
+
+/** Destroy the lock (after dnsb_cf_pace_init; a zeroed pace is a no-op). */
+void dnsb_cf_pace_clear(dnsb_cf_pace *p);
+
+/**
+ * Reserve the next request: the seconds to wait before sending it (0 while
+ * more than a fifth of the quota is left; then what is left spread over the
+ * time to the reset; none left, until the reset).
+ * @param now  monotonic seconds
+ */
+double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now);
+
+/**
+ * Take a reply's RateLimit and RateLimit-Policy headers (ignored when absent).
+ * @return 1 when this reply brought what is left below the fifth of the quota, else 0
+ */
+int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now);
+
 /* ---- the provider (cloudflare.c) ---- */
 
 typedef struct dnsb_cf {
 	dnsb_hb base;  /**< first: the skeleton's part (client; zones: apex -> zone id) */
 	dnsb_cf_config cfg;
+	dnsb_cf_pace pace; /**< every request of the token (pace.c) */
 } dnsb_cf;
 
 

@@ -187,6 +187,18 @@ eq "429 with Retry-After: applied after the wait" "$RC $(counts slow)" "0 1 1 0 
 ge "429 with Retry-After: the wait was Retry-After's (capped at 10 x --backoff-cap)" "$(rep slow .backoff_seconds)" 0.45
 kill "$FAKE_PID"
 
+# ---- the RateLimit headers: slowed down before the limit, no 429 ----
+start_cf paced --seed "$T/seed" --rate 10 --rate-window 2 || exit 1
+plan "$T/paced.plan.json" create="$(list $(for i in $(seq 1 16); do ep "r$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+apply paced "$T/paced.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4
+eq "RateLimit: 16 creates applied in batches of 4 at 10 requests per 2 s" "$RC $(counts paced)" "0 16 16 0 0 0"
+eq "RateLimit: no request refused with 429 (reads and writes paced from one count)" "$(stat .rate_limited)" 0
+ge "RateLimit: more requests than the quota were sent" "$(stat .requests)" 11
+check "RateLimit: the requests held back are counted in the log" grep -q "requests held back .* by the RateLimit header" \
+	"$T/paced.err"
+clean_requests paced
+kill "$FAKE_PID"
+
 # ---- another client between the read and the batch (the README's window) ----
 start_cf race --seed "$T/seed" --fault race --race "race.example.com A 192.0.2.78" || exit 1
 plan "$T/race.plan.json" create="$(list "$(ep race.example.com A 300 192.0.2.77)")"

@@ -280,6 +280,40 @@ static void test_config(void **state)
 	unsetenv(DNSB_CF_EMAIL_ENV);
 }
 
+/* The RateLimit headers as Cloudflare documents them, and the pace they give. */
+static void test_pace(void **state)
+{
+	dnsb_http_response r = { 0 };
+	dnsb_cf_pace p;
+	long v = 0;
+
+	(void)state;
+	assert_int_equal(dnsb_cf_ratelimit_param("\"default\";r=50;t=30", "r", &v), 0);
+	assert_int_equal(v, 50);
+	assert_int_equal(dnsb_cf_ratelimit_param("\"default\";r=50;t=30, \"burst\";r=5;t=2", "r", &v), 0);
+	assert_int_equal(v, 5); /* the tighter item */
+	assert_int_equal(dnsb_cf_ratelimit_param("\"burst\";q=100;w=60", "q", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(dnsb_cf_ratelimit_param("\"default\";q=100", "r", &v), -1);
+	assert_int_equal(dnsb_cf_ratelimit_param("", "r", &v), -1);
+
+	dnsb_cf_pace_init(&p);
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* nothing known: no wait */
+	snprintf(r.ratelimit_policy, sizeof(r.ratelimit_policy), "\"default\";q=100;w=60");
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=50;t=30");
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 100.0), 0);
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* half the quota left */
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=10;t=30");
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 100.0), 1); /* fell below a fifth */
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0) > 2.9); /* 30 s over the 10 left */
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=7");
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 200.0), 0);
+	assert_true(dnsb_cf_pace_reserve(&p, 200.0) > 6.9); /* none left: until the reset */
+	assert_true(dnsb_cf_pace_reserve(&p, 208.0) == 0); /* the window reset */
+	assert_int_equal(p.slowed, 2);
+	dnsb_cf_pace_clear(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_records_parse),
 		cmocka_unit_test(test_batch_body),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_pace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

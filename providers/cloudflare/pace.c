@@ -1,0 +1,103 @@
+/*
+ * pace.c - slowing down before Cloudflare says 429: its RateLimit and
+ * RateLimit-Policy headers (IETF draft httpapi-ratelimit-headers, in the form
+ * Cloudflare documents: RateLimit: "default";r=50;t=30 - r requests left, t
+ * seconds until the window resets; RateLimit-Policy: "burst";q=100;w=60 - q
+ * requests per w seconds) are read from every reply, and once fewer than a
+ * fifth of the quota is left, the requests that remain are spread over the
+ * time to the reset; none left, the next waits for the reset. Every request
+ * of the token (reads and writes) passes here: Cloudflare counts them all
+ * against the one limit (1,200 per 5 minutes, shared by every client of the
+ * token), and blocks the token for the rest of the window once it is passed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/cloudflare/cloudflare.h"
+
+int dnsb_cf_ratelimit_param(const char *header, const char *key, long *value)
+{
+	size_t klen = strlen(key);
+	int found = 0;
+
+	/* Items are separated by ',', parameters by ';': "name";k=v;k=v, "name2";k=v. The smallest value wins. */
+	for (const char *p = header; p && *p; p++) {
+		char *end;
+		long v;
+		if (*p != ';')
+			continue;
+		p += strspn(p + 1, " ") + 1;
+		if (strncmp(p, key, klen) != 0 || p[klen] != '=')
+			continue;
+		v = strtol(p + klen + 1, &end, 10);
+		if (end == p + klen + 1 || v < 0)
+			continue;
+		if (!found || v < *value)
+			*value = v;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+void dnsb_cf_pace_init(dnsb_cf_pace *p)
+{
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
+	p->remaining = -1;
+	p->ready = 1;
+}
+
+void dnsb_cf_pace_clear(dnsb_cf_pace *p)
+{
+	if (p->ready)
+		pthread_mutex_destroy(&p->lock);
+	p->ready = 0;
+}
+
+/* Fewer than this many left: spread what is left (a fifth of the quota, 10 when no policy came). */
+static double low_water(const dnsb_cf_pace *p)
+{
+	return p->quota > 0 ? (p->quota / 5 > 1 ? p->quota / 5 : 1) : 10;
+}
+
+double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now)
+{
+	double start = now;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->remaining >= 0 && now < p->reset_at) {
+		if (p->remaining < 1)
+			start = p->reset_at;
+		else if (p->remaining < low_water(p))
+			start = p->last + (p->reset_at - now) / p->remaining;
+		if (start < now)
+			start = now;
+		p->remaining -= 1; /* this one; the reply's header says again */
+	}
+	if (start > now) {
+		p->slowed++;
+		p->waited += start - now;
+	}
+	p->last = start;
+	pthread_mutex_unlock(&p->lock);
+	return start - now;
+}
+
+int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now)
+{
+	long r, t, q;
+	int fell = 0;
+
+	if (dnsb_cf_ratelimit_param(resp->ratelimit, "r", &r) != 0)
+		return 0;
+	if (dnsb_cf_ratelimit_param(resp->ratelimit, "t", &t) != 0)
+		t = 1;
+	pthread_mutex_lock(&p->lock);
+	if (dnsb_cf_ratelimit_param(resp->ratelimit_policy, "q", &q) == 0 && q > 0)
+		p->quota = (double)q;
+	fell = (p->remaining < 0 || p->remaining >= low_water(p)) && (double)r < low_water(p);
+	p->remaining = (double)r;
+	p->reset_at = now + (double)(t > 0 ? t : 1);
+	pthread_mutex_unlock(&p->lock);
+	return fell;
+}
