@@ -219,7 +219,8 @@ void dnsb_cf_pace_clear(dnsb_cf_pace *p);
 double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now);
 
 /**
- * Take a reply's RateLimit and RateLimit-Policy headers (ignored when absent).
+ * Take a reply's RateLimit and RateLimit-Policy headers (ignored when
+ * absent); a 429 with Retry-After holds every request until it has passed.
  * @return 1 when this reply brought what is left below the fifth of the quota, else 0
  */
 int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now);

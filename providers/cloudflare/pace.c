@@ -86,18 +86,24 @@ double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now)
 int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now)
 {
 	long r, t, q;
-	int fell = 0;
+	int fell = 0, known = dnsb_cf_ratelimit_param(resp->ratelimit, "r", &r) == 0;
 
-	if (dnsb_cf_ratelimit_param(resp->ratelimit, "r", &r) != 0)
-		return 0;
 	if (dnsb_cf_ratelimit_param(resp->ratelimit, "t", &t) != 0)
 		t = 1;
 	pthread_mutex_lock(&p->lock);
 	if (dnsb_cf_ratelimit_param(resp->ratelimit_policy, "q", &q) == 0 && q > 0)
 		p->quota = (double)q;
-	fell = (p->remaining < 0 || p->remaining >= low_water(p)) && (double)r < low_water(p);
-	p->remaining = (double)r;
-	p->reset_at = now + (double)(t > 0 ? t : 1);
+	if (known) {
+		fell = (p->remaining < 0 || p->remaining >= low_water(p)) && (double)r < low_water(p);
+		p->remaining = (double)r;
+		p->reset_at = now + (double)(t > 0 ? t : 1);
+	}
+	/* A 429 all the same: nothing more until its Retry-After has passed (reads and writes alike); it, not
+	 * the window's end, says when. */
+	if (resp->status == 429 && resp->retry_after > 0) {
+		p->remaining = 0;
+		p->reset_at = now + resp->retry_after;
+	}
 	pthread_mutex_unlock(&p->lock);
 	return fell;
 }

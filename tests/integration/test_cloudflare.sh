@@ -199,6 +199,16 @@ check "RateLimit: the requests held back are counted in the log" grep -q "reques
 clean_requests paced
 kill "$FAKE_PID"
 
+# ---- another client of the token spent its limit: the 429's Retry-After is waited out once ----
+start_cf spent --seed "$T/seed" --rate 5 --rate-window 2 || exit 1
+for i in 1 2 3 4 5; do
+	curl -s -o /dev/null --cacert "$T/ca.pem" -H "Authorization: Bearer $TOKEN" "$URL/client/v4/zones/$Z1"
+done
+apply spent "$T/one.plan.json" --cloudflare-zone-id "$Z1"
+eq "429 on a read (the token spent by another client): applied after its Retry-After" "$RC $(counts spent)" "0 1 1 0 0 0"
+eq "429 on a read: one 429, then nothing sent until Retry-After had passed" "$(stat .rate_limited)" 1
+kill "$FAKE_PID"
+
 # ---- another client between the read and the batch (the README's window) ----
 start_cf race --seed "$T/seed" --fault race --race "race.example.com A 192.0.2.78" || exit 1
 plan "$T/race.plan.json" create="$(list "$(ep race.example.com A 300 192.0.2.77)")"

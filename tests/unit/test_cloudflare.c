@@ -311,6 +311,12 @@ static void test_pace(void **state)
 	assert_true(dnsb_cf_pace_reserve(&p, 200.0) > 6.9); /* none left: until the reset */
 	assert_true(dnsb_cf_pace_reserve(&p, 208.0) == 0); /* the window reset */
 	assert_int_equal(p.slowed, 2);
+	/* A 429 with Retry-After and no header: nothing until it has passed. */
+	r.ratelimit[0] = '\0';
+	r.status = 429;
+	r.retry_after = 4;
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 300.0), 0);
+	assert_true(dnsb_cf_pace_reserve(&p, 300.0) > 3.9);
 	dnsb_cf_pace_clear(&p);
 }
 
