@@ -107,6 +107,13 @@ CREDS=(CF_API_KEY=$KEY CF_API_EMAIL=$EMAIL)
 apply globalkey "$T/two.plan.json" --cloudflare-zone-id "$Z1"
 eq "CF_API_KEY with CF_API_EMAIL: applied" "$RC $(counts globalkey)" "0 1 1 0 0 0"
 no_secret globalkey
+plan "$T/both.plan.json" create="$(list "$(ep both.example.com A 300 192.0.2.7)" "$(ep both.example.org A 300 192.0.2.8)")"
+apply bothzones "$T/both.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-zone-id "$Z2"
+eq "--cloudflare-zone-id twice: a change in each zone applied" "$RC $(counts bothzones)" "0 2 2 0 0 0"
+eq "--cloudflare-zone-id twice: each in its zone" "$(zone "$Z1" | grep -c '^both\.')$(zone "$Z2" | grep -c '^both\.')" 11
+apply onezone "$T/both.plan.json" --cloudflare-zone-id "$Z1"
+eq "--cloudflare-zone-id once: the other zone's change dropped as no_zone (exit 3)" \
+	"$RC $(counts onezone) $(drop onezone both.example.org | cut -d' ' -f1,2)" "3 2 0 1 1 0 dropped no_zone"
 CREDS=(CF_API_KEY=$KEY)
 apply noemail "$T/two.plan.json"
 eq "CF_API_KEY without CF_API_EMAIL: exit 2" "$RC" 2

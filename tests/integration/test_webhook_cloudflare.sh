@@ -74,5 +74,22 @@ eq "the fake holds web unproxied with its own TTL" "$(records | grep '^web\.')" 
 eq "the record seeded beforehand is left alone" "$(zone | grep '^taken\.')" "taken.example.com 300 A 198.51.100.7"
 eq "nothing dropped" "$(wc -l <"$T/drops.jsonl" 2>/dev/null || echo 0)" 0
 clean_requests hook
+extdns_stop
+
+# ---- --domain-filter: of the zones GET /zones gives (pages of 2 followed), only those a name can lie in ----
+Z3=00112233445566778899aabbccddeeff
+start_cf zones --zone "$Z3=example.net" || exit 1
+unset CF_API_TOKEN
+export CF_API_KEY=$KEY CF_API_EMAIL=$EMAIL
+extdns_serve "$T/serve2.log" --provider cloudflare --cloudflare-api-endpoint "$URL/client/v4" \
+	--cloudflare-ca-file "$T/ca.pem" --domain-filter example.org ||
+	{ not_ok "dnsbatch serve --provider cloudflare --domain-filter starts" "$(tail -5 "$T/serve2.log")"; exit 1; }
+check "GET /zones: the three zones of the key's pages, one served" grep -q "serving 1 of 3 zones of provider cloudflare" \
+	"$T/serve2.log"
+eq "GET /zones: two pages" "$(grep -c 'GET /client/v4/zones?per_page=50&page=' "$T/zones.fake.log")" 2
+list "$(ep new.example.org A 300 192.0.2.40)" >"$T/desired3.json"
+eq "a record in the zone left is created" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired3.json")" "1 204"
+eq "it is in example.org's zone" "$(zone "$Z2" | tr '\n' ';')" "new.example.org 300 A 192.0.2.40;"
+extdns_stop
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
