@@ -234,12 +234,10 @@ int dnsb_endpoint_adjust_props(json_object **out, char **why, json_object *ep, c
 	if (rs.alias == DNSB_ALIAS_DEFAULT)
 		rs.alias = flags & DNSB_ADJUST_NO_HEALTH ? DNSB_ALIAS_PLAIN : DNSB_ALIAS_HEALTH;
 	ttl = rs.ttl;
-	if (rc == 0 && *why == NULL && props != NULL) {
+	if (rc == 0 && *why == NULL && props != NULL)
 		rc = props(ctx, &rs);
-	} else if (rs.set_id == NULL) { /* provider properties only: removed, as external-dns compares them */
-		free(rs.routing);
-		rs.routing = NULL;
-	}
+	else if (rc == 0) /* provider properties: removed, as the others (external-dns compares them) */
+		rc = dnsb_routing_strip_provider(&rs.routing);
 	if (rc == 0 && ep != NULL && json_object_deep_copy(ep, &copy, NULL) != 0)
 		rc = DNSB_ENOMEM; /* a JSON null stays NULL */
 	if (rc == 0 && *why == NULL) {

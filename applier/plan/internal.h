@@ -37,6 +37,9 @@ int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset);
  */
 int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, char **why);
 
+/** routing.c: keep only the routing properties of a set in *routing (NULL when none is left). @return 0 or DNSB_ENOMEM */
+int dnsb_routing_strip_provider(char **routing);
+
 /* routing.c: append out's routing properties to a providerSpecific array, in DNSB_ROUTING_PROPERTIES order.
  * @return 0 or DNSB_ENOMEM */
 int dnsb_routing_to_properties(json_object *list, const char *routing);

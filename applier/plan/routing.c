@@ -82,3 +82,25 @@ int dnsb_routing_to_properties(json_object *list, const char *routing)
 	}
 	return 0;
 }
+
+int dnsb_routing_strip_provider(char **routing)
+{
+	char *kept = NULL;
+
+	for (size_t i = 0; *routing && i < DNSB_ROUTING_SET_PROPERTY_COUNT; i++) {
+		size_t len;
+		const char *value = dnsb_routing_get(*routing, routing_names[i], &len);
+		char *grown = NULL;
+		if (value == NULL)
+			continue;
+		if (asprintf(&grown, "%s%s=%.*s\n", kept ? kept : "", routing_names[i], (int)len, value) < 0) {
+			free(kept);
+			return DNSB_ENOMEM;
+		}
+		free(kept);
+		kept = grown;
+	}
+	free(*routing);
+	*routing = kept;
+	return 0;
+}

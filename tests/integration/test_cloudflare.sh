@@ -232,4 +232,16 @@ eq "race: a CNAME made by another client refuses the batch; that change dropped,
 clean_requests race
 kill "$FAKE_PID"
 
+# ---- another provider refuses Cloudflare's properties before sending ----
+printf '%s\n' '$ORIGIN example.com.' '@ 300 IN SOA ns1 hostmaster 1 3600 600 86400 300' '@ 300 IN NS ns1' \
+	'ns1 300 IN A 192.0.2.53' >"$T/x.zone"
+plan "$T/z.plan.json" create="$(list "$(ep p.example.com A 300 192.0.2.70 |
+	jq -c '.providerSpecific = [{"name": "external-dns.alpha.kubernetes.io/cloudflare-proxied", "value": "true"}]')" \
+	"$(ep plain.example.com A 300 192.0.2.44)")"
+env -i PATH="$PATH" HOME="$T" "$DNSBATCH" apply --plan "$T/z.plan.json" --provider zonefile --zonefile "example.com=$T/x.zone" \
+	--output json --drop-log "$T/zonefile.drops" >"$T/zonefile.json" 2>"$T/zonefile.err"
+eq "zonefile: the proxied record dropped invalid, the plain one applied" "$(counts zonefile)" "2 1 0 1 0"
+check "zonefile: the message names the property and the provider" \
+	grep -q "cloudflare-proxied or .*: provider zonefile stores no such property" "$T/zonefile.drops"
+
 [ "$failures" -eq 0 ]

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnsbatch/plan.h"
 #include "providers/cloudflare/cloudflare.h"
 #include "unit/change_fixture.h"
 
@@ -320,6 +321,43 @@ static void test_pace(void **state)
 	dnsb_cf_pace_clear(&p);
 }
 
+/* AdjustEndpoints with the provider's properties: defaults left out, a proxied record's TTL automatic. */
+static void adjusted(const char *in, const dnsb_cf_config *cfg, const char *want)
+{
+	json_object *ep = json_tokener_parse(in), *out = NULL;
+	char *why = NULL;
+
+	assert_non_null(ep);
+	assert_int_equal(dnsb_endpoint_adjust_props(&out, &why, ep, "$[0]", 0, cfg ? dnsb_cf_props : NULL, cfg), 0);
+	assert_null(why);
+	json_object_object_del(out, "labels");
+	assert_string_equal(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), want);
+	json_object_put(out);
+	json_object_put(ep);
+}
+
+static void test_adjust(void **state)
+{
+	dnsb_cf_config cfg = { 0 };
+	const char *web = "{\"dnsName\":\"Web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			  "\"recordTTL\":300,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_PROXIED "\",\"value\":\"True\"},"
+			  "{\"name\":\"" DNSB_PROPERTY_CF_COMMENT "\",\"value\":\"c\"}]}";
+
+	(void)state;
+	cfg.comment = (char *)"c";
+	/* "True" read as Go's ParseBool does, written "true"; the comment is the default: left out. */
+	adjusted(web, &cfg, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			    "\"recordTTL\":1,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_PROXIED "\",\"value\":\"true\"}]}");
+	/* Proxied by default: the flag is the default, left out; another comment kept. */
+	cfg.proxied = 1;
+	cfg.comment = NULL;
+	adjusted(web, &cfg, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			    "\"recordTTL\":1,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_COMMENT "\",\"value\":\"c\"}]}");
+	/* A provider without properties: both removed, the TTL as asked. */
+	adjusted(web, NULL, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			     "\"recordTTL\":300}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_batch_body),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_adjust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
