@@ -198,11 +198,13 @@ typedef struct dnsb_cf_pace {
 } dnsb_cf_pace;
 
 /**
- * The smallest value of parameter `key` ("r", "t", "q", "w") over the items
- * of a RateLimit or RateLimit-Policy header ("default";r=50;t=30).
- * @return 0 with *value set, or -1 when no item has it
+ * The tightest item of a RateLimit or RateLimit-Policy header
+ * ("default";r=50;t=30, "burst";r=5;t=2): the smallest value of parameter
+ * `key` ("r", "q") over the items, and that item's `key2` ("t", "w").
+ * @param key2, value2  may be NULL; *value2 is -1 when that item lacks key2
+ * @return 0 with *value set, or -1 when no item has `key`
  */
-int dnsb_cf_ratelimit_param(const char *header, const char *key, long *value);
+int dnsb_cf_ratelimit_read(const char *header, const char *key, long *value, const char *key2, long *value2);
 
 /** Start with nothing known (remaining unknown: no request is held). */
 void dnsb_cf_pace_init(dnsb_cf_pace *p);

@@ -15,25 +15,41 @@
 
 #include "providers/cloudflare/cloudflare.h"
 
-int dnsb_cf_ratelimit_param(const char *header, const char *key, long *value)
+/* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
+static int item_param(const char *item, size_t len, const char *key, long *value)
 {
 	size_t klen = strlen(key);
-	int found = 0;
 
-	/* Items are separated by ',', parameters by ';': "name";k=v;k=v, "name2";k=v. The smallest value wins. */
-	for (const char *p = header; p && *p; p++) {
+	for (const char *p = item; p < item + len; p++) {
 		char *end;
 		long v;
 		if (*p != ';')
 			continue;
 		p += strspn(p + 1, " ") + 1;
-		if (strncmp(p, key, klen) != 0 || p[klen] != '=')
+		if ((size_t)(item + len - p) <= klen || strncmp(p, key, klen) != 0 || p[klen] != '=')
 			continue;
 		v = strtol(p + klen + 1, &end, 10);
 		if (end == p + klen + 1 || v < 0)
 			continue;
-		if (!found || v < *value)
-			*value = v;
+		*value = v;
+		return 0;
+	}
+	return -1;
+}
+
+int dnsb_cf_ratelimit_read(const char *header, const char *key, long *value, const char *key2, long *value2)
+{
+	int found = 0;
+
+	/* Items are separated by ',' (a name is a token or a string without ','), parameters by ';'. */
+	for (const char *item = header; item && *item; item += strcspn(item, ",") + (item[strcspn(item, ",")] != '\0')) {
+		size_t len = strcspn(item, ",");
+		long v, v2;
+		if (item_param(item, len, key, &v) != 0 || (found && v >= *value))
+			continue;
+		*value = v;
+		if (key2 && value2)
+			*value2 = item_param(item, len, key2, &v2) == 0 ? v2 : -1;
 		found = 1;
 	}
 	return found ? 0 : -1;
@@ -85,13 +101,11 @@ double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now)
 
 int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now)
 {
-	long r, t, q;
-	int fell = 0, known = dnsb_cf_ratelimit_param(resp->ratelimit, "r", &r) == 0;
+	long r, t = -1, q;
+	int fell = 0, known = dnsb_cf_ratelimit_read(resp->ratelimit, "r", &r, "t", &t) == 0;
 
-	if (dnsb_cf_ratelimit_param(resp->ratelimit, "t", &t) != 0)
-		t = 1;
 	pthread_mutex_lock(&p->lock);
-	if (dnsb_cf_ratelimit_param(resp->ratelimit_policy, "q", &q) == 0 && q > 0)
+	if (dnsb_cf_ratelimit_read(resp->ratelimit_policy, "q", &q, NULL, NULL) == 0 && q > 0)
 		p->quota = (double)q;
 	if (known) {
 		fell = (p->remaining < 0 || p->remaining >= low_water(p)) && (double)r < low_water(p);

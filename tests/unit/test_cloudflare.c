@@ -286,17 +286,23 @@ static void test_pace(void **state)
 {
 	dnsb_http_response r = { 0 };
 	dnsb_cf_pace p;
-	long v = 0;
+	long v = 0, t = 0;
 
 	(void)state;
-	assert_int_equal(dnsb_cf_ratelimit_param("\"default\";r=50;t=30", "r", &v), 0);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";r=50;t=30", "r", &v, "t", &t), 0);
 	assert_int_equal(v, 50);
-	assert_int_equal(dnsb_cf_ratelimit_param("\"default\";r=50;t=30, \"burst\";r=5;t=2", "r", &v), 0);
-	assert_int_equal(v, 5); /* the tighter item */
-	assert_int_equal(dnsb_cf_ratelimit_param("\"burst\";q=100;w=60", "q", &v), 0);
+	assert_int_equal(t, 30);
+	/* The tighter item, with its own reset. */
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";r=50;t=3, \"burst\";r=5;t=20", "r", &v, "t", &t), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(t, 20);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"burst\";q=100;w=60", "q", &v, NULL, NULL), 0);
 	assert_int_equal(v, 100);
-	assert_int_equal(dnsb_cf_ratelimit_param("\"default\";q=100", "r", &v), -1);
-	assert_int_equal(dnsb_cf_ratelimit_param("", "r", &v), -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";q=100", "r", &v, "t", &t), -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";r=7", "r", &v, "t", &t), 0);
+	assert_int_equal(t, -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("", "r", &v, NULL, NULL), -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"x\";rr=1;r=", "r", &v, NULL, NULL), -1);
 
 	dnsb_cf_pace_init(&p);
 	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* nothing known: no wait */
