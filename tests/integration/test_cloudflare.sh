@@ -205,6 +205,18 @@ check "RateLimit: the requests held back are counted in the log" grep -q "reques
 	"$T/paced.err"
 clean_requests paced
 kill "$FAKE_PID"
+# Two instances on one token: each reads the token's count in the headers, so both slow down.
+start_cf paced2 --rate 10 --rate-window 2 || exit 1
+plan "$T/pa.plan.json" create="$(list $(for i in $(seq 1 12); do ep "a$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+plan "$T/pb.plan.json" create="$(list $(for i in $(seq 1 12); do ep "b$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+apply pa "$T/pa.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4 &
+apply_pid=$!
+apply pb "$T/pb.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4
+wait "$apply_pid"
+eq "RateLimit, two instances on one token: both applied" "$(counts pa) $(counts pb)" "12 12 0 0 0 12 12 0 0 0"
+# A 429 stays possible when both take the last request at once (each counts its own); it is then waited out.
+le "RateLimit, two instances on one token: at most one 429 (the headers are shared)" "$(stat .rate_limited)" 1
+kill "$FAKE_PID"
 
 # ---- another client of the token spent its limit: the 429's Retry-After is waited out once ----
 start_cf spent --seed "$T/seed" --rate 5 --rate-window 2 || exit 1
