@@ -193,6 +193,7 @@ typedef struct dnsb_cf_pace {
 	double reset_at;        /**< monotonic seconds when the window resets (RateLimit t) */
 	double quota;           /**< RateLimit-Policy q, 0 unknown */
 	double last;            /**< monotonic seconds the last request was let go */
+	int low;                /**< 1 while the last header said less than a fifth of the quota is left */
 	unsigned long slowed;   /**< requests held back */
 	double waited;          /**< seconds they were held back in all */
 } dnsb_cf_pace;

@@ -108,7 +108,8 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 	if (dnsb_cf_ratelimit_read(resp->ratelimit_policy, "q", &q, NULL, NULL) == 0 && q > 0)
 		p->quota = (double)q;
 	if (known) {
-		fell = (p->remaining < 0 || p->remaining >= low_water(p)) && (double)r < low_water(p);
+		fell = !p->low && (double)r < low_water(p);
+		p->low = (double)r < low_water(p);
 		p->remaining = (double)r;
 		p->reset_at = now + (double)(t > 0 ? t : 1);
 	}

@@ -20,8 +20,9 @@ ROOT=$PWD
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/checks.sh
 . tests/integration/cloudflare_fake.sh
+. tests/integration/redis.sh
 
-for tool in openssl jq curl python3; do
+for tool in openssl jq curl python3 redis-server redis-cli; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		not_ok "tool $tool is installed"
 		exit 1
@@ -39,6 +40,7 @@ fi
 T=$(mktemp -d)
 PIDS=()
 cleanup() {
+	[ -n "${REDIS_DIR:-}" ] && stop_redis
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
 }
@@ -204,6 +206,21 @@ ge "RateLimit: more requests than the quota were sent" "$(stat .requests)" 11
 check "RateLimit: the requests held back are counted in the log" grep -q "requests held back .* by the RateLimit header" \
 	"$T/paced.err"
 clean_requests paced
+kill "$FAKE_PID"
+# With --rate-budget: reads and writes take the shared budget's tokens, and the headers falling low slow it.
+start_cf budget --rate 10 --rate-window 2 || exit 1
+start_redis "$T/redis" || { not_ok "redis-server starts"; exit 1; }
+plan "$T/budget.plan.json" create="$(list $(for i in $(seq 1 12); do ep "c$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+apply budget "$T/budget.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4 \
+	--rate-budget "redis://127.0.0.1:$REDIS_PORT" --metrics-file "$T/budget.metrics"
+eq "rate budget: applied" "$RC $(counts budget)" "0 12 12 0 0 0"
+eq "rate budget: every request, reads and writes, took a token of the shared budget" \
+	"$(sed -n 's/^dnsbatch_rate_budget_tokens_total{bucket="shared"} //p' "$T/budget.metrics")" "$(stat .requests)"
+ge "rate budget: the RateLimit header falling low slowed the shared rate" \
+	"$(sed -n 's/^dnsbatch_rate_budget_throttles_total //p' "$T/budget.metrics")" 1
+eq "rate budget: no 429" "$(stat .rate_limited)" 0
+stop_redis
+REDIS_DIR=
 kill "$FAKE_PID"
 # Two instances on one token: each reads the token's count in the headers, so both slow down.
 start_cf paced2 --rate 10 --rate-window 2 || exit 1
