@@ -31,11 +31,15 @@ int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset);
 
 /**
  * routing.c: the endpoint's setIdentifier (when not "") into out->set_id and
- * its routing properties (DNSB_ROUTING_PROPERTIES, non-empty values) into
+ * its routing properties (the aws ones of DNSB_ROUTING_PROPERTIES on a set
+ * with an identifier, the provider ones on any; non-empty values) into
  * out->routing. A value no line can hold sets *why. out->owner names the
  * record in messages. @return 0, or DNSB_ENOMEM
  */
 int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, char **why);
+
+/** routing.c: keep only the routing properties of a set in *routing (NULL when none is left). @return 0 or DNSB_ENOMEM */
+int dnsb_routing_strip_provider(char **routing);
 
 /* routing.c: append out's routing properties to a providerSpecific array, in DNSB_ROUTING_PROPERTIES order.
  * @return 0 or DNSB_ENOMEM */

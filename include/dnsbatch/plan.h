@@ -169,6 +169,19 @@ int dnsb_json_check_utf8(char *where, size_t size, struct json_object *doc);
 int dnsb_endpoint_adjust(struct json_object **out, char **why, struct json_object *ep, const char *path,
 			 unsigned flags);
 
+/**
+ * dnsb_endpoint_adjust for a provider that stores provider properties
+ * (dnsb_provider_limits.properties): the endpoint's provider properties
+ * (DNSB_PROPERTY_CF_PROXIED, ...) are put in the provider's canonical form
+ * by `props` and kept as it lists them, and recordTTL becomes the TTL
+ * `props` fixes (a proxied record's automatic 1). With props NULL, as
+ * dnsb_endpoint_adjust: provider properties are removed like the others.
+ * @param ctx  given to props (borrowed)
+ * @return 0, or DNSB_ENOMEM
+ */
+int dnsb_endpoint_adjust_props(struct json_object **out, char **why, struct json_object *ep, const char *path,
+			       unsigned flags, dnsb_rrset_props_fn props, const void *ctx);
+
 #ifdef __cplusplus
 }
 #endif
