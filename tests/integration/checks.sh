@@ -8,6 +8,25 @@
 failures=0
 
 ok() { echo "ok - $1"; }
+# needs TOOL...: each command is installed; else one failed check, and the test stops
+needs() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed"; exit 1; }
+	done
+}
+# scratch: the test's temp dir $T, and PIDS, the processes it starts: at exit those are stopped and $T
+# removed (DNSB_KEEP_TMP=1 keeps it)
+scratch() {
+	T=$(mktemp -d)
+	PIDS=()
+	trap scratch_cleanup EXIT
+}
+scratch_cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
+}
 # not_ok NAME [DETAIL...]: a failed check, with detail lines
 not_ok() {
 	echo "not ok - $1"

@@ -36,13 +36,7 @@ if [ ! -x "$DNSBATCH" ]; then
 	exit 1
 fi
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
+scratch
 
 if ! tls_pki >"$T/pki.log" 2>&1; then
 	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"

@@ -28,19 +28,11 @@ DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/azure_fake.sh
 . tests/integration/redis.sh
 
-for tool in openssl jq curl python3 bc redis-server redis-cli; do
-	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed"; exit 1; }
-done
+needs openssl jq curl python3 bc redis-server redis-cli
 python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
 [ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
+scratch
 tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate"; exit 1; }
 mkdir -p "$T/home"
 

@@ -33,13 +33,7 @@ for bin in "$DNSBATCH" "$FAKE"; do
 	fi
 done
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
+scratch
 
 ##### keys and certificates, made now ###############################################################
 

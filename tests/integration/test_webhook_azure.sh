@@ -14,9 +14,7 @@ DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
 . tests/integration/extdns_client.sh
 . tests/integration/azure_fake.sh
 
-for tool in openssl jq curl python3; do
-	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed"; exit 1; }
-done
+needs openssl jq curl python3
 python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
 
 T=$(mktemp -d)
