@@ -19,9 +19,10 @@ typedef struct dnsb_hmap {
 	dnsb_hmap_slot *slots;
 	size_t capacity;   /* a power of two, or 0 */
 	size_t count;
+	uint64_t seed;     /* mixed into each hash for its home slot; set when the slots are first made */
 } dnsb_hmap;
 
-#define DNSB_HMAP_INIT { NULL, 0, 0 }
+#define DNSB_HMAP_INIT { NULL, 0, 0, 0 }
 
 /* @return the value, or NULL when absent */
 void *dnsb_hmap_get(const dnsb_hmap *m, const char *key);
