@@ -69,9 +69,13 @@ void *dnsb_hmap_get(const dnsb_hmap *m, const char *key)
 	return m->slots[i].key ? m->slots[i].value : NULL;
 }
 
-static int grow(dnsb_hmap *m)
+/* Double the slots, or more: to `want` (a power of two) when it is larger. */
+static int grow_to(dnsb_hmap *m, size_t want)
 {
 	size_t cap = m->capacity ? m->capacity * 2 : 64;
+
+	while (cap < want)
+		cap *= 2;
 	dnsb_hmap_slot *old = m->slots, *slots = calloc(cap, sizeof(*slots));
 	size_t oldcap = m->capacity;
 
@@ -88,12 +92,19 @@ static int grow(dnsb_hmap *m)
 	return 0;
 }
 
+int dnsb_hmap_reserve(dnsb_hmap *m, size_t n)
+{
+	if ((m->count + n) * 4 <= m->capacity * 3)
+		return 0;
+	return grow_to(m, (m->count + n) * 4 / 3 + 1);
+}
+
 int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value)
 {
 	uint64_t h = hash_key(key);
 	size_t i;
 
-	if ((m->count + 1) * 4 > m->capacity * 3 && grow(m) < 0)
+	if ((m->count + 1) * 4 > m->capacity * 3 && grow_to(m, 0) < 0)
 		return DNSB_ENOMEM;
 	i = find(m, key, h);
 	if (m->slots[i].key == NULL)
