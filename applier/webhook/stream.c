@@ -37,7 +37,19 @@ struct records_stream {
 	enum method method;
 	double start;
 	int failed;
+	int counted;                /* in the metrics: at the end of the body, or when the reply is dropped */
 };
+
+/* Count the reply once: when its last bytes are handed over (before the client can see the end and scrape
+ * /metrics), or when libmicrohttpd drops it unfinished. */
+static void count_once(struct records_stream *s)
+{
+	if (s->counted)
+		return;
+	s->counted = 1;
+	dnsb_webhook_count_reply(s->wh, s->route, s->method, s->failed ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_OK,
+				 s->start);
+}
 
 static int pending_set(struct records_stream *s, const char *sep, const char *text, size_t len)
 {
@@ -121,10 +133,13 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 				dnsb_log(DNSB_LOG_ERROR, "GET /records: writing the reply: %s (the connection is closed "
 					 "mid-body)", dnsb_strerror(rc));
 				s->failed = 1;
+				count_once(s);
 				return MHD_CONTENT_READER_END_WITH_ERROR;
 			}
-			if (rc == 0)
+			if (rc == 0) {
+				count_once(s);
 				break;
+			}
 		}
 		take = s->len - s->off < max - n ? s->len - s->off : max - n;
 		memcpy(buf + n, s->pending + s->off, take);
@@ -139,8 +154,7 @@ static void stream_free(void *cls)
 {
 	struct records_stream *s = cls;
 
-	dnsb_webhook_count_reply(s->wh, s->route, s->method, s->failed ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_OK,
-				 s->start);
+	count_once(s);
 	for (size_t i = 0; i < s->zone_count; i++)
 		dnsb_webhook_stream_zone_clear(&s->zones[i]);
 	free(s->zones);
