@@ -174,12 +174,18 @@ static void after_apply(dnsb_webhook *wh, const dnsb_report *r)
 		dnsb_webhook_set_ready(wh, "apply");
 }
 
-static enum MHD_Result answer(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req, unsigned status)
+/* The answer; a 503 says what is in effect by the deadline and what external-dns will send again. */
+static enum MHD_Result answer(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req, unsigned status,
+			      const dnsb_report *r, const char *why)
 {
 	if (status == MHD_HTTP_NO_CONTENT)
 		return dnsb_webhook_reply(conn, wh, req, status, NULL, NULL, 0);
-	return dnsb_webhook_reply_text(conn, wh, req, status, "%s", status == MHD_HTTP_SERVICE_UNAVAILABLE ?
-			  "some changes failed and will be retried next interval" : "internal error");
+	if (status != MHD_HTTP_SERVICE_UNAVAILABLE)
+		return dnsb_webhook_reply_text(conn, wh, req, status, "internal error");
+	return dnsb_webhook_reply_text(conn, wh, req, status, "%s%zu of %zu changes in effect (%zu applied, %zu already "
+				       "applied), %zu dropped, %zu failed: the failed ones are retried next interval",
+				       why, r->applied + r->already_applied, r->changes, r->applied, r->already_applied,
+				       r->dropped, r->failed);
 }
 
 enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
@@ -190,6 +196,7 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 	unsigned char *touched;
 	double start_unix = dnsb_wall_clock();
 	struct phases ph = { dnsb_monotonic(), 0, 0 };
+	enum MHD_Result ret;
 	unsigned status;
 	int rc, busy;
 
@@ -222,9 +229,8 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 		log_apply(rc, &report, &err, &ph, status);
 	}
 	free(touched);
-	dnsb_report_clear(&report);
 	dnsb_plan_free(plan);
-	if (busy)
-		return dnsb_webhook_reply_text(conn, wh, req, status, "zones busy past the apply timeout; retry next interval");
-	return answer(conn, wh, req, status);
+	ret = answer(conn, wh, req, status, &report, busy ? "zones busy past the apply timeout: " : "");
+	dnsb_report_clear(&report);
+	return ret;
 }

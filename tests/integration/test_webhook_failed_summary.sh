@@ -5,6 +5,7 @@
 # retries), answers 503 and leaves one stderr line per zone and reason (not one
 # per change), at most 1,000 drop-log lines per zone and reason plus one line
 # counting the rest, which `dnsbatch drops` counts as the changes it stands for.
+# The 503's body says how many changes are in effect and how many failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/extdns_client.sh
@@ -24,8 +25,10 @@ awk 'BEGIN {
 extdns_serve "$tmp/serve.log" --provider memory --memory-zone a.test --memory-zone b.test \
 	--memory-faults '*:transient' --max-retries 0 --drop-log "$drops" || { echo "not ok - serve starts"; exit 1; }
 extdns_check "healthz ready" extdns_wait_ready 10
-extdns_post "$EXTDNS_API" /records "$tmp/plan.json" >/dev/null
+extdns_post "$EXTDNS_API" /records "$tmp/plan.json" >"$tmp/answer"
 extdns_check "every change failed: 503" [ "$EXTDNS_STATUS" = 503 ]
+extdns_check "the answer says what is in effect and what failed" \
+	grep -q '^0 of 2510 changes in effect (0 applied, 0 already applied), 0 dropped, 2510 failed' "$tmp/answer"
 extdns_stop
 
 summary() { grep -c " warn zone $1: $2 changes\{0,1\} failed: transient (" "$tmp/serve.log"; }
