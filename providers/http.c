@@ -2,7 +2,8 @@
  * http.c - the HTTP client every HTTP provider shares: one libcurl easy
  * handle per provider (its connection cache gives keep-alive), guarded by a
  * mutex, a timeout from the caller's time left, TLS always verified, the
- * body kept within a cap, Retry-After and Content-Type read from the headers.
+ * body kept within a cap, Retry-After, Content-Type and RateLimit(-Policy)
+ * read from the headers.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -198,6 +199,7 @@ typedef struct exchange {
 	int truncated, oom;
 	char content_type[128];
 	char retry_after[128];
+	char ratelimit[160], ratelimit_policy[160];
 } exchange;
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *payload)
@@ -249,7 +251,11 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *payload)
 
 	/* A new status line (after a 100 Continue) starts a new set of headers. */
 	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
-		x->content_type[0] = x->retry_after[0] = '\0';
+		x->content_type[0] = x->retry_after[0] = x->ratelimit[0] = x->ratelimit_policy[0] = '\0';
+	} else if (n > 17 && strncasecmp(data, "RateLimit-Policy:", 17) == 0) {
+		header_value(x->ratelimit_policy, sizeof(x->ratelimit_policy), data + 17, n - 17);
+	} else if (n > 10 && strncasecmp(data, "RateLimit:", 10) == 0) {
+		header_value(x->ratelimit, sizeof(x->ratelimit), data + 10, n - 10);
 	} else if (n > 13 && strncasecmp(data, "Content-Type:", 13) == 0) {
 		header_value(x->content_type, sizeof(x->content_type), data + 13, n - 13);
 	} else if (n > 12 && strncasecmp(data, "Retry-After:", 12) == 0) {
@@ -448,6 +454,8 @@ static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_htt
 	out->body_len = x.len;
 	out->truncated = x.truncated;
 	memcpy(out->content_type, x.content_type, sizeof(out->content_type));
+	memcpy(out->ratelimit, x.ratelimit, sizeof(out->ratelimit));
+	memcpy(out->ratelimit_policy, x.ratelimit_policy, sizeof(out->ratelimit_policy));
 	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, (time_t)dnsb_clock_wall(NULL)) : -1;
 	out->seconds = dnsb_monotonic() - start;
 	return 0;

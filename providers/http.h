@@ -65,6 +65,9 @@ typedef struct dnsb_http_response {
 	double retry_after;       /**< seconds from the Retry-After header (delay-seconds or
 				       HTTP-date, never negative); < 0 when absent or unreadable */
 	double seconds;           /**< wall seconds the request took, waiting for the handle included */
+	char ratelimit[160];      /**< the RateLimit header as sent (IETF draft httpapi-ratelimit-headers:
+				       "default";r=50;t=30, Cloudflare's form), "" if none */
+	char ratelimit_policy[160]; /**< the RateLimit-Policy header ("burst";q=100;w=60), "" if none */
 } dnsb_http_response;
 
 /**

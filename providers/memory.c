@@ -364,7 +364,8 @@ static const dnsb_provider_ops memory_ops =
 int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_count,
 		    const char *faults, dnsb_error *err)
 {
-	static const dnsb_provider_limits cloud_dns_limits = { 0, 1000, 1000, 100000, 0, 0, 0, 0, NULL, 0, 0 };
+	static const dnsb_provider_limits cloud_dns_limits = { .max_additions = 1000, .max_deletions = 1000,
+								.max_rdata_bytes = 100000 };
 	memory_state *st = calloc(1, sizeof(*st));
 	dnsb_provider *p;
 	int rc;

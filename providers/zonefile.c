@@ -405,7 +405,8 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 
 static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
-	static const dnsb_provider_limits cloud_dns_limits = { 0, 1000, 1000, 100000, 1, 0, 0, 0, NULL, 0, 0 };
+	static const dnsb_provider_limits cloud_dns_limits = { .max_additions = 1000, .max_deletions = 1000,
+								.max_rdata_bytes = 100000, .names_culprit = 1 };
 	zf_state *st = calloc(1, sizeof(*st));
 	dnsb_provider *p;
 	const char *spec;

@@ -151,16 +151,19 @@ static void print_batch(void *payload, const char *zone, unsigned long batch_no,
 			change_line(stdout, changes[i]);
 		return;
 	}
-	json_object *b = json_object_new_object(), *list = json_object_new_array();
-	json_object_object_add(b, "batch", json_object_new_int64((int64_t)batch_no));
-	json_object_object_add(b, "zone", json_object_new_string(zone));
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(list, dnsb_change_to_plan_json(changes[i]));
-	json_object_object_add(b, "changes", list);
-	fputs(d->opened ? "," : "{\"dry_run_batches\":[", stdout);
+	/* Written as it goes: {"batch":N,"zone":"...","changes":[...]}, each change serialised on its own. */
+	json_object *z = json_object_new_string(zone);
+	printf("%s{\"batch\":%lu,\"zone\":%s,\"changes\":[", d->opened ? "," : "{\"dry_run_batches\":[", batch_no,
+	       z ? json_object_to_json_string_ext(z, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "null");
+	json_object_put(z);
 	d->opened = 1;
-	fputs(json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-	json_object_put(b);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			putchar(',');
+		if (dnsb_change_print_plan_json(stdout, changes[i]) != 0)
+			fputs("null", stdout); /* out of memory: the document stays whole */
+	}
+	fputs("]}", stdout);
 }
 
 static void add_counts(json_object *o, size_t changes, size_t applied, size_t already, size_t dropped, size_t failed)

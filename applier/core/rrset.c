@@ -1,4 +1,5 @@
 /* rrset.c - owner names, canonical RDATA and RRset values, all through ldns. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,7 +199,11 @@ static int canonical_single_field(char **out, uint16_t type, const char *rdata, 
 		if (strpbrk(rdata, " \t\\\"()") != NULL)
 			return 0; /* let the full parser judge spaces, escapes and quotes */
 		/* external-dns targets are absolute names written without the trailing dot */
-		if (asprintf(&text, "%s%s", rdata, field == LDNS_RDF_TYPE_DNAME && rdata[len - 1] != '.' ? "." : "") < 0)
+		if (field != LDNS_RDF_TYPE_DNAME)
+			text = strdup(rdata);
+		else if (asprintf(&text, "%s%s", rdata, rdata[len - 1] != '.' ? "." : "") < 0)
+			text = NULL;
+		if (text == NULL)
 			return 0;
 	} else {
 		return 0;
@@ -213,6 +218,11 @@ static int canonical_single_field(char **out, uint16_t type, const char *rdata, 
 		*out = plain_canonical(text);
 	} else if (field == LDNS_RDF_TYPE_STR && plain_text(rdata + 1, len - 2)) {
 		*out = strdup(rdata);
+	} else if (field == LDNS_RDF_TYPE_A || field == LDNS_RDF_TYPE_AAAA) {
+		/* The text ldns would print (ldns_rdf2buffer_str_a/_aaaa call inet_ntop), without its buffer. */
+		char ip[INET6_ADDRSTRLEN];
+		*out = inet_ntop(field == LDNS_RDF_TYPE_A ? AF_INET : AF_INET6, ldns_rdf_data(rdf), ip, sizeof(ip)) ?
+		       strdup(ip) : NULL;
 	} else {
 		if (field == LDNS_RDF_TYPE_DNAME)
 			ldns_dname2canonical(rdf);

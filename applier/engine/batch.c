@@ -9,7 +9,7 @@
 
 /* Would adding g overflow the batch under the provider's limits? */
 typedef struct batch_fill {
-	size_t groups, changes, additions, deletions, rdata;
+	size_t groups, changes, additions, deletions, rdata, records;
 } batch_fill;
 
 static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill *after)
@@ -24,10 +24,12 @@ static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill
 		if (c->kind != DNSB_CHANGE_DELETE) {
 			after->additions++;
 			after->rdata += dnsb_rrset_rdata_bytes(&c->new_set);
+			after->records += c->new_set.rdata_count;
 		}
 		if (c->kind != DNSB_CHANGE_CREATE) {
 			after->deletions++;
 			after->rdata += dnsb_rrset_rdata_bytes(&c->old);
+			after->records += c->old.rdata_count;
 		}
 	}
 	if (f->groups == 0)
@@ -36,7 +38,8 @@ static int fits(const engine *e, const batch_fill *f, const group *g, batch_fill
 	       (!l->max_changes || after->changes <= l->max_changes) &&
 	       (!l->max_additions || after->additions <= l->max_additions) &&
 	       (!l->max_deletions || after->deletions <= l->max_deletions) &&
-	       (!l->max_rdata_bytes || after->rdata <= l->max_rdata_bytes);
+	       (!l->max_rdata_bytes || after->rdata <= l->max_rdata_bytes) &&
+	       (!l->max_records || after->records <= l->max_records);
 }
 
 /* One batch cut from a zone: counted, then submitted, or in a dry run only shown; once a stop is asked, failed unsent. */

@@ -1,7 +1,12 @@
 /*
  * group.c - change groups (DESIGN §2): changes with one owner name, joined
  * by the external-dns registry's ownership records (labels.ownedRecord).
- * Union-find over owner names; groups in order of first appearance.
+ * The sets of a routing policy (distinct set identifiers at one owner name)
+ * are groups apart: the registry's TXT record of a set carries the set's
+ * identifier (external-dns registry/txt.go), so it joins its own set's group;
+ * a change without identifier at the owner name joins every set there.
+ * Union-find over (owner name, set identifier); groups in order of first
+ * appearance.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +34,49 @@ static int uf_join(dnsb_hmap *names, size_t *parent, const char *name, size_t i)
 	if (a != b)
 		parent[a > b ? a : b] = a > b ? b : a;
 	return 0;
+}
+
+/* The set identifier of a change's RRset, or NULL for none ("" is none). */
+static const char *change_set_id(const dnsb_change *c)
+{
+	const dnsb_rrset *r = c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+
+	return r->set_id && r->set_id[0] ? r->set_id : NULL;
+}
+
+/* "name\x1fset-id" into keys[k] (owned there, freed with them), or the name itself (borrowed) without one. */
+static const char *set_key(char **keys, size_t k, const char *name, const char *sid)
+{
+	size_t a, b;
+
+	if (sid == NULL)
+		return name;
+	a = strlen(name);
+	b = strlen(sid);
+	if ((keys[k] = malloc(a + b + 2)) == NULL)
+		return NULL;
+	memcpy(keys[k], name, a);
+	keys[k][a] = '\x1f';
+	memcpy(keys[k] + a + 1, sid, b + 1);
+	return keys[k];
+}
+
+/*
+ * Join c (index i) to its owner's group and its owned record's, each keyed by c's set identifier; an update
+ * whose old set had another identifier joins that set's group too. keys[3i..3i+2] hold the keys made.
+ */
+static int join_change(dnsb_hmap *names, size_t *parent, char **keys, const dnsb_change *c, size_t i)
+{
+	const char *sid = change_set_id(c), *key = set_key(keys, 3 * i, dnsb_change_owner(c), sid);
+	const char *old_sid = c->old.set_id && c->old.set_id[0] ? c->old.set_id : NULL;
+	int rc = key ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
+	int moved = c->kind == DNSB_CHANGE_UPDATE && (old_sid ? sid == NULL || strcmp(old_sid, sid) != 0 : sid != NULL);
+
+	if (rc == 0 && c->owned_record)
+		rc = (key = set_key(keys, 3 * i + 1, c->owned_record, sid)) ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
+	if (rc == 0 && moved)
+		rc = (key = set_key(keys, 3 * i + 2, c->old.owner, old_sid)) ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
+	return rc;
 }
 
 /* Inside a group: deletions, then updates, then creations, so a name can change type. */
@@ -164,11 +212,13 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 	size_t n = dnsb_plan_count(plan), *parent, *slot, count = 0;
 	dnsb_hmap names = DNSB_HMAP_INIT;
 	group *groups = NULL;
+	char **keys;
 	int rc = 0;
 
 	parent = malloc((n ? n : 1) * sizeof(size_t));
 	slot = malloc((n ? n : 1) * sizeof(size_t));
-	if (parent == NULL || slot == NULL) {
+	keys = calloc(3 * (n ? n : 1), sizeof(char *));
+	if (parent == NULL || slot == NULL || keys == NULL) {
 		rc = DNSB_ENOMEM;
 		goto done;
 	}
@@ -179,10 +229,19 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 		dnsb_change *c = dnsb_plan_change(plan, i);
 		if (!groupable(c, zone_count))
 			continue;
-		/* An update's pair shares its owner (the parser checks), so one name per change. */
-		rc = uf_join(&names, parent, dnsb_change_owner(c), i);
-		if (rc == 0 && c->owned_record)
-			rc = uf_join(&names, parent, c->owned_record, i);
+		/* An update's pair shares its owner and set identifier (the parser checks), so one key per change. */
+		rc = join_change(&names, parent, keys, c, i);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		void *plain;
+		/* A set joins the group of the changes without identifier at its owner name, when there are some. */
+		if (groupable(c, zone_count) && change_set_id(c) &&
+		    (plain = dnsb_hmap_get(&names, dnsb_change_owner(c))) != NULL) {
+			size_t a = uf_find(parent, (size_t)plain - 1), b = uf_find(parent, i);
+			if (a != b)
+				parent[a > b ? a : b] = a > b ? b : a;
+		}
 	}
 	if (rc < 0)
 		goto done;
@@ -230,6 +289,9 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 	}
 done:
 	dnsb_hmap_clear(&names);
+	for (size_t i = 0; keys && i < 3 * n; i++)
+		free(keys[i]);
+	free(keys);
 	free(parent);
 	free(slot);
 	*out = groups;

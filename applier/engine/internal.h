@@ -31,7 +31,8 @@ typedef struct group {
 	dnsb_droplog_quarantine qevent; /* what the quarantine did to it in this apply (held.c), for the logs */
 	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
 	double held_for;         /* seconds: the hold set, with qevent start or again */
-	int deferred;            /* isolate.c: refused on its own, waiting for the batched read that settles it */
+	int deferred;            /* settle.c: waiting for the batched read that settles it: 1 refused on its own,
+				  * 2 found by elimination, 3 named by a reply (a culprit list not yet proven) */
 	const dnsb_change *refused;  /* diagnose.c: the change whose refusal drops the group, NULL when none is known */
 	unsigned long with_group;    /* diagnose.c: changes (bit k: changes[k], k < 64) with nothing in their own way,
 				      * dropped only with their group: their message names `refused` */
@@ -59,6 +60,8 @@ typedef struct engine {
 	size_t unsent;               /* outcome.c: changes failed unsent after a stop, told in one line */
 	double started;              /* clock seconds when the apply began */
 	dnsb_progress progress;      /* progress.c: what on_progress is told */
+	size_t hint_trust;           /* settle.c: groups a culprit list may name before a read proves them (0: read
+				      * the first at once; doubles each time a read proves every name right) */
 } engine;
 
 /* One batch as cut from a zone, while it is being run: its budget is the batch's, not a part's. */
@@ -76,6 +79,7 @@ typedef struct batch_run {
 	size_t chunk_cap;        /* after too_large: never grow past it; 0 = none */
 	group **refused;         /* refused on their own, settled together by one read (isolate.c) */
 	size_t nrefused, refused_cap;
+	size_t nnamed;           /* of them, named by a reply and not yet proven (deferred 3) */
 	int no_defer;            /* the group being settled is a temporary one: settle it at once */
 	dnsb_change **upgraded;  /* registry format upgrades sent as creates (noop.c), made updates again at the end */
 	size_t nupgraded, upgraded_cap;
@@ -163,6 +167,10 @@ int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *h
 void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone);
 /* settle.c: settle the groups kept by dnsb_engine_settle_lone, by one read. */
 void dnsb_engine_settle_refused(batch_run *br);
+/* settle.c: g, named by a conflict's culprit list (what the reply says of it: `note`, or NULL), kept for the
+ * batch's read like a group found by elimination (the caller reads at once when br->nnamed passes
+ * e->hint_trust). @return 1 when kept, 0 when it cannot wait (out of memory: the caller settles it) */
+int dnsb_engine_defer_named(batch_run *br, group *g, const dnsb_result *res, const char *note);
 
 /* verify.c */
 int dnsb_engine_read_back(engine *e, group **gs, size_t n, int diagnose, dnsb_rrset_list *held, dnsb_error *rerr);

@@ -106,10 +106,20 @@ static size_t named_groups(group **part, size_t m, const dnsb_result *res, group
 	return k;
 }
 
+/* Did g, named by a culprit list, apply on its own (the list was wrong about it)? */
+static int applied_alone(const group *g)
+{
+	for (size_t i = 0; i < g->count; i++)
+		if (g->changes[i]->outcome != DNSB_OUTCOME_APPLIED)
+			return 0;
+	return g->count > 0;
+}
+
 /*
- * Follow a reply's culprit list: the named groups are settled one by one
- * (read back once for all of them), and the rest is sent next as one part.
- * A named group that applies on its own proves the list wrong: culprit lists
+ * Follow a reply's culprit list: the named groups wait for the batch's read of
+ * the refused groups (settle.c; read at once while the provider's lists are
+ * not yet proven: e->hint_trust), and the rest is sent next as one part. A
+ * named group that applies on its own proves the list wrong: culprit lists
  * are ignored for the rest of the batch, so a wrong one costs one request.
  * @return 0 when the list names nothing in part; 1 when it was followed; 2
  *         when every named group applied (all wrong): the rest, compacted at
@@ -119,10 +129,7 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 {
 	group **named = malloc(m * sizeof(group *));
 	const char **notes = malloc(m * sizeof(char *));
-	dnsb_rrset_list held = { 0 };
-	dnsb_error rerr = { 0, "" };
 	size_t k = named && notes ? named_groups(part, m, res, named, notes) : 0, applied = 0;
-	int have_read;
 
 	if (k == 0) {
 		br->hints_on = 0;
@@ -130,30 +137,22 @@ static int follow_culprits(batch_run *br, group **part, size_t m, const dnsb_res
 		free(notes);
 		return 0;
 	}
-	have_read = res->cls == DNSB_CLASS_CONFLICT && dnsb_engine_read_back(br->e, named, k, 1, &held, &rerr) == 0;
 	for (size_t i = 0; i < k && !br->over; i++) {
 		group *g = named[i];
 		/* Each named group keeps what the reply says of it, not of the batch's first culprit. */
-		if (have_read && dnsb_engine_group_in_effect(br->e, g, &held))
-			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, notes[i]);
-		else if (have_read && dnsb_engine_settle_upgrade(br, g, &held))
-			continue;
-		else if (have_read && dnsb_engine_settle_partial(br, g, &held))
-			continue;
-		else if (have_read && dnsb_engine_cause_shown(br->e, g, &held)) {
-			dnsb_engine_diagnose(br->e, g, &held);
-			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, notes[i]);
-		}
-		else if (dnsb_engine_try_alone(br, g))
-			applied++;
+		if (res->cls != DNSB_CLASS_CONFLICT || br->no_defer || !dnsb_engine_defer_named(br, g, res, notes[i]))
+			dnsb_engine_try_alone(br, g);
 	}
+	if (br->nnamed > br->e->hint_trust && !br->over)
+		dnsb_engine_settle_refused(br); /* not yet proven: read now, while one wrong list costs one request */
+	for (size_t i = 0; i < k; i++)
+		applied += !br->over && applied_alone(named[i]);
 	if (applied > 0)
 		br->hints_on = 0;
-	dnsb_rrset_list_clear(&held);
 	free(named);
 	free(notes);
 	*left = compact(part, m);
-	return applied == k && *left > 0 ? 2 : 1;
+	return applied >= k && *left > 0 ? 2 : 1;
 }
 
 /*

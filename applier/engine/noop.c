@@ -26,15 +26,6 @@
 
 #include "applier/engine/internal.h"
 
-int dnsb_engine_change_noop(const dnsb_change *c, int strict)
-{
-	if (c->kind != DNSB_CHANGE_UPDATE || !dnsb_rrset_same_data(&c->old, &c->new_set))
-		return 0;
-	if (c->old.alias != DNSB_ALIAS_NONE || c->old.ttl == c->new_set.ttl)
-		return 1;
-	return !strict && c->old.ttl == DNSB_TTL_UNSET;
-}
-
 /* Every pending change of g is a no-op update (TTL unset allowed: the read judges it). */
 static int quiet_group(const group *g)
 {

@@ -134,11 +134,11 @@ int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *h
 }
 
 /*
- * Keep g, refused on its own (`alone`) or found by elimination, for the
- * batched read; its refusal's detail is kept on its changes meanwhile.
- * @return 1 when kept
+ * Keep g, refused on its own (kind 1), found by elimination (2) or named by a
+ * reply (3), for the batched read; the refusal's detail (`message`) is kept on
+ * its changes meanwhile. @return 1 when kept
  */
-static int defer(batch_run *br, group *g, const dnsb_result *res, int alone)
+static int defer(batch_run *br, group *g, const dnsb_result *res, int kind, const char *message)
 {
 	if (br->nrefused == br->refused_cap) {
 		size_t cap = br->refused_cap ? br->refused_cap * 2 : 16;
@@ -150,12 +150,18 @@ static int defer(batch_run *br, group *g, const dnsb_result *res, int alone)
 	}
 	for (size_t i = 0; i < g->count; i++)
 		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
-			dnsb_engine_set_detail(g->changes[i], res->status, res->code, res->message);
-	g->deferred = alone ? 1 : 2;
+			dnsb_engine_set_detail(g->changes[i], res->status, res->code, message);
+	g->deferred = kind;
 	br->refused[br->nrefused++] = g;
+	br->nnamed += kind == 3;
 	if (br->nrefused >= REFUSED_BATCH)
 		dnsb_engine_settle_refused(br);
 	return 1;
+}
+
+int dnsb_engine_defer_named(batch_run *br, group *g, const dnsb_result *res, const char *note)
+{
+	return defer(br, g, res, 3, note ? note : res->message);
 }
 
 /* One change's refusal as it was kept (defer). */
@@ -178,60 +184,82 @@ static dnsb_result kept_result(const group *g)
 }
 
 /*
+ * A culprit list is proven wrong when a group it named applies on its own:
+ * lists are ignored for the rest of the batch, and the next one is read at
+ * once. A read that proves every name right lets twice as many wait.
+ */
+static void judge_names(batch_run *br, size_t named, size_t wrong)
+{
+	engine *e = br->e;
+
+	if (wrong > 0) {
+		br->hints_on = 0;
+		e->hint_trust = 0;
+	} else if (named > 0) {
+		e->hint_trust = e->hint_trust ? e->hint_trust * 2 : 1;
+		if (e->hint_trust > REFUSED_BATCH)
+			e->hint_trust = REFUSED_BATCH;
+	}
+}
+
+/*
  * The groups refused, settled by one read: in effect (a lost commit of
  * ours), in part, or dropped with what is in their way when refused on their
  * own or the read shows it; else sent on their own. When the read fails, a
  * group refused on its own is failed/transient (the truth is unknown) and
- * one found by elimination is sent on its own.
+ * one found by elimination or named by a reply is sent on its own.
  */
 void dnsb_engine_settle_refused(batch_run *br)
 {
-	size_t n = 0;
+	size_t n = 0, named = 0, wrong = 0;
 	group **gs = br->refused;
 	dnsb_rrset_list held = { 0 };
 	dnsb_error rerr = { 0, "" };
 	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 64];
-	int read;
+	int read, was = br->no_defer;
 
-	int alone[REFUSED_BATCH];
+	int kind[REFUSED_BATCH];
 
 	for (size_t i = 0; i < br->nrefused; i++) {
-		int was_alone = br->refused[i]->deferred == 1;
+		int k = br->refused[i]->deferred;
 		br->refused[i]->deferred = 0;
 		if (dnsb_engine_group_open(br->refused[i])) {
-			alone[n] = was_alone;
+			kind[n] = k;
 			gs[n++] = br->refused[i]; /* the run's end may have settled some */
 		}
 	}
 	br->refused = NULL;
-	br->nrefused = br->refused_cap = 0;
+	br->nrefused = br->refused_cap = br->nnamed = 0;
 	read = n > 0 && dnsb_engine_read_back(br->e, gs, n, 1, &held, &rerr) == 0;
 	br->no_defer = 1; /* a part settled alone again is read at once */
 	for (size_t i = 0; i < n; i++) {
 		group *g = gs[i];
 		dnsb_result res = kept_result(g);
+		int alone = kind[i] == 1;
 
-		if (br->over) {
+		if (br->over)
 			break; /* the run ended: its end settled what was open */
-		} else if (!read && alone[i]) {
+		named += kind[i] == 3;
+		if (!read && alone) {
 			snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res.message, rerr.message);
 			dnsb_engine_finish(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, &res, msg);
 		} else if (!read) {
-			dnsb_engine_try_alone(br, g);
+			wrong += dnsb_engine_try_alone(br, g) && kind[i] == 3;
 		} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
 			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, &res, NULL);
 		} else if (dnsb_engine_settle_upgrade(br, g, &held)) {
 			continue;
 		} else if (dnsb_engine_settle_partial(br, g, &held)) {
 			continue;
-		} else if (alone[i] || dnsb_engine_cause_shown(br->e, g, &held)) {
+		} else if (alone || dnsb_engine_cause_shown(br->e, g, &held)) {
 			dnsb_engine_diagnose(br->e, g, &held);
 			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, &res, NULL);
 		} else {
-			dnsb_engine_try_alone(br, g);
+			wrong += dnsb_engine_try_alone(br, g) && kind[i] == 3;
 		}
 	}
-	br->no_defer = 0;
+	br->no_defer = was;
+	judge_names(br, named, wrong);
 	dnsb_rrset_list_clear(&held);
 	free(gs);
 }
@@ -255,7 +283,7 @@ void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, in
 			dnsb_engine_try_alone(br, g);
 		return;
 	}
-	if (res->cls == DNSB_CLASS_CONFLICT && !br->no_defer && defer(br, g, res, alone))
+	if (res->cls == DNSB_CLASS_CONFLICT && !br->no_defer && defer(br, g, res, alone ? 1 : 2, res->message))
 		return; /* settled with the other refused groups, by one read */
 	if (dnsb_engine_read_back(br->e, &g, 1, 1, &held, &rerr) < 0) {
 		/* Unverified: dropping could lose a change that is in fact applied. */

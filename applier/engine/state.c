@@ -72,3 +72,13 @@ int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask)
 	(void)g;
 	return mask != 0 && (k >= DNSB_ENGINE_MASK_BITS || (mask >> k) & 1);
 }
+
+/* A predicate on one change, read by noop.c and outcome.c alike: here, below both. */
+int dnsb_engine_change_noop(const dnsb_change *c, int strict)
+{
+	if (c->kind != DNSB_CHANGE_UPDATE || !dnsb_rrset_same_data(&c->old, &c->new_set))
+		return 0;
+	if (c->old.alias != DNSB_ALIAS_NONE || c->old.ttl == c->new_set.ttl)
+		return 1;
+	return !strict && c->old.ttl == DNSB_TTL_UNSET;
+}

@@ -17,6 +17,31 @@ static const char *set_id_of(const dnsb_change *c)
 	       c->kind != DNSB_CHANGE_CREATE ? c->old.set_id : NULL;
 }
 
+/* Does the change hold a provider property (Cloudflare's proxied flag or comment)? */
+static int holds_property(const dnsb_change *c)
+{
+	const char *names[] = { DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT };
+	size_t len;
+
+	for (size_t i = 0; i < 2; i++)
+		if ((c->kind != DNSB_CHANGE_CREATE && dnsb_routing_get(c->old.routing, names[i], &len)) ||
+		    (c->kind != DNSB_CHANGE_DELETE && dnsb_routing_get(c->new_set.routing, names[i], &len)))
+			return 1;
+	return 0;
+}
+
+/* The provider's canonical form of the change's provider properties. @return 0 or DNSB_ENOMEM */
+static int resolve_properties(dnsb_change *c, const dnsb_provider_limits *limits)
+{
+	int rc = 0;
+
+	if (c->kind != DNSB_CHANGE_CREATE)
+		rc = limits->properties(limits->properties_ctx, &c->old);
+	if (rc == 0 && c->kind != DNSB_CHANGE_DELETE)
+		rc = limits->properties(limits->properties_ctx, &c->new_set);
+	return rc;
+}
+
 /* An alias that did not say whether to evaluate its target's health gets the provider's default. */
 static void resolve_health(dnsb_change *c, int health)
 {
@@ -29,7 +54,9 @@ static void resolve_health(dnsb_change *c, int health)
 
 /*
  * A change in no zone is dropped (no_zone) before anything is sent; so is
- * an alias (invalid) for a provider that cannot store one. An alias that did
+ * an alias, a set identifier or a provider property (invalid) for a provider
+ * that cannot store one; a provider that stores properties resolves their
+ * defaults here. An alias that did
  * not say how to treat its target's health gets the provider's default here.
  */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
@@ -72,6 +99,23 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 			c->outcome = DNSB_OUTCOME_DROPPED;
 			c->reason = DNSB_REASON_INVALID;
 			dnsb_engine_set_detail(c, 0, NULL, msg);
+			continue;
+		}
+		if (e->limits->properties == NULL && holds_property(c)) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "%s %s: providerSpecific %s or %s: provider %s stores no such "
+				 "property (use --provider cloudflare)", owner,
+				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+				 DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT, dnsb_provider_name(e->p));
+			c->outcome = DNSB_OUTCOME_DROPPED;
+			c->reason = DNSB_REASON_INVALID;
+			dnsb_engine_set_detail(c, 0, NULL, msg);
+			continue;
+		}
+		if (e->limits->properties && resolve_properties(c, e->limits) != 0) {
+			c->outcome = DNSB_OUTCOME_FAILED;
+			c->reason = DNSB_REASON_TRANSIENT;
+			dnsb_engine_set_detail(c, 0, NULL, "out of memory resolving provider properties");
 			continue;
 		}
 		/* An ownership record joins its owner's group only inside one zone. */

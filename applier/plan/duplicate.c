@@ -9,8 +9,8 @@
  * `invalid`, each naming the other's JSON path. They share an owner name, so
  * they share a change group: the group drops whole.
  */
-#include <stdint.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,42 +42,41 @@ static int mark_twice(dnsb_change *a, const dnsb_change *b)
 	return 0;
 }
 
-/* Does c write an RRset (owner aside) keyed like d's: type and set identifier (NULL and "" both none)? */
-static int same_rrset(const dnsb_change *c, const dnsb_change *d)
+/* Whether a change's new RRset is still to be checked: it writes one and nothing decided it yet. */
+static int writes_new(const dnsb_change *c)
 {
-	const char *a = c->new_set.set_id ? c->new_set.set_id : "", *b = d->new_set.set_id ? d->new_set.set_id : "";
+	return c->new_set.owner != NULL && c->outcome == DNSB_OUTCOME_PENDING;
+}
 
-	return c->new_set.type == d->new_set.type && strcmp(a, b) == 0;
+/* An RRset is keyed by owner name, type and set identifier: two routing sets at one name are no duplicate. */
+static int same_rrset(const dnsb_rrset *a, const dnsb_rrset *b)
+{
+	return a->type == b->type && strcmp(a->set_id ? a->set_id : "", b->set_id ? b->set_id : "") == 0;
 }
 
 /*
- * An RRset is keyed by owner name, type and set identifier: two routing sets
- * at one name are no duplicate. The map is keyed by the owner name (the
- * change's own string, no key built: 400,000 asprintf calls were a fifth of
- * the parse), each change chained to the previous one at its owner.
+ * The changes are chained by owner name (a map from the owner to the last change seen there, and `prev` for the one
+ * before it), so that no key is built: a name holds a handful of RRsets, and the owner strings are the changes' own.
  */
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count)
 {
-	dnsb_hmap seen = DNSB_HMAP_INIT;   /* owner -> index + 1 of the newest change kept at it */
-	size_t *older = malloc((count ? count : 1) * sizeof(*older)); /* index + 1 of the next older, 0 none */
-	int rc = older ? dnsb_hmap_reserve(&seen, count) : DNSB_ENOMEM;
+	dnsb_hmap seen = DNSB_HMAP_INIT;
+	size_t *prev = malloc((count ? count : 1) * sizeof(*prev));
+	int rc = prev ? 0 : DNSB_ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < count; i++) {
 		dnsb_change *c = &changes[i], *first = NULL;
-		size_t head;
+		size_t last;
 
-		/* A change that writes no RRset, or is decided already, is no one's duplicate. */
-		if (c->new_set.owner == NULL || c->outcome != DNSB_OUTCOME_PENDING)
+		if (!writes_new(c))
 			continue;
-		head = (size_t)(uintptr_t)dnsb_hmap_get(&seen, c->new_set.owner);
-		for (size_t at = head; at != 0; at = older[at - 1])
-			if (same_rrset(c, &changes[at - 1]))
-				first = &changes[at - 1]; /* the oldest: chains run newest first */
-		if (first == NULL) {
-			older[i] = head;
-			rc = dnsb_hmap_put(&seen, c->new_set.owner, (void *)(uintptr_t)(i + 1));
+		last = (size_t)(uintptr_t)dnsb_hmap_get(&seen, c->new_set.owner); /* 1-based; 0: none */
+		for (size_t j = last; j != 0; j = prev[j - 1]) /* backwards: the earliest match is found last */
+			if (same_rrset(&changes[j - 1].new_set, &c->new_set))
+				first = &changes[j - 1];
+		prev[i] = last;
+		if ((rc = dnsb_hmap_put(&seen, c->new_set.owner, (void *)(uintptr_t)(i + 1))) != 0 || first == NULL)
 			continue;
-		}
 		/* The first keeps its own message once marked: it names the first duplicate found. */
 		if (first->outcome == DNSB_OUTCOME_PENDING)
 			rc = mark_twice(first, c);
@@ -85,6 +84,6 @@ int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count)
 			rc = mark_twice(c, first);
 	}
 	dnsb_hmap_clear(&seen);
-	free(older);
+	free(prev);
 	return rc;
 }

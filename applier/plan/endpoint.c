@@ -3,6 +3,7 @@
  * external-dns expects from a provider (GET /records, `dnsbatch records
  * --output json`), and changes in plan form (the drop log, --dry-run).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,4 +280,35 @@ json_object *dnsb_change_to_plan_json(const dnsb_change *change)
 		return obj;
 	}
 	return NULL;
+}
+
+/* `"key":[ep]` of one side of a change, after `lead` ("{" or ","). @return 0, DNSB_ENOMEM or DNSB_EIO */
+static int print_side(FILE *out, const char *lead, const char *key, json_object *given, const dnsb_rrset *rrset)
+{
+	json_object *ep = endpoint_of(given, rrset);
+	const char *text = ep ? json_object_to_json_string_ext(ep, JSON_C_TO_STRING_PLAIN |
+							     JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	int rc = text == NULL ? DNSB_ENOMEM : fprintf(out, "%s\"%s\":[%s]", lead, key, text) < 0 ? DNSB_EIO : 0;
+
+	json_object_put(ep);
+	return rc;
+}
+
+int dnsb_change_print_plan_json(FILE *out, const dnsb_change *change)
+{
+	int rc = 0;
+
+	switch (change->kind) {
+	case DNSB_CHANGE_CREATE:
+		rc = print_side(out, "{", "create", change->endpoint_new, &change->new_set);
+		break;
+	case DNSB_CHANGE_DELETE:
+		rc = print_side(out, "{", "delete", change->endpoint_old, &change->old);
+		break;
+	case DNSB_CHANGE_UPDATE:
+		if ((rc = print_side(out, "{", "updateOld", change->endpoint_old, &change->old)) == 0)
+			rc = print_side(out, ",", "updateNew", change->endpoint_new, &change->new_set);
+		break;
+	}
+	return rc == 0 && fputc('}', out) == EOF ? DNSB_EIO : rc;
 }

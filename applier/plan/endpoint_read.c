@@ -202,8 +202,15 @@ static int set_member(json_object *obj, const char *key, json_object *val)
 
 int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const char *path, unsigned flags)
 {
+	return dnsb_endpoint_adjust_props(out, why, ep, path, flags, NULL, NULL);
+}
+
+int dnsb_endpoint_adjust_props(json_object **out, char **why, json_object *ep, const char *path, unsigned flags,
+			       dnsb_rrset_props_fn props, const void *ctx)
+{
 	dnsb_rrset rs;
 	json_object *listed = NULL, *copy = NULL, *v;
+	uint32_t ttl;
 	int rc = 0;
 
 	*out = NULL;
@@ -226,6 +233,11 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 		rc = DNSB_ENOMEM;
 	if (rs.alias == DNSB_ALIAS_DEFAULT)
 		rs.alias = flags & DNSB_ADJUST_NO_HEALTH ? DNSB_ALIAS_PLAIN : DNSB_ALIAS_HEALTH;
+	ttl = rs.ttl;
+	if (rc == 0 && *why == NULL && props != NULL)
+		rc = props(ctx, &rs);
+	else if (rc == 0) /* provider properties: removed, as the others (external-dns compares them) */
+		rc = dnsb_routing_strip_provider(&rs.routing);
 	if (rc == 0 && ep != NULL && json_object_deep_copy(ep, &copy, NULL) != 0)
 		rc = DNSB_ENOMEM; /* a JSON null stays NULL */
 	if (rc == 0 && *why == NULL) {
@@ -239,6 +251,8 @@ int dnsb_endpoint_adjust(json_object **out, char **why, json_object *ep, const c
 		/* An alias keeps the two properties it is listed with, and the TTL aliases are listed with when one was set. */
 		if (rc == 0 && json_object_object_get_ex(listed, "providerSpecific", &v))
 			rc = set_member(copy, "providerSpecific", v);
+		if (rc == 0 && rs.ttl != ttl) /* the TTL a property fixes */
+			rc = json_object_object_add(copy, "recordTTL", json_object_new_int64(rs.ttl)) == 0 ? 0 : DNSB_ENOMEM;
 		if (rc == 0 && rs.alias != DNSB_ALIAS_NONE && json_object_object_get_ex(copy, "recordTTL", &v) &&
 		    json_object_get_int64(v) != 0)
 			rc = json_object_object_add(copy, "recordTTL", json_object_new_int64(DNSB_TTL_DEFAULT)) == 0 ?

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/change.h"
+#include "dnsbatch/common.h"
 
 /* The string member `key` of a JSON object (any JSON value as json-c prints it), or NULL when absent. Borrowed. */
 const char *dnsb_endpoint_string(json_object *ep, const char *key);
@@ -30,11 +31,15 @@ int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset);
 
 /**
  * routing.c: the endpoint's setIdentifier (when not "") into out->set_id and
- * its routing properties (DNSB_ROUTING_PROPERTIES, non-empty values) into
+ * its routing properties (the aws ones of DNSB_ROUTING_PROPERTIES on a set
+ * with an identifier, the provider ones on any; non-empty values) into
  * out->routing. A value no line can hold sets *why. out->owner names the
  * record in messages. @return 0, or DNSB_ENOMEM
  */
 int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, char **why);
+
+/** routing.c: keep only the routing properties of a set in *routing (NULL when none is left). @return 0 or DNSB_ENOMEM */
+int dnsb_routing_strip_provider(char **routing);
 
 /* routing.c: append out's routing properties to a providerSpecific array, in DNSB_ROUTING_PROPERTIES order.
  * @return 0 or DNSB_ENOMEM */
@@ -55,6 +60,45 @@ int dnsb_name_to_ascii(char **out, const char *name);
  * message naming the two JSON paths ("$.create[0] and $.create[3]").
  * `changes` (borrowed) are changed in place. @return 0, or DNSB_ENOMEM
  */
+/*
+ * Whether every string json-c would read from the JSON text json[0..len) is UTF-8, decided from the text alone: it is
+ * UTF-8 and has no \u escape. When it returns 0 the parsed tree must be walked (dnsb_json_check_utf8) to know.
+ */
+int dnsb_json_text_plainly_utf8(const char *json, size_t len);
+
+/* The plan's lists, by canonical name (build.c); either capitalisation is accepted. */
+enum { L_CREATE, L_UPDATE_OLD, L_UPDATE_NEW, L_DELETE, L_COUNT };
+extern const char *const dnsb_plan_list_names[L_COUNT];
+
+/* build.c: the JSON types of endpoint `i` of plan list `list` checked; a wrong one makes the text no plan:
+ * DNSB_EPARSE with "SOURCE: $.create[3].targets: expected an array of strings" in *err. @return 0 or DNSB_EPARSE */
+int dnsb_plan_check_shape(const char *source, dnsb_error *err, const char *list, size_t i, json_object *ep);
+
+/*
+ * build.c: one side of change `c` (kind and plan_index set) read from endpoint `ep` (a reference is taken): `old`
+ * the updateOld or delete side, else the create or updateNew side. The old side of an update is read first. When a
+ * side cannot be applied, c->message receives why (naming the JSON path), and a later side is not read.
+ * @return 0, or DNSB_ENOMEM
+ */
+int dnsb_plan_read_side(dnsb_change *c, json_object *ep, int old);
+
+/* build.c: once every side is read: an update that moves its owner name, or any side's message, makes the change
+ * `invalid`; otherwise the endpoints its RRsets print again are let go of. @return 0, or DNSB_ENOMEM */
+int dnsb_plan_finish_change(dnsb_change *c);
+
+/* build.c: free what a change of the plan owns (not the change itself). */
+void dnsb_plan_change_clear(dnsb_change *c);
+
+/*
+ * stream.c: read a plan's text one endpoint at a time, never holding the whole tree: *changes receives the creates,
+ * then the updates (paired by position), then the deletes, malloc'd (free each with dnsb_plan_change_clear, then the
+ * array), *count their number. Unknown keys are warned about (`source` names the text). Only a well-formed plan whose
+ * strings are plainly UTF-8 is read here: for anything else it returns 1 and builds nothing, and the caller reads the
+ * whole tree, which finds and names the fault.
+ * @return 0, 1, or DNSB_ENOMEM
+ */
+int dnsb_plan_stream(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source);
+
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count);
 
 #endif

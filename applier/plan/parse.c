@@ -33,32 +33,12 @@ typedef struct parse_ctx {
 	dnsb_error *err;
 } parse_ctx;
 
-static int structure_error(parse_ctx *ctx, const char *list, size_t i, const char *field, const char *what)
-{
-	return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: $.%s[%zu]%s%s: %s", ctx->source, list, i,
-			      field ? "." : "", field ? field : "", what);
-}
-
-static void change_free(dnsb_change *c)
-{
-	dnsb_rrset_clear(&c->old);
-	dnsb_rrset_clear(&c->new_set);
-	free(c->owned_record);
-	free(c->code);
-	free(c->message);
-	dnsb_rrset_list_clear(&c->current);
-	free(c->txt_owner);
-	free(c->txt_resource);
-	json_object_put(c->endpoint_old);
-	json_object_put(c->endpoint_new);
-}
-
 void dnsb_plan_free(dnsb_plan *plan)
 {
 	if (plan == NULL)
 		return;
 	for (size_t i = 0; i < plan->count; i++)
-		change_free(&plan->changes[i]);
+		dnsb_plan_change_clear(&plan->changes[i]);
 	free(plan->changes);
 	free(plan);
 }
@@ -81,123 +61,22 @@ static dnsb_change *plan_append(dnsb_plan *plan)
 	return &plan->changes[plan->count++];
 }
 
-/* Check the JSON types of an endpoint's fields: a wrong type means "not a plan". */
-static int check_endpoint_shape(parse_ctx *ctx, const char *list, size_t i, json_object *ep)
-{
-	static const struct { const char *name; json_type type; } fields[] = {
-		{ "dnsName", json_type_string }, { "recordType", json_type_string },
-		{ "setIdentifier", json_type_string }, { "targets", json_type_array },
-		{ "labels", json_type_object }, { "providerSpecific", json_type_array },
-	};
-	json_object *v;
-
-	if (!json_object_is_type(ep, json_type_object))
-		return structure_error(ctx, list, i, NULL, "expected an endpoint object");
-	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
-		if (json_object_object_get_ex(ep, fields[f].name, &v) && v != NULL &&
-		    !json_object_is_type(v, fields[f].type)) {
-			char what[96];
-			snprintf(what, sizeof(what), "expected %s", json_type_to_name(fields[f].type));
-			return structure_error(ctx, list, i, fields[f].name, what);
-		}
-	}
-	if (json_object_object_get_ex(ep, "targets", &v) && v != NULL) {
-		for (size_t t = 0; t < json_object_array_length(v); t++)
-			if (!json_object_is_type(json_object_array_get_idx(v, t), json_type_string))
-				return structure_error(ctx, list, i, "targets", "expected an array of strings");
-	}
-	if (json_object_object_get_ex(ep, "labels", &v) && v != NULL) {
-		json_object_object_foreach(v, key, val) {
-			(void)key;
-			if (!json_object_is_type(val, json_type_string))
-				return structure_error(ctx, list, i, "labels", "expected an object of strings");
-		}
-	}
-	if (json_object_object_get_ex(ep, "recordTTL", &v) && v != NULL &&
-	    !json_object_is_type(v, json_type_int) &&
-	    !(json_object_is_type(v, json_type_double) && fabs(json_object_get_double(v)) < 9.2e18 &&
-	      json_object_get_double(v) == (double)(int64_t)json_object_get_double(v)))
-		return structure_error(ctx, list, i, "recordTTL", "expected a whole number of seconds");
-	return 0;
-}
-
-static int owned_record(char **out, json_object *ep)
-{
-	json_object *labels;
-	const char *owned;
-	char *ascii = NULL;
-	int rc;
-
-	if (!json_object_object_get_ex(ep, "labels", &labels) || labels == NULL)
-		return 0;
-	owned = dnsb_endpoint_string(labels, "ownedRecord");
-	if (owned == NULL || *owned == '\0')
-		return 0;
-	if ((rc = dnsb_name_to_ascii(&ascii, owned)) < 0)
-		return rc;
-	rc = dnsb_name_canonical(out, ascii ? ascii : owned, NULL);
-	free(ascii);
-	/* A bad ownedRecord label only loses the grouping hint, never the record. */
-	return rc == DNSB_ENOMEM ? rc : 0;
-}
-
-static void mark_invalid(dnsb_change *c, char *why)
-{
-	c->outcome = DNSB_OUTCOME_DROPPED;
-	c->reason = DNSB_REASON_INVALID;
-	c->message = why;
-}
-
-static int add_change(dnsb_plan *plan, dnsb_change_kind kind, json_object *old_ep, json_object *new_ep,
-		      const char *list, size_t index)
+static int add_change(dnsb_plan *plan, dnsb_change_kind kind, json_object *old_ep, json_object *new_ep, size_t index)
 {
 	dnsb_change *c = plan_append(plan);
-	char path[64], *why = NULL;
 	int rc;
 
 	if (c == NULL)
 		return DNSB_ENOMEM;
 	c->kind = kind;
 	c->plan_index = index;
-	c->endpoint_old = old_ep ? json_object_get(old_ep) : NULL;
-	c->endpoint_new = new_ep ? json_object_get(new_ep) : NULL;
-	if (old_ep) {
-		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateOld" : list, index);
-		if ((rc = dnsb_endpoint_rrset(&c->old, old_ep, 1, path, &why)) < 0)
-			return rc;
-		if ((rc = owned_record(&c->owned_record, old_ep)) < 0)
-			return rc;
-	}
-	if (new_ep && why == NULL) {
-		snprintf(path, sizeof(path), "$.%s[%zu]", kind == DNSB_CHANGE_UPDATE ? "updateNew" : list, index);
-		if ((rc = dnsb_endpoint_rrset(&c->new_set, new_ep, 0, path, &why)) < 0)
-			return rc;
-		if (c->owned_record == NULL && (rc = owned_record(&c->owned_record, new_ep)) < 0)
-			return rc;
-	}
-	if (why == NULL && kind == DNSB_CHANGE_UPDATE && strcmp(c->old.owner, c->new_set.owner) != 0 &&
-	    asprintf(&why, "$.updateOld[%zu] (%s) and $.updateNew[%zu] (%s): an update keeps its owner name",
-		     index, c->old.owner, index, c->new_set.owner) < 0)
-		return DNSB_ENOMEM;
-	if (why != NULL) {
-		mark_invalid(c, why);
-		return 0;
-	}
-	/* Keep an endpoint only for what its RRset cannot print again (labels, a set identifier, its own spelling). */
-	if (c->endpoint_old && dnsb_endpoint_reproduced(c->endpoint_old, &c->old)) {
-		json_object_put(c->endpoint_old);
-		c->endpoint_old = NULL;
-	}
-	if (c->endpoint_new && dnsb_endpoint_reproduced(c->endpoint_new, &c->new_set)) {
-		json_object_put(c->endpoint_new);
-		c->endpoint_new = NULL;
-	}
-	return 0;
+	if (old_ep && (rc = dnsb_plan_read_side(c, old_ep, 1)) < 0)
+		return rc;
+	if (new_ep && (rc = dnsb_plan_read_side(c, new_ep, 0)) < 0)
+		return rc;
+	return dnsb_plan_finish_change(c);
 }
 
-/* The plan's lists, by canonical name; either capitalisation is accepted. */
-enum { L_CREATE, L_UPDATE_OLD, L_UPDATE_NEW, L_DELETE, L_COUNT };
-static const char *const list_names[L_COUNT] = { "create", "updateOld", "updateNew", "delete" };
 
 static int find_lists(parse_ctx *ctx, json_object *root, json_object *lists[L_COUNT])
 {
@@ -205,7 +84,7 @@ static int find_lists(parse_ctx *ctx, json_object *root, json_object *lists[L_CO
 	json_object_object_foreach(root, key, val) {
 		int which = -1;
 		for (int l = 0; l < L_COUNT; l++)
-			if (strcasecmp(key, list_names[l]) == 0)
+			if (strcasecmp(key, dnsb_plan_list_names[l]) == 0)
 				which = l;
 		if (which < 0) {
 			/* external-dns's Go decoder ignores unknown fields; so do we, loudly. */
@@ -214,7 +93,7 @@ static int find_lists(parse_ctx *ctx, json_object *root, json_object *lists[L_CO
 		}
 		if (lists[which] != NULL)
 			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: $.%s: the list '%s' is given twice",
-					      ctx->source, key, list_names[which]);
+					      ctx->source, key, dnsb_plan_list_names[which]);
 		if (val != NULL && !json_object_is_type(val, json_type_array))
 			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: $.%s: expected an array of endpoints",
 					      ctx->source, key);
@@ -239,7 +118,8 @@ static int build_changes(parse_ctx *ctx, dnsb_plan *plan, json_object *lists[L_C
 
 	for (int l = 0; l < L_COUNT; l++) {
 		for (size_t i = 0; lists[l] && i < json_object_array_length(lists[l]); i++)
-			if ((rc = check_endpoint_shape(ctx, list_names[l], i, json_object_array_get_idx(lists[l], i))) < 0)
+			if ((rc = dnsb_plan_check_shape(ctx->source, ctx->err, dnsb_plan_list_names[l], i,
+							json_object_array_get_idx(lists[l], i))) < 0)
 				return rc;
 	}
 	if (n_old != n_new)
@@ -248,18 +128,16 @@ static int build_changes(parse_ctx *ctx, dnsb_plan *plan, json_object *lists[L_C
 				      ctx->source, n_old, n_new);
 	/* Each endpoint read is let go of at once (the change keeps what it needs): the tree shrinks as the plan grows. */
 	for (size_t i = 0; lists[L_CREATE] && i < json_object_array_length(lists[L_CREATE]); i++)
-		if ((rc = add_change(plan, DNSB_CHANGE_CREATE, NULL, json_object_array_get_idx(lists[L_CREATE], i),
-				     "create", i)) < 0 ||
+		if ((rc = add_change(plan, DNSB_CHANGE_CREATE, NULL, json_object_array_get_idx(lists[L_CREATE], i), i)) < 0 ||
 		    (rc = release(lists[L_CREATE], i)) < 0)
 			return rc;
 	for (size_t i = 0; i < n_old; i++)
 		if ((rc = add_change(plan, DNSB_CHANGE_UPDATE, json_object_array_get_idx(lists[L_UPDATE_OLD], i),
-				     json_object_array_get_idx(lists[L_UPDATE_NEW], i), "update", i)) < 0 ||
+				     json_object_array_get_idx(lists[L_UPDATE_NEW], i), i)) < 0 ||
 		    (rc = release(lists[L_UPDATE_OLD], i)) < 0 || (rc = release(lists[L_UPDATE_NEW], i)) < 0)
 			return rc;
 	for (size_t i = 0; lists[L_DELETE] && i < json_object_array_length(lists[L_DELETE]); i++)
-		if ((rc = add_change(plan, DNSB_CHANGE_DELETE, json_object_array_get_idx(lists[L_DELETE], i), NULL,
-				     "delete", i)) < 0 ||
+		if ((rc = add_change(plan, DNSB_CHANGE_DELETE, json_object_array_get_idx(lists[L_DELETE], i), NULL, i)) < 0 ||
 		    (rc = release(lists[L_DELETE], i)) < 0)
 			return rc;
 	return 0;
@@ -334,6 +212,19 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 	return 0;
 }
 
+/* The plan's changes read, whichever way: duplicates marked, then *out. @return 0, or DNSB_ENOMEM */
+static int finish(dnsb_plan **out, dnsb_plan *plan, parse_ctx *ctx)
+{
+	int rc = dnsb_plan_mark_duplicates(plan->changes, plan->count);
+
+	if (rc < 0) {
+		dnsb_plan_free(plan);
+		return dnsb_error_set(ctx->err, rc, "%s: out of memory", ctx->source);
+	}
+	*out = plan;
+	return 0;
+}
+
 int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *source, dnsb_error *err)
 {
 	parse_ctx ctx = { source ? source : "plan", err };
@@ -343,9 +234,20 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	int rc;
 
 	*out = NULL;
+	if ((plan = calloc(1, sizeof(*plan))) == NULL)
+		return DNSB_ENOMEM;
+	rc = dnsb_plan_stream(&plan->changes, &plan->count, json, len, ctx.source);
+	if (rc == 0) {
+		plan->capacity = plan->count;
+		return finish(out, plan, &ctx);
+	}
+	free(plan);
+	if (rc < 0)
+		return dnsb_error_set(err, rc, "%s: out of memory", ctx.source);
+	/* Not a plan json-c can read an endpoint at a time: the whole tree, which names what is wrong. */
 	if ((rc = parse_json(&root, &ctx, json, len)) < 0)
 		return rc;
-	if (dnsb_json_check_utf8(where, sizeof(where), root)) {
+	if (!dnsb_json_text_plainly_utf8(json, len) && dnsb_json_check_utf8(where, sizeof(where), root)) {
 		json_object_put(root);
 		return dnsb_error_set(err, DNSB_EPARSE, "%s: %s", ctx.source, where);
 	}
@@ -361,8 +263,6 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	}
 	if ((rc = find_lists(&ctx, root, lists)) == 0)
 		rc = build_changes(&ctx, plan, lists);
-	if (rc == 0)
-		rc = dnsb_plan_mark_duplicates(plan->changes, plan->count);
 	json_object_put(root); /* the changes hold references to their endpoints */
 	if (rc < 0) {
 		if (rc == DNSB_ENOMEM)
@@ -370,8 +270,7 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 		dnsb_plan_free(plan);
 		return rc;
 	}
-	*out = plan;
-	return 0;
+	return finish(out, plan, &ctx);
 }
 
 int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)

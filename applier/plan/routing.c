@@ -1,7 +1,8 @@
 /*
  * routing.c - the set identifier and routing properties of an Endpoint
  * (external-dns's setIdentifier and its aws provider's providerSpecific
- * names), read into an RRset and written back in the same form.
+ * names) and the provider properties of any Endpoint (its cloudflare
+ * provider's), read into an RRset and written back in the same form.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +30,12 @@ static int append_line(char **text, const char *name, const char *value)
 int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, char **why)
 {
 	const char *setid = dnsb_endpoint_string(ep, "setIdentifier");
+	int set = setid != NULL && *setid != '\0';
 
-	if (setid == NULL || *setid == '\0')
-		return 0; /* routing properties only count on a set with an identifier */
-	if ((out->set_id = strdup(setid)) == NULL)
+	/* Routing properties only count on a set with an identifier; provider properties on any RRset. */
+	if (set && (out->set_id = strdup(setid)) == NULL)
 		return DNSB_ENOMEM;
-	for (size_t i = 0; i < DNSB_ROUTING_PROPERTY_COUNT; i++) {
+	for (size_t i = set ? 0 : DNSB_ROUTING_SET_PROPERTY_COUNT; i < DNSB_ROUTING_PROPERTY_COUNT; i++) {
 		const char *value = dnsb_endpoint_property(ep, routing_names[i]);
 		if (value == NULL || *value == '\0')
 			continue;
@@ -79,5 +80,27 @@ int dnsb_routing_to_properties(json_object *list, const char *routing)
 			return DNSB_ENOMEM;
 		}
 	}
+	return 0;
+}
+
+int dnsb_routing_strip_provider(char **routing)
+{
+	char *kept = NULL;
+
+	for (size_t i = 0; *routing && i < DNSB_ROUTING_SET_PROPERTY_COUNT; i++) {
+		size_t len;
+		const char *value = dnsb_routing_get(*routing, routing_names[i], &len);
+		char *grown = NULL;
+		if (value == NULL)
+			continue;
+		if (asprintf(&grown, "%s%s=%.*s\n", kept ? kept : "", routing_names[i], (int)len, value) < 0) {
+			free(kept);
+			return DNSB_ENOMEM;
+		}
+		free(kept);
+		kept = grown;
+	}
+	free(*routing);
+	*routing = kept;
 	return 0;
 }

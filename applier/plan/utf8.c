@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/plan.h"
+#include "applier/plan/internal.h"
 
 /* Length of the UTF-8 sequence at s (at most n octets), or 0 when it is not one (overlong forms,
  * surrogates and code points past U+10FFFF included). */
@@ -44,9 +45,20 @@ static size_t bad_offset(const char *s, size_t n)
 {
 	size_t i = 0, len;
 
-	while (i < n && (len = sequence_length((const unsigned char *)s + i, n - i)) != 0)
+	for (;;) {
+		while (i < n && (unsigned char)s[i] < 0x80) /* ASCII, most of any plan, a byte at a time */
+			i++;
+		if (i == n || (len = sequence_length((const unsigned char *)s + i, n - i)) == 0)
+			return i;
 		i += len;
-	return i;
+	}
+}
+
+int dnsb_json_text_plainly_utf8(const char *json, size_t len)
+{
+	/* json-c copies a string's octets as they are, except escapes: \uXXXX may decode to what is not UTF-8 (a lone
+	 * surrogate); the others are ASCII. */
+	return bad_offset(json, len) == len && memmem(json, len, "\\u", 2) == NULL;
 }
 
 static int report(char *where, size_t size, const char *path, const char *s, size_t n)

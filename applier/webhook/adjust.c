@@ -97,9 +97,11 @@ static void log_unsupported_once(dnsb_webhook *wh, struct json_object *ep, const
 static int adjust_one(struct json_object *all, dnsb_webhook *wh, struct json_object *ep, const char *path,
 		      unsigned flags, size_t *normalised, size_t *unsupported)
 {
+	const dnsb_provider_limits *limits = dnsb_provider_get_limits(wh->provider);
 	struct json_object *adjusted = NULL;
 	char *why = NULL;
-	int rc = dnsb_endpoint_adjust(&adjusted, &why, ep, path, flags);
+	/* The provider's properties (Cloudflare's proxied flag, comment) in the form it lists them. */
+	int rc = dnsb_endpoint_adjust_props(&adjusted, &why, ep, path, flags, limits->properties, limits->properties_ctx);
 
 	if (rc != 0)
 		return rc;

@@ -65,21 +65,42 @@ typedef struct dnsb_rrset {
 				  Route53's SetIdentifier), or NULL: none ("" is read as none). An RRset
 				  is keyed by (owner, type, set_id); only a provider declaring
 				  `set_ids` in its limits stores one */
-	char *routing;       /**< the routing properties of a set (DNSB_ROUTING_PROPERTIES, as
-				  external-dns's providerSpecific names them): "name=value" lines sorted
-				  by name, each ending in '\n', or NULL: none. Compared like RDATA */
+	char *routing;       /**< the routing properties of a set and the provider properties of any
+				  RRset (DNSB_ROUTING_PROPERTIES, as external-dns's providerSpecific names
+				  them): "name=value" lines sorted by name, each ending in '\n', or
+				  NULL: none. Compared like RDATA */
 } dnsb_rrset;
 
+/** providerSpecific name: whether Cloudflare proxies the record ("true"/"false"; external-dns's source/cloudflare). */
+#define DNSB_PROPERTY_CF_PROXIED "external-dns.alpha.kubernetes.io/cloudflare-proxied"
+/** providerSpecific name: the comment Cloudflare keeps on the record. */
+#define DNSB_PROPERTY_CF_COMMENT "external-dns.alpha.kubernetes.io/cloudflare-record-comment"
+
 /**
- * The providerSpecific names that carry Route53 routing properties, in the
- * order dnsb_rrset.routing sorts them (external-dns's provider/aws names).
+ * The providerSpecific names dnsb_rrset.routing carries, in the order it
+ * sorts them: first Route53's routing properties (external-dns's
+ * provider/aws names), read only on a set with an identifier; then the
+ * DNSB_ROUTING_SET_PROPERTY_COUNT.. ones any RRset may carry (Cloudflare's),
+ * which only a provider declaring `properties` in its limits stores.
  */
 #define DNSB_ROUTING_PROPERTIES                                                                 \
 	{ "aws/failover", "aws/geolocation-continent-code", "aws/geolocation-country-code",     \
 	  "aws/geolocation-subdivision-code", "aws/health-check-id", "aws/multi-value-answer", \
-	  "aws/region", "aws/weight" }
+	  "aws/region", "aws/weight", DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT }
 /** How many names DNSB_ROUTING_PROPERTIES holds. */
-#define DNSB_ROUTING_PROPERTY_COUNT 8
+#define DNSB_ROUTING_PROPERTY_COUNT 10
+/** How many of them (the first) are routing properties of a set with an identifier. */
+#define DNSB_ROUTING_SET_PROPERTY_COUNT 8
+
+/**
+ * A provider's canonical form of the properties of an RRset (declared in
+ * dnsb_provider_limits.properties): defaults resolved so that an RRset as
+ * asked and the same RRset as the provider reads it back compare equal
+ * (routing rewritten; ttl changed where the property fixes it).
+ * @param ctx  the provider's (dnsb_provider_limits.properties_ctx)
+ * @return 0 or DNSB_ENOMEM
+ */
+typedef int (*dnsb_rrset_props_fn)(const void *ctx, struct dnsb_rrset *rrset);
 
 /**
  * One routing property of dnsb_rrset.routing.

@@ -294,11 +294,11 @@ static int aws_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limi
 	if ((rc = open_account(a, cfg, err)) != 0)
 		return rc;
 	b->pace.every = a->cfg.interval;
-	/* Route53 counts ResourceRecord elements (1000) and value characters (32,000) per request; an update
-	 * sends both its old and its new records. A batch over them answers too_large and is split. */
+	/* Route53 counts ResourceRecord elements (1000) and value characters (32,000) per request, a DELETE's
+	 * and a CREATE's each (an update sends both), so batches are cut within them before they are sent; an
+	 * alias counts its target as one record of its length (it sends none: the count errs on the safe side). */
 	limits->max_changes = a->cfg.batch_size;
-	limits->max_additions = DNSB_AWS_MAX_RECORDS;
-	limits->max_deletions = DNSB_AWS_MAX_RECORDS;
+	limits->max_records = DNSB_AWS_MAX_RECORDS;
 	limits->max_rdata_bytes = DNSB_AWS_MAX_VALUE_CHARS;
 	limits->names_culprit = 1;
 	limits->aliases = 1;

@@ -141,10 +141,63 @@ static int targets(const dnsb_change *c, const char *target, uint16_t type)
 }
 
 /*
+ * The Value an "Invalid Resource Record: FATAL problem: CODE (TEXT) encountered with 'V'" message quotes, into
+ * dst (also the newer form, "Invalid Resource Record: 'FATAL problem: ... encountered with 'V''"). @return 1 if found
+ */
+static int refused_value(char *dst, size_t size, const char *msg)
+{
+	const char *start = strstr(msg, "encountered with '");
+	size_t len;
+
+	if (start == NULL)
+		return 0;
+	start += strlen("encountered with '");
+	len = strlen(start);
+	if (len > 0 && start[len - 1] == '\'')
+		len--;
+	if (len > 0 && start[len - 1] == '\'' && strstr(msg, "Record: 'FATAL") != NULL)
+		len--;
+	if (len == 0 || len >= size)
+		return 0;
+	memcpy(dst, start, len);
+	dst[len] = '\0';
+	return 1;
+}
+
+/* Does c write the RDATA `value` (presentation format, as sent in a <Value>)? */
+static int writes_value(const dnsb_change *c, const char *value)
+{
+	if (c->kind == DNSB_CHANGE_DELETE || c->new_set.alias != DNSB_ALIAS_NONE)
+		return 0;
+	for (size_t i = 0; i < c->new_set.rdata_count; i++)
+		if (strcmp(c->new_set.rdata[i], value) == 0)
+			return 1;
+	return 0;
+}
+
+/* For a refused value, name the one change writing it; none when several do. */
+static void value_culprit(dnsb_result *res, const char *msg, dnsb_change *const *changes, size_t n)
+{
+	char value[4100];
+	size_t found = n, hits = 0;
+
+	if (!refused_value(value, sizeof(value), msg))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (writes_value(changes[i], value)) {
+			found = i;
+			hits++;
+		}
+	if (hits == 1)
+		dnsb_result_add_culprit_note(res, found, msg);
+}
+
+/*
  * Name the one change holding the message's (name, type, and the set identifier a bracketed name gives, none
  * when it gives none), or, for "Tried to
  * create an alias that targets N, type T in zone Z, ...", the one alias
- * pointing at N; none when several changes do.
+ * pointing at N, or, for a refused value ("... encountered with 'V'"), the one
+ * change writing V; none when several changes do.
  */
 static void culprit(dnsb_result *res, const char *msg, dnsb_change *const *changes, size_t n)
 {
@@ -155,8 +208,10 @@ static void culprit(dnsb_result *res, const char *msg, dnsb_change *const *chang
 
 	if (!message_key(msg, name, sizeof(name), tname, sizeof(tname), sid, sizeof(sid), &keyed)) {
 		const char *end = between(name, sizeof(name), msg, "an alias that targets ", ", type ");
-		if (end == NULL || between(tname, sizeof(tname), end, ", type ", " in zone ") == NULL)
+		if (end == NULL || between(tname, sizeof(tname), end, ", type ", " in zone ") == NULL) {
+			value_culprit(res, msg, changes, n);
 			return;
+		}
 		by_target = 1;
 	}
 	type = (uint16_t)ldns_get_rr_type_by_name(tname);

@@ -13,29 +13,29 @@
 #include "applier/core/clock.h"
 #include "providers/azure/azure.h"
 
-/* One request with the token; a 401 refreshes it once. */
+/* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,
+ * the pace. */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {
-	dnsb_azure *a = (dnsb_azure *)b;
-	char *auth = NULL, *stale = NULL;
-	int rc = 0;
+	dnsb_azure_write w = { method, (char *)url, (char *)body, NULL, out, 1, { 0 }, NULL };
+	int rc;
 
-	for (int round = 0; round < 2; round++) {
-		const char *headers[] = { NULL, "Accept: application/json", body ? "Content-Type: application/json" : NULL,
-					  NULL };
-		if ((rc = dnsb_azure_auth_header(&auth, &a->auth, b->http, &a->cfg, stale, give_up, err)) != 0)
-			break;
-		headers[0] = auth;
-		rc = dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
-		dnsb_secret_free(stale);
-		stale = auth;
-		auth = NULL;
-		if (rc != 0 || out->status != 401 || round == 1)
-			break;
+	memset(out, 0, sizeof(*out));
+	if (give_up > 0 && dnsb_monotonic() >= give_up)
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s %s: no time left", method, url);
+	if ((rc = dnsb_azure_send((dnsb_azure *)b, &w, 1, give_up, err)) != 0)
+		return rc;
+	free(w.etag);
+	if (w.rc != 0)
+		rc = dnsb_error_set(err, w.rc == 1 ? DNSB_ETRANSIENT : w.rc, "%s %s: no reply", method, url);
+	else if (out->status == 0) /* not sent (the budget, the pace) or no reply: the class says which */
+		rc = dnsb_error_set(err, w.res.cls == DNSB_CLASS_RATE_LIMITED ? DNSB_ERATELIMIT
+					 : w.res.cls == DNSB_CLASS_FATAL	 ? DNSB_EFATAL
+										 : DNSB_ETRANSIENT,
+				    "%s", w.res.message);
+	if (rc != 0)
 		dnsb_http_response_clear(out);
-	}
-	dnsb_secret_free(stale);
 	return rc;
 }
 
@@ -75,6 +75,7 @@ typedef struct lister {
 	dnsb_rrset_list *out;
 	dnsb_hb_tags *tags;
 	const char *first;  /* the first page's URL */
+	size_t seen;        /* record sets listed */
 } lister;
 
 /* A nextLink is followed only on the API's own endpoint: the token goes nowhere else. */
@@ -96,7 +97,8 @@ static int next_link(char **next, json_object *doc, const dnsb_azure *a, dnsb_er
 
 static int take_zone(dnsb_azure *a, json_object *z, dnsb_error *err)
 {
-	json_object *name;
+	json_object *name, *props, *count;
+	size_t *sets;
 	char *apex;
 	dnsb_error e;
 
@@ -104,6 +106,15 @@ static int take_zone(dnsb_azure *a, json_object *z, dnsb_error *err)
 		return dnsb_error_set(err, DNSB_ETRANSIENT, "a zone without a name in the zones listing");
 	if (dnsb_name_canonical(&apex, json_object_get_string(name), &e) != 0)
 		return 0; /* not a name this library can hold */
+	if ((sets = realloc(a->zone_sets, (a->base.zone_count + 1) * sizeof(*sets))) == NULL) {
+		free(apex);
+		return DNSB_ENOMEM;
+	}
+	a->zone_sets = sets;
+	sets[a->base.zone_count] = json_object_object_get_ex(z, "properties", &props) &&
+					   json_object_object_get_ex(props, "numberOfRecordSets", &count)
+				   ? (size_t)json_object_get_int64(count)
+				   : 0;
 	return dnsb_hb_zones_push(&a->base.zones, &a->base.zone_count, apex, json_object_get_string(name));
 }
 
@@ -126,6 +137,13 @@ static int page(void *payload, const char *token, char **next, dnsb_error *err)
 	}
 	if (rc == 0)
 		rc = next_link(next, doc, l->a, err);
+	if (rc == 0 && l->zone) {
+		size_t items = json_object_array_length(value);
+		l->seen += items;
+		__atomic_add_fetch(&l->a->pages, 1, __ATOMIC_RELAXED);
+		if (*next && items > 0)
+			__atomic_store_n(&l->a->page_size, items, __ATOMIC_RELAXED);
+	}
 	json_object_put(doc);
 	return rc;
 }
@@ -133,7 +151,7 @@ static int page(void *payload, const char *token, char **next, dnsb_error *err)
 int dnsb_azure_list(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		    dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
 {
-	lister l = { a, zone, keys, n, give_up, out, tags, NULL };
+	lister l = { a, zone, keys, n, give_up, out, tags, NULL, 0 };
 	char *url = NULL;
 	int rc;
 
@@ -143,19 +161,23 @@ int dnsb_azure_list(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *k
 	l.first = url;
 	rc = dnsb_hb_pages("list record sets", 100000, page, &l, err);
 	free(url);
+	if (rc == 0)
+		__atomic_store_n(&a->zone_sets[zone - a->base.zones], l.seen, __ATOMIC_RELAXED);
 	return rc;
 }
 
 static int azure_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		      dnsb_rrset_list *out, dnsb_error *err)
 {
-	return dnsb_azure_list((dnsb_azure *)b, zone, keys, n, give_up, out, NULL, err);
+	if (n == 0)
+		return dnsb_azure_list((dnsb_azure *)b, zone, keys, n, give_up, out, NULL, err);
+	return dnsb_azure_read_keys((dnsb_azure *)b, zone, keys, n, give_up, out, NULL, err);
 }
 
 /* The resource group's zones: a missing group, a refused token, a wrong subscription are fatal here. */
 static int open_zones(dnsb_azure *a, dnsb_error *err)
 {
-	lister l = { a, NULL, NULL, 0, dnsb_monotonic() + DNSB_AZURE_TIMEOUT, NULL, NULL, NULL };
+	lister l = { a, NULL, NULL, 0, dnsb_monotonic() + DNSB_AZURE_TIMEOUT, NULL, NULL, NULL, 0 };
 	char *url = NULL;
 	dnsb_error e = { 0, "" };
 	int rc;
@@ -182,6 +204,8 @@ static int azure_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_li
 
 	pthread_mutex_init(&a->auth.lock, NULL);
 	pthread_mutex_init(&a->multi_lock, NULL);
+	dnsb_azure_quota_init(&a->reads);
+	dnsb_azure_quota_init(&a->writes);
 	if ((a->multi = curl_multi_init()) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	curl_multi_setopt(a->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
@@ -213,12 +237,15 @@ static void azure_close(dnsb_hb *b)
 	dnsb_azure *a = (dnsb_azure *)b;
 
 	if (a->multi)
-		dnsb_log(DNSB_LOG_DEBUG, "azure: %lu record-set writes sent", a->requests);
+		dnsb_log(DNSB_LOG_DEBUG, "azure: %lu requests sent (%lu record-set GETs, %lu listing pages); quota: "
+			 "%lu reads and %lu writes paced, %lu 429s", a->requests, a->gets, a->pages, a->reads.paced,
+			 a->writes.paced, a->reads.throttled + a->writes.throttled);
 	curl_multi_cleanup(a->multi);
 	dnsb_azure_auth_clear(&a->auth);
 	pthread_mutex_destroy(&a->auth.lock);
 	pthread_mutex_destroy(&a->multi_lock);
 	free(a->zones_url);
+	free(a->zone_sets);
 	dnsb_azure_config_clear(&a->cfg);
 }
 

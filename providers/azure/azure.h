@@ -10,7 +10,12 @@
  *   write.c    one batch: its record sets written one request each, with
  *              If-None-Match / If-Match, undone when one is refused
  *   reply.c    a reply's class from its status and error.code
- *   azure.c    the ops table (submit, read, list, close), open, flags
+ *   send.c     every API request, side by side over one libcurl multi handle,
+ *              each taking its token of the rate budget and paced by quota.c
+ *   quota.c    the x-ms-ratelimit-remaining-subscription-* headers as a pace
+ *   read.c     a batch's record sets: GETs by name or the zone's listing,
+ *              whichever costs fewer requests
+ *   azure.c    the ops table (submit, read, list, close), open, listings, flags
  *
  * Azure DNS has no batch API. A submission here writes every record set the
  * batch changes, conditionally (a create with If-None-Match: *, an update or
@@ -44,6 +49,8 @@
 #define DNSB_AZURE_TIMEOUT 30.0
 /** Record sets per listing page asked for ($top). */
 #define DNSB_AZURE_PAGE 1000
+/** Record sets a listing page is assumed to hold until a full page says (Azure's documented default). */
+#define DNSB_AZURE_PAGE_GUESS 100
 
 /** Where the token comes from, in the order the Azure SDKs try them. */
 typedef enum dnsb_azure_cred {
@@ -137,6 +144,47 @@ void dnsb_azure_classify(dnsb_result *res, const dnsb_http_response *resp);
 /** The code of a failed read: DNSB_ETRANSIENT (408, 429, 5xx) or DNSB_EFATAL, err naming `what`. */
 int dnsb_azure_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
+/* ---- the quota (quota.c) ---- */
+
+/**
+ * One kind (reads or writes) of the subscription's quota as the replies'
+ * x-ms-ratelimit-remaining-subscription-* headers report it. Plain data,
+ * kept under the provider's multi_lock.
+ */
+typedef struct dnsb_azure_quota {
+	long remaining;            /**< the last header's count; -1 before any */
+	unsigned long since;       /**< requests started since that header */
+	double rate;               /**< the refill estimated, requests per second; 0 unknown */
+	double next_at;            /**< monotonic seconds before which a paced request waits */
+	double hold_until;         /**< monotonic seconds: a 429's Retry-After */
+	double anchor_at;          /**< the estimate's start: when, */
+	long anchor_left;          /**< what remained then (-1: none yet), */
+	unsigned long anchor_replies; /**< and the replies counted then */
+	unsigned long replies;     /**< headers seen */
+	unsigned long paced;       /**< requests started under the pace */
+	unsigned long throttled;   /**< 429s seen */
+} dnsb_azure_quota;
+
+/** A quota that knows nothing yet. */
+void dnsb_azure_quota_init(dnsb_azure_quota *q);
+
+/**
+ * Seconds the next request of this kind waits: 0 while more than
+ * `low_water` requests remain, else until one refill interval has passed
+ * since the last paced request; a 429's Retry-After holds it regardless.
+ * @param now  monotonic seconds
+ */
+double dnsb_azure_quota_wait(const dnsb_azure_quota *q, size_t low_water, double now);
+
+/** A request of this kind leaves now (after dnsb_azure_quota_wait said 0). */
+void dnsb_azure_quota_started(dnsb_azure_quota *q, size_t low_water, double now);
+
+/** A reply's header: `remaining` requests of this kind left in the subscription's quota. */
+void dnsb_azure_quota_seen(dnsb_azure_quota *q, long remaining, double now);
+
+/** A 429: hold this kind `retry_after` seconds (< 0: one pace interval). */
+void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double now);
+
 /* ---- the provider ---- */
 
 typedef struct dnsb_azure {
@@ -145,10 +193,19 @@ typedef struct dnsb_azure {
 	dnsb_azure_auth auth;
 	char *zones_url;  /**< .../providers/Microsoft.Network/dnsZones (or privateDnsZones); owned */
 	const char *api_version;
-	void *multi;                /**< the CURLM of the writes (send.c); owned */
-	pthread_mutex_t multi_lock; /**< one submission at a time uses it */
-	unsigned long requests;     /**< writes sent through it (under multi_lock) */
+	void *multi;                /**< the CURLM of every API request (send.c); owned */
+	pthread_mutex_t multi_lock; /**< one dnsb_azure_send at a time uses it (and the quotas) */
+	unsigned long requests;     /**< API requests sent through it (under multi_lock) */
+	dnsb_azure_quota reads, writes; /**< the subscription's quota (under multi_lock) */
+	size_t *zone_sets;          /**< per zone of base.zones: its record sets, as the zones listing's
+				         numberOfRecordSets, then the last listing counted (atomic); owned */
+	size_t page_size;           /**< record sets a listing page held when a next page followed; 0 not
+				         seen yet (atomic) */
+	unsigned long gets, pages;  /**< record-set GETs and listing pages (atomic), for the log */
 } dnsb_azure;
+
+/** Requests below which what remains of a quota makes the requests paced (--azure-max-in-flight counts too). */
+#define DNSB_AZURE_LOW_WATER(a) (2 * (a)->cfg.max_in_flight + 4)
 
 /**
  * The URL of a record set: zones_url/{zone}/{type}/{relative name}?api-version.
@@ -158,18 +215,30 @@ char *dnsb_azure_rrset_url(const dnsb_azure *a, const dnsb_hb_zone *zone, const 
 
 /**
  * Every record set of a zone (those of keys when n > 0) and their ETags, by
- * listing with $top and nextLink.
+ * listing with $top and nextLink. Counts the zone's record sets into
+ * zone_sets and a full page's size into page_size.
  * @return as dnsb_provider_ops.read
  */
 int dnsb_azure_list(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		    dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err);
 
-/** One write (or its undo) of a batch's submission. */
+/**
+ * The record sets of keys (n >= 1) that exist, and their ETags (tags may be
+ * NULL): by one GET per distinct (owner, type) side by side when there are
+ * fewer of them than the zone's listing would take pages (estimated from
+ * zone_sets and page_size), else by the listing.
+ * @return as dnsb_provider_ops.read
+ */
+int dnsb_azure_read_keys(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
+			 dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err);
+
+/** One API request: a write (or its undo) of a batch, a GET by name, or any call of the skeleton's. */
 typedef struct dnsb_azure_write {
-	const char *method;        /**< "PUT" or "DELETE" */
-	char *url;                 /**< owned */
-	char *body;                /**< owned; NULL for DELETE */
-	char *condition;           /**< "If-Match: \"etag\"" or "If-None-Match: *"; owned */
+	const char *method;        /**< "PUT", "DELETE" or "GET" (a read of the quota) */
+	char *url;                 /**< owned (dnsb_azure_write_clear frees it) */
+	char *body;                /**< owned; NULL for none */
+	char *condition;           /**< "If-Match: \"etag\"" or "If-None-Match: *", or NULL; owned */
+	dnsb_http_response *reply; /**< when not NULL, receives the reply (the caller's; borrowed here) */
 	/* after the request */
 	int rc;                    /**< 0 when a reply came, else as dnsb_http_do */
 	dnsb_result res;           /**< its class */
@@ -177,8 +246,12 @@ typedef struct dnsb_azure_write {
 } dnsb_azure_write;
 
 /**
- * Send writes side by side, at most cfg.max_in_flight at a time (libcurl
- * multi), each with the token, and fill each one's rc, res and etag.
+ * Send requests side by side, at most cfg.max_in_flight at a time (libcurl
+ * multi), each with the token, each taking its token of the rate budget
+ * (--rate-budget) and waiting out the quota's pace first; fill each one's
+ * rc, res and etag (and reply). One refused with 401 is sent once more with
+ * a new token. A request the budget has no slot for within give_up is not
+ * sent: rc 0, class rate_limited, code "budget".
  * @return 0; DNSB_ENOMEM, or the token's code (nothing sent then)
  */
 int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up, dnsb_error *err);

@@ -160,7 +160,7 @@ static int read_unknown(sub *s, double give_up, dnsb_rrset_list *now, dnsb_hb_ta
 		if (landed(&s->w[i]) < 0)
 			keys[k++] = (dnsb_rrkey){ s->patch.entries[s->order[i]].owner, s->patch.entries[s->order[i]].type };
 	if (k > 0)
-		rc = dnsb_azure_list(s->a, s->zone, keys, k, give_up, now, now_tags, err);
+		rc = dnsb_azure_read_keys(s->a, s->zone, keys, k, give_up, now, now_tags, err);
 	free(keys);
 	return rc;
 }
@@ -240,6 +240,22 @@ static void refusal(sub *s, dnsb_change *const *changes, size_t n, dnsb_result *
 	}
 }
 
+/* The zone's record-set count (read.c's estimate of its listing) after the writes that surely landed. */
+static void count_sets(sub *s)
+{
+	size_t *sets = &s->a->zone_sets[s->zone - s->a->base.zones];
+
+	for (size_t i = 0; i < s->count; i++) {
+		const dnsb_precheck_entry *e = &s->patch.entries[s->order[i]];
+		if (landed(&s->w[i]) != 1)
+			continue;
+		if (e->held == NULL && e->final)
+			__atomic_add_fetch(sets, 1, __ATOMIC_RELAXED);
+		else if (e->held && e->final == NULL && __atomic_load_n(sets, __ATOMIC_RELAXED) > 0)
+			__atomic_sub_fetch(sets, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* Send the writes (deletions, then the rest) and settle the answer. */
 static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
@@ -259,6 +275,7 @@ static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_
 	dnsb_result_init(out);
 	for (size_t i = 0; i < s->count; i++)
 		written += landed(&s->w[i]) != 0;
+	count_sets(s);
 	refusal(s, changes, n, out);
 	if (out->cls == DNSB_CLASS_OK)
 		return 0;
@@ -301,7 +318,7 @@ int dnsb_azure_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *
 
 	if (keys == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	rc = dnsb_azure_list(s.a, zone, keys, nkeys, give_up, &held, &s.tags, &e);
+	rc = dnsb_azure_read_keys(s.a, zone, keys, nkeys, give_up, &held, &s.tags, &e);
 	free(keys);
 	if (rc != 0) {
 		rc = dnsb_result_from_error(out, rc, 0, "read before writing", &e, err);

@@ -12,20 +12,39 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/cloudflare/cloudflare.h"
+#include "providers/ratelimit.h"
 
-/* One request with the credentials; the body, when any, is JSON. */
+/*
+ * One request with the credentials; the body, when any, is JSON. Held back
+ * first while the token's RateLimit header says little is left (pace.c);
+ * when that wait would pass give_up, nothing is sent (DNSB_ERATELIMIT).
+ */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {
-	const dnsb_cf *cf = (const dnsb_cf *)b;
+	dnsb_cf *cf = (dnsb_cf *)b;
 	const char *headers[5] = { "Accept: application/json", NULL, NULL, NULL, NULL };
+	double now = dnsb_monotonic(), wait = dnsb_cf_pace_reserve(&cf->pace, now);
 	size_t k = 1;
+	int rc;
 
+	memset(out, 0, sizeof(*out));
+	if (wait > 0 && give_up > 0 && now + wait > give_up)
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: Cloudflare's RateLimit header leaves no request for "
+				      "%.1f s, past the time left", method, wait);
+	if (wait > 0) {
+		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s held back %.2f s (RateLimit: few requests left)", method, wait);
+		dnsb_sleep(wait);
+	}
 	for (size_t i = 0; cf->cfg.auth[i]; i++)
 		headers[k++] = cf->cfg.auth[i];
 	if (body)
 		headers[k++] = "Content-Type: application/json";
-	return dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
+	rc = dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
+	/* Below the low water: every instance sharing the budget (--rate-budget) slows down too. */
+	if (rc == 0 && dnsb_cf_pace_note(&cf->pace, out, dnsb_monotonic()) && b->budget)
+		dnsb_budget_throttled(b->budget);
+	return rc;
 }
 
 /* endpoint + "/zones/" + zone id + rest. @return a malloc'd URL or NULL */
@@ -67,7 +86,7 @@ static int records_page(void *payload, const char *token, char **next, dnsb_erro
 	if (url == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = dnsb_hb_get_json(&l->cf->base, url, l->what, l->give_up, &doc, NULL, err)) == 0 &&
-	    (rc = dnsb_cf_records_parse(l->out, l->ids, doc, l->keys, l->n, next, err)) == DNSB_EPARSE)
+	    (rc = dnsb_cf_records_parse(l->out, l->ids, &l->cf->cfg, doc, l->keys, l->n, next, err)) == DNSB_EPARSE)
 		rc = DNSB_ETRANSIENT; /* a reply we cannot read: maybe not the API's */
 	json_object_put(doc);
 	free(url);
@@ -154,7 +173,7 @@ static int write_batch(dnsb_cf *cf, const dnsb_hb_zone *zone, const dnsb_prechec
 	dnsb_cf_batch batch;
 	dnsb_error e = { 0, "" };
 	size_t bad = 0;
-	int rc = dnsb_cf_batch_build(&batch, pc, ids, changes, n, cf->cfg.proxied, cf->cfg.comment, &bad, &e);
+	int rc = dnsb_cf_batch_build(&batch, pc, ids, changes, n, &cf->cfg, &bad, &e);
 
 	if (rc == DNSB_EINVAL) {
 		dnsb_result_set(out, DNSB_CLASS_INVALID, 0, "", "%s", e.message);
@@ -204,7 +223,13 @@ static int cf_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *c
 
 static void cf_close(dnsb_hb *b)
 {
-	dnsb_cf_config_clear(&((dnsb_cf *)b)->cfg);
+	dnsb_cf *cf = (dnsb_cf *)b;
+
+	if (cf->pace.slowed)
+		dnsb_log(DNSB_LOG_INFO, "cloudflare: %lu requests held back %.1f s in all by the RateLimit header",
+			 cf->pace.slowed, cf->pace.waited);
+	dnsb_cf_pace_clear(&cf->pace);
+	dnsb_cf_config_clear(&cf->cfg);
 }
 
 /* ---- open ---- */
@@ -280,6 +305,7 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 	zones_listing l = { cf, 0 };
 	int rc;
 
+	dnsb_cf_pace_init(&cf->pace);
 	if ((rc = dnsb_cf_config_parse(&cf->cfg, cfg, err)) != 0 ||
 	    (rc = dnsb_hb_client(b, DNSB_CF_TIMEOUT, cf->cfg.ca_file, err)) != 0)
 		return rc;
@@ -294,6 +320,8 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 	limits->names_culprit = 1;
 	limits->unconditional = 1;
 	limits->ttl_inexact = 1; /* TTL 1 is "automatic", and a proxied record's only TTL */
+	limits->properties = dnsb_cf_props; /* proxied and comment: dnsb_cf_effective */
+	limits->properties_ctx = &cf->cfg;
 	dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s, %zu zones, credentials from %s, %zu operations per batch",
 		 cf->cfg.endpoint, b->zone_count, cf->cfg.auth_source, cf->cfg.batch_size);
 	return 0;

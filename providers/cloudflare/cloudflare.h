@@ -8,8 +8,11 @@
  *   records.c     records of a listing page as RRsets and record ids; the
  *                 batch body (deletes by id, then posts) and which change
  *                 each operation comes from
+ *   props.c       the proxied flag and comment of an RRset (external-dns's
+ *                 providerSpecific) in one canonical form, defaults resolved
  *   reply.c       a batch reply as one class, its first error mapped to its
  *                 change; read errors as codes
+ *   pace.c        requests slowed down by the RateLimit headers before a 429
  *   cloudflare.c  the methods on the HTTP backend skeleton: calls, listings,
  *                 submit (read the names, pre-check, one batch), open, flags
  *
@@ -22,6 +25,8 @@
  */
 #ifndef DNSBATCH_PROVIDERS_CLOUDFLARE_H
 #define DNSBATCH_PROVIDERS_CLOUDFLARE_H
+
+#include <pthread.h>
 
 #include <json-c/json.h>
 
@@ -79,12 +84,15 @@ void dnsb_cf_config_clear(dnsb_cf_config *cfg);
  * to `out` as RRsets (owner lower-case and absolute, RDATA canonical) and,
  * when `ids` is not NULL, each record's id keyed by (owner, type, RDATA).
  * Only those of `keys` when n > 0. Types this provider does not write (SRV,
- * CAA, ... carried in "data") are skipped.
+ * CAA, ... carried in "data") are skipped. A record's "proxied" and
+ * "comment" become its RRset's properties in their canonical form
+ * (dnsb_cf_routing against cfg's defaults; cfg NULL: none), from the
+ * set's first record.
  * @param next  receives the next page's number as text (malloc'd), or NULL on the last page
  * @return 0; DNSB_EPARSE (not a listing); DNSB_ENOMEM
  */
-int dnsb_cf_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *page, const dnsb_rrkey *keys,
-			  size_t n, char **next, dnsb_error *err);
+int dnsb_cf_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, const dnsb_cf_config *cfg, json_object *page,
+			  const dnsb_rrkey *keys, size_t n, char **next, dnsb_error *err);
 
 /** The batch body and where each operation came from. */
 typedef struct dnsb_cf_batch {
@@ -99,24 +107,58 @@ typedef struct dnsb_cf_batch {
 /**
  * Build the batch body of a pre-checked batch: for each RRset that changes,
  * the deletes (by id) of the records that go and the posts of those that
- * come; all of them when the TTL changes. A record posted is {name, type,
- * content, ttl, proxied (A, AAAA, CNAME), comment, priority (MX)}.
+ * come; all of them when the TTL or the properties change. A record posted
+ * is {name, type, content, ttl, proxied (A, AAAA, CNAME), comment, priority
+ * (MX)}, proxied and comment from the RRset's properties (dnsb_cf_effective).
  * @param pc     the pre-check's RRsets that change
  * @param ids    the record ids the read found
- * @param proxied, comment  --cloudflare-proxied, --cloudflare-record-comment (may be NULL)
+ * @param cfg    the defaults: --cloudflare-proxied, --cloudflare-record-comment
  * @return 0; DNSB_EINVAL when a record cannot be written (a type this
  *         provider does not write, a held record without an id): err names
  *         it and *bad the change; DNSB_ENOMEM
  */
 int dnsb_cf_batch_build(dnsb_cf_batch *out, const dnsb_precheck *pc, const dnsb_hb_tags *ids,
-			dnsb_change *const *changes, size_t n, int proxied, const char *comment, size_t *bad,
-			dnsb_error *err);
+			dnsb_change *const *changes, size_t n, const dnsb_cf_config *cfg, size_t *bad, dnsb_error *err);
 
 /** Operations in a batch. */
 size_t dnsb_cf_batch_size(const dnsb_cf_batch *b);
 
 /** Free what a batch owns and zero it. NULL is a no-op. */
 void dnsb_cf_batch_clear(dnsb_cf_batch *b);
+
+/* ---- provider properties (props.c) ---- */
+
+/** 1 when Cloudflare can proxy a record of this type (A, AAAA, CNAME). */
+int dnsb_cf_proxiable(uint16_t type);
+
+/**
+ * What an RRset asks of Cloudflare: whether proxied (its
+ * DNSB_PROPERTY_CF_PROXIED read as Go's strconv.ParseBool does, else
+ * --cloudflare-proxied; never for a type not proxiable) and its comment (its
+ * DNSB_PROPERTY_CF_COMMENT, else --cloudflare-record-comment, else NULL).
+ * @param comment, comment_len  receive the comment, borrowed from r or cfg, not NUL-terminated at len
+ * @return 1 proxied, 0 not
+ */
+int dnsb_cf_effective(const dnsb_cf_config *cfg, const dnsb_rrset *r, const char **comment, size_t *comment_len);
+
+/**
+ * The canonical properties of a record (dnsb_rrset.routing's form): a
+ * proxied line only for a proxiable type whose flag is not the default, a
+ * comment line only for a comment (not empty, without a line break) that is
+ * not the default.
+ * @param out  receives the malloc'd text, or NULL when every property is the default
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_cf_routing(char **out, const dnsb_cf_config *cfg, uint16_t type, int proxied, const char *comment,
+		    size_t comment_len);
+
+/**
+ * The provider's dnsb_provider_limits.properties (ctx: its dnsb_cf_config):
+ * r's properties rewritten by dnsb_cf_routing from dnsb_cf_effective, and
+ * its TTL made DNSB_CF_TTL_AUTO when proxied (an unset TTL stays unset).
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_cf_props(const void *ctx, dnsb_rrset *r);
 
 /* ---- replies (reply.c) ---- */
 
@@ -141,11 +183,57 @@ void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dn
  */
 int dnsb_cf_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
+/* ---- pacing by the RateLimit headers (pace.c) ---- */
+
+/** What the last reply said of the token's limit, and what was spent since. Thread-safe. */
+typedef struct dnsb_cf_pace {
+	pthread_mutex_t lock;
+	int ready;              /**< lock initialised */
+	double remaining;       /**< requests left (RateLimit r, less those sent since), < 0 unknown */
+	double reset_at;        /**< monotonic seconds when the window resets (RateLimit t) */
+	double quota;           /**< RateLimit-Policy q, 0 unknown */
+	double last;            /**< monotonic seconds the last request was let go */
+	int low;                /**< 1 while the last header said less than a fifth of the quota is left */
+	unsigned long slowed;   /**< requests held back */
+	double waited;          /**< seconds they were held back in all */
+} dnsb_cf_pace;
+
+/**
+ * The tightest item of a RateLimit or RateLimit-Policy header
+ * ("default";r=50;t=30, "burst";r=5;t=2): the smallest value of parameter
+ * `key` ("r", "q") over the items, and that item's `key2` ("t", "w").
+ * @param key2, value2  may be NULL; *value2 is -1 when that item lacks key2
+ * @return 0 with *value set, or -1 when no item has `key`
+ */
+int dnsb_cf_ratelimit_read(const char *header, const char *key, long *value, const char *key2, long *value2);
+
+/** Start with nothing known (remaining unknown: no request is held). */
+void dnsb_cf_pace_init(dnsb_cf_pace *p);
+
+/** Destroy the lock (after dnsb_cf_pace_init; a zeroed pace is a no-op). */
+void dnsb_cf_pace_clear(dnsb_cf_pace *p);
+
+/**
+ * Reserve the next request: the seconds to wait before sending it (0 while
+ * more than a fifth of the quota is left; then what is left spread over the
+ * time to the reset; none left, until the reset).
+ * @param now  monotonic seconds
+ */
+double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now);
+
+/**
+ * Take a reply's RateLimit and RateLimit-Policy headers (ignored when
+ * absent); a 429 with Retry-After holds every request until it has passed.
+ * @return 1 when this reply brought what is left below the fifth of the quota, else 0
+ */
+int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now);
+
 /* ---- the provider (cloudflare.c) ---- */
 
 typedef struct dnsb_cf {
 	dnsb_hb base;  /**< first: the skeleton's part (client; zones: apex -> zone id) */
 	dnsb_cf_config cfg;
+	dnsb_cf_pace pace; /**< every request of the token (pace.c) */
 } dnsb_cf;
 
 

@@ -39,8 +39,24 @@ static int record_rdata(char *out, size_t size, uint16_t type, const char *conte
 	}
 }
 
+/* The record's proxied flag and comment as its RRset's properties (the first record of a set gives them). */
+static int take_props(dnsb_rrset_list *out, const dnsb_cf_config *cfg, const dnsb_rrset *r, json_object *rec)
+{
+	static const dnsb_cf_config none = { 0 };
+	dnsb_rrset *set = (dnsb_rrset *)dnsb_rrset_list_find(out, r->owner, r->type);
+	json_object *proxied = NULL;
+	const char *comment = str_member(rec, "comment");
+
+	if (set == NULL || set->rdata_count > 1)
+		return 0;
+	json_object_object_get_ex(rec, "proxied", &proxied);
+	return dnsb_cf_routing(&set->routing, cfg ? cfg : &none, r->type, proxied && json_object_get_boolean(proxied),
+			       comment, comment ? strlen(comment) : 0);
+}
+
 /* One record of a page into out (and its id into ids). @return 0, DNSB_EPARSE or DNSB_ENOMEM */
-static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec, const dnsb_rrkey *keys, size_t n)
+static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, const dnsb_cf_config *cfg, json_object *rec,
+		       const dnsb_rrkey *keys, size_t n)
 {
 	const char *id = str_member(rec, "id"), *name = str_member(rec, "name"), *tname = str_member(rec, "type"),
 		   *content = str_member(rec, "content");
@@ -63,6 +79,8 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec
 	if (n == 0 || dnsb_rrkeys_want(keys, n, one.items[0].owner, type)) {
 		const dnsb_rrset *r = &one.items[0];
 		rc = dnsb_rrset_list_add_text(out, r->owner, r->ttl, tname, r->rdata[0]);
+		if (rc == 0)
+			rc = take_props(out, cfg, r, rec);
 		if (rc == 0 && ids)
 			rc = dnsb_hb_tags_add(ids, r->owner, type, r->rdata[0], id, r->ttl);
 	}
@@ -85,8 +103,8 @@ static int next_page(json_object *page, char **next)
 	return (*next = strdup(buf)) ? 0 : DNSB_ENOMEM;
 }
 
-int dnsb_cf_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *page, const dnsb_rrkey *keys,
-			  size_t n, char **next, dnsb_error *err)
+int dnsb_cf_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, const dnsb_cf_config *cfg, json_object *page,
+			  const dnsb_rrkey *keys, size_t n, char **next, dnsb_error *err)
 {
 	json_object *list;
 	int rc = 0;
@@ -95,7 +113,7 @@ int dnsb_cf_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *
 	if (!json_object_object_get_ex(page, "result", &list) || !json_object_is_type(list, json_type_array))
 		return dnsb_error_set(err, DNSB_EPARSE, "not a DNS record listing (no result array)");
 	for (size_t i = 0; rc == 0 && i < json_object_array_length(list); i++)
-		rc = take_record(out, ids, json_object_array_get_idx(list, i), keys, n);
+		rc = take_record(out, ids, cfg, json_object_array_get_idx(list, i), keys, n);
 	if (rc == 0)
 		rc = next_page(page, next);
 	if (rc == DNSB_EPARSE)
@@ -128,13 +146,14 @@ static int has_rdata(const dnsb_rrset *r, const char *rdata)
 }
 
 /* A record to post, as Cloudflare's create body. @return a new object, NULL when not writable (or ENOMEM) */
-static json_object *post_json(const dnsb_rrset *r, const char *rdata, int proxied, const char *comment)
+static json_object *post_json(const dnsb_rrset *r, const char *rdata, const dnsb_cf_config *cfg)
 {
 	json_object *o = json_object_new_object();
 	char name[300], content[4200];
-	size_t len = strlen(r->owner);
+	size_t len = strlen(r->owner), comment_len;
 	long prio = -1;
-	int proxiable;
+	const char *comment;
+	int proxied = dnsb_cf_effective(cfg, r, &comment, &comment_len), proxiable;
 
 	if (o == NULL || len >= sizeof(name)) {
 		json_object_put(o);
@@ -152,8 +171,7 @@ static json_object *post_json(const dnsb_rrset *r, const char *rdata, int proxie
 	    (len = strlen(content)) > 1 && content[len - 1] == '.')
 		content[len - 1] = '\0';
 	/* Only A, AAAA and CNAME records can be proxied; the others never carry the member. */
-	proxiable = r->type == LDNS_RR_TYPE_A || r->type == LDNS_RR_TYPE_AAAA || r->type == LDNS_RR_TYPE_CNAME;
-	proxied = proxied && proxiable;
+	proxiable = dnsb_cf_proxiable(r->type);
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "type", json_object_new_string(dnsb_type_name(r->type)));
 	json_object_object_add(o, "content", json_object_new_string(content));
@@ -161,8 +179,8 @@ static json_object *post_json(const dnsb_rrset *r, const char *rdata, int proxie
 		json_object_object_add(o, "proxied", json_object_new_boolean(proxied));
 	/* A proxied record's TTL is automatic; below Cloudflare's minimum too. */
 	json_object_object_add(o, "ttl", json_object_new_int64(proxied || r->ttl < 60 ? DNSB_CF_TTL_AUTO : r->ttl));
-	if (comment)
-		json_object_object_add(o, "comment", json_object_new_string(comment));
+	if (comment && comment_len > 0)
+		json_object_object_add(o, "comment", json_object_new_string_len(comment, (int)comment_len));
 	if (prio >= 0)
 		json_object_object_add(o, "priority", json_object_new_int64(prio));
 	return o;
@@ -243,15 +261,17 @@ static int entry_deletes(builder *w, const dnsb_precheck_entry *e, const dnsb_hb
 }
 
 static int entry_ops(builder *w, const dnsb_precheck_entry *e, const dnsb_hb_tags *ids, dnsb_change *const *changes,
-		     size_t n, int proxied, const char *comment)
+		     size_t n, const dnsb_cf_config *cfg)
 {
-	int all = e->held == NULL || e->final == NULL || e->held->ttl != e->final->ttl;
+	/* Another TTL or other properties (proxied, comment): every record again. */
+	int all = e->held == NULL || e->final == NULL || e->held->ttl != e->final->ttl ||
+		  strcmp(e->held->routing ? e->held->routing : "", e->final->routing ? e->final->routing : "") != 0;
 	size_t from = change_of(changes, n, e->owner, e->type, 0), to = change_of(changes, n, e->owner, e->type, 1);
 	int rc = e->held ? entry_deletes(w, e, ids, all, from) : 0;
 
 	for (size_t i = 0; rc == 0 && e->final && i < e->final->rdata_count; i++)
 		if (all || !has_rdata(e->held, e->final->rdata[i]))
-			rc = add_post(w, post_json(e->final, e->final->rdata[i], proxied, comment), to);
+			rc = add_post(w, post_json(e->final, e->final->rdata[i], cfg), to);
 	return rc;
 }
 
@@ -274,8 +294,7 @@ static int entries_writable(const dnsb_precheck *pc, const dnsb_hb_tags *ids, dn
 }
 
 int dnsb_cf_batch_build(dnsb_cf_batch *out, const dnsb_precheck *pc, const dnsb_hb_tags *ids,
-			dnsb_change *const *changes, size_t n, int proxied, const char *comment, size_t *bad,
-			dnsb_error *err)
+			dnsb_change *const *changes, size_t n, const dnsb_cf_config *cfg, size_t *bad, dnsb_error *err)
 {
 	builder w = { out, NULL, NULL, 0, 0 };
 	json_object *body = NULL;
@@ -289,7 +308,7 @@ int dnsb_cf_batch_build(dnsb_cf_batch *out, const dnsb_precheck *pc, const dnsb_
 	body = json_object_new_object();
 	rc = w.deletes && w.posts && body ? 0 : DNSB_ENOMEM;
 	for (size_t i = 0; rc == 0 && i < pc->count; i++)
-		rc = entry_ops(&w, &pc->entries[i], ids, changes, n, proxied, comment);
+		rc = entry_ops(&w, &pc->entries[i], ids, changes, n, cfg);
 	/* Cloudflare runs deletes before posts, whatever the order of the members. */
 	if (rc == 0 && out->delete_count && json_object_object_add(body, "deletes", json_object_get(w.deletes)) != 0)
 		rc = DNSB_ENOMEM;

@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +91,7 @@ static double timeout_seconds(const dnsb_rfc2136_net *net)
 	return tv_seconds(net->timeout);
 }
 
-/* The wait of one exchange: --rfc2136-timeout, or less when the caller has less time left (limit > 0). */
-static struct timeval wait_for(const dnsb_rfc2136_net *net, double limit)
+struct timeval dnsb_rfc2136_wait_for(const dnsb_rfc2136_net *net, double limit)
 {
 	struct timeval tv = net->timeout;
 
@@ -102,8 +103,7 @@ static struct timeval wait_for(const dnsb_rfc2136_net *net, double limit)
 }
 
 
-/* A pooled connection, or -1 when none is idle. */
-static int pool_take(dnsb_rfc2136_net *net)
+int dnsb_rfc2136_pool_take(dnsb_rfc2136_net *net)
 {
 	int fd = -1;
 
@@ -114,7 +114,7 @@ static int pool_take(dnsb_rfc2136_net *net)
 	return fd;
 }
 
-static void pool_give(dnsb_rfc2136_net *net, int fd)
+void dnsb_rfc2136_pool_give(dnsb_rfc2136_net *net, int fd)
 {
 	pthread_mutex_lock(&net->lock);
 	if (net->pool_count < DNSB_RFC2136_POOL_MAX) {
@@ -126,7 +126,7 @@ static void pool_give(dnsb_rfc2136_net *net, int fd)
 		close(fd);
 }
 
-static int tcp_connect(dnsb_rfc2136_net *net, int *fd, struct timeval wait, dnsb_error *err)
+int dnsb_rfc2136_connect(dnsb_rfc2136_net *net, int *fd, struct timeval wait, dnsb_error *err)
 {
 	size_t first = net->preferred;
 
@@ -136,6 +136,10 @@ static int tcp_connect(dnsb_rfc2136_net *net, int *fd, struct timeval wait, dnsb
 		/* Not ldns_tcp_connect: it returns 0 (stdin) on failure. */
 		*fd = ldns_tcp_connect2(&net->addr[i], net->addrlen[i], wait);
 		if (*fd >= 0) {
+			int one = 1;
+			/* Pipelined queries are small writes in a row: Nagle would hold each back for an ACK
+			 * the server delays (40 ms). Best effort: without it only pipelining is slower. */
+			(void)setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			net->preferred = i;
 			return 0;
 		}
@@ -152,7 +156,7 @@ static int tcp_connect(dnsb_rfc2136_net *net, int *fd, struct timeval wait, dnsb
  * thread around the write and swallow one raised meanwhile, as libraries
  * that must not touch the process's signal handlers do.
  */
-static int tcp_send(int fd, ldns_buffer *qb)
+int dnsb_rfc2136_send(int fd, ldns_buffer *qb)
 {
 	sigset_t pipe_set, old;
 	struct timespec zero = { 0, 0 };
@@ -183,20 +187,20 @@ static int tcp_send(int fd, ldns_buffer *qb)
  * Send over TCP and read one reply. A pooled connection the server has
  * closed meanwhile fails at once; then one fresh connection is tried.
  */
-static int tcp_exchange(dnsb_rfc2136_net *net, ldns_buffer *qb, double limit, uint8_t **wire, size_t *size,
-			dnsb_error *err)
+int dnsb_rfc2136_exchange_wire(dnsb_rfc2136_net *net, ldns_buffer *qb, double limit, uint8_t **wire, size_t *size,
+				dnsb_error *err)
 {
-	int fd = pool_take(net), reused = fd >= 0, rc;
-	struct timeval wait = wait_for(net, limit);
+	int fd = dnsb_rfc2136_pool_take(net), reused = fd >= 0, rc;
+	struct timeval wait = dnsb_rfc2136_wait_for(net, limit);
 
 	for (;;) {
-		if (fd < 0 && (rc = tcp_connect(net, &fd, wait, err)) != 0)
+		if (fd < 0 && (rc = dnsb_rfc2136_connect(net, &fd, wait, err)) != 0)
 			return rc;
-		if (tcp_send(fd, qb)) {
+		if (dnsb_rfc2136_send(fd, qb)) {
 			double start = dnsb_monotonic();
 			*wire = ldns_tcp_read_wire_timeout(fd, size, wait);
 			if (*wire != NULL) {
-				pool_give(net, fd);
+				dnsb_rfc2136_pool_give(net, fd);
 				return 0;
 			}
 			close(fd);
@@ -260,16 +264,14 @@ static size_t uncompressed_size(const ldns_pkt *pkt)
 	return size;
 }
 
-int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, ldns_pkt **reply, int *tsig_ok,
-			  size_t *wire_size, dnsb_error *err)
+int dnsb_rfc2136_prepare(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_buffer **out, size_t *wire_size,
+			 dnsb_error *err)
 {
 	ldns_buffer *qb = NULL;
-	uint8_t *wire = NULL;
-	size_t size = 0, qsize;
+	size_t qsize;
 	int rc;
 
-	*reply = NULL;
-	*tsig_ok = 0;
+	*out = NULL;
 	/*
 	 * Measure before signing: ldns_pkt_tsig_sign asserts (aborts the
 	 * process) on a message larger than 64 KiB. Encoding with name
@@ -289,15 +291,27 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, 
 	if (qsize > DNSB_RFC2136_TCP_MAX - (net->keyname ? TSIG_RESERVE : 0))
 		return dnsb_error_set(err, DNSB_ETOOLARGE, "the message is %zu bytes (and its TSIG); DNS allows %d",
 				      qsize, DNSB_RFC2136_TCP_MAX);
-	if (net->keyname != NULL) {
-		if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
-			return rc;
-		if (wire_size)
-			*wire_size = ldns_buffer_position(qb);
-	} else if ((rc = to_wire(&qb, query, net, err)) != 0) {
+	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
 		return rc;
-	}
-	rc = tcp_exchange(net, qb, limit, &wire, &size, err);
+	if (wire_size)
+		*wire_size = ldns_buffer_position(qb);
+	*out = qb;
+	return 0;
+}
+
+int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, ldns_pkt **reply, int *tsig_ok,
+			  size_t *wire_size, dnsb_error *err)
+{
+	ldns_buffer *qb = NULL;
+	uint8_t *wire = NULL;
+	size_t size = 0;
+	int rc;
+
+	*reply = NULL;
+	*tsig_ok = 0;
+	if ((rc = dnsb_rfc2136_prepare(net, query, &qb, wire_size, err)) != 0)
+		return rc;
+	rc = dnsb_rfc2136_exchange_wire(net, qb, limit, &wire, &size, err);
 	ldns_buffer_free(qb);
 	if (rc != 0)
 		return rc;
@@ -344,9 +358,9 @@ int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs
 	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
 		goto done;
 	/* A transfer takes a connection of its own: it is not left in a reusable state on error. */
-	if ((rc = tcp_connect(net, &fd, net->timeout, err)) != 0)
+	if ((rc = dnsb_rfc2136_connect(net, &fd, net->timeout, err)) != 0)
 		goto done;
-	if (!tcp_send(fd, qb)) {
+	if (!dnsb_rfc2136_send(fd, qb)) {
 		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "AXFR of %s: cannot send to %s: %s", zone, net->server,
 				    strerror(errno));
 		goto done;

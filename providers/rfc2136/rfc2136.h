@@ -9,6 +9,8 @@
  *              classification, RRs to RRsets
  *   net.c      transport: TCP with a timeout, a small pool of open
  *              connections, TSIG signing
+ *   pipeline.c several queries over one TCP connection, pipelined
+ *              (RFC 7766 §6.2.1.1): reads and culprit probes
  *   reply.c    the server's messages from their wire bytes: reply ID and
  *              TSIG checks, AXFR messages to RRs (no sockets: fuzzed)
  *   rfc2136.c  the ops table: submit, read, list (AXFR), close
@@ -41,6 +43,9 @@
 
 /** Idle TCP connections kept open per provider. */
 #define DNSB_RFC2136_POOL_MAX 4
+
+/** Queries of a pipelined exchange sent and not yet answered, at most (RFC 7766 §6.2.1.1). */
+#define DNSB_RFC2136_PIPELINE_MAX 32
 
 /** Settings of one rfc2136 provider, parsed from its flags. */
 typedef struct dnsb_rfc2136_config {
@@ -184,6 +189,65 @@ void dnsb_rfc2136_net_close(dnsb_rfc2136_net *net);
  */
 int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, ldns_pkt **reply, int *tsig_ok,
 			  size_t *wire_size, dnsb_error *err);
+
+/**
+ * Check that `query` fits a TCP message, sign it (when a key is set) and
+ * encode it: what dnsb_rfc2136_exchange sends.
+ * @param out        receives the message (the caller's; ldns_buffer_free), NULL on error
+ * @param wire_size  receives its size in bytes, may be NULL
+ * @return 0; DNSB_ETOOLARGE; DNSB_EINVAL (signing or encoding); DNSB_ENOMEM
+ */
+int dnsb_rfc2136_prepare(dnsb_rfc2136_net *net, ldns_pkt *query, ldns_buffer **out, size_t *wire_size,
+			 dnsb_error *err);
+
+/**
+ * Send one prepared message over TCP (a pooled connection when one is idle;
+ * one fresh connection after a pooled one the server closed) and read one
+ * reply: its wire bytes, not checked (dnsb_rfc2136_reply_parse).
+ * @param limit  seconds, as for dnsb_rfc2136_exchange
+ * @param wire   receives the reply without its length prefix (the caller's; free), size its bytes
+ * @return 0; DNSB_ETRANSIENT (connect, send, timeout)
+ */
+int dnsb_rfc2136_exchange_wire(dnsb_rfc2136_net *net, ldns_buffer *qb, double limit, uint8_t **wire, size_t *size,
+			       dnsb_error *err);
+
+/** The wait for one reply: --rfc2136-timeout, or `limit` seconds when that is less (limit > 0). */
+struct timeval dnsb_rfc2136_wait_for(const dnsb_rfc2136_net *net, double limit);
+
+/** A pooled idle connection (taken out of the pool: the caller's), or -1 when none. */
+int dnsb_rfc2136_pool_take(dnsb_rfc2136_net *net);
+
+/** Give a connection in a reusable state back to the pool (closed when the pool is full). */
+void dnsb_rfc2136_pool_give(dnsb_rfc2136_net *net, int fd);
+
+/**
+ * Connect to the server's addresses in turn, within `wait`.
+ * @return 0 with *fd the caller's; DNSB_ETRANSIENT naming the server
+ */
+int dnsb_rfc2136_connect(dnsb_rfc2136_net *net, int *fd, struct timeval wait, dnsb_error *err);
+
+/** Write one prepared message (with its 2-byte length) to fd; SIGPIPE never raised. @return 1, or 0 (errno set) */
+int dnsb_rfc2136_send(int fd, ldns_buffer *qb);
+
+/**
+ * Exchange n queries with the server over one TCP connection, pipelined
+ * (RFC 7766 §6.2.1.1): at most DNSB_RFC2136_PIPELINE_MAX in flight, replies
+ * matched to queries by message ID in whatever order they come, and checked
+ * to answer that query's question. Each query gets an ID unique among the n
+ * (among each 32,768 when more: sent as several exchanges) and is signed (when a key is set), as by
+ * dnsb_rfc2136_exchange. A server that closes the connection before every
+ * reply came (one that does not pipeline, or a stale pooled connection) gets
+ * the rest again on a fresh connection, then one query at a time.
+ * @param queries   n queries, unsigned; IDs and TSIG records are set here (borrowed)
+ * @param limit     seconds the whole exchange may take, 0 = --rfc2136-timeout per reply
+ * @param replies   n slots, NULL on entry: receive the replies (the caller's, ldns_pkt_free), also those
+ *                  that came before an error
+ * @param tsig_ok   n slots: 1 where the reply is signed correctly (or no key)
+ * @return 0 when every query has its reply; DNSB_ETRANSIENT (connect, send, timeout, a malformed reply, one
+ *         with an ID not in flight or another question); DNSB_ETOOLARGE; DNSB_EINVAL; DNSB_ENOMEM
+ */
+int dnsb_rfc2136_exchange_all(dnsb_rfc2136_net *net, ldns_pkt *const *queries, size_t n, double limit,
+			      ldns_pkt **replies, int *tsig_ok, dnsb_error *err);
 
 /**
  * Transfer a zone by AXFR (signed when a key is set) into `rrs`.

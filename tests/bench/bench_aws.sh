@@ -9,7 +9,9 @@
 # beside what external-dns's aws provider spends on the same batch: the
 # batch, then on failure every ownership group alone (1 + groups). Target
 # (issue 12): submissions <= 3 for every k up to 50, from the culprits every
-# InvalidChangeBatch message names.
+# InvalidChangeBatch message names. Then UPDATES (default 600) updates of
+# one-record sets, 2 x UPDATES ResourceRecords: POSTs and limit refusals
+# (target, issue 21: 2 POSTs, 0 refused).
 #
 # Env: DNSBATCH (default build/dnsbatch), CHANGES (default 1000), LATENCY
 # (milliseconds, default 20), KS (default "0 1 10 50"). Prints figures; exits
@@ -100,4 +102,37 @@ for k in $KS; do
 done
 echo "# wall: whole process (TLS, signing, reads included); api: every signed request the fake served"
 echo "# extdns: requests external-dns's aws provider sends for the same batch (the batch, then each group alone)"
+
+# Route53's per-request limits (issue 21): UPDATES updates of one-record A sets are 2 x UPDATES ResourceRecord
+# elements (a DELETE and a CREATE each); over 1,000 they must be cut into batches before sending, not refused.
+UPDATES=${UPDATES:-600}
+: >"$T/seed.records"
+for ((i = 0; i < UPDATES; i++)); do echo "ZBENCH upd$i.bench.example. 300 A 10.1.$((i / 256)).$((i % 256))"; done >"$T/seed.records"
+jq -n --argjson n "$UPDATES" '[range($n) | {dnsName: "upd\(.).bench.example", recordType: "A", recordTTL: 300, labels: {}}] |
+	{create: [], delete: [], updateOld: map(. + {targets: ["10.1.\(.dnsName | ltrimstr("upd") | split(".")[0] | tonumber /
+	256 | floor).\(.dnsName | ltrimstr("upd") | split(".")[0] | tonumber % 256)"]}), updateNew: map(. + {targets:
+	["10.2.\(.dnsName | ltrimstr("upd") | split(".")[0] | tonumber / 256 | floor).\(.dnsName | ltrimstr("upd") |
+	split(".")[0] | tonumber % 256)"]})}' >"$T/updates.json"
+start_fake
+env -i PATH="$PATH" HOME="$T" AWS_ACCESS_KEY_ID=AKIDBENCH AWS_SECRET_ACCESS_KEY=bench-secret \
+	AWS_ENDPOINT_URL_ROUTE_53="https://127.0.0.1:$PORT" AWS_CA_BUNDLE="$T/ca.pem" \
+	"$DNSBATCH" apply --plan "$T/updates.json" --provider aws --aws-zone-id ZBENCH --aws-batch-change-interval 0 \
+	--aws-batch-change-size 1000 --batch-size 1000 --output json --quiet >"$T/upd.json" 2>"$T/upd.err"
+rc=$?
+stats >"$T/stats.json"
+stop_fake
+got=$(jq -r '"\(.applied) applied, \(.dropped) dropped, \(.failed) failed"' "$T/upd.json" 2>/dev/null)
+if [ "$rc" != 0 ] || [ "$got" != "$UPDATES applied, 0 dropped, 0 failed" ] ||
+	[ "$(jq -r '"\(.bad_signature) \(.bad_schema)"' "$T/stats.json")" != "0 0" ]; then
+	echo "# updates: exit $rc, $got: $(head -c 300 "$T/upd.err")"
+	broken=1
+fi
+posts=$(jq -r .changes "$T/stats.json")
+refused=$(jq -r .refused_limit "$T/stats.json")
+want=$(((2 * UPDATES + 999) / 1000))
+echo "# Route53 limits: $UPDATES updates ($((2 * UPDATES)) ResourceRecords), one plan, --batch-size 1000"
+printf '%-28s %6s %8s %8s  %s\n' case POSTs refused target outcome
+printf '%-28s %6s %8s %8s  %s\n' "$UPDATES updates" "$posts" "$refused" \
+	"$([ "$posts" -le "$want" ] && [ "$refused" = 0 ] && echo met || echo MISSED)" "$got"
+echo "# target (issue 21): split before sending, $want POSTs, 0 refused by the 1,000-record limit"
 exit "$broken"

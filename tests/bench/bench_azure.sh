@@ -50,7 +50,7 @@ stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; }
 now() { date +%s.%N; }
 
 echo "# $CHANGES A-record creations, one batch, fake latency ${LATENCY} ms per API request"
-printf '%-10s %8s %8s %7s %6s %8s %15s  %s\n' in-flight wall speedup writes lists max-seen "extdns(w+list)" outcome
+printf '%-10s %8s %8s %7s %6s %5s %8s %15s  %s\n' in-flight wall speedup writes lists gets max-seen "extdns(w+list)" outcome
 base=
 for m in $FLIGHTS; do
 	start_fake
@@ -75,10 +75,11 @@ for m in $FLIGHTS; do
 	writes=$(jq -r .writes "$T/stats.json")
 	lists=$(jq -r '.lists + .zone_lists' "$T/stats.json")
 	# external-dns: its listing of the zone (one page here), then one CreateOrUpdate per record set.
-	printf '%-10s %8.3f %7.1fx %7s %6s %8s %15s  %s\n' "$m" "$wall" "$(echo "$base / $wall" | bc -l)" "$writes" \
-		"$lists" "$(jq -r .max_in_flight "$T/stats.json")" "$((CHANGES + 1))" "$got"
+	printf '%-10s %8.3f %7.1fx %7s %6s %5s %8s %15s  %s\n' "$m" "$wall" "$(echo "$base / $wall" | bc -l)" "$writes" \
+		"$lists" "$(jq -r .gets "$T/stats.json")" "$(jq -r .max_in_flight "$T/stats.json")" "$((CHANGES + 1))" "$got"
 done
 echo "# wall: whole process (TLS, token, reads included); writes: conditional PUT/DELETE the fake served;"
-echo "# lists: zone and record-set listings (dnsbatch's read before writing); max-seen: writes in flight at once"
+echo "# lists: zone and record-set listing pages, gets: record sets read by name (dnsbatch reads a batch's names by"
+echo "# whichever is fewer requests); max-seen: requests in flight at once"
 echo "# extdns: requests external-dns's azure provider sends for the same plan, unconditional"
 exit "$broken"

@@ -2,8 +2,9 @@
 #
 # bench_rfc2136.sh - 2,000 A-record additions to a real BIND on loopback:
 #   dnsbatch (rfc2136 provider) with 0 and with 20 conflicting changes
-#   (RRsets that exist beforehand), against nsupdate given the same 2,000
-#   additions as one UPDATE per record and as one single UPDATE.
+#   (RRsets that exist beforehand: one in each batch of 100, or all in the
+#   first batch), against nsupdate given the same 2,000 additions as one
+#   UPDATE per record and as one single UPDATE.
 # Whole-process wall seconds, the median of RUNS runs (default 3), each on a
 # freshly started named; then the ratios and the targets of issue 3.
 #
@@ -67,6 +68,14 @@ jq -n --argjson n "$RECORDS" '{create: [range($n) | {dnsName: "host\(.).bench.te
 	fi
 	echo "send"
 } >"$T/conflicts.nsupdate"
+# The same number of conflicts, all among the first names (one batch refused again and again).
+{
+	echo "zone bench.test"
+	for ((i = 0; i < CONFLICTS; i++)); do
+		echo "update add host$((i * 5 + 2)).bench.test. 300 A 192.0.2.1"
+	done
+	echo "send"
+} >"$T/clustered.nsupdate"
 
 now() { date +%s.%N; }
 
@@ -78,6 +87,8 @@ fresh() {
 	PID=$DNSB_SERVER_PID
 	if [ "${1:-0}" = 1 ]; then
 		dnsb_nsupdate "$PORT" "$KEY" <"$T/conflicts.nsupdate" || exit 1
+	elif [ "${1:-0}" = 2 ]; then
+		dnsb_nsupdate "$PORT" "$KEY" <"$T/clustered.nsupdate" || exit 1
 	fi
 }
 
@@ -133,6 +144,7 @@ measure "nsupdate, one UPDATE per record" 0 0 "" run_nsupdate "$T/per-record.nsu
 measure "nsupdate, one single UPDATE" 0 0 "" run_nsupdate "$T/single.nsupdate"
 measure "dnsbatch, 0 conflicts" 0 0 "$RECORDS applied, 0 dropped, 0 failed" run_dnsbatch
 measure "dnsbatch, $CONFLICTS conflicts" 1 3 "$((RECORDS - CONFLICTS)) applied, $CONFLICTS dropped, 0 failed" run_dnsbatch
+measure "dnsbatch, $CONFLICTS conflicts in one batch" 2 3 "$((RECORDS - CONFLICTS)) applied, $CONFLICTS dropped, 0 failed" run_dnsbatch
 measure "nsupdate per record, $CONFLICTS conflicts" 1 0 "" run_nsupdate "$T/per-record.nsupdate"
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
@@ -143,8 +155,12 @@ d20=${RESULT["dnsbatch, $CONFLICTS conflicts"]}
 r0=$(ratio "$d0" "$single")
 r20=$(ratio "$d20" "$single")
 speed=$(ratio "$per" "$d20")
+rc0=$(ratio "$d20" "$d0")
 verdict() { [ "$(echo "$1" | bc -l)" = 1 ] && echo "met" || echo "MISSED"; }
 echo "dnsbatch 0 conflicts / nsupdate single UPDATE:         ${r0}x  (target <= 1.5x: $(verdict "$r0 <= 1.5"))"
 echo "dnsbatch $CONFLICTS conflicts / nsupdate single UPDATE:        ${r20}x  (target <= 4x: $(verdict "$r20 <= 4"))"
 echo "nsupdate one UPDATE per record / dnsbatch $CONFLICTS conflicts: ${speed}x  (target >= 10x: $(verdict "$speed >= 10"))"
+# Issue 21: refused groups read together.
+echo "dnsbatch $CONFLICTS conflicts / dnsbatch 0 conflicts:          ${rc0}x  (target <= 1.3x: $(verdict "$rc0 <= 1.3"); ${DETAIL["dnsbatch, $CONFLICTS conflicts"]#*failed, })"
+echo "dnsbatch $CONFLICTS conflicts in one batch:                     ${DETAIL["dnsbatch, $CONFLICTS conflicts in one batch"]#*failed, }"
 exit "$broken"

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
-"""fake_azure.py - a fake of Azure DNS (Microsoft.Network/dnsZones, api-version 2018-05-01) and of the token endpoints.
+"""fake_azure.py - a fake of Azure DNS (Microsoft.Network/dnsZones, api-version 2018-05-01, or with --private
+Microsoft.Network/privateDnsZones, api-version 2018-09-01) and of the token endpoints.
 
 Serves over HTTPS on a free loopback port (written to --port-file):
   GET    /subscriptions/S/resourceGroups/G/providers/Microsoft.Network/dnsZones            Zones_ListByResourceGroup
   GET    .../dnsZones/Z/recordsets?$top=N                                                 RecordSets_ListByDnsZone (nextLink)
+  GET    .../dnsZones/Z/TYPE/NAME                                                         RecordSets_Get (404 NotFound)
   PUT    .../dnsZones/Z/TYPE/NAME    If-None-Match: * / If-Match: ETAG                     RecordSets_CreateOrUpdate
   DELETE .../dnsZones/Z/TYPE/NAME    If-Match: ETAG                                       RecordSets_Delete
   POST   /TENANT/oauth2/v2.0/token   client secret or client assertion (federated token)
   GET    /metadata/identity/oauth2/token   (IMDS; header Metadata: true)
-  GET    /_fake/stats, /_fake/zone/Z; POST /_fake/put/Z/TYPE/NAME (another client's write)
+  GET    /_fake/stats (max_per_second: the most API requests in any second), /_fake/zone/Z; POST /_fake/put/Z/TYPE/NAME (another client's write)
+
+With --private the paths are .../privateDnsZones (PrivateZones_ListByResourceGroup), .../privateDnsZones/Z/ALL
+(RecordSets_List) and .../privateDnsZones/Z/TYPE/NAME, the bodies in the private spelling (ttl, aRecords, ...), checked
+against azure-privatedns-2018-09-01.json.
 
 Every record set has an ETag (a fresh UUID at each write). If-None-Match: * fails with 412 when the record set
 exists; If-Match fails with 412 when it is absent or holds another ETag, as Azure applies them. Every request body
@@ -19,8 +25,16 @@ define is an error too. A request that fails the check is answered 400 and count
 Faults (--fault KIND[*N], consumed in order, one per record-set write): ok (no fault), 429 (Retry-After: 1,
 nothing written), 500after / 502after (written, then the error), race (another client rewrites the record set
 just before: the write's If-Match then fails), refuse (400 BadRequest, nothing written).
+
+The subscription's quota (--hourly-reads, --hourly-writes; an "hour" lasts --hour-seconds): a bucket per kind that
+refills evenly over the hour; every API reply says what remains in x-ms-ratelimit-remaining-subscription-reads or
+-writes, and a request that finds its bucket empty is answered 429 with Retry-After (stats.quota_429).
+
+Tokens expire: a token is honoured --token-valid seconds (default: the --token-lifetime its reply announces);
+after that the API answers 401 ExpiredAuthenticationToken (stats.expired).
 """
 import argparse
+import collections
 import copy
 import json
 import os
@@ -37,10 +51,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import jsonschema
 
 LOCK = threading.RLock()
-SPEC_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "azure-dns-2018-05-01.json")
-API = "2018-05-01"
-RECORD_KEYS = {"A": "ARecords", "AAAA": "AAAARecords", "MX": "MXRecords", "NS": "NSRecords", "PTR": "PTRRecords",
-               "SRV": "SRVRecords", "TXT": "TXTRecords", "CNAME": "CNAMERecord", "SOA": "SOARecord", "CAA": "caaRecords"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Flavour:
+    """What differs between public (dnsZones) and private (privateDnsZones) zones."""
+    PUBLIC = dict(spec="azure-dns-2018-05-01.json", api="2018-05-01", zones="dnsZones", listing="recordsets",
+                  op_list="RecordSets_ListByDnsZone", op_zones="Zones_ListByResourceGroup", ttl="TTL",
+                  type_prefix="Microsoft.Network/dnszones/",
+                  keys={"A": "ARecords", "AAAA": "AAAARecords", "MX": "MXRecords", "NS": "NSRecords",
+                        "PTR": "PTRRecords", "SRV": "SRVRecords", "TXT": "TXTRecords", "CNAME": "CNAMERecord",
+                        "SOA": "SOARecord", "CAA": "caaRecords"})
+    PRIVATE = dict(spec="azure-privatedns-2018-09-01.json", api="2018-09-01", zones="privateDnsZones", listing="ALL",
+                   op_list="RecordSets_List", op_zones="PrivateZones_ListByResourceGroup", ttl="ttl",
+                   type_prefix="Microsoft.Network/privateDnsZones/",
+                   keys={"A": "aRecords", "AAAA": "aaaaRecords", "MX": "mxRecords", "PTR": "ptrRecords",
+                         "SRV": "srvRecords", "TXT": "txtRecords", "CNAME": "cnameRecord", "SOA": "soaRecord"})
+
+
+F = Flavour.PUBLIC
+SPEC_FILE = os.path.join(HERE, F["spec"])
+API = F["api"]
+RECORD_KEYS = F["keys"]
 
 
 def strict(schema):
@@ -70,11 +102,31 @@ class State:
         self.validator = jsonschema.Draft4Validator(self.recordset_schema)
         self.zones = {}          # name -> {(relname, TYPE): {"props": {...}, "etag": str}}
         self.faults = []
-        self.tokens = set()
-        self.stats = {"requests": 0, "writes": 0, "lists": 0, "zone_lists": 0, "tokens": 0, "bad_schema": 0,
-                      "bad_auth": 0, "status": {}, "token_kinds": {}, "precondition_failed": 0, "max_in_flight": 0,
+        self.tokens = {}         # token -> monotonic time it stops being honoured
+        self.stats = {"requests": 0, "writes": 0, "lists": 0, "gets": 0, "zone_lists": 0, "tokens": 0,
+                      "bad_schema": 0, "bad_auth": 0, "expired": 0, "status": {}, "token_kinds": {},
+                      "precondition_failed": 0, "max_in_flight": 0, "quota_429": 0, "max_per_second": 0,
                       "schema_errors": []}
         self.in_flight = 0
+        self.recent = collections.deque()  # monotonic times of the API requests of the last second
+        now = time.monotonic()
+        # kind -> [level, last refill time, capacity]
+        self.quota = {k: [float(n), now, float(n)] for k, n in (("reads", args.hourly_reads),
+                                                                ("writes", args.hourly_writes)) if n}
+
+    def quota_take(self, kind):
+        """(remaining, retry_after): one request of this kind taken from its bucket, or retry_after > 0."""
+        b = self.quota.get(kind)
+        if b is None:
+            return None, 0
+        now = time.monotonic()
+        rate = b[2] / self.args.hour_seconds
+        b[0] = min(b[2], b[0] + (now - b[1]) * rate)
+        b[1] = now
+        if b[0] < 1:
+            return 0, max(1, int((1 - b[0]) / rate + 0.999))
+        b[0] -= 1
+        return int(b[0]), 0
 
 
 def check_query(st, op, query):
@@ -82,7 +134,7 @@ def check_query(st, op, query):
     params = st.spec["queryParameters"][op]
     problems = []
     for name, values in query.items():
-        if name == "$skipToken" and op in ("RecordSets_ListByDnsZone", "Zones_ListByResourceGroup"):
+        if name == "$skipToken" and op in (F["op_list"], F["op_zones"]):
             continue  # the opaque token of a nextLink, written by this fake
         p = params.get(name)
         if p is None:
@@ -114,8 +166,8 @@ def check_body(st, rtype, body):
         held = [k for k in RECORD_KEYS.values() if k in props]
         if held != [RECORD_KEYS[rtype]]:
             problems.append("a %s record set holding %s" % (rtype, held))
-        if "TTL" not in props:
-            problems.append("no TTL")
+        if F["ttl"] not in props:
+            problems.append("no %s" % F["ttl"])
     return doc, problems
 
 
@@ -144,8 +196,12 @@ class Handler(BaseHTTPRequestHandler):
             with open(self.state.args.log, "a") as f:
                 f.write("%s\n" % (fmt % args))
 
+    quota_header = None
+
     def reply(self, status, doc, headers=()):
         body = json.dumps(doc).encode() if doc is not None else b""
+        if self.quota_header:
+            headers = list(headers) + [self.quota_header]
         with LOCK:
             s = self.state.stats["status"]
             s[str(status)] = s.get(str(status), 0) + 1
@@ -190,15 +246,35 @@ class Handler(BaseHTTPRequestHandler):
             self.state.stats["requests"] += 1
             self.state.in_flight += 1
             self.state.stats["max_in_flight"] = max(self.state.stats["max_in_flight"], self.state.in_flight)
+            now, recent = time.monotonic(), self.state.recent
+            recent.append(now)
+            while recent[0] <= now - 1.0:
+                recent.popleft()
+            self.state.stats["max_per_second"] = max(self.state.stats["max_per_second"], len(recent))
+        self.quota_header = None
         try:
-            self.api(method, url, parts, query, body)
+            if self.authorised() and self.quota(method):
+                self.api(method, url, parts, query, body)
         finally:
             with LOCK:
                 self.state.in_flight -= 1
 
+    def quota(self, method):
+        kind = "reads" if method == "GET" else "writes"
+        with LOCK:
+            remaining, retry = self.state.quota_take(kind)
+            if retry:
+                self.state.stats["quota_429"] += 1
+        if remaining is None:
+            return True
+        self.quota_header = ("x-ms-ratelimit-remaining-subscription-" + kind, str(remaining))
+        if retry:
+            self.reply(429, error("TooManyRequests", "The subscription's %s quota is spent." % kind),
+                       [("Retry-After", str(retry))])
+            return False
+        return True
+
     def api(self, method, url, parts, query, body):
-        if not self.authorised():
-            return
         if self.state.args.latency:
             time.sleep(self.state.args.latency / 1000.0)
         if len(parts) < 6 or parts[0] != "subscriptions" or parts[2] != "resourceGroups" or \
@@ -210,14 +286,16 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, error("ResourceGroupNotFound",
                                          "Resource group '%s' could not be found." % parts[3]))
         rest = parts[6:]
-        if rest == ["dnsZones"] and method == "GET":
+        if rest == [F["zones"]] and method == "GET":
             return self.list_zones(query)
-        if len(rest) >= 2 and rest[0] == "dnsZones" and rest[1] not in self.state.zones:
-            return self.reply(404, error("ResourceNotFound", "The Resource 'Microsoft.Network/dnszones/%s' under "
-                                         "resource group '%s' was not found." % (rest[1], parts[3])))
-        if len(rest) == 3 and rest[0] == "dnsZones" and rest[2] == "recordsets" and method == "GET":
+        if len(rest) >= 2 and rest[0] == F["zones"] and rest[1] not in self.state.zones:
+            return self.reply(404, error("ParentResourceNotFound", "The Resource 'Microsoft.Network/%s/%s' under "
+                                         "resource group '%s' was not found." % (F["zones"], rest[1], parts[3])))
+        if len(rest) == 3 and rest[0] == F["zones"] and rest[2] == F["listing"] and method == "GET":
             return self.list_rrsets(rest[1], query)
-        if len(rest) == 4 and rest[0] == "dnsZones" and rest[2] in RECORD_KEYS and method in ("PUT", "DELETE"):
+        if len(rest) == 4 and rest[0] == F["zones"] and rest[2] in RECORD_KEYS and method == "GET":
+            return self.get_rrset(rest[1], rest[2], rest[3].lower(), query)
+        if len(rest) == 4 and rest[0] == F["zones"] and rest[2] in RECORD_KEYS and method in ("PUT", "DELETE"):
             return self.write(method, rest[1], rest[2], rest[3].lower(), query, body)
         return self.reply(400, error("BadRequest", "no such operation %s %s" % (method, url.path)))
 
@@ -231,7 +309,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def authorised(self):
         h = self.headers.get("Authorization", "")
-        if h.startswith("Bearer ") and h[7:] in self.state.tokens:
+        until = self.state.tokens.get(h[7:]) if h.startswith("Bearer ") else None
+        if until is not None and time.monotonic() >= until:
+            with LOCK:
+                self.state.stats["expired"] += 1
+            self.reply(401, error("ExpiredAuthenticationToken", "The access token expiry UTC time is earlier than "
+                                  "current UTC time."))
+            return False
+        if until is not None:
             if self.state.args.forbidden:
                 self.reply(403, error("AuthorizationFailed", "The client does not have authorization to perform "
                                       "action 'Microsoft.Network/dnszones/read'."))
@@ -244,8 +329,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def issue(self, kind):
         tok = "tok-" + uuid.uuid4().hex
+        valid = self.state.args.token_valid or self.state.args.token_lifetime
         with LOCK:
-            self.state.tokens.add(tok)
+            self.state.tokens[tok] = time.monotonic() + valid
             self.state.stats["tokens"] += 1
             k = self.state.stats["token_kinds"]
             k[kind] = k.get(kind, 0) + 1
@@ -281,16 +367,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def base(self):
         a = self.state.args
-        return "https://127.0.0.1:%d/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Network/dnsZones" % (
-            self.server.server_address[1], a.subscription, a.resource_group)
+        return "https://127.0.0.1:%d/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Network/%s" % (
+            self.server.server_address[1], a.subscription, a.resource_group, F["zones"])
 
     def list_zones(self, query):
-        problems = check_query(self.state, "Zones_ListByResourceGroup", query)
+        problems = check_query(self.state, F["op_zones"], query)
         if problems:
             return self.bad(problems)
         with LOCK:
             self.state.stats["zone_lists"] += 1
-            value = [{"id": "/x/dnszones/" + z, "name": z, "type": "Microsoft.Network/dnszones", "location": "global",
+            value = [{"id": "/x/%s/%s" % (F["zones"], z), "name": z, "type": "Microsoft.Network/" + F["zones"],
+                      "location": "global",
                       "properties": {"numberOfRecordSets": len(r)}} for z, r in sorted(self.state.zones.items())]
         self.reply(200, {"value": value})
 
@@ -298,12 +385,15 @@ class Handler(BaseHTTPRequestHandler):
         name, rtype = key
         props = dict(rs["props"])
         props["fqdn"] = (zone + ".") if name == "@" else "%s.%s." % (name, zone)
-        props["provisioningState"] = "Succeeded"
+        if F is Flavour.PRIVATE:
+            props["isAutoRegistered"] = False
+        else:
+            props["provisioningState"] = "Succeeded"
         return {"id": "%s/%s/%s/%s" % (self.base(), zone, rtype, name), "name": name,
-                "type": "Microsoft.Network/dnszones/" + rtype, "etag": rs["etag"], "properties": props}
+                "type": F["type_prefix"] + rtype, "etag": rs["etag"], "properties": props}
 
     def list_rrsets(self, zone, query):
-        problems = check_query(self.state, "RecordSets_ListByDnsZone", query)
+        problems = check_query(self.state, F["op_list"], query)
         if problems:
             return self.bad(problems)
         top = int(query.get("$top", ["100"])[0])
@@ -315,8 +405,22 @@ class Handler(BaseHTTPRequestHandler):
             value = [self.rrset_doc(zone, k, self.state.zones[zone][k]) for k in keys[skip:skip + size]]
         doc = {"value": value}
         if skip + size < len(keys):
-            doc["nextLink"] = "%s/%s/recordsets?api-version=%s&$top=%d&$skipToken=%d" % (
-                self.base(), zone, API, top, skip + size)
+            doc["nextLink"] = "%s/%s/%s?api-version=%s&$top=%d&$skipToken=%d" % (
+                self.base(), zone, F["listing"], API, top, skip + size)
+        self.reply(200, doc)
+
+    def get_rrset(self, zone, rtype, name, query):
+        problems = check_query(self.state, "RecordSets_Get", query)
+        if problems:
+            return self.bad(problems)
+        with LOCK:
+            self.state.stats["gets"] += 1
+            rs = self.state.zones[zone].get((name, rtype))
+            doc = self.rrset_doc(zone, (name, rtype), rs) if rs else None
+        if doc is None:
+            return self.reply(404, error("NotFound", "The resource record '%s' does not exist in resource group '%s' "
+                                         "of subscription '%s'." % (name, self.state.args.resource_group,
+                                                                    self.state.args.subscription)))
         self.reply(200, doc)
 
     def write(self, method, zone, rtype, name, query, body):
@@ -347,8 +451,9 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             records = self.state.zones[zone]
             if fault == "race" and key in records:
-                records[key] = {"props": dict(records[key]["props"], TTL=records[key]["props"].get("TTL", 0) + 1),
-                                "etag": str(uuid.uuid4())}
+                props = dict(records[key]["props"])
+                props[F["ttl"]] = props.get(F["ttl"], 0) + 1
+                records[key] = {"props": props, "etag": str(uuid.uuid4())}
             held = records.get(key)
             if_match, if_none = self.headers.get("If-Match"), self.headers.get("If-None-Match")
             failed = None
@@ -392,7 +497,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 lines = []
                 for (name, rtype), rs in sorted(st.zones[parts[1]].items()):
-                    lines.append({"name": name, "type": rtype, "ttl": rs["props"].get("TTL"),
+                    lines.append({"name": name, "type": rtype, "ttl": rs["props"].get(F["ttl"]),
                                   "records": canon_values(rtype, rs["props"]), "etag": rs["etag"]})
             return self.reply(200, {"rrsets": lines})
         if len(parts) == 4 and parts[0] == "put" and method == "POST" and parts[1] in st.zones:
@@ -437,10 +542,12 @@ def seed_records(st, path):
             zone, owner, ttl, rtype, rdata = parts
             owner = owner.rstrip(".").lower()
             name = "@" if owner == zone else owner[:-len(zone) - 1]
-            rs = st.zones[zone].setdefault((name, rtype), {"props": {"TTL": int(ttl)}, "etag": str(uuid.uuid4())})
+            if rtype not in RECORD_KEYS:
+                continue  # a type the flavour does not hold (no NS or CAA in private zones)
+            rs = st.zones[zone].setdefault((name, rtype), {"props": {F["ttl"]: int(ttl)}, "etag": str(uuid.uuid4())})
             rec = record_of(rtype, rdata)
             if rtype == "CNAME":
-                rs["props"]["CNAMERecord"] = rec
+                rs["props"][RECORD_KEYS["CNAME"]] = rec
             else:
                 rs["props"].setdefault(RECORD_KEYS[rtype], []).append(rec)
 
@@ -461,7 +568,13 @@ def main():
     ap.add_argument("--federated-token", default="")
     ap.add_argument("--imds", action="store_true", help="answer IMDS token requests")
     ap.add_argument("--imds-client-id", default="", help="the user-assigned identity IMDS requests must name")
-    ap.add_argument("--token-lifetime", type=int, default=3600)
+    ap.add_argument("--token-lifetime", type=int, default=3600, help="the expires_in of a token reply, seconds")
+    ap.add_argument("--token-valid", type=float, default=0,
+                    help="seconds a token is honoured (default: its lifetime; less: revoked early)")
+    ap.add_argument("--private", action="store_true", help="serve privateDnsZones (api-version 2018-09-01)")
+    ap.add_argument("--hourly-reads", type=int, default=0, help="the subscription's reads per hour (0: no quota)")
+    ap.add_argument("--hourly-writes", type=int, default=0, help="the subscription's writes per hour (0: no quota)")
+    ap.add_argument("--hour-seconds", type=float, default=3600, help="how long the quota's hour lasts")
     ap.add_argument("--forbidden", action="store_true", help="every token is refused 403 by the API")
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
     ap.add_argument("--page-size", type=int, default=3)
@@ -469,11 +582,15 @@ def main():
     ap.add_argument("--log")
     args = ap.parse_args()
 
+    global F, SPEC_FILE, API, RECORD_KEYS
+    F = Flavour.PRIVATE if args.private else Flavour.PUBLIC
+    SPEC_FILE, API, RECORD_KEYS = os.path.join(HERE, F["spec"]), F["api"], F["keys"]
     st = State(args)
+    soa = {"host": "ns1-01.azure-dns.com.", "email": "azuredns-hostmaster.microsoft.com", "serialNumber": 1,
+           "refreshTime": 3600, "retryTime": 300, "expireTime": 2419200,
+           ("minimumTtl" if args.private else "minimumTTL"): 300}
     for z in args.zone:
-        st.zones[z] = {("@", "SOA"): {"props": {"TTL": 3600, "SOARecord": {
-            "host": "ns1-01.azure-dns.com.", "email": "azuredns-hostmaster.microsoft.com", "serialNumber": 1,
-            "refreshTime": 3600, "retryTime": 300, "expireTime": 2419200, "minimumTTL": 300}}, "etag": str(uuid.uuid4())}}
+        st.zones[z] = {("@", "SOA"): {"props": {F["ttl"]: 3600, RECORD_KEYS["SOA"]: soa}, "etag": str(uuid.uuid4())}}
     for f in args.fault:
         kind, _, n = f.partition("*")
         st.faults += [kind] * (int(n) if n else 1)

@@ -22,8 +22,9 @@ an A/AAAA/CNAME at that name, 81054 an A/AAAA beside a CNAME, 9005 A content
 not IPv4, 1004 DNS Validation Error. The message names the operation
 ("posts[2]: An identical record already exists."): the fake's rendering of
 the issue's "a refused batch names one failing operation". A per-token rate
-limit (--rate N per --rate-window seconds) answers 429 code 971 with
-Retry-After and Ratelimit / Ratelimit-Policy headers on every reply.
+limit (--rate N per --rate-window seconds, a sliding window) answers 429
+code 971 with Retry-After; Ratelimit ("default";r=LEFT;t=SECONDS until one
+frees) and Ratelimit-Policy ("default";q=N;w=WINDOW) on every reply.
 Scripted faults on the batch endpoint, one per batch in order (--fault
 KIND[*N]): 429, 500 (before commit), 502after (commit, then 502), race
 (before the batch runs, another client creates the record of --race "NAME
@@ -253,6 +254,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         a = self.state.args
+        # Cloudflare's form (developers.cloudflare.com/fundamentals/api/reference/limits, "Rate limiting
+        # headers"): Ratelimit "name";r=REMAINING;t=SECONDS-TO-RESET, Ratelimit-Policy "name";q=QUOTA;w=WINDOW.
+        left = self.remaining()
+        if left is not None:
+            self.send_header("Ratelimit", '"default";r=%d;t=%d' % left)
         self.send_header("Ratelimit-Policy", '"default";q=%d;w=%d' % (a.rate, a.rate_window))
         for k, v in (extra or {}).items():
             self.send_header(k, v)
@@ -281,6 +287,16 @@ class Handler(BaseHTTPRequestHandler):
             return key, None
         return None
 
+    def remaining(self):
+        """(requests left, seconds until one frees) of this request's credential, or None (none known)."""
+        st, cred = self.state, getattr(self, "cred_name", None)
+        if cred is None:
+            return None
+        now = time.monotonic()
+        hits = [t for t in st.hits.get(cred, []) if t > now - st.args.rate_window]
+        reset = hits[0] + st.args.rate_window - now if hits else st.args.rate_window
+        return max(0, st.args.rate - len(hits)), max(1, int(reset + 0.999))
+
     def rate_limited(self, cred):
         """Seconds to wait when cred is over its budget, else None (the request is counted)."""
         st, now = self.state, time.monotonic()
@@ -294,6 +310,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def dispatch(self, method):
         st = self.state
+        self.cred_name = None  # the handler serves several requests of one connection
         url = urllib.parse.urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         query = dict(urllib.parse.parse_qsl(url.query))
@@ -306,6 +323,7 @@ class Handler(BaseHTTPRequestHandler):
             if cred is None:
                 st.stats["auth_refused"] += 1
                 return self.reply(403, cf_error(10000, "Authentication error"))
+            self.cred_name = cred[0]
             wait = self.rate_limited(cred[0])
             if wait:
                 return self.reply(429, cf_error(971, "Please wait and consider throttling your request speed"),

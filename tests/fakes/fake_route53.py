@@ -8,17 +8,21 @@ botocore.auth.SigV4Auth from the headers the client says it signed, and a
 ChangeResourceRecordSets body is validated against botocore's route53
 service model (element names, order, required members, enums, ranges): a
 signing or schema mistake is refused (403 SignatureDoesNotMatch, 400
-InvalidInput) and counted, so the test fails.
+InvalidInput) and counted, so the test fails. The fake's own replies are
+checked against the model's output shapes too (counted as bad_reply).
 
+Zones are created as Route53 creates them, an SOA and NS at the apex.
 Serves: ChangeResourceRecordSets (atomic; DELETE must match TTL and values,
-or an alias's AliasTarget; CNAME exclusivity; an alias's target checked as
-Route53 checks it: in the zone its HostedZoneId names, one of a few
-AWS-owned zones or a zone of the fake's, where the target must exist; the
-real InvalidChangeBatch message texts, every failing change in one reply;
-the 1000-record limit), GetChange (PENDING for --insync-after polls of each
-change, then INSYNC), GetHostedZone,
-ListHostedZones and ListResourceRecordSets (small pages, names escaped with
-\\052 for '*'), STS AssumeRoleWithWebIdentity, a container-credentials
+or an alias's AliasTarget; CNAME exclusivity, none at the apex; an alias's
+target checked as Route53 checks it: in the zone its HostedZoneId names, one
+of a few AWS-owned zones or a zone of the fake's, where the target must
+exist, and no CloudFront target evaluating health; values checked (A, AAAA,
+quoted TXT); the real InvalidChangeBatch message texts, every failing change
+in one reply; the 1000-record and 32,000-character limits as AWS counts
+them: fake_route53_rules.py), GetChange (PENDING for --insync-after polls of
+each change, then INSYNC), GetHostedZone, ListHostedZones (Marker always; an
+unknown marker refused) and ListResourceRecordSets (small pages, names
+escaped with \\052 for '*'), STS AssumeRoleWithWebIdentity, a container-credentials
 endpoint and IMDSv2, all on one port. Scripted faults on
 ChangeResourceRecordSets, one per request in order (--fault KIND[*N]):
 throttle, prior (PriorRequestNotComplete), 500 (before commit), 502after
@@ -49,6 +53,8 @@ import botocore.loaders
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+
+import fake_route53_rules as rules
 
 NS = "https://route53.amazonaws.com/doc/2013-04-01/"
 STS_NS = "https://sts.amazonaws.com/doc/2011-06-15/"
@@ -114,6 +120,12 @@ def validate(elem, shape_name, path):
     if kind == "boolean":
         return [] if text in ("true", "false") else ["%s: %r is not a boolean" % (path, text)]
     return []
+
+
+def reply_problems(root, op):
+    """The fake's own reply against the operation's output shape in botocore's model (required members, order)."""
+    out = MODEL["operations"][op]["output"]
+    return validate(root, out["shape"], root.tag.split("}")[-1])
 
 
 def validate_request(body):
@@ -199,7 +211,7 @@ class State:
         self.stats = {k: 0 for k in ("requests", "api_requests", "changes", "changes_ok", "refused_conflict",
                                      "bad_signature", "bad_schema", "creds_issued", "expired_refused",
                                      "signed_multi_param", "list_rrsets", "list_zones", "throttled", "connections",
-                                     "get_change", "get_change_pending", "denied")}
+                                     "get_change", "get_change_pending", "denied", "refused_limit", "bad_reply")}
         self.problems = []
         self.change_ids = 0
         self.policy = None
@@ -227,13 +239,19 @@ class State:
 
 
 def seed(state, path):
+    """Seed lines add RRsets; the apex's SOA or NS in a seed replaces the one the zone was created with."""
+    fresh = set()
     with open(path) as f:
         for line in f:
             parts = line.rstrip("\n").split(" ", 4)
             if len(parts) < 5:
                 continue
             zid, name, ttl, rtype, value = parts
-            rr = state.zones[zid]["rrsets"].setdefault((canon(name), rtype), {"ttl": int(ttl), "values": []})
+            key = (canon(name), rtype)
+            if key not in fresh:
+                state.zones[zid]["rrsets"].pop(key, None)
+                fresh.add(key)
+            rr = state.zones[zid]["rrsets"].setdefault(key, {"ttl": int(ttl), "values": []})
             rr["values"].append(value)
 
 
@@ -270,6 +288,14 @@ def messages_for(state, zone, changes):
         if not (name == zone["apex"] or name.endswith("." + zone["apex"])):
             msgs.append("RRSet with DNS name %s is not permitted in zone %s" % (shown, zone["apex"]))
             continue
+        bad = [p for p in (rules.value_problem(rtype, v) for v in values) if p]
+        if bad:
+            msgs += bad
+            continue
+        problem = action != "DELETE" and rules.rrset_problem(zone["apex"], name, rtype, shown, alias)
+        if problem:
+            msgs.append(problem)
+            continue
         if action == "CREATE":
             if key in rrsets:
                 msgs.append("Tried to create resource record set %s but it already exists" % label)
@@ -301,7 +327,7 @@ def messages_for(state, zone, changes):
         else:  # UPSERT: accepted by the model, never sent by dnsbatch; counted as a problem
             state.problems.append("UPSERT sent for %s" % label)
             rrsets[key] = stored(ttl, values, alias, routing)
-    return rrsets, msgs
+    return rrsets, msgs + rules.apex_problems(zone["apex"], rrsets)
 
 
 # ---- XML replies --------------------------------------------------------------------------------
@@ -360,6 +386,14 @@ class Handler(BaseHTTPRequestHandler):
         super().setup()
         with LOCK:
             self.state.stats["connections"] += 1
+
+    def reply_xml(self, op, root):
+        """A 200 reply of a Route53 operation, checked first against botocore's model of its output."""
+        problems = reply_problems(root, op)
+        if problems:
+            self.state.stats["bad_reply"] += 1
+            self.state.problems += problems[:3]
+        return self.reply(200, xml_bytes(root))
 
     def reply(self, status, body, ctype="text/xml"):
         self.send_response(status)
@@ -592,12 +626,11 @@ class Handler(BaseHTTPRequestHandler):
             st.keys[akid]["expires"] = time.time() - 1
             st.stats["expired_refused"] += 1
             return self.reply(403, error_xml("ExpiredToken", "The security token included in the request is expired"))
-        changes, records, shapes = [], 0, []
+        changes, shapes = [], []
         for c in root.iter(q("Change")):
             rs = c.find(q("ResourceRecordSet"))
             shown = rs.findtext(q("Name"))
             values = [v.text or "" for v in rs.iter(q("Value"))]
-            records += len(values)
             target = rs.find(q("AliasTarget"))
             alias = None if target is None else {
                 "zone": target.findtext(q("HostedZoneId")), "dns": canon(target.findtext(q("DNSName"))),
@@ -614,9 +647,9 @@ class Handler(BaseHTTPRequestHandler):
             st.stats["bad_schema"] += 1
             st.problems += shapes[:3]
             return self.reply(400, error_xml("InvalidInput", shapes[0]))
-        if records > 1000:
-            msgs = ["Number of records limit of 1000 exceeded."]
-        else:
+        msgs = rules.limit_problems([(c[0], c[4]) for c in changes])
+        st.stats["refused_limit"] += bool(msgs)
+        if not msgs:
             rrsets, msgs = messages_for(st, zone, changes)
         if msgs:
             st.stats["refused_conflict"] += 1
@@ -634,7 +667,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(502, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         out = ET.Element("ChangeResourceRecordSetsResponse", xmlns=NS)
         change_info(out, "C%012d" % st.change_ids)
-        return self.reply(200, xml_bytes(out))
+        return self.reply_xml("ChangeResourceRecordSets", out)
 
     def get_change(self, cid):
         st = self.state
@@ -647,26 +680,28 @@ class Handler(BaseHTTPRequestHandler):
         st.stats["get_change_pending"] += pending
         root = ET.Element("GetChangeResponse", xmlns=NS)
         change_info(root, cid, "PENDING" if pending else "INSYNC")
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("GetChange", root)
 
     def list_zones(self, query):
         st = self.state
         st.stats["list_zones"] += 1
         ids = sorted(st.zones)
-        start = ids.index(query["marker"]) if query.get("marker") in ids else 0
+        marker = query.get("marker", "")
+        if marker and marker not in ids:
+            return self.reply(400, error_xml("InvalidInput", "Invalid marker: no hosted zone with ID %s" % marker))
+        start = ids.index(marker) if marker else 0
         size = min(int(query.get("maxitems", 100)), st.args.zone_page)
         root = ET.Element("ListHostedZonesResponse", xmlns=NS)
         zl = element(root, "HostedZones")
         for zid in ids[start:start + size]:
             zone_xml(zl, zid, st.zones[zid], len(st.zones[zid]["rrsets"]))
-        if query.get("marker"):
-            element(root, "Marker", query["marker"])
+        element(root, "Marker", marker)  # required by the model: empty on the first page
         more = start + size < len(ids)
         element(root, "IsTruncated", "true" if more else "false")
         if more:
             element(root, "NextMarker", ids[start + size])
         element(root, "MaxItems", size)
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("ListHostedZones", root)
 
     def get_zone(self, zid):
         zone = self.state.zones.get(zid)
@@ -674,7 +709,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, error_xml("NoSuchHostedZone", "No hosted zone found with ID: %s" % zid))
         root = ET.Element("GetHostedZoneResponse", xmlns=NS)
         zone_xml(root, zid, zone, len(zone["rrsets"]))
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("GetHostedZone", root)
 
     def list_rrsets(self, zid, query):
         st = self.state
@@ -720,7 +755,7 @@ class Handler(BaseHTTPRequestHandler):
             if len(keys[size]) > 2:
                 element(root, "NextRecordIdentifier", keys[size][2])
         element(root, "MaxItems", size)
-        return self.reply(200, xml_bytes(root))
+        return self.reply_xml("ListResourceRecordSets", root)
 
 
 def main():
@@ -756,7 +791,8 @@ def main():
     for z in args.zone:
         zid, apex = z.split("=", 1)
         private = apex.endswith(":private")
-        st.zones[zid] = {"apex": canon(apex.split(":")[0]), "private": private, "rrsets": {}}
+        st.zones[zid] = {"apex": canon(apex.split(":")[0]), "private": private,
+                         "rrsets": rules.apex_rrsets(canon(apex.split(":")[0]))}
     for c in args.creds:
         akid, secret = c.split(":", 1)
         st.keys[akid] = {"secret": secret, "token": None, "expires": 0}

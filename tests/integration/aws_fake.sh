@@ -42,9 +42,10 @@ zone() {
 		if .alias then "\(.name) alias \(.type) \(.alias.zone) \(.alias.dns) \(.alias.health)"
 		else "\(.name) \(.ttl) \(.type) \(.values | join(","))" end'
 }
-# clean_requests NAME: botocore accepted every signature and every body
+# clean_requests NAME: botocore accepted every signature and every body, and the fake's every reply fits the model
 clean_requests() {
-	eq "$1: botocore verified every signature and body" "$(stat '"\(.bad_signature) \(.bad_schema)"')" "0 0"
+	eq "$1: botocore verified every signature and body (and the fake's replies)" \
+		"$(stat '"\(.bad_signature) \(.bad_schema) \(.bad_reply) \(.problems | join("; "))"')" "0 0 0 "
 }
 
 # CREDS: the credential variables of the next runs ("env" = the env key by default).

@@ -5,7 +5,8 @@
 # pair at one name created, listed with its providerSpecific, a weight
 # changed, one set deleted; failover primary/secondary with a health check;
 # a geolocation default; a conflict on one set identifier named in the drop
-# log; another provider refusing a set identifier before sending.
+# log, the other set at the name applied (each set with its registry TXT
+# record); another provider refusing a set identifier before sending.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
@@ -114,18 +115,31 @@ eq "failover again: 3 already applied" "$RC $(counts failover-again)" "0 3 0 3 0
 ##### a conflict on one set identifier ###############################################################
 x=$(rep_ep f.example.com A 60 primary '[{"name":"aws/failover","value":"PRIMARY"}]' 192.0.2.9)
 y=$(rep_ep f.example.com A 60 third "$(w 5)" 192.0.2.7)
-plan "$T/c.plan.json" create="$(list "$x" "$y")"
+# The registry's TXT record of each set, as external-dns's TXT registry writes it: the set's identifier, and
+# labels.ownedRecord naming the record it owns.
+reg() {
+	rep_ep a-f.example.com TXT 60 "$1" '[]' '"heritage=external-dns,external-dns/owner=default"' |
+		jq -c '.labels = {ownedRecord: "f.example.com"}'
+}
+plan "$T/c.plan.json" create="$(list "$x" "$(reg primary)" "$y" "$(reg third)")"
 apply conflict "$T/c.plan.json"
-# Changes at one owner name form one group (DESIGN §2): the refused set takes its sibling with it.
-eq "conflict: exit 3 (drops), the group at f.example.com dropped as one" "$RC $(counts conflict)" "3 2 0 0 2 0"
+# Sets at one owner name are groups apart (DESIGN §2), each with its registry TXT record: the refused set is dropped
+# with its TXT, the other set is applied with its own.
+eq "conflict: exit 3 (drops), set 'primary' and its TXT dropped, set 'third' and its TXT applied" \
+	"$RC $(counts conflict)" "3 4 2 0 2 0"
+eq "conflict: the TXT of set 'primary' dropped with it" \
+	"$(jq -r 'select(.change.create[0].dnsName == "a-f.example.com") | .change.create[0].setIdentifier' "$T/conflict.drops")" \
+	primary
 eq "conflict: the drop of set 'primary' carries Route53's message naming it, cause exists" \
-	"$(jq -r 'select(.change.create[0].setIdentifier == "primary") | "\(.cause) \(.message)"' "$T/conflict.drops" |
+	"$(jq -r 'select(.change.create[0].setIdentifier == "primary" and .change.create[0].dnsName == "f.example.com") | "\(.cause) \(.message)"' "$T/conflict.drops" |
 		grep -c "^exists .*set-identifier='primary'")" 1
 check "conflict: the drop log lists what is held, set identifiers included" grep -q '"setIdentifier":"secondary"' \
 	"$T/conflict.drops"
 eq "conflict: drops --explain names the set identifier of the change and of what is held" \
 	"$("$DNSBATCH" drops "$T/conflict.drops" --explain 2>&1 | grep -c "create f.example.com. A set 'primary': exists: held as set 'primary' 192.0.2.1 (TTL 60); set 'secondary' 192.0.2.2 (TTL 60)")" 1
-eq "conflict: nothing written" "$(routing | grep -c ' third ')" 0
+eq "conflict: set 'third' written beside the sets held, with its registry TXT" \
+	"$(routing | grep -E '^(f|a-f)\.' | cut -d' ' -f1-4 | paste -sd';')" \
+	'a-f.example.com. TXT third "heritage=external-dns,external-dns/owner=default";f.example.com. A primary 192.0.2.1;f.example.com. A secondary 192.0.2.2;f.example.com. A third 192.0.2.7'
 clean_requests conflict
 stop_fake
 

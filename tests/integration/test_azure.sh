@@ -169,10 +169,13 @@ stop_fake
 ##### 429 with Retry-After ##########################################################################
 
 start_fake slow --fault 429
+started=$(date +%s.%N)
 apply slow "$T/pair.plan.json" --azure-max-in-flight 1
+took=$(echo "$(date +%s.%N) - $started" | bc)
 eq "429: applied after the wait" "$RC $(counts slow)" "0 2 2 0 0 0"
-eq "429: one 429 answered, then the writes" "$(stat '.status["429"]')" 1
-ge "429: the provider waited before resubmitting" "$(rep slow .backoff_seconds)" 0.01
+eq "429: one 429 answered, then the writes, nothing undone" "$(stat '"\(.status["429"]) \(.writes)"')" "1 3"
+eq "429: the refused write sent again within the submission" "$(rep slow .submissions)" 1
+ge "429: its Retry-After (1 s) waited out first" "$took" 1
 stop_fake
 
 ##### credentials ###################################################################################

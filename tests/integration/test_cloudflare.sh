@@ -20,8 +20,9 @@ ROOT=$PWD
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/checks.sh
 . tests/integration/cloudflare_fake.sh
+. tests/integration/redis.sh
 
-for tool in openssl jq curl python3; do
+for tool in openssl jq curl python3 redis-server redis-cli; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		not_ok "tool $tool is installed"
 		exit 1
@@ -39,6 +40,7 @@ fi
 T=$(mktemp -d)
 PIDS=()
 cleanup() {
+	[ -n "${REDIS_DIR:-}" ] && stop_redis
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
 }
@@ -107,6 +109,13 @@ CREDS=(CF_API_KEY=$KEY CF_API_EMAIL=$EMAIL)
 apply globalkey "$T/two.plan.json" --cloudflare-zone-id "$Z1"
 eq "CF_API_KEY with CF_API_EMAIL: applied" "$RC $(counts globalkey)" "0 1 1 0 0 0"
 no_secret globalkey
+plan "$T/both.plan.json" create="$(list "$(ep both.example.com A 300 192.0.2.7)" "$(ep both.example.org A 300 192.0.2.8)")"
+apply bothzones "$T/both.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-zone-id "$Z2"
+eq "--cloudflare-zone-id twice: a change in each zone applied" "$RC $(counts bothzones)" "0 2 2 0 0 0"
+eq "--cloudflare-zone-id twice: each in its zone" "$(zone "$Z1" | grep -c '^both\.')$(zone "$Z2" | grep -c '^both\.')" 11
+apply onezone "$T/both.plan.json" --cloudflare-zone-id "$Z1"
+eq "--cloudflare-zone-id once: the other zone's change dropped as no_zone (exit 3)" \
+	"$RC $(counts onezone) $(drop onezone both.example.org | cut -d' ' -f1,2)" "3 2 0 1 1 0 dropped no_zone"
 CREDS=(CF_API_KEY=$KEY)
 apply noemail "$T/two.plan.json"
 eq "CF_API_KEY without CF_API_EMAIL: exit 2" "$RC" 2
@@ -152,8 +161,20 @@ eq "proxied: A proxied with TTL 1 (automatic) and the comment; TXT not proxiable
 	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/$Z1" | jq -r '.records[] | select(.name | startswith("p")) |
 		"\(.name) \(.ttl) \(.proxied) \(.comment)"' | sort | tr '\n' ';')" \
 	"p.example.com 1 true by dnsbatch;ptxt.example.com 300 false by dnsbatch;"
-apply proxied2 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied
+apply proxied2 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied --cloudflare-record-comment "by dnsbatch"
 eq "proxied: the same plan again is already in effect (TTL 1 read back as automatic)" "$RC $(counts proxied2)" "0 2 0 2 0 0"
+# The comment is part of the record: without the flag the plan asks for none, and the records hold one.
+apply proxied3 "$T/proxied.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied
+eq "proxied: another comment is not the record asked for (the creates conflict)" "$RC $(counts proxied3)" "3 2 0 0 2 0"
+# A plan naming the properties as external-dns does (proxied false on the A, a comment of its own).
+plan "$T/props.plan.json" create="$(list "$(ep q.example.com A 300 192.0.2.71 |
+	jq -c '.providerSpecific = [{"name": "external-dns.alpha.kubernetes.io/cloudflare-proxied", "value": "false"},
+		{"name": "external-dns.alpha.kubernetes.io/cloudflare-record-comment", "value": "mine"}]')")"
+apply props "$T/props.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-proxied --cloudflare-record-comment "by dnsbatch"
+eq "properties: applied and verified" "$RC $(counts props)" "0 1 1 0 0 0"
+eq "properties: not proxied, its own TTL and comment" \
+	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/$Z1" | jq -r '.records[] | select(.name == "q.example.com") |
+		"\(.ttl) \(.proxied) \(.comment)"')" "300 false mine"
 clean_requests proxied
 kill "$FAKE_PID"
 
@@ -175,6 +196,55 @@ eq "429 with Retry-After: applied after the wait" "$RC $(counts slow)" "0 1 1 0 
 ge "429 with Retry-After: the wait was Retry-After's (capped at 10 x --backoff-cap)" "$(rep slow .backoff_seconds)" 0.45
 kill "$FAKE_PID"
 
+# ---- the RateLimit headers: slowed down before the limit, no 429 ----
+start_cf paced --seed "$T/seed" --rate 10 --rate-window 2 || exit 1
+plan "$T/paced.plan.json" create="$(list $(for i in $(seq 1 16); do ep "r$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+apply paced "$T/paced.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4
+eq "RateLimit: 16 creates applied in batches of 4 at 10 requests per 2 s" "$RC $(counts paced)" "0 16 16 0 0 0"
+eq "RateLimit: no request refused with 429 (reads and writes paced from one count)" "$(stat .rate_limited)" 0
+ge "RateLimit: more requests than the quota were sent" "$(stat .requests)" 11
+check "RateLimit: the requests held back are counted in the log" grep -q "requests held back .* by the RateLimit header" \
+	"$T/paced.err"
+clean_requests paced
+kill "$FAKE_PID"
+# With --rate-budget: reads and writes take the shared budget's tokens, and the headers falling low slow it.
+start_cf budget --rate 10 --rate-window 2 || exit 1
+start_redis "$T/redis" || { not_ok "redis-server starts"; exit 1; }
+plan "$T/budget.plan.json" create="$(list $(for i in $(seq 1 12); do ep "c$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+apply budget "$T/budget.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4 \
+	--rate-budget "redis://127.0.0.1:$REDIS_PORT" --metrics-file "$T/budget.metrics"
+eq "rate budget: applied" "$RC $(counts budget)" "0 12 12 0 0 0"
+eq "rate budget: every request, reads and writes, took a token of the shared budget" \
+	"$(sed -n 's/^dnsbatch_rate_budget_tokens_total{bucket="shared"} //p' "$T/budget.metrics")" "$(stat .requests)"
+ge "rate budget: the RateLimit header falling low slowed the shared rate" \
+	"$(sed -n 's/^dnsbatch_rate_budget_throttles_total //p' "$T/budget.metrics")" 1
+eq "rate budget: no 429" "$(stat .rate_limited)" 0
+stop_redis
+REDIS_DIR=
+kill "$FAKE_PID"
+# Two instances on one token: each reads the token's count in the headers, so both slow down.
+start_cf paced2 --rate 10 --rate-window 2 || exit 1
+plan "$T/pa.plan.json" create="$(list $(for i in $(seq 1 12); do ep "a$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+plan "$T/pb.plan.json" create="$(list $(for i in $(seq 1 12); do ep "b$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"
+apply pa "$T/pa.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4 &
+apply_pid=$!
+apply pb "$T/pb.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 4
+wait "$apply_pid"
+eq "RateLimit, two instances on one token: both applied" "$(counts pa) $(counts pb)" "12 12 0 0 0 12 12 0 0 0"
+# A 429 stays possible when both take the last request at once (each counts its own); it is then waited out.
+le "RateLimit, two instances on one token: at most one 429 (the headers are shared)" "$(stat .rate_limited)" 1
+kill "$FAKE_PID"
+
+# ---- another client of the token spent its limit: the 429's Retry-After is waited out once ----
+start_cf spent --seed "$T/seed" --rate 5 --rate-window 2 || exit 1
+for i in 1 2 3 4 5; do
+	curl -s -o /dev/null --cacert "$T/ca.pem" -H "Authorization: Bearer $TOKEN" "$URL/client/v4/zones/$Z1"
+done
+apply spent "$T/one.plan.json" --cloudflare-zone-id "$Z1"
+eq "429 on a read (the token spent by another client): applied after its Retry-After" "$RC $(counts spent)" "0 1 1 0 0 0"
+eq "429 on a read: one 429, then nothing sent until Retry-After had passed" "$(stat .rate_limited)" 1
+kill "$FAKE_PID"
+
 # ---- another client between the read and the batch (the README's window) ----
 start_cf race --seed "$T/seed" --fault race --race "race.example.com A 192.0.2.78" || exit 1
 plan "$T/race.plan.json" create="$(list "$(ep race.example.com A 300 192.0.2.77)")"
@@ -190,5 +260,17 @@ eq "race: a CNAME made by another client refuses the batch; that change dropped,
 	"$RC $(counts race2) $(drop race2 race2.example.com | cut -d' ' -f4)" "3 2 1 0 1 0 81054"
 clean_requests race
 kill "$FAKE_PID"
+
+# ---- another provider refuses Cloudflare's properties before sending ----
+printf '%s\n' '$ORIGIN example.com.' '@ 300 IN SOA ns1 hostmaster 1 3600 600 86400 300' '@ 300 IN NS ns1' \
+	'ns1 300 IN A 192.0.2.53' >"$T/x.zone"
+plan "$T/z.plan.json" create="$(list "$(ep p.example.com A 300 192.0.2.70 |
+	jq -c '.providerSpecific = [{"name": "external-dns.alpha.kubernetes.io/cloudflare-proxied", "value": "true"}]')" \
+	"$(ep plain.example.com A 300 192.0.2.44)")"
+env -i PATH="$PATH" HOME="$T" "$DNSBATCH" apply --plan "$T/z.plan.json" --provider zonefile --zonefile "example.com=$T/x.zone" \
+	--output json --drop-log "$T/zonefile.drops" >"$T/zonefile.json" 2>"$T/zonefile.err"
+eq "zonefile: the proxied record dropped invalid, the plain one applied" "$(counts zonefile)" "2 1 0 1 0"
+check "zonefile: the message names the property and the provider" \
+	grep -q "cloudflare-proxied or .*: provider zonefile stores no such property" "$T/zonefile.drops"
 
 [ "$failures" -eq 0 ]

@@ -270,6 +270,150 @@ EOF
 		"failed transient"
 }
 
+# A TCP proxy in front of a server, for reads over a connection that misbehaves. Mode "one": each connection
+# carries one message and its reply, then is closed (a server that does not pipeline); mode "reverse": the
+# replies that come together are passed on in reverse order (RFC 7766 §7: out of order). Only the 2-byte
+# length framing of RFC 1035 §4.2.2 is read, never a message.
+cat >"$T/pipe_proxy.py" <<'EOF'
+import select, socket, sys, threading
+mode, listen_port, target_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", listen_port))
+srv.listen(64)
+
+def frames(buf):
+    out = []
+    while len(buf) >= 2 and len(buf) >= 2 + int.from_bytes(buf[:2], "big"):
+        n = 2 + int.from_bytes(buf[:2], "big")
+        out.append(buf[:n])
+        buf = buf[n:]
+    return out, buf
+
+def close(*socks):
+    for s in socks:
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        s.close()
+
+def one(client, up):
+    buf, got = b"", []
+    while not got:
+        data = client.recv(65536)
+        if not data:
+            return close(client, up)
+        got, buf = frames(buf + data)
+    up.sendall(got[0])
+    buf, got = b"", []
+    while not got:
+        data = up.recv(65536)
+        if not data:
+            break
+        got, buf = frames(buf + data)
+    if got:
+        client.sendall(got[0])
+    close(client, up)
+
+def reverse(client, up):
+    def forward():
+        try:
+            while True:
+                data = client.recv(65536)
+                if not data:
+                    break
+                up.sendall(data)
+        except OSError:
+            pass
+        close(up)
+    threading.Thread(target=forward, daemon=True).start()
+    buf, held = b"", []
+    try:
+        while True:
+            ready, _, _ = select.select([up], [], [], 0.02)
+            if not ready:
+                for f in reversed(held):
+                    client.sendall(f)
+                held = []
+                continue
+            data = up.recv(65536)
+            if not data:
+                break
+            got, buf = frames(buf + data)
+            held += got
+    except OSError:
+        pass
+    close(client)
+
+while True:
+    client, _ = srv.accept()
+    upstream = socket.create_connection(("127.0.0.1", target_port))
+    threading.Thread(target=one if mode == "one" else reverse, args=(client, upstream), daemon=True).start()
+EOF
+
+# Refused groups read together, and reads of many names pipelined over one connection (issue 21): 200
+# creations in batches of 100 with 10 conflicts in each (the RRsets exist), then 300 no-op updates of held
+# RRsets (proved by one read per batch, 2 queries and more per group, well over the 32 in flight).
+run_reads() {
+	local server=$1 s="$1 reads:" i
+	{
+		cat "$T/zone.db"
+		for ((i = 5; i < 200; i += 10)); do echo "r$i A 198.51.100.$((i / 10))"; done
+		for ((i = 0; i < 300; i++)); do echo "n$i A 10.9.$((i / 256)).$((i % 256))"; done
+	} >"$T/zone-reads.db"
+	if ! "dnsb_start_$server" example.test "$T/zone-reads.db" "$KEY"; then
+		not_ok "$s starts"
+		return
+	fi
+	PORT=$DNSB_SERVER_PORT
+	creates "$T/plan-reads.json" 200 r example.test 10.8
+	apply reads "$T/plan-reads.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
+	eq "$s 20 conflicts in 200 creations: exit 3" "$RC" 3
+	eq "$s changes applied already dropped failed" "$(counts reads)" "200 180 0 20 0"
+	# One refusal per culprit (RFC 2136 probes name one): 2 batches + 20 refusals.
+	eq "$s 22 UPDATEs" "$(rep reads .submissions)" 22
+	# Read at once while the lists are unproven (names 1, 3, 6 of the first batch), then the named groups wait
+	# for the batch's end: 6 reads for 20 dropped groups (one per refusal before: 20).
+	le "$s at most 6 reads for 20 conflicts" "$(rep reads .reads)" 6
+	eq "$s each dropped group shows what is held (the pipelined replies matched to their queries)" \
+		"$(jq -r '[.change[][]?.dnsName, .cause, (.current[0].targets[0] // "")] | join(" ")' "$T/reads.drops" | sort -V |
+			tr '\n' ,)" \
+		"$(for ((i = 5; i < 200; i += 10)); do printf 'r%s.example.test exists 198.51.100.%s,' "$i" "$((i / 10))"; done)"
+	eq "$s the zone holds one record at each of the 200 names (AXFR)" \
+		"$(axfr | awk '$1 ~ /^r[0-9]+\./ {print $1}' | sort -u | wc -l | tr -d ' ') $(axfr | grep -c '^r[0-9]*\.')" "200 200"
+	eq "$s 180 of them created" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*10\.8\.')" 180
+	eq "$s 20 of them unchanged" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*198\.51\.100\.')" 20
+
+	jq -n '[range(300) | {dnsName: "n\(.).example.test", recordType: "A", recordTTL: 300, labels: {},
+		targets: ["10.9.\(. / 256 | floor).\(. % 256)"]}] as $e | {create: [], updateOld: $e, updateNew: $e, delete: []}' \
+		>"$T/plan-noops.json"
+	apply noops "$T/plan-noops.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
+	eq "$s 300 no-op updates of held RRsets: exit 0" "$RC" 0
+	eq "$s all already_applied, proved by reading" "$(counts noops)" "300 0 300 0 0"
+	eq "$s no UPDATE, one read per batch" "$(rep noops '"\(.submissions) \(.reads)"')" "0 3"
+
+	# The same reads through a proxy that answers out of order, and one that closes after each reply.
+	local mode proxy_port proxy_pid
+	for mode in reverse one; do
+		proxy_port=$(dnsb_free_port)
+		python3 "$T/pipe_proxy.py" "$mode" "$proxy_port" "$DNSB_SERVER_PORT" 2>"$T/proxy-$mode.err" &
+		proxy_pid=$!
+		dnsb_track_pid "$proxy_pid"
+		for ((i = 0; i < 100; i++)); do
+			dnsb_port_busy "$proxy_port" && break
+			sleep 0.05
+		done
+		PORT=$proxy_port
+		apply "noops-$mode" "$T/plan-noops.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
+		PORT=$DNSB_SERVER_PORT
+		eq "$s replies $mode: all 300 already_applied, by one read per batch" \
+			"$RC $(counts "noops-$mode") $(rep "noops-$mode" '"\(.submissions) \(.reads)"')" "0 300 0 300 0 0 0 3"
+		dnsb_stop_pid "$proxy_pid"
+	done
+	dnsb_stop_pid "$DNSB_SERVER_PID"
+}
+
 # The example plans (examples/plans/README.md) against the example zone: the same outcomes as the
 # zonefile provider, but every conflict found by the server's prerequisites.
 run_examples() {
@@ -402,6 +546,7 @@ for server in $SERVERS; do
 	run_server "$server"
 	run_examples "$server"
 	run_two_zones "$server"
+	run_reads "$server"
 done
 
 # Configuration errors are usage errors, before anything is sent.

@@ -44,7 +44,9 @@ extdns_serve "$T/serve.log" --provider aws --aws-batch-change-interval 0 --domai
 	--drop-log "$T/drops.jsonl" || { not_ok "dnsbatch serve --provider aws starts" "$(tail -5 "$T/serve.log")"; exit 1; }
 check "domain filter: 1 of the 2 hosted zones served" grep -q 'serving 1 of 2 zones of provider aws' "$T/serve.log"
 
-# What external-dns's sources make of annotated Services and Ingresses (alias, aws-evaluate-target-health).
+# What external-dns's sources make of annotated Services and Ingresses (alias, aws-evaluate-target-health). A CloudFront
+# alias says aws-evaluate-target-health "false": Route53 refuses true for one, and external-dns's aws provider puts
+# its --aws-evaluate-target-health default (true) on every alias that does not say.
 LB=my-lb-1234567890.us-east-1.elb.amazonaws.com
 NLB=api-nlb-0123456789abcdef.elb.us-east-1.amazonaws.com
 CDN=d111111abcdef8.cloudfront.net
@@ -54,19 +56,21 @@ cname_no_alias() {
 }
 desired() { # HEALTH of api: the desired endpoints
 	list "$(alias_ep app.example.com CNAME "$LB")" "$(alias_ep api.example.com A "$NLB" "$1" 60)" \
-		"$(alias_ep cdn.example.com A "$CDN")" "$(ep plain.example.com A 300 192.0.2.10)" \
+		"$(alias_ep cdn.example.com A "$CDN" false)" "$(ep plain.example.com A 300 192.0.2.10)" \
 		"$(ep example.com CNAME 300 "$LB")" "$(ep docs.example.com CNAME 300 pages.example.net)" \
 		"$(cname_no_alias legacy.example.com "$LB")"
 }
 desired false >"$T/desired.json"
+types() { jq -r --arg n "$2" '[.[] | select(.dnsName == $n) | "\(.recordType):\([.providerSpecific[]?.value] | join("/"))"] | join(",")' "$1"; }
 
 extdns_post "$EXTDNS_API" /adjustendpoints "$T/desired.json" >"$T/adjusted.json"
 eq "AdjustEndpoints answers 200" "$EXTDNS_STATUS" 200
 eq "AdjustEndpoints: the alias CNAME is an A and an AAAA alias" \
 	"$(jq -r '[.[] | select(.dnsName == "app.example.com") | .recordType] | join(",")' "$T/adjusted.json")" "A,AAAA"
 eq "AdjustEndpoints: the health property added where absent (external-dns's default, true)" \
-	"$(jq -r '.[] | select(.dnsName == "cdn.example.com") | .providerSpecific | map("\(.name)=\(.value)") | join(" ")' \
-		"$T/adjusted.json")" "alias=true aws/evaluate-target-health=true"
+	"$(jq -r '.[] | select(.dnsName == "app.example.com" and .recordType == "A") | .providerSpecific |
+		map("\(.name)=\(.value)") | join(" ")' "$T/adjusted.json")" "alias=true aws/evaluate-target-health=true"
+eq "AdjustEndpoints: the CloudFront alias keeps its false" "$(types "$T/adjusted.json" cdn.example.com)" "A:true/false"
 eq "AdjustEndpoints: an alias's TTL 60 is 300, as aliases are listed" \
 	"$(jq -r '.[] | select(.dnsName == "api.example.com") | "\(.recordTTL) \(.providerSpecific[1].value)"' \
 		"$T/adjusted.json")" "300 false"
@@ -74,7 +78,6 @@ eq "AdjustEndpoints: an ordinary endpoint has no providerSpecific" \
 	"$(jq -r '.[] | select(.dnsName == "plain.example.com") | has("providerSpecific")' "$T/adjusted.json")" false
 # external-dns's aws provider (without --aws-prefer-cname) makes a CNAME to a load balancer an alias: the zone apex
 # can hold no CNAME, and a migrated install's records are aliases already.
-types() { jq -r --arg n "$2" '[.[] | select(.dnsName == $n) | "\(.recordType):\([.providerSpecific[]?.value] | join("/"))"] | join(",")' "$1"; }
 eq "AdjustEndpoints: a CNAME to a load balancer (no alias property) is an A and an AAAA alias" \
 	"$(types "$T/adjusted.json" example.com)" "A:true/true,AAAA:true/true"
 eq "AdjustEndpoints: a CNAME to another name stays a CNAME" "$(types "$T/adjusted.json" docs.example.com)" "CNAME:"
@@ -85,7 +88,7 @@ eq "loop 1 creates the 9 RRsets (204)" "$(python3 tests/integration/extdns_loop.
 extdns_get "$EXTDNS_API" /records >"$T/records.json"
 eq "GET /records lists the aliases with their properties" \
 	"$(jq -r '[.[] | select(.providerSpecific) | "\(.dnsName) \(.recordType) \(.targets[0]) \(.recordTTL) \(.providerSpecific | map(.value) | join(","))"] | sort | join("; ")' "$T/records.json")" \
-	"api.example.com A $NLB 300 true,false; app.example.com A $LB 300 true,true; app.example.com AAAA $LB 300 true,true; cdn.example.com A $CDN 300 true,true; example.com A $LB 300 true,true; example.com AAAA $LB 300 true,true"
+	"api.example.com A $NLB 300 true,false; app.example.com A $LB 300 true,true; app.example.com AAAA $LB 300 true,true; cdn.example.com A $CDN 300 true,false; example.com A $LB 300 true,true; example.com AAAA $LB 300 true,true"
 eq "GET /records: nothing of other.org (outside the domain filter)" \
 	"$(jq -r '[.[] | select(.dnsName | endswith("other.org"))] | length' "$T/records.json")" 0
 eq "loops 2-4 write nothing" \
@@ -97,14 +100,19 @@ eq "a changed evaluate-target-health is one update (204)" \
 	"$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "1 204"
 eq "then nothing again" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired2.json")" "0 -"
 
-# An alias where someone else's A record is held, and a name outside the domain filter: dropped, the rest applied.
+# An alias where someone else's A record is held, a CloudFront alias evaluating health (external-dns's default on an
+# alias not annotated false) and a name outside the domain filter: dropped, the rest applied.
 plan "$T/conflict.json" create="$(list "$(alias_ep taken.example.com A "$LB" true)" \
-	"$(ep fresh.example.com A 300 192.0.2.11)" "$(ep new.other.org A 300 192.0.2.12)")"
+	"$(ep fresh.example.com A 300 192.0.2.11)" "$(ep new.other.org A 300 192.0.2.12)" \
+	"$(alias_ep cf.example.com A "$CDN" true)")"
 extdns_post "$EXTDNS_API" /records "$T/conflict.json" >/dev/null
 eq "a plan with a conflicting alias answers 204" "$EXTDNS_STATUS" 204
 eq "the conflicting alias: dropped, cause exists, the held A shown" \
 	"$(jq -r 'select(.change.create[0].dnsName == "taken.example.com") | "\(.reason) \(.cause) \(.current[0].targets[0])"' \
 		"$T/drops.jsonl")" "conflict exists 198.51.100.7"
+eq "the CloudFront alias evaluating health: dropped invalid, Route53's refusal named" \
+	"$(jq -r 'select(.change.create[0].dnsName == "cf.example.com") | "\(.reason) \(.message)"' "$T/drops.jsonl" |
+		grep -c '^invalid Tried to create an alias that targets .*cloudfront.net.*EvaluateTargetHealth cannot be true')" 1
 eq "the name outside the domain filter: dropped no_zone" \
 	"$(jq -r 'select(.change.create[0].dnsName == "new.other.org") | .reason' "$T/drops.jsonl")" no_zone
 extdns_get "$EXTDNS_API" /records >"$T/records2.json"
@@ -137,6 +145,7 @@ extdns_serve "$T/serve3.log" --provider aws --aws-batch-change-interval 0 --no-a
 	--domain-filter example.com || { not_ok "dnsbatch serve --no-aws-evaluate-target-health starts"; exit 1; }
 extdns_post "$EXTDNS_API" /adjustendpoints "$T/desired2.json" >"$T/adjusted3.json"
 eq "--no-aws-evaluate-target-health: an alias that does not say gets false, one that says true keeps it" \
-	"$(types "$T/adjusted3.json" cdn.example.com) $(types "$T/adjusted3.json" api.example.com)" "A:true/false A:true/true"
+	"$(types "$T/adjusted3.json" app.example.com) $(types "$T/adjusted3.json" api.example.com)" \
+	"A:true/false,AAAA:true/false A:true/true"
 extdns_stop
 exit $((failures > 0))

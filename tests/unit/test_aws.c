@@ -188,6 +188,29 @@ static void test_culprit_with_set_identifier_and_cname_form(void **state)
 	changes_free(c, 6);
 }
 
+/* A value Route53 cannot take names the one change writing it (both message forms); a value two write, none. */
+static void test_refused_value_names_its_change(void **state)
+{
+	dnsb_change *c[6];
+	dnsb_http_response r = reply(400, BATCH(
+		MSG("Invalid Resource Record: FATAL problem: InvalidCharacterString (Value should be enclosed in quotation marks) encountered with '\"new\"'")
+		MSG("Invalid Resource Record: 'FATAL problem: ARRDATAIllegalIPv4Address (Value is not a valid IPv4 address) encountered with '192.0.2.4''")
+		MSG("Invalid Resource Record: FATAL problem: ARRDATAIllegalIPv4Address (Value is not a valid IPv4 address) encountered with '192.0.2.1'")));
+	dnsb_result res;
+
+	(void)state;
+	batch_make(c);
+	/* A second change writing 192.0.2.1: that message cannot say which. */
+	c[5] = change_new(DNSB_CHANGE_CREATE, "e.example.com.", LDNS_RR_TYPE_A, NULL, "192.0.2.1");
+	dnsb_aws_classify(&res, &r, c, 6);
+	assert_int_equal(res.cls, DNSB_CLASS_INVALID);
+	assert_int_equal(res.culprit_count, 2);
+	assert_true(has_culprit(&res, 1));
+	assert_true(has_culprit(&res, 3));
+	assert_non_null(strstr(dnsb_result_note(&res, 3), "ARRDATAIllegalIPv4Address"));
+	changes_free(c, 6);
+}
+
 static void test_ambiguous_or_unknown_names_name_nothing(void **state)
 {
 	dnsb_change *c[6];
@@ -791,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_every_message_names_its_change),
 		cmocka_unit_test(test_culprit_with_set_identifier_and_cname_form),
 		cmocka_unit_test(test_ambiguous_or_unknown_names_name_nothing),
+		cmocka_unit_test(test_refused_value_names_its_change),
 		cmocka_unit_test(test_error_code),
 		cmocka_unit_test(test_reply_error),
 		cmocka_unit_test(test_body_order_and_unset_ttl),

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnsbatch/plan.h"
 #include "providers/cloudflare/cloudflare.h"
 #include "unit/change_fixture.h"
 
@@ -135,7 +136,7 @@ static void test_records_parse(void **state)
 	char *next = NULL;
 
 	(void)state;
-	assert_int_equal(dnsb_cf_records_parse(&out, &ids, page, NULL, 0, &next, NULL), 0);
+	assert_int_equal(dnsb_cf_records_parse(&out, &ids, NULL, page, NULL, 0, &next, NULL), 0);
 	assert_string_equal(next, "2");
 	assert_int_equal(out.count, 4); /* the SRV record, held in "data", is not one this provider writes */
 	r = dnsb_rrset_list_find(&out, "www.example.com.", LDNS_RR_TYPE_A);
@@ -150,7 +151,7 @@ static void test_records_parse(void **state)
 	dnsb_hb_tags_clear(&ids);
 
 	/* Kept to the keys. */
-	assert_int_equal(dnsb_cf_records_parse(&out, NULL, page, &www, 1, &next, NULL), 0);
+	assert_int_equal(dnsb_cf_records_parse(&out, NULL, NULL, page, &www, 1, &next, NULL), 0);
 	assert_int_equal(out.count, 1);
 	free(next);
 	dnsb_rrset_list_clear(&out);
@@ -177,7 +178,11 @@ static void build(uint32_t new_ttl, int proxied, const char *comment, dnsb_cf_ba
 	dnsb_change *c[2];
 	dnsb_precheck pc;
 	dnsb_result res;
+	dnsb_cf_config cfg = { 0 };
 	size_t bad;
+
+	cfg.proxied = proxied;
+	cfg.comment = (char *)comment;
 
 	held_www(&held, &ids);
 	c[0] = change_with_ttl(DNSB_CHANGE_UPDATE, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1", "192.0.2.3", new_ttl);
@@ -186,7 +191,7 @@ static void build(uint32_t new_ttl, int proxied, const char *comment, dnsb_cf_ba
 	c[1] = change_with_ttl(DNSB_CHANGE_CREATE, "txt.example.com.", LDNS_RR_TYPE_TXT, NULL, "\"hello world\"", 300);
 	assert_int_equal(dnsb_precheck_run(&pc, &res, c, 2, &held, NULL), 0);
 	assert_int_equal(res.cls, DNSB_CLASS_OK);
-	assert_int_equal(dnsb_cf_batch_build(batch, &pc, &ids, c, 2, proxied, comment, &bad, NULL), 0);
+	assert_int_equal(dnsb_cf_batch_build(batch, &pc, &ids, c, 2, &cfg, &bad, NULL), 0);
 	dnsb_precheck_clear(&pc);
 	changes_free(c, 2);
 	dnsb_rrset_list_clear(&held);
@@ -276,6 +281,89 @@ static void test_config(void **state)
 	unsetenv(DNSB_CF_EMAIL_ENV);
 }
 
+/* The RateLimit headers as Cloudflare documents them, and the pace they give. */
+static void test_pace(void **state)
+{
+	dnsb_http_response r = { 0 };
+	dnsb_cf_pace p;
+	long v = 0, t = 0;
+
+	(void)state;
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";r=50;t=30", "r", &v, "t", &t), 0);
+	assert_int_equal(v, 50);
+	assert_int_equal(t, 30);
+	/* The tighter item, with its own reset. */
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";r=50;t=3, \"burst\";r=5;t=20", "r", &v, "t", &t), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(t, 20);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"burst\";q=100;w=60", "q", &v, NULL, NULL), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";q=100", "r", &v, "t", &t), -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"default\";r=7", "r", &v, "t", &t), 0);
+	assert_int_equal(t, -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("", "r", &v, NULL, NULL), -1);
+	assert_int_equal(dnsb_cf_ratelimit_read("\"x\";rr=1;r=", "r", &v, NULL, NULL), -1);
+
+	dnsb_cf_pace_init(&p);
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* nothing known: no wait */
+	snprintf(r.ratelimit_policy, sizeof(r.ratelimit_policy), "\"default\";q=100;w=60");
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=50;t=30");
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 100.0), 0);
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* half the quota left */
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=10;t=30");
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 100.0), 1); /* fell below a fifth */
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0) > 2.9); /* 30 s over the 10 left */
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=7");
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 200.0), 0);
+	assert_true(dnsb_cf_pace_reserve(&p, 200.0) > 6.9); /* none left: until the reset */
+	assert_true(dnsb_cf_pace_reserve(&p, 208.0) == 0); /* the window reset */
+	assert_int_equal(p.slowed, 2);
+	/* A 429 with Retry-After and no header: nothing until it has passed. */
+	r.ratelimit[0] = '\0';
+	r.status = 429;
+	r.retry_after = 4;
+	assert_int_equal(dnsb_cf_pace_note(&p, &r, 300.0), 0);
+	assert_true(dnsb_cf_pace_reserve(&p, 300.0) > 3.9);
+	dnsb_cf_pace_clear(&p);
+}
+
+/* AdjustEndpoints with the provider's properties: defaults left out, a proxied record's TTL automatic. */
+static void adjusted(const char *in, const dnsb_cf_config *cfg, const char *want)
+{
+	json_object *ep = json_tokener_parse(in), *out = NULL;
+	char *why = NULL;
+
+	assert_non_null(ep);
+	assert_int_equal(dnsb_endpoint_adjust_props(&out, &why, ep, "$[0]", 0, cfg ? dnsb_cf_props : NULL, cfg), 0);
+	assert_null(why);
+	json_object_object_del(out, "labels");
+	assert_string_equal(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), want);
+	json_object_put(out);
+	json_object_put(ep);
+}
+
+static void test_adjust(void **state)
+{
+	dnsb_cf_config cfg = { 0 };
+	const char *web = "{\"dnsName\":\"Web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			  "\"recordTTL\":300,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_PROXIED "\",\"value\":\"True\"},"
+			  "{\"name\":\"" DNSB_PROPERTY_CF_COMMENT "\",\"value\":\"c\"}]}";
+
+	(void)state;
+	cfg.comment = (char *)"c";
+	/* "True" read as Go's ParseBool does, written "true"; the comment is the default: left out. */
+	adjusted(web, &cfg, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			    "\"recordTTL\":1,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_PROXIED "\",\"value\":\"true\"}]}");
+	/* Proxied by default: the flag is the default, left out; another comment kept. */
+	cfg.proxied = 1;
+	cfg.comment = NULL;
+	adjusted(web, &cfg, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			    "\"recordTTL\":1,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_COMMENT "\",\"value\":\"c\"}]}");
+	/* A provider without properties: both removed, the TTL as asked. */
+	adjusted(web, NULL, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
+			     "\"recordTTL\":300}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_records_parse),
 		cmocka_unit_test(test_batch_body),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_adjust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1094,9 +1094,81 @@ static void test_duplicate_rrset_invalid(void **state)
 	dnsb_plan_free(plan);
 }
 
+/*
+ * A well-formed plan is read one endpoint at a time (stream.c); any other text by the whole tree (parse.c). A key
+ * spelt with a \u escape sends the same plan down the tree path, so both readers are compared on it change by change:
+ * list order, update pairing when updateNew comes first, null lists, unknown keys, invalid and duplicate changes.
+ */
+static void describe(char *buf, size_t size, dnsb_plan *plan)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < dnsb_plan_count(plan) && used < size; i++) {
+		const dnsb_change *c = dnsb_plan_change(plan, i);
+		char *json = NULL;
+		json_object *o = dnsb_change_to_plan_json(c);
+		json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		used += (size_t)snprintf(buf + used, size - used, "%d %zu %d %d %s %s|", (int)c->kind, c->plan_index,
+					 (int)c->outcome, (int)c->reason, c->message ? c->message : "-", json);
+		free(json);
+	}
+}
+
+static void test_stream_and_tree_read_alike(void **state)
+{
+	static const char *const bodies[] = {
+		"{\"updateNew\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.2\"],\"recordType\":\"A\"},"
+		"{\"dnsName\":\"b.example.com\",\"targets\":[\"not-an-ip\"],\"recordType\":\"A\"}],"
+		"\"Delete\":[{\"dnsName\":\"d.example.com\",\"targets\":[\"192.0.2.9\"],\"recordType\":\"A\",\"recordTTL\":60}],"
+		"\"other\":{\"x\":[1,2,{\"y\":null}]},"
+		"\"create\":[{\"dnsName\":\"C.example.com.\",\"targets\":[\"\\\"v=1\\\"\"],\"recordType\":\"TXT\","
+		"\"labels\":{\"ownedRecord\":\"c.example.com\"}},"
+		"{\"dnsName\":\"c.example.com\",\"targets\":[\"\\\"v=2\\\"\"],\"recordType\":\"TXT\"}],"
+		"\"updateOld\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"},"
+		"{\"dnsName\":\"b.example.com\",\"targets\":[\"192.0.2.3\"],\"recordType\":\"A\"}]}",
+		" {\n \"create\" : null , \"updateOld\":[], \"updateNew\": [ ] ,\"delete\":[{\"dnsName\":\"e.example.com\","
+		"\"targets\":[\"e.example.net\"],\"recordType\":\"CNAME\",\"setIdentifier\":\"one\"}]}\n\t",
+		"{}",
+	};
+	(void)state;
+	for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]); b++) {
+		char *tree_body = NULL, streamed[4096], tree[4096];
+		dnsb_plan *plan = parse_ok(bodies[b]);
+
+		describe(streamed, sizeof(streamed), plan);
+		dnsb_plan_free(plan);
+		/* The same plan with one more (ignored) key whose name holds an escape: read by the whole tree. */
+		assert_true(asprintf(&tree_body, "{\"\\u0078\":0,%s", strchr(bodies[b], '{') + 1) > 0);
+		if (strcmp(bodies[b], "{}") == 0)
+			strcpy(tree_body, "{\"\\u0078\":0}");
+		plan = parse_ok(tree_body);
+		describe(tree, sizeof(tree), plan);
+		dnsb_plan_free(plan);
+		free(tree_body);
+		assert_string_equal(streamed, tree);
+	}
+}
+
+/* Faults the one-at-a-time reader leaves to the whole tree keep their exact messages. */
+static void test_stream_leaves_faults_to_the_tree(void **state)
+{
+	(void)state;
+	parse_fails("{\"updateNew\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.2\"],\"recordType\":\"A\"}],"
+		    "\"updateOld\":[]}",
+		    "plan.json: $.updateOld has 0 endpoints and $.updateNew 1: they pair by position");
+	parse_fails("{\"create\":[],\"Create\":[]}", "plan.json: $.Create: the list 'create' is given twice");
+	parse_fails("{\"create\":[{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.2\"],\"recordType\":\"A\"},7]}",
+		    "plan.json: $.create[1]: expected an endpoint object");
+	parse_fails("{\"create\":[]} {}", "plan.json:1:15 (offset 14): not JSON: data after the end of the document");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_and_tree_read_alike),
+		cmocka_unit_test(test_stream_leaves_faults_to_the_tree),
 		cmocka_unit_test(test_nul_inside_strings_is_invalid),
 		cmocka_unit_test(test_idn_owner_in_punycode),
 		cmocka_unit_test(test_invalid_utf8_refused),

@@ -152,6 +152,16 @@ typedef struct dnsb_provider_limits {
 				      routing properties (dnsb_rrset.set_id, .routing: Route53's
 				      routing policies); without it a change holding one is dropped
 				      as invalid before anything is sent */
+	size_t max_records;      /**< resource records (RDATA items) per submission, an update's old
+				      and new ones both counted (Route53: 1000 ResourceRecord elements,
+				      a DELETE and a CREATE each counted) */
+	/** Or NULL: the service stores the provider properties of an RRset (the last ones of
+	 *  DNSB_ROUTING_PROPERTIES: Cloudflare's proxied flag and comment), and this puts them in
+	 *  its canonical form (defaults resolved). The engine applies it to every change's RRsets
+	 *  before anything is compared or sent, the sidecar's AdjustEndpoints to every desired
+	 *  endpoint; without it a change holding one is dropped as invalid */
+	dnsb_rrset_props_fn properties;
+	const void *properties_ctx;  /**< given to properties (the provider's state: it lives as long) */
 } dnsb_provider_limits;
 
 /** A dnsb_rrkey type asking for every RRset at the owner name (the QTYPE ANY of RFC 1035 §3.2.3). */

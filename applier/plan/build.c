@@ -1,0 +1,140 @@
+/*
+ * build.c - one change of the plan from its endpoints: each endpoint's shape
+ * checked, its RRset read, the endpoint kept only for what the RRset cannot
+ * print again. Both readers of a plan (parse.c's whole tree, stream.c's one
+ * endpoint at a time) build their changes here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "dnsbatch/plan.h"
+#include "applier/plan/internal.h"
+
+const char *const dnsb_plan_list_names[L_COUNT] = { "create", "updateOld", "updateNew", "delete" };
+
+static int structure_error(const char *source, dnsb_error *err, const char *list, size_t i, const char *field,
+			   const char *what)
+{
+	return dnsb_error_set(err, DNSB_EPARSE, "%s: $.%s[%zu]%s%s: %s", source, list, i, field ? "." : "",
+			      field ? field : "", what);
+}
+
+int dnsb_plan_check_shape(const char *source, dnsb_error *err, const char *list, size_t i, json_object *ep)
+{
+	static const struct { const char *name; json_type type; } fields[] = {
+		{ "dnsName", json_type_string }, { "recordType", json_type_string },
+		{ "setIdentifier", json_type_string }, { "targets", json_type_array },
+		{ "labels", json_type_object }, { "providerSpecific", json_type_array },
+	};
+	json_object *v;
+
+	if (!json_object_is_type(ep, json_type_object))
+		return structure_error(source, err, list, i, NULL, "expected an endpoint object");
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		if (json_object_object_get_ex(ep, fields[f].name, &v) && v != NULL &&
+		    !json_object_is_type(v, fields[f].type)) {
+			char what[96];
+			snprintf(what, sizeof(what), "expected %s", json_type_to_name(fields[f].type));
+			return structure_error(source, err, list, i, fields[f].name, what);
+		}
+	}
+	if (json_object_object_get_ex(ep, "targets", &v) && v != NULL) {
+		for (size_t t = 0; t < json_object_array_length(v); t++)
+			if (!json_object_is_type(json_object_array_get_idx(v, t), json_type_string))
+				return structure_error(source, err, list, i, "targets", "expected an array of strings");
+	}
+	if (json_object_object_get_ex(ep, "labels", &v) && v != NULL) {
+		json_object_object_foreach(v, key, val) {
+			(void)key;
+			if (!json_object_is_type(val, json_type_string))
+				return structure_error(source, err, list, i, "labels", "expected an object of strings");
+		}
+	}
+	if (json_object_object_get_ex(ep, "recordTTL", &v) && v != NULL &&
+	    !json_object_is_type(v, json_type_int) &&
+	    !(json_object_is_type(v, json_type_double) && fabs(json_object_get_double(v)) < 9.2e18 &&
+	      json_object_get_double(v) == (double)(int64_t)json_object_get_double(v)))
+		return structure_error(source, err, list, i, "recordTTL", "expected a whole number of seconds");
+	return 0;
+}
+
+static int owned_record(char **out, json_object *ep)
+{
+	json_object *labels;
+	const char *owned;
+	char *ascii = NULL;
+	int rc;
+
+	if (!json_object_object_get_ex(ep, "labels", &labels) || labels == NULL)
+		return 0;
+	owned = dnsb_endpoint_string(labels, "ownedRecord");
+	if (owned == NULL || *owned == '\0')
+		return 0;
+	if ((rc = dnsb_name_to_ascii(&ascii, owned)) < 0)
+		return rc;
+	rc = dnsb_name_canonical(out, ascii ? ascii : owned, NULL);
+	free(ascii);
+	/* A bad ownedRecord label only loses the grouping hint, never the record. */
+	return rc == DNSB_ENOMEM ? rc : 0;
+}
+
+int dnsb_plan_read_side(dnsb_change *c, json_object *ep, int old)
+{
+	const char *list = c->kind == DNSB_CHANGE_UPDATE ? (old ? "updateOld" : "updateNew") : old ? "delete" : "create";
+	char path[64];
+	int rc;
+
+	if (old)
+		c->endpoint_old = json_object_get(ep);
+	else
+		c->endpoint_new = json_object_get(ep);
+	if (c->message != NULL) /* the other side is wrong already: its message stands */
+		return 0;
+	snprintf(path, sizeof(path), "$.%s[%zu]", list, c->plan_index);
+	if ((rc = dnsb_endpoint_rrset(old ? &c->old : &c->new_set, ep, old, path, &c->message)) < 0)
+		return rc;
+	return c->owned_record == NULL ? owned_record(&c->owned_record, ep) : 0;
+}
+
+int dnsb_plan_finish_change(dnsb_change *c)
+{
+	if (c->message == NULL && c->kind == DNSB_CHANGE_UPDATE && strcmp(c->old.owner, c->new_set.owner) != 0 &&
+	    asprintf(&c->message, "$.updateOld[%zu] (%s) and $.updateNew[%zu] (%s): an update keeps its owner name",
+		     c->plan_index, c->old.owner, c->plan_index, c->new_set.owner) < 0) {
+		c->message = NULL;
+		return DNSB_ENOMEM;
+	}
+	if (c->message != NULL) {
+		c->outcome = DNSB_OUTCOME_DROPPED;
+		c->reason = DNSB_REASON_INVALID;
+		return 0;
+	}
+	/* Keep an endpoint only for what its RRset cannot print again (labels, a set identifier, its own spelling). */
+	if (c->endpoint_old && dnsb_endpoint_reproduced(c->endpoint_old, &c->old)) {
+		json_object_put(c->endpoint_old);
+		c->endpoint_old = NULL;
+	}
+	if (c->endpoint_new && dnsb_endpoint_reproduced(c->endpoint_new, &c->new_set)) {
+		json_object_put(c->endpoint_new);
+		c->endpoint_new = NULL;
+	}
+	return 0;
+}
+
+void dnsb_plan_change_clear(dnsb_change *c)
+{
+	dnsb_rrset_clear(&c->old);
+	dnsb_rrset_clear(&c->new_set);
+	free(c->owned_record);
+	free(c->code);
+	free(c->message);
+	dnsb_rrset_list_clear(&c->current);
+	free(c->txt_owner);
+	free(c->txt_resource);
+	json_object_put(c->endpoint_old);
+	json_object_put(c->endpoint_new);
+}

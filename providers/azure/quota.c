@@ -1,0 +1,78 @@
+/*
+ * quota.c - the subscription's request quota as Azure Resource Manager
+ * reports it (x-ms-ratelimit-remaining-subscription-reads / -writes on every
+ * reply), turned into a pace: while plenty remains requests leave at once;
+ * once what remains (less the requests sent since the header) falls to the
+ * low-water mark, requests leave one per refill interval, the refill rate
+ * estimated from successive headers. A 429's Retry-After holds the kind
+ * back for as long as it says. Callers hold the provider's multi_lock.
+ */
+#include <math.h>
+
+#include "providers/azure/azure.h"
+
+/* Seconds between estimates of the refill rate: shorter spans are mostly in-flight noise. */
+#define ESTIMATE_SPAN 1.0
+/* The longest interval a pace imposes between two requests (a quota that seems not to refill at all). */
+#define PACE_MAX 10.0
+/* The interval while the refill rate is not known yet. */
+#define PACE_UNKNOWN 1.0
+
+void dnsb_azure_quota_init(dnsb_azure_quota *q)
+{
+	*q = (dnsb_azure_quota){ .remaining = -1, .anchor_left = -1 };
+}
+
+/* Seconds between two requests while paced. */
+static double interval(const dnsb_azure_quota *q)
+{
+	return q->rate > 0 ? fmin(1.0 / q->rate, PACE_MAX) : PACE_UNKNOWN;
+}
+
+static int low(const dnsb_azure_quota *q, size_t low_water)
+{
+	return q->remaining >= 0 && q->remaining - (long)q->since <= (long)low_water;
+}
+
+double dnsb_azure_quota_wait(const dnsb_azure_quota *q, size_t low_water, double now)
+{
+	if (now < q->hold_until)
+		return q->hold_until - now;
+	if (!low(q, low_water) || now >= q->next_at)
+		return 0;
+	return q->next_at - now;
+}
+
+void dnsb_azure_quota_started(dnsb_azure_quota *q, size_t low_water, double now)
+{
+	if (low(q, low_water)) {
+		q->next_at = now + interval(q);
+		q->paced++;
+	}
+	q->since++;
+}
+
+void dnsb_azure_quota_seen(dnsb_azure_quota *q, long remaining, double now)
+{
+	q->replies++;
+	if (q->anchor_left < 0) {
+		q->anchor_at = now, q->anchor_left = remaining, q->anchor_replies = q->replies;
+	} else if (now - q->anchor_at >= ESTIMATE_SPAN) {
+		/* What came back into the quota: what remains now, less what remained, plus what was spent since. */
+		double refill = (double)(remaining - q->anchor_left) + (double)(q->replies - q->anchor_replies);
+		double rate = refill > 0 ? refill / (now - q->anchor_at) : 0;
+		q->rate = q->rate > 0 ? (q->rate + rate) / 2 : rate;
+		q->anchor_at = now, q->anchor_left = remaining, q->anchor_replies = q->replies;
+	}
+	q->remaining = remaining;
+	q->since = 0;
+}
+
+void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double now)
+{
+	double until = now + (retry_after > 0 ? retry_after : interval(q));
+
+	if (until > q->hold_until)
+		q->hold_until = until;
+	q->throttled++;
+}

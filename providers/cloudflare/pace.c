@@ -1,0 +1,124 @@
+/*
+ * pace.c - slowing down before Cloudflare says 429: its RateLimit and
+ * RateLimit-Policy headers (IETF draft httpapi-ratelimit-headers, in the form
+ * Cloudflare documents: RateLimit: "default";r=50;t=30 - r requests left, t
+ * seconds until the window resets; RateLimit-Policy: "burst";q=100;w=60 - q
+ * requests per w seconds) are read from every reply, and once fewer than a
+ * fifth of the quota is left, the requests that remain are spread over the
+ * time to the reset; none left, the next waits for the reset. Every request
+ * of the token (reads and writes) passes here: Cloudflare counts them all
+ * against the one limit (1,200 per 5 minutes, shared by every client of the
+ * token), and blocks the token for the rest of the window once it is passed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/cloudflare/cloudflare.h"
+
+/* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
+static int item_param(const char *item, size_t len, const char *key, long *value)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = item; p < item + len; p++) {
+		char *end;
+		long v;
+		if (*p != ';')
+			continue;
+		p += strspn(p + 1, " ") + 1;
+		if ((size_t)(item + len - p) <= klen || strncmp(p, key, klen) != 0 || p[klen] != '=')
+			continue;
+		v = strtol(p + klen + 1, &end, 10);
+		if (end == p + klen + 1 || v < 0)
+			continue;
+		*value = v;
+		return 0;
+	}
+	return -1;
+}
+
+int dnsb_cf_ratelimit_read(const char *header, const char *key, long *value, const char *key2, long *value2)
+{
+	int found = 0;
+
+	/* Items are separated by ',' (a name is a token or a string without ','), parameters by ';'. */
+	for (const char *item = header; item && *item; item += strcspn(item, ",") + (item[strcspn(item, ",")] != '\0')) {
+		size_t len = strcspn(item, ",");
+		long v, v2;
+		if (item_param(item, len, key, &v) != 0 || (found && v >= *value))
+			continue;
+		*value = v;
+		if (key2 && value2)
+			*value2 = item_param(item, len, key2, &v2) == 0 ? v2 : -1;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+void dnsb_cf_pace_init(dnsb_cf_pace *p)
+{
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
+	p->remaining = -1;
+	p->ready = 1;
+}
+
+void dnsb_cf_pace_clear(dnsb_cf_pace *p)
+{
+	if (p->ready)
+		pthread_mutex_destroy(&p->lock);
+	p->ready = 0;
+}
+
+/* Fewer than this many left: spread what is left (a fifth of the quota, 10 when no policy came). */
+static double low_water(const dnsb_cf_pace *p)
+{
+	return p->quota > 0 ? (p->quota / 5 > 1 ? p->quota / 5 : 1) : 10;
+}
+
+double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now)
+{
+	double start = now;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->remaining >= 0 && now < p->reset_at) {
+		if (p->remaining < 1)
+			start = p->reset_at;
+		else if (p->remaining < low_water(p))
+			start = p->last + (p->reset_at - now) / p->remaining;
+		if (start < now)
+			start = now;
+		p->remaining -= 1; /* this one; the reply's header says again */
+	}
+	if (start > now) {
+		p->slowed++;
+		p->waited += start - now;
+	}
+	p->last = start;
+	pthread_mutex_unlock(&p->lock);
+	return start - now;
+}
+
+int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now)
+{
+	long r, t = -1, q;
+	int fell = 0, known = dnsb_cf_ratelimit_read(resp->ratelimit, "r", &r, "t", &t) == 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (dnsb_cf_ratelimit_read(resp->ratelimit_policy, "q", &q, NULL, NULL) == 0 && q > 0)
+		p->quota = (double)q;
+	if (known) {
+		fell = !p->low && (double)r < low_water(p);
+		p->low = (double)r < low_water(p);
+		p->remaining = (double)r;
+		p->reset_at = now + (double)(t > 0 ? t : 1);
+	}
+	/* A 429 all the same: nothing more until its Retry-After has passed (reads and writes alike); it, not
+	 * the window's end, says when. */
+	if (resp->status == 429 && resp->retry_after > 0) {
+		p->remaining = 0;
+		p->reset_at = now + resp->retry_after;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return fell;
+}
