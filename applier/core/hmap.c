@@ -17,9 +17,39 @@ static uint64_t hash_key(const char *s)
 	return h;
 }
 
+/*
+ * Each map mixes the key hashes with a seed of its own (a counter through
+ * splitmix64) before taking the home slot. With one hash for all maps, a map
+ * filled in another's slot order (a listing copied from the store, then
+ * indexed by owner) receives its keys sorted by home slot; while it is
+ * smaller, that order wraps around once per size ratio, each pass probing
+ * through the clusters of the last: 310,000 owner names took 1.25 s instead
+ * of 0.03 s. The mix also spreads FNV-1a's weak low bits.
+ */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t next_seed(void)
+{
+	static uint64_t counter;
+
+	return mix64(__atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ULL, __ATOMIC_RELAXED));
+}
+
+static size_t home(const dnsb_hmap *m, uint64_t h)
+{
+	return (size_t)mix64(h ^ m->seed) & (m->capacity - 1);
+}
+
 static size_t find(const dnsb_hmap *m, const char *key, uint64_t h)
 {
-	size_t mask = m->capacity - 1, i = h & mask;
+	size_t mask = m->capacity - 1, i = home(m, h);
 
 	while (m->slots[i].key != NULL) {
 		if (m->slots[i].hash == h && strcmp(m->slots[i].key, key) == 0)
@@ -39,14 +69,20 @@ void *dnsb_hmap_get(const dnsb_hmap *m, const char *key)
 	return m->slots[i].key ? m->slots[i].value : NULL;
 }
 
-static int grow(dnsb_hmap *m)
+/* Double the slots, or more: to `want` (a power of two) when it is larger. */
+static int grow_to(dnsb_hmap *m, size_t want)
 {
 	size_t cap = m->capacity ? m->capacity * 2 : 64;
+
+	while (cap < want)
+		cap *= 2;
 	dnsb_hmap_slot *old = m->slots, *slots = calloc(cap, sizeof(*slots));
 	size_t oldcap = m->capacity;
 
 	if (slots == NULL)
 		return DNSB_ENOMEM;
+	if (oldcap == 0)
+		m->seed = next_seed();
 	m->slots = slots;
 	m->capacity = cap;
 	for (size_t i = 0; i < oldcap; i++)
@@ -56,12 +92,19 @@ static int grow(dnsb_hmap *m)
 	return 0;
 }
 
+int dnsb_hmap_reserve(dnsb_hmap *m, size_t n)
+{
+	if ((m->count + n) * 4 <= m->capacity * 3)
+		return 0;
+	return grow_to(m, (m->count + n) * 4 / 3 + 1);
+}
+
 int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value)
 {
 	uint64_t h = hash_key(key);
 	size_t i;
 
-	if ((m->count + 1) * 4 > m->capacity * 3 && grow(m) < 0)
+	if ((m->count + 1) * 4 > m->capacity * 3 && grow_to(m, 0) < 0)
 		return DNSB_ENOMEM;
 	i = find(m, key, h);
 	if (m->slots[i].key == NULL)
@@ -90,8 +133,8 @@ void *dnsb_hmap_remove(dnsb_hmap *m, const char *key)
 		j = (j + 1) & mask;
 		if (m->slots[j].key == NULL)
 			break;
-		size_t home = m->slots[j].hash & mask;
-		if (((j - home) & mask) >= ((j - i) & mask)) {
+		size_t h0 = home(m, m->slots[j].hash);
+		if (((j - h0) & mask) >= ((j - i) & mask)) {
 			m->slots[i] = m->slots[j];
 			i = j;
 		}

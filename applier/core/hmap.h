@@ -19,12 +19,16 @@ typedef struct dnsb_hmap {
 	dnsb_hmap_slot *slots;
 	size_t capacity;   /* a power of two, or 0 */
 	size_t count;
+	uint64_t seed;     /* mixed into each hash for its home slot; set when the slots are first made */
 } dnsb_hmap;
 
-#define DNSB_HMAP_INIT { NULL, 0, 0 }
+#define DNSB_HMAP_INIT { NULL, 0, 0, 0 }
 
 /* @return the value, or NULL when absent */
 void *dnsb_hmap_get(const dnsb_hmap *m, const char *key);
+/* Room for n more keys without growing (a map filled with a known number of keys rehashes none).
+ * @return 0 or DNSB_ENOMEM (the map is unchanged) */
+int dnsb_hmap_reserve(dnsb_hmap *m, size_t n);
 /* Insert or replace. @return 0 or DNSB_ENOMEM */
 int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value);
 /* @return the removed value, or NULL when absent */

@@ -85,9 +85,34 @@ static int kind_rank(const dnsb_change *c)
 	return c->kind == DNSB_CHANGE_DELETE ? 0 : c->kind == DNSB_CHANGE_UPDATE ? 1 : 2;
 }
 
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* Decimal digits of v at p. @return the end */
+static char *put_uint(char *p, unsigned long v)
+{
+	char digits[24];
+	size_t n = 0;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* "TAG OWNER TYPE TTL" then "\x1fRDATA" each, then "\x1e" (built by hand: sprintf was a tenth of the time
+ * before the first submission of a 400,000-change plan). */
 static int append_rrset_key(char **buf, size_t *len, size_t *cap, const char *tag, const dnsb_rrset *r)
 {
 	size_t need = strlen(tag) + strlen(r->owner) + 32 + dnsb_rrset_rdata_bytes(r) + r->rdata_count;
+	char *p;
 
 	if (*len + need + 1 > *cap) {
 		size_t c = (*len + need + 1) * 2;
@@ -97,10 +122,20 @@ static int append_rrset_key(char **buf, size_t *len, size_t *cap, const char *ta
 		*buf = grown;
 		*cap = c;
 	}
-	*len += (size_t)sprintf(*buf + *len, "%s %s %u %u", tag, r->owner, (unsigned)r->type, r->ttl);
-	for (size_t i = 0; i < r->rdata_count; i++)
-		*len += (size_t)sprintf(*buf + *len, "\x1f%s", r->rdata[i]);
-	*len += (size_t)sprintf(*buf + *len, "\x1e");
+	p = put_str(*buf + *len, tag);
+	*p++ = ' ';
+	p = put_str(p, r->owner);
+	*p++ = ' ';
+	p = put_uint(p, r->type);
+	*p++ = ' ';
+	p = put_uint(p, r->ttl);
+	for (size_t i = 0; i < r->rdata_count; i++) {
+		*p++ = '\x1f';
+		p = put_str(p, r->rdata[i]);
+	}
+	*p++ = '\x1e';
+	*p = '\0';
+	*len = (size_t)(p - *buf);
 	return 0;
 }
 
@@ -189,6 +224,7 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 	}
 	for (size_t i = 0; i < n; i++)
 		parent[i] = i;
+	rc = dnsb_hmap_reserve(&names, n); /* a name or so per change: no rehash on the way */
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
 		if (!groupable(c, zone_count))

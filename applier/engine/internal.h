@@ -222,4 +222,17 @@ void dnsb_engine_summary_add(drop_summary *s, const dnsb_change *c);
 /* Log one line per reason counted, then free s. NULL is a no-op. */
 void dnsb_engine_summary_log(drop_summary *s);
 
+/* failed_sum.c: failed changes, one log line per zone and reason for the whole apply, and at most this many
+ * drop-log lines per zone and reason, then one line counting the rest (dnsb_droplog_write_omitted). */
+#define DNSB_FAILED_DROPLOG_MAX 1000
+typedef struct failed_sums failed_sums;
+/* @return an empty tally, or NULL (ENOMEM: the caller tells change by change) */
+failed_sums *dnsb_engine_failed_new(void);
+/* Count c (failed) under its zone (borrowed, kept until dnsb_engine_failed_log) and reason.
+ * @return 1 when c still gets a drop-log line of its own, 0 when it is only counted */
+int dnsb_engine_failed_add(failed_sums *s, const char *zone, const dnsb_change *c);
+/* Log one line per zone and reason, write the drop log's line for those left out of it, free s.
+ * NULL is a no-op. @return 0, or DNSB_EIO when the drop log could not be written */
+int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall);
+
 #endif

@@ -85,10 +85,12 @@ static const group *quarantined_group(const engine *e, const dnsb_change *c)
 /*
  * The lines of one settled change. None for a change still held or a drop an
  * earlier apply logged (`quiet`); drops summed up go to `sum` (NULL: logged
- * one by one) and to the drop log; an applied change only when its
- * quarantine ended.
+ * one by one) and to the drop log; failed changes to `fsum` (per zone and
+ * reason, the drop log's lines bounded; NULL: one by one), those not sent after
+ * a stop to one line; an applied change only when its quarantine ended.
  */
-static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, const char *zone, double wall)
+static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, failed_sums *fsum, const char *zone,
+		 double wall)
 {
 	const group *g = quarantined_group(e, c);
 	dnsb_drop d = { zone, c, wall, g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE, g ? g->held_for : 0 };
@@ -110,6 +112,9 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 	} else if (c->outcome == DNSB_OUTCOME_FAILED && c->reason == DNSB_REASON_DEADLINE && c->message &&
 		   strcmp(c->message, DNSB_ENGINE_STOPPED_MESSAGE) == 0) {
 		e->unsent++; /* one line for them all, after the tally */
+	} else if (fsum && c->outcome == DNSB_OUTCOME_FAILED) {
+		if (!dnsb_engine_failed_add(fsum, zone, c))
+			return; /* counted in the drop log's line for those left out */
 	} else {
 		if (d.event == DNSB_DROPLOG_QUARANTINE_START)
 			snprintf(held, sizeof(held), "; quarantined for %g s", d.seconds);
@@ -129,6 +134,7 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 {
 	double wall = floor(dnsb_clock_wall(e->clock));
 	drop_summary *sum = dnsb_engine_summary_new();
+	failed_sums *fsum = dnsb_engine_failed_new();
 
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
@@ -145,9 +151,11 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		case DNSB_OUTCOME_PENDING: continue; /* dry run */
 		}
 		dnsb_metrics_change(e->o->metrics, zone, c);
-		tell(e, c, e->quiet && e->quiet[i], sum, zone, wall);
+		tell(e, c, e->quiet && e->quiet[i], sum, fsum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
+	if (dnsb_engine_failed_log(fsum, e->o->droplog, wall) != 0 && e->rc == 0)
+		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
 	if (e->unsent > 0)
 		dnsb_log(DNSB_LOG_WARN, "%zu changes not sent: the apply was stopped before their batches began "
 			 "(failed, reason deadline)", e->unsent);

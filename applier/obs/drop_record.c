@@ -164,6 +164,24 @@ int dnsb_drop_record_add(json_object *obj, const dnsb_drop *d, dnsb_drop_form fo
 	return add_present(obj, "message", c->message);
 }
 
+json_object *dnsb_drop_omitted_record(const char *zone, const char *outcome, const char *reason, size_t count,
+				      double now)
+{
+	json_object *obj = json_object_new_object();
+	char msg[200];
+
+	snprintf(msg, sizeof(msg), "%zu more changes %s so (%s) in this apply, not written one by one: the log's "
+		 "lines are bounded per zone and reason", count, outcome, reason);
+	if (!obj || add_time(obj, "time", now) || add_string(obj, "zone", zone ? zone : "") ||
+	    add_string(obj, "outcome", outcome) || add_string(obj, "reason", reason) ||
+	    add_new(obj, "omitted", json_object_new_int64((int64_t)count)) || add_string(obj, "message", msg) ||
+	    add_new(obj, "change", json_object_new_object())) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 json_object *dnsb_drop_record(const dnsb_drop *d, dnsb_drop_form form)
 {
 	json_object *obj = json_object_new_object();

@@ -52,6 +52,10 @@ struct json_object *dnsb_drop_record(const dnsb_drop *d, dnsb_drop_form form);
  * @param held  appended to the text ("; quarantined for 60 s"), "" for none
  */
 void dnsb_drop_log(const dnsb_drop *d, const char *held);
+/* The drop-log line standing for `count` changes left out of it (dnsb_droplog_write_omitted): a new
+ * reference (the caller's), or NULL (ENOMEM). */
+struct json_object *dnsb_drop_omitted_record(const char *zone, const char *outcome, const char *reason, size_t count,
+					     double now);
 
 /* "create", "update" or "delete". */
 const char *dnsb_drop_kind(const dnsb_change *c);

@@ -160,23 +160,14 @@ int dnsb_droplog_reopen(dnsb_droplog *log, dnsb_error *err)
 	return 0;
 }
 
-int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now,
-				  dnsb_droplog_quarantine event, double seconds)
+/* One line out, whole, its reference released. @return 0, DNSB_EIO, DNSB_ENOMEM */
+static int write_line(dnsb_droplog *log, json_object *obj)
 {
-	json_object *obj;
 	const char *text;
 	char *line;
 	size_t len;
 	int rc = 0;
 
-	/* Like the metrics recorders, a missing log is simply not written. */
-	if (!log)
-		return 0;
-	if (!change || (unsigned)event > DNSB_DROPLOG_QUARANTINE_END)
-		return DNSB_EINVAL;
-	obj = dnsb_drop_record(&(dnsb_drop){ zone, change, now, event, seconds }, DNSB_DROP_LINE);
-	if (!obj)
-		return DNSB_ENOMEM;
 	if (dnsb_droplog_bound(&obj) != 0) { /* names and values within bounds, cuts said */
 		json_object_put(obj);
 		return DNSB_ENOMEM;
@@ -214,6 +205,34 @@ int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dns
 	pthread_mutex_unlock(&log->lock);
 	free(line);
 	return rc;
+}
+
+int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now,
+				  dnsb_droplog_quarantine event, double seconds)
+{
+	json_object *obj;
+
+	/* Like the metrics recorders, a missing log is simply not written. */
+	if (!log)
+		return 0;
+	if (!change || (unsigned)event > DNSB_DROPLOG_QUARANTINE_END)
+		return DNSB_EINVAL;
+	obj = dnsb_drop_record(&(dnsb_drop){ zone, change, now, event, seconds }, DNSB_DROP_LINE);
+	if (!obj)
+		return DNSB_ENOMEM;
+	return write_line(log, obj);
+}
+
+int dnsb_droplog_write_omitted(dnsb_droplog *log, const char *zone, const char *outcome, const char *reason,
+			       size_t count, double now)
+{
+	json_object *obj;
+
+	if (!log)
+		return 0;
+	if ((obj = dnsb_drop_omitted_record(zone, outcome, reason, count, now)) == NULL)
+		return DNSB_ENOMEM;
+	return write_line(log, obj);
 }
 
 int dnsb_droplog_write(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now)

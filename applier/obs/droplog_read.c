@@ -105,6 +105,17 @@ static int add_row(struct reader *r, const char *const *values)
 	return rc;
 }
 
+/* The changes a line stands for: 1, or its "omitted" count (dnsb_droplog_write_omitted). */
+static size_t weight_of(struct json_object *entry)
+{
+	struct json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(entry, "omitted", &v) || (n = json_object_get_int64(v)) < 1)
+		return 1;
+	return (size_t)n;
+}
+
 /* Count one line under its values of the grouping fields. */
 static int count_line(struct reader *r, struct json_object *entry, struct json_object *change)
 {
@@ -122,11 +133,13 @@ static int count_line(struct reader *r, struct json_object *entry, struct json_o
 	if (key == NULL || (text = json_object_to_json_string_ext(key, JSON_C_TO_STRING_PLAIN)) == NULL)
 		goto done;
 	if (json_object_object_get_ex(r->row_index, text, &n)) {
-		r->out->rows[json_object_get_int64(n)].count++;
+		r->out->rows[json_object_get_int64(n)].count += weight_of(entry);
 		rc = 0;
 	} else if ((rc = add_row(r, values)) == 0 &&
 		   json_object_object_add(r->row_index, text, json_object_new_int64((int64_t)r->out->row_count - 1)) != 0) {
 		rc = DNSB_ENOMEM;
+	} else if (rc == 0) {
+		r->out->rows[r->out->row_count - 1].count = weight_of(entry);
 	}
 done:
 	json_object_put(key);
@@ -216,7 +229,7 @@ static int read_line(struct reader *r, const char *line, size_t len, size_t line
 		json_object_put(entry);
 		return 0;
 	}
-	r->out->selected++;
+	r->out->selected += weight_of(entry);
 	rc = count_line(r, entry, change);
 	/* A change in effect (its quarantine ended) is counted, never replayed. */
 	if (rc == 0 && !in_effect(entry))

@@ -98,17 +98,40 @@ static unsigned char *touched_zones(dnsb_webhook *wh, dnsb_plan *plan)
 	return touched;
 }
 
+/* When the request's phases ended (dnsb_monotonic seconds), for its log line. */
+struct phases {
+	double start, parsed, first_submission; /* first_submission 0: none */
+};
+
+/* The engine's on_batch: called before each submission; the first is noted. */
+static void note_submission(void *payload, const char *zone, unsigned long batch_no, dnsb_change *const *changes,
+			    size_t n)
+{
+	struct phases *ph = payload;
+
+	(void)zone;
+	(void)batch_no;
+	(void)changes;
+	(void)n;
+	if (ph->first_submission == 0)
+		ph->first_submission = dnsb_monotonic();
+}
+
 /* Run the engine once, whatever happened to the locks, so that every change is
  * settled and counted by it alone. The deadline bounds the whole request, the
  * wait for the zones included; when they stayed busy it has passed, and the
  * engine settles pending changes failed/deadline without a request (invalid
  * and no_zone keep their outcomes). Its clock: the engine's. */
 static int run_engine(dnsb_report *report, dnsb_webhook *wh, dnsb_plan *plan, int busy, double waited,
-		      dnsb_error *err)
+		      struct phases *ph, dnsb_error *err)
 {
 	dnsb_engine_options opts = wh->engine;
 	const dnsb_clock *clk = opts.clock ? opts.clock : dnsb_clock_system();
 
+	if (opts.on_batch == NULL) {
+		opts.on_batch = note_submission;
+		opts.payload = ph;
+	}
 	opts.timeout = 0;
 	opts.deadline = clk->now(clk->payload) + (busy ? 0.0 : wh->apply_timeout - waited);
 	if (!(opts.deadline > 0)) /* 0 would mean no deadline: a clock near its epoch */
@@ -125,14 +148,19 @@ static unsigned status_of(int rc, const dnsb_report *report)
 	return report->failed > 0 ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NO_CONTENT;
 }
 
-static void log_apply(int rc, const dnsb_report *r, const dnsb_error *err, double seconds, unsigned status)
+/* The request's one line: what was applied by the deadline, and where the time went. */
+static void log_apply(int rc, const dnsb_report *r, const dnsb_error *err, const struct phases *ph, unsigned status)
 {
+	char first[64] = "no submission";
+
+	if (ph->first_submission > 0)
+		snprintf(first, sizeof(first), "first submission at %.3f s", ph->first_submission - ph->start);
 	dnsb_log(rc != 0 ? DNSB_LOG_ERROR : r->failed ? DNSB_LOG_WARN : DNSB_LOG_INFO,
 		 "POST /records: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed; "
-		 "%lu batches, %lu submissions, %lu bisections, %.3f s -> %u%s%s",
+		 "%lu batches, %lu submissions, %lu bisections, %.3f s (parsed at %.3f s, %s) -> %u%s%s",
 		 r->changes, r->applied, r->already_applied, r->dropped, r->failed,
-		 r->batches, r->submissions, r->bisections, seconds, status,
-		 rc != 0 ? ": " : "", rc != 0 ? (err->message[0] ? err->message : dnsb_strerror(rc)) : "");
+		 r->batches, r->submissions, r->bisections, dnsb_monotonic() - ph->start, ph->parsed - ph->start, first,
+		 status, rc != 0 ? ": " : "", rc != 0 ? (err->message[0] ? err->message : dnsb_strerror(rc)) : "");
 }
 
 /* After an apply that held its zones: the drop log to disk, the gauges, readiness. */
@@ -146,12 +174,18 @@ static void after_apply(dnsb_webhook *wh, const dnsb_report *r)
 		dnsb_webhook_set_ready(wh, "apply");
 }
 
-static enum MHD_Result answer(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req, unsigned status)
+/* The answer; a 503 says what is in effect by the deadline and what external-dns will send again. */
+static enum MHD_Result answer(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req, unsigned status,
+			      const dnsb_report *r, const char *why)
 {
 	if (status == MHD_HTTP_NO_CONTENT)
 		return dnsb_webhook_reply(conn, wh, req, status, NULL, NULL, 0);
-	return dnsb_webhook_reply_text(conn, wh, req, status, "%s", status == MHD_HTTP_SERVICE_UNAVAILABLE ?
-			  "some changes failed and will be retried next interval" : "internal error");
+	if (status != MHD_HTTP_SERVICE_UNAVAILABLE)
+		return dnsb_webhook_reply_text(conn, wh, req, status, "internal error");
+	return dnsb_webhook_reply_text(conn, wh, req, status, "%s%zu of %zu changes in effect (%zu applied, %zu already "
+				       "applied), %zu dropped, %zu failed: the failed ones are retried next interval",
+				       why, r->applied + r->already_applied, r->changes, r->applied, r->already_applied,
+				       r->dropped, r->failed);
 }
 
 enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
@@ -161,10 +195,13 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 	dnsb_error err = { 0 };
 	unsigned char *touched;
 	double start_unix = dnsb_wall_clock();
+	struct phases ph = { dnsb_monotonic(), 0, 0 };
+	enum MHD_Result ret;
 	unsigned status;
 	int rc, busy;
 
 	rc = dnsb_plan_parse(&plan, req->body ? req->body : "", req->len, "POST /records", &err);
+	ph.parsed = dnsb_monotonic();
 	if (rc == DNSB_EPARSE) {
 		dnsb_log(DNSB_LOG_WARN, "%s", err.message);
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_BAD_REQUEST, "%s", err.message);
@@ -179,7 +216,7 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 
 	/* pthread_mutex_timedlock is timed on the system's wall clock: the wait ends apply_timeout after the request began. */
 	busy = lock_zones(wh, touched, start_unix + wh->apply_timeout - dnsb_wall_clock()) != 0;
-	rc = run_engine(&report, wh, plan, busy, dnsb_wall_clock() - start_unix, &err);
+	rc = run_engine(&report, wh, plan, busy, dnsb_wall_clock() - start_unix, &ph, &err);
 	if (busy) {
 		dnsb_log(DNSB_LOG_WARN, "POST /records: zones still busy after %.1f s: %zu changes failed (deadline)",
 			 wh->apply_timeout, report.failed);
@@ -189,12 +226,11 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 		unlock_zones(wh, touched);
 		after_apply(wh, &report);
 		status = status_of(rc, &report);
-		log_apply(rc, &report, &err, dnsb_wall_clock() - start_unix, status);
+		log_apply(rc, &report, &err, &ph, status);
 	}
 	free(touched);
-	dnsb_report_clear(&report);
 	dnsb_plan_free(plan);
-	if (busy)
-		return dnsb_webhook_reply_text(conn, wh, req, status, "zones busy past the apply timeout; retry next interval");
-	return answer(conn, wh, req, status);
+	ret = answer(conn, wh, req, status, &report, busy ? "zones busy past the apply timeout: " : "");
+	dnsb_report_clear(&report);
+	return ret;
 }

@@ -136,6 +136,22 @@ enum MHD_Result dnsb_webhook_reply_text(struct MHD_Connection *conn, dnsb_webhoo
 					unsigned status, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 enum MHD_Result dnsb_webhook_reply_json(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
 					struct json_object *obj);
+/* reply.c: count one reply in the sidecar's metrics (route, method, status, seconds since `start`, monotonic). */
+void dnsb_webhook_count_reply(dnsb_webhook *wh, enum dnsb_webhook_route route, enum method method, unsigned status,
+			      double start);
+
+/* One listed zone of GET /records: the provider's listing and, per RRset, whether it is returned. */
+struct stream_zone {
+	dnsb_rrset_list list;
+	unsigned char *keep;       /* list.count flags (dnsb_webhook_scope) */
+};
+/* stream.c: free a zone's listing and flags (the struct stays, empty). */
+void dnsb_webhook_stream_zone_clear(struct stream_zone *z);
+/* stream.c: answer 200 with the Endpoints of `zones` (an array of zone_count, taken: freed as they are
+ * written, or when the client leaves) streamed in the webhook media type, counted in the metrics when
+ * the reply ends. @return MHD_YES, MHD_NO when the reply could not be queued */
+enum MHD_Result dnsb_webhook_reply_records(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,
+					   struct stream_zone *zones, size_t zone_count);
 
 /* The routes (adjust.c, records.c, apply.c, health.c). */
 enum MHD_Result dnsb_webhook_handle_negotiate(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);

@@ -36,9 +36,15 @@ enum MHD_Result dnsb_webhook_reply(struct MHD_Connection *conn, dnsb_webhook *wh
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
-	dnsb_metrics_webhook_request(wh->metrics, route_names[req->route], req->method == M_GET ? "GET" :
-				     req->method == M_POST ? "POST" : "other", status, dnsb_monotonic() - req->start);
+	dnsb_webhook_count_reply(wh, req->route, req->method, status, req->start);
 	return ret;
+}
+
+void dnsb_webhook_count_reply(dnsb_webhook *wh, enum dnsb_webhook_route route, enum method method, unsigned status,
+			      double start)
+{
+	dnsb_metrics_webhook_request(wh->metrics, route_names[route], method == M_GET ? "GET" :
+				     method == M_POST ? "POST" : "other", status, dnsb_monotonic() - start);
 }
 
 enum MHD_Result dnsb_webhook_reply_text(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,

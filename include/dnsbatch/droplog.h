@@ -96,6 +96,23 @@ int dnsb_droplog_open_ext(dnsb_droplog **out, const char *path, const dnsb_dropl
  */
 int dnsb_droplog_write(dnsb_droplog *log, const char *zone, const dnsb_change *change, double now);
 
+/**
+ * Append the line standing for `count` changes of one zone, outcome and reason
+ * that got no line of their own (the engine writes at most 1,000 failed lines
+ * per zone and reason in one apply):
+ *   {"time":"...","zone":"example.com.","outcome":"failed","reason":"deadline",
+ *    "omitted":399000,"message":"399000 more changes ...","change":{}}
+ * Its `change` is empty: `dnsbatch drops --plan` adds nothing for it.
+ * @param zone     apex, or "" (borrowed)
+ * @param outcome  dnsb_outcome_name of the changes ("failed")
+ * @param reason   dnsb_reason_name of the changes ("deadline")
+ * @param count    changes left out
+ * @param now      Unix seconds, for the `time` field
+ * @return 0 (also when log is NULL), DNSB_EIO, DNSB_ENOMEM
+ */
+int dnsb_droplog_write_omitted(dnsb_droplog *log, const char *zone, const char *outcome, const char *reason,
+			       size_t count, double now);
+
 /** What the sidecar's quarantine did to the group of a line's change (DESIGN §5), key "quarantine". */
 typedef enum dnsb_droplog_quarantine {
 	DNSB_DROPLOG_QUARANTINE_NONE = 0,   /**< no key: the line dnsb_droplog_write writes */

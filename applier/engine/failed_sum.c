@@ -1,0 +1,140 @@
+/*
+ * failed_sum.c - failed changes told per zone and reason: one log line each
+ * for the whole apply, with the count, the messages (a few, counted) and a few
+ * example names; and at most DNSB_FAILED_DROPLOG_MAX drop-log lines each, then
+ * one line saying how many more were left out.
+ *
+ * A body of 400,000 endpoints whose deadline passed before the first batch
+ * made 400,000 stderr lines (52 MB) and 400,000 drop-log lines (112 MB, past
+ * the default rotation size: every earlier drop rotated away), and writing
+ * them took seconds after the deadline, when the answer was due. A failed
+ * change is not lost: external-dns sends it again next interval, and the
+ * metrics count each one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnsbatch/droplog.h"
+#include "dnsbatch/log.h"
+#include "applier/engine/internal.h"
+#include "applier/obs/drop_record.h"
+
+#define MESSAGES 4     /* messages named per zone and reason; the others are counted together */
+#define EXAMPLES 3
+#define TEXT_MAX 200   /* bytes of a message kept */
+
+typedef struct failed_sum {
+	const char *zone;            /* borrowed: the engine's zone name */
+	dnsb_reason reason;
+	size_t count, logged;        /* changes; those with a drop-log line of their own */
+	char *messages[MESSAGES];
+	size_t message_count[MESSAGES], nmessages, other;
+	char *examples[EXAMPLES];
+	size_t nexamples;
+} failed_sum;
+
+struct failed_sums {
+	failed_sum *at;
+	size_t n, cap;
+};
+
+failed_sums *dnsb_engine_failed_new(void)
+{
+	return calloc(1, sizeof(failed_sums));
+}
+
+static failed_sum *find(failed_sums *s, const char *zone, dnsb_reason reason)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->at[i].reason == reason && strcmp(s->at[i].zone, zone) == 0)
+			return &s->at[i];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		failed_sum *at = realloc(s->at, cap * sizeof(*at));
+		if (at == NULL)
+			return NULL;
+		s->at = at;
+		s->cap = cap;
+	}
+	memset(&s->at[s->n], 0, sizeof(s->at[0]));
+	s->at[s->n].zone = zone;
+	s->at[s->n].reason = reason;
+	return &s->at[s->n++];
+}
+
+int dnsb_engine_failed_add(failed_sums *s, const char *zone, const dnsb_change *c)
+{
+	failed_sum *f = s ? find(s, zone, c->reason) : NULL;
+	char text[TEXT_MAX + 1], example[300];
+	const dnsb_rrset *r = c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
+	size_t i;
+
+	if (f == NULL)
+		return 1; /* out of memory: the change is told on its own */
+	f->count++;
+	snprintf(text, sizeof(text), "%s", c->message && *c->message ? c->message : "(no detail)");
+	for (i = 0; i < f->nmessages && strcmp(f->messages[i], text) != 0; i++)
+		;
+	if (i < f->nmessages)
+		f->message_count[i]++;
+	else if (f->nmessages < MESSAGES && (f->messages[i] = strdup(text)) != NULL)
+		f->message_count[f->nmessages++] = 1;
+	else
+		f->other++;
+	if (f->nexamples < EXAMPLES) {
+		snprintf(example, sizeof(example), "%s %s %s", dnsb_drop_kind(c), r->owner ? r->owner : "(no name)",
+			 dnsb_type_name(r->type));
+		if ((f->examples[f->nexamples] = strdup(example)) != NULL)
+			f->nexamples++;
+	}
+	if (f->logged >= DNSB_FAILED_DROPLOG_MAX)
+		return 0;
+	f->logged++;
+	return 1;
+}
+
+/* "zone example.com.: 400000 changes failed: deadline (the apply deadline passed ...: 400000; e.g. create a A, ...)" */
+static void log_one(const failed_sum *f)
+{
+	char line[4096];  /* dnsb_log keeps 4 KiB of a message */
+	size_t len = 0;
+
+#define ADD(...) (void)(len < sizeof(line) && (len += (size_t)snprintf(line + len, sizeof(line) - len, __VA_ARGS__)))
+	ADD("zone %s: %zu change%s failed: %s (", f->zone[0] ? f->zone : "(none)", f->count, f->count == 1 ? "" : "s",
+	    dnsb_reason_name(f->reason));
+	for (size_t i = 0; i < f->nmessages; i++)
+		ADD("%s: %zu; ", f->messages[i], f->message_count[i]);
+	if (f->other)
+		ADD("other: %zu; ", f->other);
+	ADD("e.g.");
+	for (size_t i = 0; i < f->nexamples; i++)
+		ADD(" %s%s", f->examples[i], i + 1 < f->nexamples ? "," : "");
+	ADD("%s)", f->count > f->nexamples ? ", ..." : "");
+	if (f->count > f->logged)
+		ADD("; the drop log has the first %zu, and one line for the %zu left out", f->logged, f->count - f->logged);
+#undef ADD
+	dnsb_log(DNSB_LOG_WARN, "%s", line);
+}
+
+int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall)
+{
+	int rc = 0;
+
+	if (s == NULL)
+		return 0;
+	for (size_t k = 0; k < s->n; k++) {
+		failed_sum *f = &s->at[k];
+		log_one(f);
+		if (f->count > f->logged && dnsb_droplog_write_omitted(log, f->zone, "failed", dnsb_reason_name(f->reason),
+								       f->count - f->logged, wall) != 0)
+			rc = DNSB_EIO;
+		for (size_t i = 0; i < f->nmessages; i++)
+			free(f->messages[i]);
+		for (size_t i = 0; i < f->nexamples; i++)
+			free(f->examples[i]);
+	}
+	free(s->at);
+	free(s);
+	return rc;
+}
