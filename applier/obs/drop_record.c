@@ -304,11 +304,7 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 
 void dnsb_drop_key(char *buf, size_t size, const dnsb_change *c)
 {
-	/* The plan keeps no endpoint its RRset prints again (dnsb_endpoint_reproduced): print it. */
-	json_object *eo = c->endpoint_old ? json_object_get(c->endpoint_old)
-			  : c->kind != DNSB_CHANGE_CREATE ? dnsb_rrset_to_endpoint(&c->old) : NULL;
-	json_object *en = c->endpoint_new ? json_object_get(c->endpoint_new)
-			  : c->kind != DNSB_CHANGE_DELETE ? dnsb_rrset_to_endpoint(&c->new_set) : NULL;
+	json_object *eo = dnsb_change_endpoint(c, 1), *en = dnsb_change_endpoint(c, 0);
 	const char *old = eo ? json_object_to_json_string_ext(eo, JSON_C_TO_STRING_PLAIN) : "";
 	const char *new = en ? json_object_to_json_string_ext(en, JSON_C_TO_STRING_PLAIN) : "";
 	uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;

@@ -92,6 +92,11 @@ int dnsb_plan_read_side(dnsb_change *c, json_object *ep, int old)
 		c->endpoint_old = json_object_get(ep);
 	else
 		c->endpoint_new = json_object_get(ep);
+	if (!old) {
+		json_object *ttl;
+		c->new_ttl_unset = !json_object_object_get_ex(ep, "recordTTL", &ttl) || ttl == NULL ||
+				   (json_object_is_type(ttl, json_type_int) && json_object_get_int64(ttl) == 0);
+	}
 	if (c->message != NULL) /* the other side is wrong already: its message stands */
 		return 0;
 	snprintf(path, sizeof(path), "$.%s[%zu]", list, c->plan_index);
@@ -102,6 +107,8 @@ int dnsb_plan_read_side(dnsb_change *c, json_object *ep, int old)
 
 int dnsb_plan_finish_change(dnsb_change *c)
 {
+	dnsb_rrset printed;
+
 	if (c->message == NULL && c->kind == DNSB_CHANGE_UPDATE && strcmp(c->old.owner, c->new_set.owner) != 0 &&
 	    asprintf(&c->message, "$.updateOld[%zu] (%s) and $.updateNew[%zu] (%s): an update keeps its owner name",
 		     c->plan_index, c->old.owner, c->plan_index, c->new_set.owner) < 0) {
@@ -113,12 +120,16 @@ int dnsb_plan_finish_change(dnsb_change *c)
 		c->reason = DNSB_REASON_INVALID;
 		return 0;
 	}
-	/* Keep an endpoint only for what its RRset cannot print again (labels, a set identifier, its own spelling). */
+	/* Keep an endpoint only for what its RRset cannot print again (labels, a set identifier, its own spelling).
+	 * A new RRset given no TTL holds the default one, and is printed without it (dnsb_change_endpoint). */
+	printed = c->new_set;
+	if (c->new_ttl_unset)
+		printed.ttl = 0;
 	if (c->endpoint_old && dnsb_endpoint_reproduced(c->endpoint_old, &c->old)) {
 		json_object_put(c->endpoint_old);
 		c->endpoint_old = NULL;
 	}
-	if (c->endpoint_new && dnsb_endpoint_reproduced(c->endpoint_new, &c->new_set)) {
+	if (c->endpoint_new && dnsb_endpoint_reproduced(c->endpoint_new, &printed)) {
 		json_object_put(c->endpoint_new);
 		c->endpoint_new = NULL;
 	}

@@ -248,9 +248,19 @@ static json_object *one_list(const char *key, json_object *ep)
 	return obj;
 }
 
-static json_object *endpoint_of(json_object *given, const dnsb_rrset *rrset)
+json_object *dnsb_change_endpoint(const dnsb_change *change, int old)
 {
-	return given ? json_object_get(given) : dnsb_rrset_to_endpoint(rrset);
+	json_object *given = old ? change->endpoint_old : change->endpoint_new;
+	dnsb_rrset printed;
+
+	if (given != NULL)
+		return json_object_get(given);
+	if (old ? change->kind == DNSB_CHANGE_CREATE : change->kind == DNSB_CHANGE_DELETE)
+		return NULL;
+	printed = old ? change->old : change->new_set; /* a shallow copy, read only */
+	if (!old && change->new_ttl_unset)
+		printed.ttl = 0;
+	return dnsb_rrset_to_endpoint(&printed);
 }
 
 json_object *dnsb_change_to_plan_json(const dnsb_change *change)
@@ -259,16 +269,16 @@ json_object *dnsb_change_to_plan_json(const dnsb_change *change)
 
 	switch (change->kind) {
 	case DNSB_CHANGE_CREATE:
-		ep = endpoint_of(change->endpoint_new, &change->new_set);
+		ep = dnsb_change_endpoint(change, 0);
 		return ep ? one_list("create", ep) : NULL;
 	case DNSB_CHANGE_DELETE:
-		ep = endpoint_of(change->endpoint_old, &change->old);
+		ep = dnsb_change_endpoint(change, 1);
 		return ep ? one_list("delete", ep) : NULL;
 	case DNSB_CHANGE_UPDATE:
-		ep = endpoint_of(change->endpoint_old, &change->old);
+		ep = dnsb_change_endpoint(change, 1);
 		if (ep == NULL || (obj = one_list("updateOld", ep)) == NULL)
 			return NULL;
-		ep = endpoint_of(change->endpoint_new, &change->new_set);
+		ep = dnsb_change_endpoint(change, 0);
 		json_object *other = ep ? one_list("updateNew", ep) : NULL;
 		if (other == NULL) {
 			json_object_put(obj);
@@ -283,9 +293,9 @@ json_object *dnsb_change_to_plan_json(const dnsb_change *change)
 }
 
 /* `"key":[ep]` of one side of a change, after `lead` ("{" or ","). @return 0, DNSB_ENOMEM or DNSB_EIO */
-static int print_side(FILE *out, const char *lead, const char *key, json_object *given, const dnsb_rrset *rrset)
+static int print_side(FILE *out, const char *lead, const char *key, const dnsb_change *change, int old)
 {
-	json_object *ep = endpoint_of(given, rrset);
+	json_object *ep = dnsb_change_endpoint(change, old);
 	const char *text = ep ? json_object_to_json_string_ext(ep, JSON_C_TO_STRING_PLAIN |
 							     JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
 	int rc = text == NULL ? DNSB_ENOMEM : fprintf(out, "%s\"%s\":[%s]", lead, key, text) < 0 ? DNSB_EIO : 0;
@@ -300,14 +310,14 @@ int dnsb_change_print_plan_json(FILE *out, const dnsb_change *change)
 
 	switch (change->kind) {
 	case DNSB_CHANGE_CREATE:
-		rc = print_side(out, "{", "create", change->endpoint_new, &change->new_set);
+		rc = print_side(out, "{", "create", change, 0);
 		break;
 	case DNSB_CHANGE_DELETE:
-		rc = print_side(out, "{", "delete", change->endpoint_old, &change->old);
+		rc = print_side(out, "{", "delete", change, 1);
 		break;
 	case DNSB_CHANGE_UPDATE:
-		if ((rc = print_side(out, "{", "updateOld", change->endpoint_old, &change->old)) == 0)
-			rc = print_side(out, ",", "updateNew", change->endpoint_new, &change->new_set);
+		if ((rc = print_side(out, "{", "updateOld", change, 1)) == 0)
+			rc = print_side(out, ",", "updateNew", change, 0);
 		break;
 	}
 	return rc == 0 && fputc('}', out) == EOF ? DNSB_EIO : rc;

@@ -198,6 +198,8 @@ typedef struct dnsb_change {
 	char *txt_owner;           /**< the external-dns owner ID (external-dns/owner=X) of the
 				        ownership TXT record held for that name, or NULL (owned) */
 	char *txt_resource;        /**< its external-dns/resource, or NULL (owned) */
+	int new_ttl_unset;         /**< the plan's new endpoint gave no TTL (none, or 0): new_set.ttl
+				        is DNSB_TTL_DEFAULT, and the endpoint is printed back without one */
 } dnsb_change;
 
 /**

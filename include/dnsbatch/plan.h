@@ -86,6 +86,16 @@ dnsb_change *dnsb_plan_change(dnsb_plan *plan, size_t i);
 struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
 
 /**
+ * One side of the change as the plan gave it: `old` the updateOld or delete
+ * endpoint, else the create or updateNew one. The plan keeps an endpoint only
+ * where its RRset would not print it again (labels, its own spelling); else it
+ * is printed from the RRset (without a TTL where the plan gave none).
+ * @return a new json-c object (the caller's reference), or NULL when the
+ *         change has no such side or out of memory
+ */
+struct json_object *dnsb_change_endpoint(const dnsb_change *change, int old);
+
+/**
  * The same text json_object_to_json_string_ext(dnsb_change_to_plan_json(change), JSON_C_TO_STRING_PLAIN |
  * JSON_C_TO_STRING_NOSLASHESCAPE) gives, written to `out` (borrowed) with each endpoint serialised by json-c on its
  * own, without building the object around it: a dry run prints 100,000 changes this way.

@@ -207,10 +207,13 @@ static void test_endpoints_kept_only_when_needed(void **state)
 		"{\"dnsName\":\"A.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}",
 		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.2\",\"192.0.2.1\"],\"recordType\":\"A\"}",
 		"{\"dnsName\":\"a.example.com\",\"targets\":[\"not an address\"],\"recordType\":\"A\"}",
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":0}",
 	};
 	static const char *const dropped[] = {
 		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.1\",\"192.0.2.2\"],\"recordType\":\"A\",\"recordTTL\":60}",
 		"{\"dnsName\":\"www.example.com\",\"targets\":[\"lb.example.net\"],\"recordType\":\"CNAME\",\"recordTTL\":300}",
+		/* no TTL: the RRset holds the default, and is printed without one, as given */
+		"{\"dnsName\":\"b.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\"}",
 	};
 	char json[512];
 	dnsb_plan *plan;
