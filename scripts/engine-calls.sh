@@ -4,7 +4,7 @@
 # pipeline, or state.c (the engine's state, which every stage reads).
 # Usage: sh scripts/engine-calls.sh [dir]   exit 1 when a call runs back.
 dir=${1:-applier/engine}
-order="engine zones group held batch isolate settle submit noop verify retry diagnose outcome summary quarantine progress state"
+order="engine zones group held batch isolate settle submit noop verify retry diagnose outcome failed_sum summary quarantine progress state"
 tags=$(mktemp) || exit 2
 trap 'rm -f "$tags"' EXIT
 # name file, for every function with external linkage (dnsb_ prefix) defined in the directory

@@ -20,18 +20,11 @@
 #include "applier/engine/internal.h"
 #include "applier/obs/drop_record.h"
 
-#define MESSAGES 4     /* messages named per zone and reason; the others are counted together */
-#define EXAMPLES 3
-#define TEXT_MAX 200   /* bytes of a message kept */
-
 typedef struct failed_sum {
 	const char *zone;            /* borrowed: the engine's zone name */
 	dnsb_reason reason;
-	size_t count, logged;        /* changes; those with a drop-log line of their own */
-	char *messages[MESSAGES];
-	size_t message_count[MESSAGES], nmessages, other;
-	char *examples[EXAMPLES];
-	size_t nexamples;
+	tally t;                     /* the changes, by message */
+	size_t logged;               /* those with a drop-log line of their own */
 } failed_sum;
 
 struct failed_sums {
@@ -66,28 +59,16 @@ static failed_sum *find(failed_sums *s, const char *zone, dnsb_reason reason)
 int dnsb_engine_failed_add(failed_sums *s, const char *zone, const dnsb_change *c)
 {
 	failed_sum *f = s ? find(s, zone, c->reason) : NULL;
-	char text[TEXT_MAX + 1], example[300];
 	const dnsb_rrset *r = c->kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
-	size_t i;
+	char example[300];
 
 	if (f == NULL)
 		return 1; /* out of memory: the change is told on its own */
-	f->count++;
-	snprintf(text, sizeof(text), "%s", c->message && *c->message ? c->message : "(no detail)");
-	for (i = 0; i < f->nmessages && strcmp(f->messages[i], text) != 0; i++)
-		;
-	if (i < f->nmessages)
-		f->message_count[i]++;
-	else if (f->nmessages < MESSAGES && (f->messages[i] = strdup(text)) != NULL)
-		f->message_count[f->nmessages++] = 1;
-	else
-		f->other++;
-	if (f->nexamples < EXAMPLES) {
+	if (f->t.nexamples < DNSB_TALLY_EXAMPLES)
 		snprintf(example, sizeof(example), "%s %s %s", dnsb_drop_kind(c), r->owner ? r->owner : "(no name)",
 			 dnsb_type_name(r->type));
-		if ((f->examples[f->nexamples] = strdup(example)) != NULL)
-			f->nexamples++;
-	}
+	dnsb_tally_add(&f->t, c->message && *c->message ? c->message : "(no detail)",
+		       f->t.nexamples < DNSB_TALLY_EXAMPLES ? example : NULL);
 	if (f->logged >= DNSB_FAILED_DROPLOG_MAX)
 		return 0;
 	f->logged++;
@@ -98,22 +79,13 @@ int dnsb_engine_failed_add(failed_sums *s, const char *zone, const dnsb_change *
 static void log_one(const failed_sum *f)
 {
 	char line[4096];  /* dnsb_log keeps 4 KiB of a message */
-	size_t len = 0;
+	size_t len = (size_t)snprintf(line, sizeof(line), "zone %s: %zu change%s failed: %s ", f->zone[0] ? f->zone : "(none)",
+				      f->t.count, f->t.count == 1 ? "" : "s", dnsb_reason_name(f->reason));
 
-#define ADD(...) (void)(len < sizeof(line) && (len += (size_t)snprintf(line + len, sizeof(line) - len, __VA_ARGS__)))
-	ADD("zone %s: %zu change%s failed: %s (", f->zone[0] ? f->zone : "(none)", f->count, f->count == 1 ? "" : "s",
-	    dnsb_reason_name(f->reason));
-	for (size_t i = 0; i < f->nmessages; i++)
-		ADD("%s: %zu; ", f->messages[i], f->message_count[i]);
-	if (f->other)
-		ADD("other: %zu; ", f->other);
-	ADD("e.g.");
-	for (size_t i = 0; i < f->nexamples; i++)
-		ADD(" %s%s", f->examples[i], i + 1 < f->nexamples ? "," : "");
-	ADD("%s)", f->count > f->nexamples ? ", ..." : "");
-	if (f->count > f->logged)
-		ADD("; the drop log has the first %zu, and one line for the %zu left out", f->logged, f->count - f->logged);
-#undef ADD
+	dnsb_tally_print(line, sizeof(line), &len, &f->t);
+	if (f->t.count > f->logged && len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "; the drop log has the first %zu, and one line for the %zu left out",
+			 f->logged, f->t.count - f->logged);
 	dnsb_log(DNSB_LOG_WARN, "%s", line);
 }
 
@@ -126,13 +98,11 @@ int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall)
 	for (size_t k = 0; k < s->n; k++) {
 		failed_sum *f = &s->at[k];
 		log_one(f);
-		if (f->count > f->logged && dnsb_droplog_write_omitted(log, f->zone, "failed", dnsb_reason_name(f->reason),
-								       f->count - f->logged, wall) != 0)
+		if (f->t.count > f->logged &&
+		    dnsb_droplog_write_omitted(log, f->zone, "failed", dnsb_reason_name(f->reason), f->t.count - f->logged,
+					       wall) != 0)
 			rc = DNSB_EIO;
-		for (size_t i = 0; i < f->nmessages; i++)
-			free(f->messages[i]);
-		for (size_t i = 0; i < f->nexamples; i++)
-			free(f->examples[i]);
+		dnsb_tally_clear(&f->t);
 	}
 	free(s->at);
 	free(s);

@@ -211,6 +211,29 @@ void dnsb_engine_progress_final(engine *e);
 /* @return 1 when dnsb_engine_options.stop asks the apply to stop, else 0 */
 int dnsb_engine_stop_asked(const engine *e);
 
+/*
+ * summary.c: a tally of changes that share a fate, for one log line however many they are: their count, the
+ * details that tell them apart (the first DNSB_TALLY_DETAILS named and counted, the rest counted together; each
+ * cut to DNSB_TALLY_TEXT bytes) and the first DNSB_TALLY_EXAMPLES examples. Zeroed is empty.
+ */
+#define DNSB_TALLY_DETAILS 4
+#define DNSB_TALLY_EXAMPLES 3
+#define DNSB_TALLY_TEXT 200
+typedef struct tally {
+	size_t count;
+	char *details[DNSB_TALLY_DETAILS];     /* owned */
+	size_t detail_count[DNSB_TALLY_DETAILS], ndetails;
+	size_t other;                          /* changes whose detail is not among details[] */
+	char *examples[DNSB_TALLY_EXAMPLES];   /* owned */
+	size_t nexamples;
+} tally;
+/* Count one change: `detail` (copied, cut) and `example` (copied; NULL when the caller has made enough). */
+void dnsb_tally_add(tally *t, const char *detail, const char *example);
+/* Append "(DETAIL: N; ...; other: N; e.g. A, B, C, ...)" to line[*len..size), *len moved on (past size when cut). */
+void dnsb_tally_print(char *line, size_t size, size_t *len, const tally *t);
+/* Free what t holds. */
+void dnsb_tally_clear(tally *t);
+
 /* summary.c: drops decided before sending (invalid, no_zone), one log line per reason for the whole apply. */
 typedef struct drop_summary drop_summary;
 /* @return 1 when drops of this reason are summed up rather than logged one by one, else 0 */

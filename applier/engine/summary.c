@@ -1,9 +1,10 @@
 /*
- * summary.c - drops decided before sending (invalid, no_zone) summed up per
- * reason: one log line for the whole apply with the count, the details and a
- * few example names, however many changes there are (one body of 200,000
- * broken endpoints made 200,000 lines). The drop log still gets one line per
- * change: it is the re-playable record.
+ * summary.c - changes that share a fate told in one log line, however many
+ * there are: a tally (the count, the details and a few example names), and
+ * with it the drops decided before sending (invalid, no_zone) summed up per
+ * reason (one body of 200,000 broken endpoints made 200,000 lines). The drop
+ * log still gets one line per such drop: it is the re-playable record.
+ * failed_sum.c tallies failed changes the same way, per zone and reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,23 +12,52 @@
 
 #include "applier/engine/internal.h"
 
-#define DETAILS 4       /* details named per reason; changes with others are counted together */
-#define EXAMPLES 3     /* example names per reason */
-#define DETAIL_MAX 200  /* bytes of a detail kept (a message may quote a huge target) */
+/* The changes dropped for one reason. */
+typedef tally reason_sum;
 
-typedef struct detail {
-	char *text;
-	size_t count;
-} detail;
+void dnsb_tally_add(tally *t, const char *detail, const char *example)
+{
+	char text[DNSB_TALLY_TEXT + 1];
+	size_t i;
 
-typedef struct reason_sum {
-	size_t count;
-	detail details[DETAILS];
-	size_t ndetails;
-	size_t other;                /* changes whose detail is not among details[] */
-	char *examples[EXAMPLES];
-	size_t nexamples;
-} reason_sum;
+	t->count++;
+	snprintf(text, sizeof(text), "%s", detail);
+	for (i = 0; i < t->ndetails && strcmp(t->details[i], text) != 0; i++)
+		;
+	if (i < t->ndetails)
+		t->detail_count[i]++;
+	else if (t->ndetails < DNSB_TALLY_DETAILS && (t->details[i] = strdup(text)) != NULL)
+		t->detail_count[t->ndetails++] = 1;
+	else
+		t->other++;
+	if (example != NULL && t->nexamples < DNSB_TALLY_EXAMPLES && (t->examples[t->nexamples] = strdup(example)) != NULL)
+		t->nexamples++;
+}
+
+void dnsb_tally_print(char *line, size_t size, size_t *len, const tally *t)
+{
+	/* snprintf says how much it would have written: past the end, nothing more is added. */
+#define ADD(...) (void)(*len < size && (*len += (size_t)snprintf(line + *len, size - *len, __VA_ARGS__)))
+	ADD("(");
+	for (size_t i = 0; i < t->ndetails; i++)
+		ADD("%s: %zu; ", t->details[i], t->detail_count[i]);
+	if (t->other)
+		ADD("other: %zu; ", t->other);
+	ADD("e.g.");
+	for (size_t i = 0; i < t->nexamples; i++)
+		ADD(" %s%s", t->examples[i], i + 1 < t->nexamples ? "," : "");
+	ADD("%s)", t->count > t->nexamples ? ", ..." : "");
+#undef ADD
+}
+
+void dnsb_tally_clear(tally *t)
+{
+	for (size_t i = 0; i < t->ndetails; i++)
+		free(t->details[i]);
+	for (size_t i = 0; i < t->nexamples; i++)
+		free(t->examples[i]);
+	memset(t, 0, sizeof(*t));
+}
 
 static const dnsb_reason summed[] = { DNSB_REASON_INVALID, DNSB_REASON_NO_ZONE };
 #define NSUMMED (sizeof(summed) / sizeof(summed[0]))
@@ -94,49 +124,27 @@ static void example_of(char *buf, size_t size, const dnsb_change *c)
 void dnsb_engine_summary_add(drop_summary *s, const dnsb_change *c)
 {
 	reason_sum *r = NULL;
-	char text[DETAIL_MAX + 1], example[128];
-	size_t i;
+	char text[DNSB_TALLY_TEXT + 1], example[128];
 
-	for (i = 0; i < NSUMMED && r == NULL; i++)
+	for (size_t i = 0; i < NSUMMED && r == NULL; i++)
 		if (summed[i] == c->reason)
 			r = &s->by[i];
 	if (r == NULL)
 		return;
-	r->count++;
 	detail_of(text, sizeof(text), c);
-	for (i = 0; i < r->ndetails && strcmp(r->details[i].text, text) != 0; i++)
-		;
-	if (i < r->ndetails)
-		r->details[i].count++;
-	else if (r->ndetails < DETAILS && (r->details[i].text = strdup(text)) != NULL)
-		r->details[r->ndetails++].count = 1;
-	else
-		r->other++;
-	if (r->nexamples < EXAMPLES) {
+	if (r->nexamples < DNSB_TALLY_EXAMPLES)
 		example_of(example, sizeof(example), c);
-		if ((r->examples[r->nexamples] = strdup(example)) != NULL)
-			r->nexamples++;
-	}
+	dnsb_tally_add(r, text, r->nexamples < DNSB_TALLY_EXAMPLES ? example : NULL);
 }
 
 /* "dropped 200000 changes: invalid (dnsName is missing: 200000; e.g. $.create[0], $.create[1], $.create[2], ...)" */
 static void log_reason(const reason_sum *r, dnsb_reason reason)
 {
 	char line[4096];  /* dnsb_log keeps 4 KiB of a message */
-	size_t len = 0;
+	size_t len = (size_t)snprintf(line, sizeof(line), "dropped %zu change%s: %s ", r->count, r->count == 1 ? "" : "s",
+				      dnsb_reason_name(reason));
 
-	/* snprintf says how much it would have written: past the end, nothing more is added. */
-#define ADD(...) (void)(len < sizeof(line) && (len += (size_t)snprintf(line + len, sizeof(line) - len, __VA_ARGS__)))
-	ADD("dropped %zu change%s: %s (", r->count, r->count == 1 ? "" : "s", dnsb_reason_name(reason));
-	for (size_t i = 0; i < r->ndetails; i++)
-		ADD("%s: %zu; ", r->details[i].text, r->details[i].count);
-	if (r->other)
-		ADD("other: %zu; ", r->other);
-	ADD("e.g.");
-	for (size_t i = 0; i < r->nexamples; i++)
-		ADD(" %s%s", r->examples[i], i + 1 < r->nexamples ? "," : "");
-	ADD("%s)", r->count > r->nexamples ? ", ..." : "");
-#undef ADD
+	dnsb_tally_print(line, sizeof(line), &len, r);
 	dnsb_log(DNSB_LOG_WARN, "%s", line);
 }
 
@@ -148,10 +156,7 @@ void dnsb_engine_summary_log(drop_summary *s)
 		reason_sum *r = &s->by[k];
 		if (r->count > 0)
 			log_reason(r, summed[k]);
-		for (size_t i = 0; i < r->ndetails; i++)
-			free(r->details[i].text);
-		for (size_t i = 0; i < r->nexamples; i++)
-			free(r->examples[i]);
+		dnsb_tally_clear(r);
 	}
 	free(s);
 }
