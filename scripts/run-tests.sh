@@ -7,7 +7,7 @@ BUILD=${BUILD:-build}
 DNSBATCH=${DNSBATCH:-$PWD/$BUILD/dnsbatch}
 export BUILD DNSBATCH
 passed=0 failed=0 broken=""
-log=$(mktemp)
+log=$(mktemp "$BUILD/.test-log.XXXXXX") || exit 1  # under the build dir: a clean-up of /tmp elsewhere cannot take it
 trap 'rm -f "$log"' EXIT
 
 count() { # $1 = test name, $2 = exit code; counts from the output in $log
