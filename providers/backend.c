@@ -13,6 +13,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "applier/core/array.h"
 #include "providers/backend.h"
 #include "providers/ratelimit.h"
 
@@ -395,14 +396,8 @@ int dnsb_hb_tags_add(dnsb_hb_tags *tags, const char *owner, uint16_t type, const
 
 	if (add.owner == NULL || add.tag == NULL || (rdata && add.rdata == NULL))
 		goto oom;
-	if (tags->count == tags->cap) {
-		size_t cap = tags->cap ? tags->cap * 2 : 16;
-		dnsb_hb_tag *grown = realloc(tags->items, cap * sizeof(*grown));
-		if (grown == NULL)
-			goto oom;
-		tags->items = grown;
-		tags->cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(tags->items, tags->cap, tags->count + 1, 16) < 0)
+		goto oom;
 	tags->items[tags->count++] = add;
 	return 0;
 oom:

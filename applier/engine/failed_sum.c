@@ -17,6 +17,7 @@
 
 #include "dnsbatch/droplog.h"
 #include "dnsbatch/log.h"
+#include "applier/core/array.h"
 #include "applier/engine/internal.h"
 #include "applier/obs/drop_record.h"
 
@@ -42,14 +43,8 @@ static failed_sum *find(failed_sums *s, const char *zone, dnsb_reason reason)
 	for (size_t i = 0; i < s->n; i++)
 		if (s->at[i].reason == reason && strcmp(s->at[i].zone, zone) == 0)
 			return &s->at[i];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		failed_sum *at = realloc(s->at, cap * sizeof(*at));
-		if (at == NULL)
-			return NULL;
-		s->at = at;
-		s->cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(s->at, s->cap, s->n + 1, 8) < 0)
+		return NULL;
 	memset(&s->at[s->n], 0, sizeof(s->at[0]));
 	s->at[s->n].zone = zone;
 	s->at[s->n].reason = reason;

@@ -24,6 +24,7 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/array.h"
 #include "applier/engine/internal.h"
 
 /* Every pending change of g is a no-op update (TTL unset allowed: the read judges it). */
@@ -73,14 +74,8 @@ int dnsb_engine_registry_upgrade(const engine *e, const group *g, const dnsb_cha
 
 static int remember(batch_run *br, dnsb_change *c)
 {
-	if (br->nupgraded == br->upgraded_cap) {
-		size_t cap = br->upgraded_cap ? br->upgraded_cap * 2 : 8;
-		dnsb_change **grown = realloc(br->upgraded, cap * sizeof(*grown));
-		if (grown == NULL)
-			return DNSB_ENOMEM;
-		br->upgraded = grown;
-		br->upgraded_cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(br->upgraded, br->upgraded_cap, br->nupgraded + 1, 8) < 0)
+		return DNSB_ENOMEM;
 	br->upgraded[br->nupgraded++] = c;
 	return 0;
 }

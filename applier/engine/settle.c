@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/array.h"
 #include "applier/engine/diagnose.h"
 #include "applier/engine/internal.h"
 
@@ -140,14 +141,8 @@ int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *h
  */
 static int defer(batch_run *br, group *g, const dnsb_result *res, int kind, const char *message)
 {
-	if (br->nrefused == br->refused_cap) {
-		size_t cap = br->refused_cap ? br->refused_cap * 2 : 16;
-		group **grown = realloc(br->refused, cap * sizeof(*grown));
-		if (grown == NULL)
-			return 0; /* read it now, alone */
-		br->refused = grown;
-		br->refused_cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(br->refused, br->refused_cap, br->nrefused + 1, 16) < 0)
+		return 0; /* read it now, alone */
 	for (size_t i = 0; i < g->count; i++)
 		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
 			dnsb_engine_set_detail(g->changes[i], res->status, res->code, message);

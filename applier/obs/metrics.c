@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dnsbatch/metrics.h"
+#include "applier/core/array.h"
 #include "applier/core/atomic.h"
 
 #define MAX_LABELS 4
@@ -260,17 +261,10 @@ static struct series *series_get(dnsb_metrics *m, enum family_id f, const char *
 			return NULL;
 		}
 	}
-	if (t->count == t->capacity) {
-		size_t cap = t->capacity ? t->capacity * 2 : 8;
-		struct series *items = realloc(t->items, cap * sizeof(*items));
-
-		if (!items) {
-			for (size_t l = 0; l < n; l++)
-				free(fresh.labels[l]);
-			return NULL;
-		}
-		t->items = items;
-		t->capacity = cap;
+	if (DNSB_ARRAY_RESERVE(t->items, t->capacity, t->count + 1, 8) < 0) {
+		for (size_t l = 0; l < n; l++)
+			free(fresh.labels[l]);
+		return NULL;
 	}
 	memmove(&t->items[lo + 1], &t->items[lo], (t->count - lo) * sizeof(*t->items));
 	t->items[lo] = fresh;

@@ -30,6 +30,7 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/array.h"
 #include "applier/core/hmap.h"
 #include "applier/webhook/internal.h"
 
@@ -43,14 +44,8 @@ struct firsts {
 
 static int firsts_add(struct firsts *f, const char *owner)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 4;
-		const char **at = realloc(f->at, cap * sizeof(*at));
-		if (at == NULL)
-			return DNSB_ENOMEM;
-		f->at = at;
-		f->cap = cap;
-	}
+	if (DNSB_ARRAY_RESERVE(f->at, f->cap, f->n + 1, 4) < 0)
+		return DNSB_ENOMEM;
 	f->at[f->n++] = owner;
 	return 0;
 }
