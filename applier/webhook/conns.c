@@ -180,13 +180,8 @@ static size_t expire(struct listener *l, double now, double bound, double idle)
 /* Wait on wh->cond (wh->lock held) for at most `seconds`. */
 static void wait_seconds(dnsb_webhook *wh, double seconds)
 {
-	struct timespec ts;
-	double until;
+	struct timespec ts = dnsb_wall_deadline(seconds);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	until = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + seconds;
-	ts.tv_sec = (time_t)until;
-	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
 	pthread_cond_timedwait(&wh->cond, &wh->lock, &ts);
 }
 

@@ -221,7 +221,7 @@ static void xfer_done(dnsb_azure *a, token *tok, dnsb_azure_write *w, xfer *x, C
 		w->rc = DNSB_ENOMEM;
 		return;
 	}
-	x->resp.retry_after = x->retry_after[0] ? dnsb_http_retry_after(x->retry_after, time(NULL)) : -1;
+	x->resp.retry_after = x->retry_after[0] ? dnsb_http_retry_after(x->retry_after, (time_t)dnsb_clock_wall(NULL)) : -1;
 	quota_take(a, w, x);
 	if (x->resp.status == 401 && x->gen == tok->gen)
 		tok->renew = 1;
