@@ -17,13 +17,13 @@ static const char *set_id_of(const dnsb_change *c)
 	       c->kind != DNSB_CHANGE_CREATE ? c->old.set_id : NULL;
 }
 
-/* Does the change hold a provider property (Cloudflare's proxied flag or comment)? */
+/* Does the change hold a provider property (those of DNSB_ROUTING_PROPERTIES past the routing ones)? */
 static int holds_property(const dnsb_change *c)
 {
-	const char *names[] = { DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT };
+	static const char *const names[DNSB_ROUTING_PROPERTY_COUNT] = DNSB_ROUTING_PROPERTIES;
 	size_t len;
 
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = DNSB_ROUTING_SET_PROPERTY_COUNT; i < DNSB_ROUTING_PROPERTY_COUNT; i++)
 		if ((c->kind != DNSB_CHANGE_CREATE && dnsb_routing_get(c->old.routing, names[i], &len)) ||
 		    (c->kind != DNSB_CHANGE_DELETE && dnsb_routing_get(c->new_set.routing, names[i], &len)))
 			return 1;

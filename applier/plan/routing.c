@@ -15,12 +15,12 @@
 
 static const char *const routing_names[DNSB_ROUTING_PROPERTY_COUNT] = DNSB_ROUTING_PROPERTIES;
 
-/* Append "name=value\n" to *text (malloc'd, may be NULL). @return 0 or DNSB_ENOMEM */
-static int append_line(char **text, const char *name, const char *value)
+/* Append "name=value\n" to *text (malloc'd, may be NULL); value is `len` bytes. @return 0 or DNSB_ENOMEM */
+static int append_line(char **text, const char *name, const char *value, size_t len)
 {
 	char *grown = NULL;
 
-	if (asprintf(&grown, "%s%s=%s\n", *text ? *text : "", name, value) < 0)
+	if (asprintf(&grown, "%s%s=%.*s\n", *text ? *text : "", name, (int)len, value) < 0)
 		return DNSB_ENOMEM;
 	free(*text);
 	*text = grown;
@@ -42,7 +42,7 @@ int dnsb_endpoint_routing(dnsb_rrset *out, json_object *ep, const char *path, ch
 		if (strchr(value, '\n') != NULL)
 			return asprintf(why, "%s (%s): providerSpecific %s holds a line break", path, out->owner,
 					routing_names[i]) < 0 ? DNSB_ENOMEM : 0;
-		if (append_line(&out->routing, routing_names[i], value) < 0)
+		if (append_line(&out->routing, routing_names[i], value, strlen(value)) < 0)
 			return DNSB_ENOMEM;
 	}
 	return 0;
@@ -90,15 +90,10 @@ int dnsb_routing_strip_provider(char **routing)
 	for (size_t i = 0; *routing && i < DNSB_ROUTING_SET_PROPERTY_COUNT; i++) {
 		size_t len;
 		const char *value = dnsb_routing_get(*routing, routing_names[i], &len);
-		char *grown = NULL;
-		if (value == NULL)
-			continue;
-		if (asprintf(&grown, "%s%s=%.*s\n", kept ? kept : "", routing_names[i], (int)len, value) < 0) {
+		if (value != NULL && append_line(&kept, routing_names[i], value, len) < 0) {
 			free(kept);
 			return DNSB_ENOMEM;
 		}
-		free(kept);
-		kept = grown;
 	}
 	free(*routing);
 	*routing = kept;
