@@ -30,10 +30,7 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 	if (w.rc != 0)
 		rc = dnsb_error_set(err, w.rc == 1 ? DNSB_ETRANSIENT : w.rc, "%s %s: no reply", method, url);
 	else if (out->status == 0) /* not sent (the budget, the pace) or no reply: the class says which */
-		rc = dnsb_error_set(err, w.res.cls == DNSB_CLASS_RATE_LIMITED ? DNSB_ERATELIMIT
-					 : w.res.cls == DNSB_CLASS_FATAL	 ? DNSB_EFATAL
-										 : DNSB_ETRANSIENT,
-				    "%s", w.res.message);
+		rc = dnsb_error_set(err, dnsb_hb_class_code(w.res.cls), "%s", w.res.message);
 	if (rc != 0)
 		dnsb_http_response_clear(out);
 	return rc;

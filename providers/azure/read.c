@@ -79,10 +79,7 @@ static int take_get(const dnsb_hb_zone *zone, const dnsb_azure_write *w, const d
 	int rc;
 
 	if (w->rc != 0 || resp->status == 0)
-		return dnsb_error_set(err, w->rc < 0 ? w->rc
-					   : w->res.cls == DNSB_CLASS_RATE_LIMITED ? DNSB_ERATELIMIT
-					   : w->res.cls == DNSB_CLASS_FATAL	  ? DNSB_EFATAL
-										  : DNSB_ETRANSIENT,
+		return dnsb_error_set(err, w->rc < 0 ? w->rc : w->rc == 1 ? DNSB_ETRANSIENT : dnsb_hb_class_code(w->res.cls),
 				      "read record set: %s", w->rc == 1 ? "not sent" : w->res.message);
 	if (not_found(resp))
 		return 0;
