@@ -232,7 +232,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *payload)
 }
 
 /* Copy a header's value (after "Name:"), trimmed, into dst. */
-static void header_value(char *dst, size_t dstlen, const char *v, size_t len)
+void dnsb_http_header_value(char *dst, size_t dstlen, const char *v, size_t len)
 {
 	while (len > 0 && isspace((unsigned char)*v))
 		v++, len--;
@@ -253,13 +253,13 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *payload)
 	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
 		x->content_type[0] = x->retry_after[0] = x->ratelimit[0] = x->ratelimit_policy[0] = '\0';
 	} else if (n > 17 && strncasecmp(data, "RateLimit-Policy:", 17) == 0) {
-		header_value(x->ratelimit_policy, sizeof(x->ratelimit_policy), data + 17, n - 17);
+		dnsb_http_header_value(x->ratelimit_policy, sizeof(x->ratelimit_policy), data + 17, n - 17);
 	} else if (n > 10 && strncasecmp(data, "RateLimit:", 10) == 0) {
-		header_value(x->ratelimit, sizeof(x->ratelimit), data + 10, n - 10);
+		dnsb_http_header_value(x->ratelimit, sizeof(x->ratelimit), data + 10, n - 10);
 	} else if (n > 13 && strncasecmp(data, "Content-Type:", 13) == 0) {
-		header_value(x->content_type, sizeof(x->content_type), data + 13, n - 13);
+		dnsb_http_header_value(x->content_type, sizeof(x->content_type), data + 13, n - 13);
 	} else if (n > 12 && strncasecmp(data, "Retry-After:", 12) == 0) {
-		header_value(x->retry_after, sizeof(x->retry_after), data + 12, n - 12);
+		dnsb_http_header_value(x->retry_after, sizeof(x->retry_after), data + 12, n - 12);
 	}
 	return n;
 }

@@ -165,6 +165,13 @@ int dnsb_http_is_json(const char *content_type);
 double dnsb_http_retry_after(const char *value, time_t now);
 
 /**
+ * A header's value as libcurl's header callback hands it (`v`, `len` bytes after the
+ * "Name:", CRLF included), without surrounding white space, into dst (copied, cut to
+ * dstlen - 1 bytes, always NUL-terminated).
+ */
+void dnsb_http_header_value(char *dst, size_t dstlen, const char *v, size_t len);
+
+/**
  * Percent-encode a string for a URL path segment or query value (every byte
  * but A-Z a-z 0-9 - . _ ~), through curl_easy_escape.
  * @return a malloc'd string (the caller's), or NULL when out of memory

@@ -9,7 +9,6 @@
  * order the replies come in; one refused with 401 is sent once more with a
  * new token.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,18 +80,6 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *payload)
 	return n;
 }
 
-static void header_copy(char *dst, size_t size, const char *v, size_t len)
-{
-	while (len > 0 && isspace((unsigned char)*v))
-		v++, len--;
-	while (len > 0 && isspace((unsigned char)v[len - 1]))
-		len--;
-	if (len >= size)
-		len = size - 1;
-	memcpy(dst, v, len);
-	dst[len] = '\0';
-}
-
 /* A header's count, -1 when it is not one. */
 static long header_count(const char *v, size_t len)
 {
@@ -100,7 +87,7 @@ static long header_count(const char *v, size_t len)
 	char *end;
 	long n;
 
-	header_copy(buf, sizeof(buf), v, len);
+	dnsb_http_header_value(buf, sizeof(buf), v, len);
 	n = strtol(buf, &end, 10);
 	return end != buf && *end == '\0' && n >= 0 ? n : -1;
 }
@@ -115,9 +102,9 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *payload)
 	else if (n > lw && strncasecmp(data, REMAINING_WRITES, lw) == 0)
 		x->remaining_writes = header_count(data + lw, n - lw);
 	else if (n > 13 && strncasecmp(data, "Content-Type:", 13) == 0)
-		header_copy(x->resp.content_type, sizeof(x->resp.content_type), data + 13, n - 13);
+		dnsb_http_header_value(x->resp.content_type, sizeof(x->resp.content_type), data + 13, n - 13);
 	else if (n > 12 && strncasecmp(data, "Retry-After:", 12) == 0)
-		header_copy(x->retry_after, sizeof(x->retry_after), data + 12, n - 12);
+		dnsb_http_header_value(x->retry_after, sizeof(x->retry_after), data + 12, n - 12);
 	return n;
 }
 
