@@ -41,12 +41,18 @@ typedef struct reader {
 	size_t unknown_count, unknown_capacity;
 } reader;
 
-/* Step over JSON whitespace (RFC 8259 §2); then whether the next octet is `c`, taken when it is. */
-static int take(reader *r, char c)
+/* Step over JSON whitespace (RFC 8259 §2). */
+static void skip_space(reader *r)
 {
 	while (r->off < r->len && (r->json[r->off] == ' ' || r->json[r->off] == '\t' || r->json[r->off] == '\n' ||
 				   r->json[r->off] == '\r'))
 		r->off++;
+}
+
+/* After whitespace, whether the next octet is `c`, taken when it is. */
+static int take(reader *r, char c)
+{
+	skip_space(r);
 	if (r->off < r->len && r->json[r->off] == c) {
 		r->off++;
 		return 1;
@@ -194,7 +200,7 @@ static int outline(reader *r)
 		if (!take(r, '}'))
 			return NEED_TREE;
 	}
-	take(r, ' '); /* the whitespace after the document */
+	skip_space(r); /* after the document */
 	if (r->off != r->len || r->read[L_UPDATE_OLD] != r->read[L_UPDATE_NEW])
 		return NEED_TREE;
 	return 0;
