@@ -139,6 +139,7 @@ static void change_line(FILE *f, const dnsb_change *c)
 typedef struct dry_run_out {
 	int json;
 	int opened;  /* "{"dry_run_batches":[" printed and not yet closed */
+	dnsb_plan_writer *writer; /* JSON: each change in plan form, to stdout */
 } dry_run_out;
 
 static void print_batch(void *payload, const char *zone, unsigned long batch_no, dnsb_change *const *changes, size_t n)
@@ -160,7 +161,7 @@ static void print_batch(void *payload, const char *zone, unsigned long batch_no,
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			putchar(',');
-		if (dnsb_change_print_plan_json(stdout, changes[i]) != 0)
+		if (d->writer == NULL || dnsb_plan_writer_change(d->writer, changes[i]) != 0)
 			fputs("null", stdout); /* out of memory: the document stays whole */
 	}
 	fputs("]}", stdout);
@@ -349,6 +350,10 @@ int dnsb_cmd_apply(int argc, char **argv)
 		goto done;
 	}
 	dry.json = a.dry_run && a.output && strcmp(a.output, "json") == 0;
+	if (dry.json && (dry.writer = dnsb_plan_writer_new(stdout)) == NULL) {
+		code = DNSB_EXIT_INTERNAL;
+		goto done;
+	}
 	if (a.dry_run) {
 		o->dry_run = 1;
 		o->on_batch = print_batch;
@@ -377,6 +382,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 done:
 	if (dry.opened)
 		fputs("]}\n", stdout); /* no summary: the batches printed still make a document */
+	dnsb_plan_writer_free(dry.writer);
 	dnsb_report_clear(&report);
 	dnsb_droplog_free(droplog);
 	dnsb_metrics_free(metrics);

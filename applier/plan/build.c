@@ -25,37 +25,35 @@ static int structure_error(const char *source, dnsb_error *err, const char *list
 
 int dnsb_plan_check_shape(const char *source, dnsb_error *err, const char *list, size_t i, json_object *ep)
 {
-	static const struct { const char *name; json_type type; } fields[] = {
-		{ "dnsName", json_type_string }, { "recordType", json_type_string },
-		{ "setIdentifier", json_type_string }, { "targets", json_type_array },
-		{ "labels", json_type_object }, { "providerSpecific", json_type_array },
-	};
+	dnsb_endpoint_fields f;
 	json_object *v;
 
 	if (!json_object_is_type(ep, json_type_object))
 		return structure_error(source, err, list, i, NULL, "expected an endpoint object");
-	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
-		if (json_object_object_get_ex(ep, fields[f].name, &v) && v != NULL &&
-		    !json_object_is_type(v, fields[f].type)) {
+	dnsb_endpoint_fields_read(ep, &f);
+	const struct { const char *name; json_object *v; json_type type; } fields[] = {
+		{ "dnsName", f.dns_name, json_type_string }, { "recordType", f.record_type, json_type_string },
+		{ "setIdentifier", f.set_identifier, json_type_string }, { "targets", f.targets, json_type_array },
+		{ "labels", f.labels, json_type_object }, { "providerSpecific", f.provider_specific, json_type_array },
+	};
+	for (size_t n = 0; n < sizeof(fields) / sizeof(fields[0]); n++) {
+		if (fields[n].v != NULL && !json_object_is_type(fields[n].v, fields[n].type)) {
 			char what[96];
-			snprintf(what, sizeof(what), "expected %s", json_type_to_name(fields[f].type));
-			return structure_error(source, err, list, i, fields[f].name, what);
+			snprintf(what, sizeof(what), "expected %s", json_type_to_name(fields[n].type));
+			return structure_error(source, err, list, i, fields[n].name, what);
 		}
 	}
-	if (json_object_object_get_ex(ep, "targets", &v) && v != NULL) {
-		for (size_t t = 0; t < json_object_array_length(v); t++)
-			if (!json_object_is_type(json_object_array_get_idx(v, t), json_type_string))
-				return structure_error(source, err, list, i, "targets", "expected an array of strings");
-	}
-	if (json_object_object_get_ex(ep, "labels", &v) && v != NULL) {
-		json_object_object_foreach(v, key, val) {
+	for (size_t t = 0; f.targets != NULL && t < json_object_array_length(f.targets); t++)
+		if (!json_object_is_type(json_object_array_get_idx(f.targets, t), json_type_string))
+			return structure_error(source, err, list, i, "targets", "expected an array of strings");
+	if (f.labels != NULL) {
+		json_object_object_foreach(f.labels, key, val) {
 			(void)key;
 			if (!json_object_is_type(val, json_type_string))
 				return structure_error(source, err, list, i, "labels", "expected an object of strings");
 		}
 	}
-	if (json_object_object_get_ex(ep, "recordTTL", &v) && v != NULL &&
-	    !json_object_is_type(v, json_type_int) &&
+	if ((v = f.record_ttl) != NULL && !json_object_is_type(v, json_type_int) &&
 	    !(json_object_is_type(v, json_type_double) && fabs(json_object_get_double(v)) < 9.2e18 &&
 	      json_object_get_double(v) == (double)(int64_t)json_object_get_double(v)))
 		return structure_error(source, err, list, i, "recordTTL", "expected a whole number of seconds");

@@ -14,11 +14,6 @@
 
 enum { TYPE_TXT = 16, TYPE_SRV = 33, TYPE_NAPTR = 35 };
 
-/* endpoint.NewEndpointWithTTL trims the trailing dot of every target but
- * TXT, NAPTR and SRV ones; external-dns then compares targets with what the
- * sources want ("lb.example.com"), so a kept dot would mean an update every
- * loop. A lone "." (null MX, root NS) keeps it: without it the RDATA would
- * not parse when external-dns sends it back. */
 /*
  * Octets of the quoted character-string at s (ldns's presentation form: \X
  * and \DDD escapes); *end receives the position after its closing quote.
@@ -44,12 +39,11 @@ static long string_octets(const char *s, const char **end)
  * wrote it as one string, and compares targets as strings. Join such a run back
  * into one quoted string: "aaa..255.." "bbb" -> "aaa..bbb". Strings of
  * other lengths ("a" "b") are shown as they are.
- * @return a new json string, or NULL when rdata is not such a split value
+ * @return a malloc'd string, or NULL when rdata is not such a split value (or out of memory)
  */
-static struct json_object *txt_joined(const char *rdata)
+static char *txt_joined(const char *rdata)
 {
 	const char *p = rdata, *end;
-	struct json_object *obj;
 	char *out, *o;
 	long octets;
 	int pieces = 0;
@@ -75,38 +69,53 @@ static struct json_object *txt_joined(const char *rdata)
 	}
 	*o++ = '"';
 	*o = '\0';
-	obj = json_object_new_string(out);
-	free(out);
-	return obj;
+	return out;
+}
+
+/* endpoint.NewEndpointWithTTL trims the trailing dot of every target but
+ * TXT, NAPTR and SRV ones; external-dns then compares targets with what the
+ * sources want ("lb.example.com"), so a kept dot would mean an update every
+ * loop. A lone "." (null MX, root NS) keeps it: without it the RDATA would
+ * not parse when external-dns sends it back. */
+const char *dnsb_endpoint_target_text(uint16_t type, const char *rdata, size_t *len, char **joined)
+{
+	*len = strlen(rdata);
+	if (type == TYPE_TXT && (*joined = txt_joined(rdata)) != NULL) {
+		*len = strlen(*joined);
+		return *joined;
+	}
+	*joined = NULL;
+	if (type != TYPE_TXT && type != TYPE_NAPTR && type != TYPE_SRV && *len > 1 &&
+	    rdata[*len - 1] == '.' && rdata[*len - 2] != ' ' && rdata[*len - 2] != '\\')
+		(*len)--;
+	return rdata;
 }
 
 static struct json_object *target(uint16_t type, const char *rdata)
 {
-	size_t len = strlen(rdata);
-	struct json_object *joined;
+	char *joined;
+	size_t len;
+	const char *text = dnsb_endpoint_target_text(type, rdata, &len, &joined);
+	struct json_object *t = json_object_new_string_len(text, (int)len);
 
-	if (type == TYPE_TXT && (joined = txt_joined(rdata)) != NULL)
-		return joined;
-
-	if (type != TYPE_TXT && type != TYPE_NAPTR && type != TYPE_SRV && len > 1 &&
-	    rdata[len - 1] == '.' && rdata[len - 2] != ' ' && rdata[len - 2] != '\\')
-		return json_object_new_string_len(rdata, (int)len - 1);
-	return json_object_new_string(rdata);
+	free(joined);
+	return t;
 }
 
-/* Does ep's member `key` hold exactly the targets dnsb_rrset_to_endpoint prints for rrset? */
-static int same_targets(json_object *ep, const dnsb_rrset *rrset)
+/* Does `given` (an Endpoint's targets) hold exactly the targets dnsb_rrset_to_endpoint prints for rrset? */
+static int same_targets(json_object *given, const dnsb_rrset *rrset)
 {
-	json_object *given;
-
-	if (!json_object_object_get_ex(ep, "targets", &given) || !json_object_is_type(given, json_type_array) ||
-	    json_object_array_length(given) != rrset->rdata_count)
+	if (!json_object_is_type(given, json_type_array) || json_object_array_length(given) != rrset->rdata_count)
 		return 0;
 	for (size_t i = 0; i < rrset->rdata_count; i++) {
-		json_object *t = target(rrset->type, rrset->rdata[i]);
-		int same = t != NULL && json_object_equal(t, json_object_array_get_idx(given, i));
+		json_object *t = json_object_array_get_idx(given, i);
+		char *joined;
+		size_t len;
+		const char *text = dnsb_endpoint_target_text(rrset->type, rrset->rdata[i], &len, &joined);
+		int same = json_object_is_type(t, json_type_string) && (size_t)json_object_get_string_len(t) == len &&
+			   memcmp(json_object_get_string(t), text, len) == 0;
 
-		json_object_put(t);
+		free(joined);
 		if (!same)
 			return 0;
 	}
@@ -115,31 +124,31 @@ static int same_targets(json_object *ep, const dnsb_rrset *rrset)
 
 int dnsb_endpoint_reproduced(json_object *ep, const dnsb_rrset *rrset)
 {
+	enum { PRINTED = DNSB_EP_DNS_NAME | DNSB_EP_TARGETS | DNSB_EP_RECORD_TYPE | DNSB_EP_RECORD_TTL };
+	dnsb_endpoint_fields f;
 	json_object *v;
 	size_t olen = rrset->owner ? strlen(rrset->owner) : 0;
 
 	if (rrset->owner == NULL || rrset->alias != DNSB_ALIAS_NONE || !json_object_is_type(ep, json_type_object))
 		return 0;
-	json_object_object_foreach(ep, key, val) {
-		(void)val;
-		if (strcmp(key, "dnsName") != 0 && strcmp(key, "targets") != 0 && strcmp(key, "recordType") != 0 &&
-		    strcmp(key, "recordTTL") != 0)
-			return 0;
-	}
+	dnsb_endpoint_fields_read(ep, &f);
+	if (f.others != 0 || (f.has & ~(unsigned)PRINTED) != 0)
+		return 0;
 	if (olen > 1 && rrset->owner[olen - 1] == '.')
 		olen--;
-	if (!json_object_object_get_ex(ep, "dnsName", &v) || !json_object_is_type(v, json_type_string) ||
+	if (!json_object_is_type(v = f.dns_name, json_type_string) ||
 	    (size_t)json_object_get_string_len(v) != olen || memcmp(json_object_get_string(v), rrset->owner, olen) != 0)
 		return 0;
-	if (!json_object_object_get_ex(ep, "recordType", &v) || !json_object_is_type(v, json_type_string) ||
+	if (!json_object_is_type(v = f.record_type, json_type_string) ||
 	    strcmp(json_object_get_string(v), dnsb_type_name(rrset->type)) != 0)
 		return 0;
 	/* recordTTL is printed when not 0, as an integer. */
-	if (json_object_object_get_ex(ep, "recordTTL", &v) ?
-	    !json_object_is_type(v, json_type_int) || rrset->ttl == 0 || json_object_get_int64(v) != (int64_t)rrset->ttl :
+	if ((f.has & DNSB_EP_RECORD_TTL) ?
+	    !json_object_is_type(v = f.record_ttl, json_type_int) || rrset->ttl == 0 ||
+	    json_object_get_int64(v) != (int64_t)rrset->ttl :
 	    rrset->ttl != 0)
 		return 0;
-	return same_targets(ep, rrset);
+	return same_targets(f.targets, rrset);
 }
 
 static int add(struct json_object *obj, const char *key, struct json_object *val)
@@ -290,35 +299,4 @@ json_object *dnsb_change_to_plan_json(const dnsb_change *change)
 		return obj;
 	}
 	return NULL;
-}
-
-/* `"key":[ep]` of one side of a change, after `lead` ("{" or ","). @return 0, DNSB_ENOMEM or DNSB_EIO */
-static int print_side(FILE *out, const char *lead, const char *key, const dnsb_change *change, int old)
-{
-	json_object *ep = dnsb_change_endpoint(change, old);
-	const char *text = ep ? json_object_to_json_string_ext(ep, JSON_C_TO_STRING_PLAIN |
-							     JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-	int rc = text == NULL ? DNSB_ENOMEM : fprintf(out, "%s\"%s\":[%s]", lead, key, text) < 0 ? DNSB_EIO : 0;
-
-	json_object_put(ep);
-	return rc;
-}
-
-int dnsb_change_print_plan_json(FILE *out, const dnsb_change *change)
-{
-	int rc = 0;
-
-	switch (change->kind) {
-	case DNSB_CHANGE_CREATE:
-		rc = print_side(out, "{", "create", change, 0);
-		break;
-	case DNSB_CHANGE_DELETE:
-		rc = print_side(out, "{", "delete", change, 1);
-		break;
-	case DNSB_CHANGE_UPDATE:
-		if ((rc = print_side(out, "{", "updateOld", change, 1)) == 0)
-			rc = print_side(out, ",", "updateNew", change, 0);
-		break;
-	}
-	return rc == 0 && fputc('}', out) == EOF ? DNSB_EIO : rc;
 }

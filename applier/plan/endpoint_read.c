@@ -3,6 +3,7 @@
  * would store: the owner name and RDATA made canonical, the TTL defaulted,
  * anything no DNS provider here can apply refused with the reason.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,28 +30,58 @@ static int has_nul(json_object *v)
 	       strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
 }
 
+void dnsb_endpoint_fields_read(json_object *ep, dnsb_endpoint_fields *f)
+{
+	static const struct { const char *key; unsigned bit; size_t at; } members[] = {
+		{ "dnsName", DNSB_EP_DNS_NAME, offsetof(dnsb_endpoint_fields, dns_name) },
+		{ "targets", DNSB_EP_TARGETS, offsetof(dnsb_endpoint_fields, targets) },
+		{ "recordType", DNSB_EP_RECORD_TYPE, offsetof(dnsb_endpoint_fields, record_type) },
+		{ "setIdentifier", DNSB_EP_SET_IDENTIFIER, offsetof(dnsb_endpoint_fields, set_identifier) },
+		{ "recordTTL", DNSB_EP_RECORD_TTL, offsetof(dnsb_endpoint_fields, record_ttl) },
+		{ "labels", DNSB_EP_LABELS, offsetof(dnsb_endpoint_fields, labels) },
+		{ "providerSpecific", DNSB_EP_PROVIDER_SPECIFIC, offsetof(dnsb_endpoint_fields, provider_specific) },
+	};
+
+	memset(f, 0, sizeof(*f));
+	if (!json_object_is_type(ep, json_type_object))
+		return;
+	json_object_object_foreach(ep, key, val) {
+		size_t m = 0;
+		while (m < sizeof(members) / sizeof(members[0]) && strcmp(key, members[m].key) != 0)
+			m++;
+		if (m == sizeof(members) / sizeof(members[0])) {
+			f->others++;
+			continue;
+		}
+		f->has |= members[m].bit;
+		*(json_object **)(void *)((char *)f + members[m].at) = val;
+	}
+}
+
 /*
  * The first string of the endpoint holding a NUL, as a path below the
  * endpoint ("targets[1]", "labels.ownedRecord"), into `at`; 0 when none.
  */
-static int find_nul(json_object *ep, char *at, size_t size)
+static int find_nul(const dnsb_endpoint_fields *f, char *at, size_t size)
 {
-	static const char *const plain[] = { "dnsName", "recordType", "setIdentifier" };
+	const struct { const char *name; json_object *v; } plain[] = {
+		{ "dnsName", f->dns_name }, { "recordType", f->record_type }, { "setIdentifier", f->set_identifier },
+	};
 	json_object *v;
 
-	for (size_t f = 0; f < sizeof(plain) / sizeof(plain[0]); f++)
-		if (json_object_object_get_ex(ep, plain[f], &v) && v != NULL && has_nul(v))
-			return snprintf(at, size, "%s", plain[f]), 1;
-	if (json_object_object_get_ex(ep, "targets", &v) && json_object_is_type(v, json_type_array))
+	for (size_t p = 0; p < sizeof(plain) / sizeof(plain[0]); p++)
+		if (has_nul(plain[p].v))
+			return snprintf(at, size, "%s", plain[p].name), 1;
+	if ((v = f->targets) != NULL && json_object_is_type(v, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(v); i++)
 			if (has_nul(json_object_array_get_idx(v, i)))
 				return snprintf(at, size, "targets[%zu]", i), 1;
-	if (json_object_object_get_ex(ep, "labels", &v) && json_object_is_type(v, json_type_object)) {
+	if ((v = f->labels) != NULL && json_object_is_type(v, json_type_object)) {
 		json_object_object_foreach(v, key, val)
 			if (has_nul(val))
 				return snprintf(at, size, "labels.%s", key), 1;
 	}
-	if (json_object_object_get_ex(ep, "providerSpecific", &v) && json_object_is_type(v, json_type_array)) {
+	if ((v = f->provider_specific) != NULL && json_object_is_type(v, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *p = json_object_array_get_idx(v, i), *field;
 			if (json_object_is_type(p, json_type_object) &&
@@ -131,17 +162,22 @@ static int owner_canonical(char **out, const char *name, dnsb_error *e)
  */
 int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *path, char **why)
 {
-	const char *name = dnsb_endpoint_string(ep, "dnsName"), *type = dnsb_endpoint_string(ep, "recordType");
-	const char *alias;
-	json_object *targets = NULL, *ttl = NULL;
+	dnsb_endpoint_fields f;
+	const char *name, *type, *alias = NULL;
+	json_object *targets, *ttl;
 	dnsb_error e = { 0 };
 	int64_t t;
 	char nul_at[96];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	dnsb_endpoint_fields_read(ep, &f);
+	name = f.dns_name ? json_object_get_string(f.dns_name) : NULL;
+	type = f.record_type ? json_object_get_string(f.record_type) : NULL;
+	targets = f.targets;
+	ttl = f.record_ttl;
 #define INVALID(...) do { if (asprintf(why, __VA_ARGS__) < 0) return DNSB_ENOMEM; return 0; } while (0)
-	if (find_nul(ep, nul_at, sizeof(nul_at)))
+	if (find_nul(&f, nul_at, sizeof(nul_at)))
 		INVALID("%s.%s: holds a NUL character (\\u0000), which no DNS name or record can carry", path, nul_at);
 	if (name == NULL || *name == '\0')
 		INVALID("%s: dnsName is missing", path);
@@ -154,9 +190,9 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 	out->type = ldns_get_rr_type_by_name(type);
 	if (out->type == 0 || ldns_rr_descript(out->type)->_name == NULL)
 		INVALID("%s (%s): unknown recordType '%s'", path, name, type);
-	if ((rc = dnsb_endpoint_routing(out, ep, path, why)) != 0 || *why != NULL)
+	if ((f.has & (DNSB_EP_SET_IDENTIFIER | DNSB_EP_PROVIDER_SPECIFIC)) &&
+	    ((rc = dnsb_endpoint_routing(out, ep, path, why)) != 0 || *why != NULL))
 		return rc;
-	json_object_object_get_ex(ep, "recordTTL", &ttl);
 	if (ttl && !json_object_is_type(ttl, json_type_int))
 		INVALID("%s (%s %s): recordTTL: expected a whole number of seconds", path, name, type);
 	t = ttl ? json_object_get_int64(ttl) : 0;
@@ -166,10 +202,11 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 	/* external-dns: 0 or absent means "not set". A new RRset gets the default; an
 	 * old one (its registry sends TTL 0 in updateOld and delete) matches any TTL. */
 	out->ttl = t == 0 ? (old ? DNSB_TTL_UNSET : DNSB_TTL_DEFAULT) : (uint32_t)t;
-	json_object_object_get_ex(ep, "targets", &targets);
 	if (targets == NULL || !json_object_is_type(targets, json_type_array) || json_object_array_length(targets) == 0)
 		INVALID("%s (%s %s): no targets", path, name, type);
-	if ((alias = dnsb_endpoint_property(ep, DNSB_PROPERTY_ALIAS)) != NULL && strcmp(alias, "true") == 0)
+	if (f.provider_specific != NULL)
+		alias = dnsb_endpoint_property(ep, DNSB_PROPERTY_ALIAS);
+	if (alias != NULL && strcmp(alias, "true") == 0)
 		return alias_rrset(out, ep, targets, path, name, type, why);
 	for (size_t i = 0; i < json_object_array_length(targets); i++) {
 		json_object *target = json_object_array_get_idx(targets, i);

@@ -96,12 +96,30 @@ struct json_object *dnsb_change_to_plan_json(const dnsb_change *change);
 struct json_object *dnsb_change_endpoint(const dnsb_change *change, int old);
 
 /**
- * The same text json_object_to_json_string_ext(dnsb_change_to_plan_json(change), JSON_C_TO_STRING_PLAIN |
- * JSON_C_TO_STRING_NOSLASHESCAPE) gives, written to `out` (borrowed) with each endpoint serialised by json-c on its
- * own, without building the object around it: a dry run prints 100,000 changes this way.
- * @return 0, DNSB_ENOMEM, or DNSB_EIO when `out` refuses the text
+ * A writer of changes in plan form, one after another: what a dry run prints
+ * for 100,000 changes. It keeps one Endpoint tree that each RRset of the
+ * common shape (no set identifier, alias or routing property) is set into,
+ * so a change costs json-c's serialisation and no tree of its own.
  */
-int dnsb_change_print_plan_json(FILE *out, const dnsb_change *change);
+typedef struct dnsb_plan_writer dnsb_plan_writer;
+
+/**
+ * A writer to `out` (borrowed; it must outlive the writer).
+ * @return a new writer (free with dnsb_plan_writer_free), or NULL (ENOMEM)
+ */
+dnsb_plan_writer *dnsb_plan_writer_new(FILE *out);
+
+/**
+ * Write `change` (borrowed) in plan form: the same text as
+ * json_object_to_json_string_ext(dnsb_change_to_plan_json(change),
+ * JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), with no newline.
+ * @return 0, DNSB_ENOMEM, or DNSB_EIO when the stream refuses the text
+ *         (then part of the change may have been written)
+ */
+int dnsb_plan_writer_change(dnsb_plan_writer *w, const dnsb_change *change);
+
+/** Free a writer (not its stream). NULL is a no-op. */
+void dnsb_plan_writer_free(dnsb_plan_writer *w);
 
 /**
  * An RRset as the Endpoint external-dns expects from a provider's Records

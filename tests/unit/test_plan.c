@@ -938,6 +938,65 @@ static void test_change_to_plan_json_without_endpoints(void **state)
 	json_object_put(form);
 }
 
+/*
+ * The plan writer (a dry run's JSON) prints each change as its plan form does, also when its kept Endpoint tree is
+ * set from RRsets of other sizes one after another: targets growing and shrinking, a TTL given and not, a TXT value
+ * split into 255-octet strings, shapes it does not keep (set identifier, alias, labels), updates and deletes.
+ */
+static void test_plan_writer_matches_plan_form(void **state)
+{
+	char long_txt[600];
+	char *json = NULL, *text = NULL;
+	size_t len = 0;
+	dnsb_plan *plan;
+	FILE *out;
+	dnsb_plan_writer *w;
+
+	(void)state;
+	memset(long_txt, 'x', 400);
+	long_txt[400] = '\0';
+	assert_true(asprintf(&json,
+		"{\"create\":["
+		"{\"dnsName\":\"a.example.com\",\"targets\":[\"192.0.2.3\",\"192.0.2.1\",\"192.0.2.2\"],\"recordType\":\"A\",\"recordTTL\":60},"
+		"{\"dnsName\":\"b.example.com\",\"targets\":[\"192.0.2.9\"],\"recordType\":\"A\"},"
+		"{\"dnsName\":\"t.example.com\",\"targets\":[\"\\\"%s\\\"\"],\"recordType\":\"TXT\",\"recordTTL\":300},"
+		"{\"dnsName\":\"m.example.com\",\"targets\":[\"10 mail.example.com\",\"20 mx2.example.com\"],\"recordType\":\"MX\",\"recordTTL\":300},"
+		"{\"dnsName\":\"w.example.com\",\"targets\":[\"192.0.2.7\"],\"recordType\":\"A\",\"setIdentifier\":\"eu\",\"recordTTL\":300},"
+		"{\"dnsName\":\"l.example.com\",\"targets\":[\"192.0.2.8\"],\"recordType\":\"A\",\"labels\":{\"owner\":\"x\"}},"
+		"{\"dnsName\":\"c.example.com\",\"targets\":[\"lb.example.com\"],\"recordType\":\"CNAME\",\"recordTTL\":120}],"
+		"\"updateOld\":[{\"dnsName\":\"u.example.com\",\"targets\":[\"192.0.2.4\",\"192.0.2.5\"],\"recordType\":\"A\",\"recordTTL\":0}],"
+		"\"updateNew\":[{\"dnsName\":\"u.example.com\",\"targets\":[\"192.0.2.6\"],\"recordType\":\"A\",\"recordTTL\":300}],"
+		"\"delete\":[{\"dnsName\":\"d.example.com\",\"targets\":[\"2001:DB8::1\"],\"recordType\":\"AAAA\"}]}",
+		long_txt) > 0);
+	plan = parse_ok(json);
+	assert_int_equal(dnsb_plan_count(plan), 9);
+	assert_non_null(out = open_memstream(&text, &len));
+	assert_non_null(w = dnsb_plan_writer_new(out));
+	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
+		dnsb_change *c = dnsb_plan_change(plan, i);
+		json_object *form = dnsb_change_to_plan_json(c);
+		long at = ftell(out);
+
+		assert_null(c->message);
+		assert_int_equal(dnsb_plan_writer_change(w, c), 0);
+		assert_int_equal(fflush(out), 0);
+		assert_non_null(form);
+		assert_string_equal(text + at, json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN |
+									      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(form);
+		if (i == 1) /* three targets and a TTL before, one and none now */
+			assert_string_equal(text + at, "{\"create\":[{\"dnsName\":\"b.example.com\","
+					    "\"targets\":[\"192.0.2.9\"],\"recordType\":\"A\"}]}");
+	}
+	assert_non_null(strstr(text, long_txt)); /* the split TXT value joined back */
+	assert_non_null(strstr(text, "\"10 mail.example.com\""));
+	dnsb_plan_writer_free(w);
+	fclose(out);
+	free(text);
+	free(json);
+	dnsb_plan_free(plan);
+}
+
 /* ---- files ---- */
 
 static void test_plan_load_missing_file(void **state)
@@ -1212,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_change_to_plan_json_round_trip),
 		cmocka_unit_test(test_change_to_plan_json_given_endpoint),
 		cmocka_unit_test(test_change_to_plan_json_without_endpoints),
+		cmocka_unit_test(test_plan_writer_matches_plan_form),
 		cmocka_unit_test(test_plan_load_missing_file),
 		cmocka_unit_test(test_plan_load_directory),
 		cmocka_unit_test(test_plan_load_file),
