@@ -99,7 +99,7 @@ int dnsb_hmap_reserve(dnsb_hmap *m, size_t n)
 	return grow_to(m, (m->count + n) * 4 / 3 + 1);
 }
 
-int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value)
+int dnsb_hmap_swap(dnsb_hmap *m, const char *key, void *value, void **old)
 {
 	uint64_t h = hash_key(key);
 	size_t i;
@@ -107,12 +107,19 @@ int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value)
 	if ((m->count + 1) * 4 > m->capacity * 3 && grow_to(m, 0) < 0)
 		return DNSB_ENOMEM;
 	i = find(m, key, h);
+	if (old != NULL)
+		*old = m->slots[i].key ? m->slots[i].value : NULL;
 	if (m->slots[i].key == NULL)
 		m->count++;
 	m->slots[i].key = key;
 	m->slots[i].hash = h;
 	m->slots[i].value = value;
 	return 0;
+}
+
+int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value)
+{
+	return dnsb_hmap_swap(m, key, value, NULL);
 }
 
 void *dnsb_hmap_remove(dnsb_hmap *m, const char *key)

@@ -31,6 +31,9 @@ void *dnsb_hmap_get(const dnsb_hmap *m, const char *key);
 int dnsb_hmap_reserve(dnsb_hmap *m, size_t n);
 /* Insert or replace. @return 0 or DNSB_ENOMEM */
 int dnsb_hmap_put(dnsb_hmap *m, const char *key, void *value);
+/* Insert or replace in one probe: *old (when old is not NULL) receives the value replaced, NULL when the key is new.
+ * @return 0 or DNSB_ENOMEM (the map is unchanged) */
+int dnsb_hmap_swap(dnsb_hmap *m, const char *key, void *value, void **old);
 /* @return the removed value, or NULL when absent */
 void *dnsb_hmap_remove(dnsb_hmap *m, const char *key);
 /* Iterate: start with *iter = 0. @return 1 with key and value set, 0 at the end */

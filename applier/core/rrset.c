@@ -372,22 +372,30 @@ static int name_canonical_once(char **out, const char *name, dnsb_error *err)
 {
 	ldns_rdf *dname;
 	size_t len = strlen(name);
-	char *abs, *s;
+	char buf[1024], *abs = buf, *s; /* the name made absolute: on the stack unless escapes make it long */
 
 	if (len == 0)
 		return dnsb_error_set(err, DNSB_EINVAL, "empty name");
 	/* ldns takes "a..b" and leading dots as the root: refuse them here. */
 	if (name[0] == '.' ? len > 1 : strstr(name, "..") != NULL)
 		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a legal domain name (empty label)", name);
-	if (asprintf(&abs, "%s%s", name, name[len - 1] == '.' ? "" : ".") < 0)
+	if (len + 2 > sizeof(buf) && (abs = malloc(len + 2)) == NULL)
 		return DNSB_ENOMEM;
+	memcpy(abs, name, len);
+	abs[len] = '.';
+	abs[len + (name[len - 1] != '.')] = '\0';
 	dname = ldns_dname_new_frm_str(abs);
-	free(abs);
+	if (abs != buf)
+		free(abs);
 	if (dname == NULL)
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "'%s' is not a legal domain name (labels of 1-63 octets, 255 in all)", name);
-	ldns_dname2canonical(dname);
-	s = plain_name(name) ? plain_canonical(name) : rdf_string(dname);
+	if (plain_name(name)) {
+		s = plain_canonical(name); /* ldns validated it; lower-cased it is ldns's text */
+	} else {
+		ldns_dname2canonical(dname);
+		s = rdf_string(dname);
+	}
 	ldns_rdf_deep_free(dname);
 	if (s == NULL)
 		return DNSB_ENOMEM;

@@ -24,15 +24,18 @@ static size_t uf_find(size_t *parent, size_t i)
 	return i;
 }
 
+/* Join change i to the set of the last change keyed `name`, and key `name` to i (one probe of the map). */
 static int uf_join(dnsb_hmap *names, size_t *parent, const char *name, size_t i)
 {
-	void *seen = dnsb_hmap_get(names, name);
+	void *seen;
 
-	if (seen == NULL)
-		return dnsb_hmap_put(names, name, (void *)(i + 1));
-	size_t a = uf_find(parent, (size_t)seen - 1), b = uf_find(parent, i);
-	if (a != b)
-		parent[a > b ? a : b] = a > b ? b : a;
+	if (dnsb_hmap_swap(names, name, (void *)(i + 1), &seen) != 0)
+		return DNSB_ENOMEM;
+	if (seen != NULL) {
+		size_t a = uf_find(parent, (size_t)seen - 1), b = uf_find(parent, i);
+		if (a != b)
+			parent[a > b ? a : b] = a > b ? b : a;
+	}
 	return 0;
 }
 

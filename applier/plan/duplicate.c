@@ -64,18 +64,21 @@ int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count)
 	size_t *prev = malloc((count ? count : 1) * sizeof(*prev));
 	int rc = prev ? 0 : DNSB_ENOMEM;
 
+	if (rc == 0)
+		rc = dnsb_hmap_reserve(&seen, count);
 	for (size_t i = 0; rc == 0 && i < count; i++) {
 		dnsb_change *c = &changes[i], *first = NULL;
-		size_t last;
+		void *last; /* the change index + 1 last seen at the owner name; NULL: none */
 
 		if (!writes_new(c))
 			continue;
-		last = (size_t)(uintptr_t)dnsb_hmap_get(&seen, c->new_set.owner); /* 1-based; 0: none */
-		for (size_t j = last; j != 0; j = prev[j - 1]) /* backwards: the earliest match is found last */
+		if ((rc = dnsb_hmap_swap(&seen, c->new_set.owner, (void *)(uintptr_t)(i + 1), &last)) != 0)
+			break;
+		prev[i] = (size_t)(uintptr_t)last;
+		for (size_t j = prev[i]; j != 0; j = prev[j - 1]) /* backwards: the earliest match is found last */
 			if (same_rrset(&changes[j - 1].new_set, &c->new_set))
 				first = &changes[j - 1];
-		prev[i] = last;
-		if ((rc = dnsb_hmap_put(&seen, c->new_set.owner, (void *)(uintptr_t)(i + 1))) != 0 || first == NULL)
+		if (first == NULL)
 			continue;
 		/* The first keeps its own message once marked: it names the first duplicate found. */
 		if (first->outcome == DNSB_OUTCOME_PENDING)

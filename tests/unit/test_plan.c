@@ -1192,6 +1192,8 @@ static void test_stream_and_tree_read_alike(void **state)
 		"{\"dnsName\":\"b.example.com\",\"targets\":[\"192.0.2.3\"],\"recordType\":\"A\"}]}",
 		" {\n \"create\" : null , \"updateOld\":[], \"updateNew\": [ ] ,\"delete\":[{\"dnsName\":\"e.example.com\","
 		"\"targets\":[\"e.example.net\"],\"recordType\":\"CNAME\",\"setIdentifier\":\"one\"}]}\n\t",
+		/* An escaped backslash before a 'u' is no \\u escape: this one is streamed too. */
+		"{\"create\":[{\"dnsName\":\"t.example.com\",\"targets\":[\"\\\"a\\\\\\\\u0041\\\"\"],\"recordType\":\"TXT\"}]}",
 		"{}",
 	};
 	(void)state;
