@@ -7,7 +7,11 @@
 #   zonefile-records  `records` of a zone file of 10,000 and 100,000 RRsets against `named-checkzone -D`
 #                     of it (targets <= 2x and <= 1.5x)
 #   plan-dry-run      `apply --dry-run --output json` of the 100,000-change plan against a json-c parse of
-#                     the same file (bench_jsonc parse), wall time (target <= 1.5x) and peak RSS (<= 1.3x)
+#                     the same file, wall time (target <= 1.5x) and peak RSS (<= 1.3x). The parse is timed
+#                     two ways: inside bench_jsonc around json_object_from_file alone, and as a whole process
+#                     (`bench_jsonc run bench_jsonc parse`), which, like the dnsbatch figure, includes the
+#                     process's start (dynamic linking), the tree's freeing and the exit; the target is
+#                     judged on the second, the like-for-like one, and both ratios are printed.
 # Prints figures; exits non-zero only when a run fails or leaves a wrong zone, not on a missed target.
 set -u
 export LC_ALL=C
@@ -60,6 +64,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 	measure dry "$M" run "$DNSBATCH" apply --dry-run --output json --plan "$T/plan100000.json" --provider zonefile \
 		--zonefile "big.test=$T/empty.zone" --quiet
 	measure jsonc "$M" parse "$T/plan100000.json"
+	measure jsonc-process "$M" run "$M" parse "$T/plan100000.json"
 done
 
 median() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
@@ -74,7 +79,8 @@ for n in 10000 100000; do
 		"$(median "${wall[records$n]}")" "$(median "${wall[checkzone$n]}")" \
 		"$(ratio "${wall[records$n]}" "${wall[checkzone$n]}")" "$target"
 done
-printf 'plan-dry-run changes=100000 dnsbatch=%.3fs json-c=%.3fs ratio=%s (target <= 1.5); rss %d KiB vs %d KiB ratio=%s (target <= 1.3)\n' \
-	"$(median "${wall[dry]}")" "$(median "${wall[jsonc]}")" "$(ratio "${wall[dry]}" "${wall[jsonc]}")" \
+printf 'plan-dry-run changes=100000 dnsbatch=%.3fs json-c process=%.3fs ratio=%s (target <= 1.5); json-c parse call alone=%.3fs ratio=%s; rss %d KiB vs %d KiB ratio=%s (target <= 1.3)\n' \
+	"$(median "${wall[dry]}")" "$(median "${wall[jsonc-process]}")" "$(ratio "${wall[dry]}" "${wall[jsonc-process]}")" \
+	"$(median "${wall[jsonc]}")" "$(ratio "${wall[dry]}" "${wall[jsonc]}")" \
 	"$(median "${rss[dry]}")" "$(median "${rss[jsonc]}")" "$(ratio "${rss[dry]}" "${rss[jsonc]}")"
 exit "$broken"
