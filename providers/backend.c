@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "dnsbatch/sys/log.h"
-#include "applier/core/clock.h"
 #include "applier/core/array.h"
+#include "applier/core/backoff.h"
+#include "applier/core/clock.h"
 #include "providers/backend.h"
 #include "providers/ratelimit.h"
 
@@ -215,30 +216,43 @@ int dnsb_hb_send(dnsb_hb *b, const char *method, const char *url, const char *co
 	return sign ? dnsb_http_do_sigv4(b->http, &req, sign, out, err) : dnsb_http_do(b->http, &req, out, err);
 }
 
+/* A throttle's Retry-After past give_up: DNSB_ERATELIMIT at once, its message (err's, the refusal) naming it. */
+static int past_time_left(dnsb_error *err, double retry_after)
+{
+	char refusal[sizeof(err->message)];
+
+	memcpy(refusal, err->message, sizeof(refusal));
+	return dnsb_error_set(err, DNSB_ERATELIMIT, "%s; its Retry-After (%.1f s) is past the time left", refusal, retry_after);
+}
+
 /*
  * A throttle (the account's limit, shared by every client of it) is waited
  * out with full-jitter backoff while give_up allows, at zone discovery as on
- * any read: only an answer that cannot change with time ends the call.
+ * any read: only an answer that cannot change with time ends the call. A
+ * Retry-After is the wait's floor, as for the engine's batches (backoff.h);
+ * one that does not fit before give_up ends the call at once.
  */
 int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, dnsb_http_response *out, long *status,
 		dnsb_error *err)
 {
 	for (unsigned attempt = 0;; attempt++) {
 		int rc = b->m->call(b, "GET", url, NULL, give_up, out, err);
-		double wait;
+		double wait, retry_after;
 
 		if (status)
 			*status = rc == 0 ? out->status : 0;
 		if (rc != 0 || out->status == 200)
 			return rc;
 		rc = b->m->reply_error(out, what, err);
+		retry_after = out->retry_after;
 		dnsb_http_response_clear(out);
 		if (rc != DNSB_ERATELIMIT)
 			return rc;
 		dnsb_http_throttled(b->http);
 		wait = dnsb_uniform01(&b->rng) * fmin(DNSB_HB_THROTTLE_CAP, DNSB_HB_THROTTLE_BASE * ldexp(1, (int)fmin(attempt, 16)));
+		wait = dnsb_retry_after_wait(wait, retry_after, DNSB_HB_THROTTLE_CAP);
 		if (give_up > 0 && dnsb_monotonic() + wait >= give_up)
-			return rc;
+			return retry_after > 0 && retry_after >= wait ? past_time_left(err, retry_after) : rc;
 		dnsb_log(DNSB_LOG_INFO, "%s: %s throttled; retrying in %.2f s", b->m->ops.name, what, wait);
 		dnsb_sleep(wait);
 	}
