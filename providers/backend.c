@@ -23,6 +23,14 @@ static double give_up_of(double timeout)
 	return timeout > 0 ? dnsb_monotonic() + timeout : 0;
 }
 
+/*
+ * The Retry-After of the last throttled read this thread gave up on
+ * (dnsb_hb_get), < 0 when none: a read made inside a submission (the TTLs of
+ * old records, a pre-check) answers DNSB_ERATELIMIT, which carries no
+ * Retry-After, so dnsb_hb_submit hands it to the engine with the result.
+ */
+static _Thread_local double read_retry_after = -1;
+
 /* ---- the ops ---- */
 
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
@@ -30,13 +38,19 @@ int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, s
 {
 	dnsb_hb *b = state;
 	const dnsb_hb_zone *z = dnsb_hb_zone_find(b, zone);
+	int rc;
 
 	dnsb_result_init(out);
 	if (z == NULL) {
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "no %s serves %s", b->m->zone_noun, zone);
 		return 0;
 	}
-	return b->m->submit(b, z, changes, n, give_up_of(timeout), out, err);
+	read_retry_after = -1;
+	rc = b->m->submit(b, z, changes, n, give_up_of(timeout), out, err);
+	/* A read of the submission was refused with a Retry-After past the time left: the engine waits it, not less. */
+	if (rc == 0 && out->cls == DNSB_CLASS_RATE_LIMITED && out->retry_after < 0)
+		out->retry_after = read_retry_after;
+	return rc;
 }
 
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
@@ -251,8 +265,10 @@ int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, d
 		dnsb_http_throttled(b->http);
 		wait = dnsb_uniform01(&b->rng) * fmin(DNSB_HB_THROTTLE_CAP, DNSB_HB_THROTTLE_BASE * ldexp(1, (int)fmin(attempt, 16)));
 		wait = dnsb_retry_after_wait(wait, retry_after, DNSB_HB_THROTTLE_CAP);
-		if (give_up > 0 && dnsb_monotonic() + wait >= give_up)
+		if (give_up > 0 && dnsb_monotonic() + wait >= give_up) {
+			read_retry_after = retry_after;
 			return retry_after > 0 && retry_after >= wait ? past_time_left(err, retry_after) : rc;
+		}
 		dnsb_log(DNSB_LOG_INFO, "%s: %s throttled; retrying in %.2f s", b->m->ops.name, what, wait);
 		dnsb_sleep(wait);
 	}

@@ -127,6 +127,8 @@ struct dnsb_hb {
  */
 #define DNSB_HB_OPS(NAME) DNSB_PROVIDER_OPS_INIT(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close)
 
+/** As ops.submit; a rate_limited answer without a Retry-After takes that of a read of the submission
+ *  (dnsb_hb_get) that gave up on one, so the engine waits as long before sending again. */
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		   dnsb_result *out, dnsb_error *err);
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,

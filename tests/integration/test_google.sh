@@ -332,6 +332,20 @@ eq "read 429 past the deadline: logged failed, unverified" "$(drop ra-dl www.exa
 check "read 429 past the deadline: the log names the Retry-After" grep -q 'Retry-After (30.0 s) is past the time left' "$T/ra-dl.drops"
 stop_fake
 
+# A read inside a submission (the TTL of an old record sent without one), the same 429: the submission is answered
+# rate_limited with that Retry-After, which the engine (cap 10 x 10 s) cannot wait before its deadline either.
+plan "$T/ra-sub.plan.json" \
+	updateOld="$(list "$(jq -c '.recordTTL = 0' <<<"$(ep owned.example.com A 0 192.0.2.40)")")" \
+	updateNew="$(list "$(ep owned.example.com A 300 192.0.2.41)")"
+start_fake ra-sub --records "$T/small.records" --faults list:*:429=30
+apply ra-sub "$T/ra-sub.plan.json" --google-zone example.com=example-com --google-credentials "$T/ra-sub.key.json" \
+	--timeout 6 --backoff-cap 10
+eq "read 429 in a submission: exit 4, failed at the deadline, one submission" \
+	"$RC $(counts ra-sub) $(rep ra-sub .submissions) $(drop ra-sub owned.example.com)" "4 1 0 0 0 1 1 failed deadline 0 "
+eq "read 429 in a submission: the read refused once, nothing sent after it" \
+	"$(grep -cE 'rrsets\?name=owned.example.com. -> 429' "$T/ra-sub.fake.log") $(grep -c 'changes' "$T/ra-sub.fake.log")" "1 0"
+stop_fake
+
 ##### 403 quotaExceeded and 413: split, nothing dropped ############################################
 # The project advertises 1000 additions per change but enforces 4 (a quota lowered mid-run).
 
