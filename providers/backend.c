@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "dnsbatch/sys/log.h"
-#include "applier/core/clock.h"
 #include "applier/core/array.h"
+#include "applier/core/backoff.h"
+#include "applier/core/clock.h"
 #include "providers/backend.h"
 #include "providers/ratelimit.h"
 
@@ -22,6 +23,14 @@ static double give_up_of(double timeout)
 	return timeout > 0 ? dnsb_monotonic() + timeout : 0;
 }
 
+/*
+ * The Retry-After of the last throttled read this thread gave up on
+ * (dnsb_hb_get), < 0 when none: a read made inside a submission (the TTLs of
+ * old records, a pre-check) answers DNSB_ERATELIMIT, which carries no
+ * Retry-After, so dnsb_hb_submit hands it to the engine with the result.
+ */
+static _Thread_local double read_retry_after = -1;
+
 /* ---- the ops ---- */
 
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
@@ -29,13 +38,19 @@ int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, s
 {
 	dnsb_hb *b = state;
 	const dnsb_hb_zone *z = dnsb_hb_zone_find(b, zone);
+	int rc;
 
 	dnsb_result_init(out);
 	if (z == NULL) {
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "no %s serves %s", b->m->zone_noun, zone);
 		return 0;
 	}
-	return b->m->submit(b, z, changes, n, give_up_of(timeout), out, err);
+	read_retry_after = -1;
+	rc = b->m->submit(b, z, changes, n, give_up_of(timeout), out, err);
+	/* A read of the submission was refused with a Retry-After past the time left: the engine waits it, not less. */
+	if (rc == 0 && out->cls == DNSB_CLASS_RATE_LIMITED && out->retry_after < 0)
+		out->retry_after = read_retry_after;
+	return rc;
 }
 
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
@@ -215,30 +230,45 @@ int dnsb_hb_send(dnsb_hb *b, const char *method, const char *url, const char *co
 	return sign ? dnsb_http_do_sigv4(b->http, &req, sign, out, err) : dnsb_http_do(b->http, &req, out, err);
 }
 
+/* A throttle's Retry-After past give_up: DNSB_ERATELIMIT at once, its message (err's, the refusal) naming it. */
+static int past_time_left(dnsb_error *err, double retry_after)
+{
+	char refusal[sizeof(err->message)];
+
+	memcpy(refusal, err->message, sizeof(refusal));
+	return dnsb_error_set(err, DNSB_ERATELIMIT, "%s; its Retry-After (%.1f s) is past the time left", refusal, retry_after);
+}
+
 /*
  * A throttle (the account's limit, shared by every client of it) is waited
  * out with full-jitter backoff while give_up allows, at zone discovery as on
- * any read: only an answer that cannot change with time ends the call.
+ * any read: only an answer that cannot change with time ends the call. A
+ * Retry-After is the wait's floor, as for the engine's batches (backoff.h);
+ * one that does not fit before give_up ends the call at once.
  */
 int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, dnsb_http_response *out, long *status,
 		dnsb_error *err)
 {
 	for (unsigned attempt = 0;; attempt++) {
 		int rc = b->m->call(b, "GET", url, NULL, give_up, out, err);
-		double wait;
+		double wait, retry_after;
 
 		if (status)
 			*status = rc == 0 ? out->status : 0;
 		if (rc != 0 || out->status == 200)
 			return rc;
 		rc = b->m->reply_error(out, what, err);
+		retry_after = out->retry_after;
 		dnsb_http_response_clear(out);
 		if (rc != DNSB_ERATELIMIT)
 			return rc;
 		dnsb_http_throttled(b->http);
 		wait = dnsb_uniform01(&b->rng) * fmin(DNSB_HB_THROTTLE_CAP, DNSB_HB_THROTTLE_BASE * ldexp(1, (int)fmin(attempt, 16)));
-		if (give_up > 0 && dnsb_monotonic() + wait >= give_up)
-			return rc;
+		wait = dnsb_retry_after_wait(wait, retry_after, DNSB_HB_THROTTLE_CAP);
+		if (give_up > 0 && dnsb_monotonic() + wait >= give_up) {
+			read_retry_after = retry_after;
+			return retry_after > 0 && retry_after >= wait ? past_time_left(err, retry_after) : rc;
+		}
 		dnsb_log(DNSB_LOG_INFO, "%s: %s throttled; retrying in %.2f s", b->m->ops.name, what, wait);
 		dnsb_sleep(wait);
 	}

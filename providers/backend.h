@@ -127,6 +127,8 @@ struct dnsb_hb {
  */
 #define DNSB_HB_OPS(NAME) DNSB_PROVIDER_OPS_INIT(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close)
 
+/** As ops.submit; a rate_limited answer without a Retry-After takes that of a read of the submission
+ *  (dnsb_hb_get) that gave up on one, so the engine waits as long before sending again. */
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		   dnsb_result *out, dnsb_error *err);
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
@@ -205,8 +207,11 @@ int dnsb_hb_send(dnsb_hb *b, const char *method, const char *url, const char *co
 /**
  * GET a URL through m->call, expecting 200; another status becomes a code
  * through m->reply_error. A throttle is waited out (full jitter, base
- * DNSB_HB_THROTTLE_BASE, cap DNSB_HB_THROTTLE_CAP) and fed to the rate budget
- * while give_up allows; DNSB_ERATELIMIT when it does not.
+ * DNSB_HB_THROTTLE_BASE, cap DNSB_HB_THROTTLE_CAP; the reply's Retry-After as
+ * a floor, capped at DNSB_RETRY_AFTER_CAP_FACTOR x DNSB_HB_THROTTLE_CAP as in
+ * applier/core/backoff.h) and fed to the rate budget while give_up allows;
+ * DNSB_ERATELIMIT when it does not, at once, without a wait (the message
+ * names a Retry-After that did not fit).
  * @param out     the 200 response (the caller's; dnsb_http_response_clear), zeroed otherwise
  * @param status  receives the status of any reply, 0 when none came (may be NULL)
  * @return 0; as m->call and m->reply_error

@@ -4,12 +4,10 @@
  */
 #include <math.h>
 
+#include "applier/core/backoff.h"
 #include "applier/core/clock.h"
 #include "applier/core/pacing.h"
 #include "applier/engine/internal.h"
-
-/* A Retry-After is honoured up to this many times --backoff-cap (a provider asking for hours is not obeyed). */
-#define RETRY_AFTER_CAP_FACTOR 10.0
 
 double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u)
 {
@@ -59,8 +57,7 @@ double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason
 		return -1;
 	}
 	wait = dnsb_backoff_delay(attempt, e->o->backoff_base, e->o->backoff_cap, dnsb_uniform01(&e->rng));
-	if (res->retry_after > wait)
-		wait = fmin(res->retry_after, e->o->backoff_cap * RETRY_AFTER_CAP_FACTOR);
+	wait = dnsb_retry_after_wait(wait, res->retry_after, e->o->backoff_cap);
 	if (e->deadline > 0 && dnsb_engine_now(e) + wait >= e->deadline) {
 		*give_up = DNSB_REASON_DEADLINE;
 		return -1;

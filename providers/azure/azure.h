@@ -141,7 +141,7 @@ const char *dnsb_azure_type_segment(uint16_t type);
  */
 void dnsb_azure_classify(dnsb_result *res, const dnsb_http_response *resp);
 
-/** The code of a failed read: DNSB_ETRANSIENT (408, 429, 5xx) or DNSB_EFATAL, err naming `what`. */
+/** The code of a failed read: DNSB_ERATELIMIT (429), DNSB_ETRANSIENT (408, 5xx) or DNSB_EFATAL, err naming `what`. */
 int dnsb_azure_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- the quota (quota.c) ---- */

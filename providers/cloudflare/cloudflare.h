@@ -178,8 +178,9 @@ void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dn
 
 /**
  * The code of a failed read or lookup reply (the skeleton's reply_error):
- * DNSB_ETRANSIENT for 408, 429, 5xx; DNSB_EFATAL otherwise, with err naming
- * `what`, the status and Cloudflare's first error (code and message).
+ * DNSB_ERATELIMIT for 429 (code 971), DNSB_ETRANSIENT for 408 and 5xx;
+ * DNSB_EFATAL otherwise, with err naming `what`, the status and
+ * Cloudflare's first error (code and message).
  */
 int dnsb_cf_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 

@@ -266,9 +266,9 @@ size_t dnsb_google_culprits(dnsb_result *res, const char *message, const char *r
 			    const dnsb_google_change *layout, dnsb_change *const *changes, size_t n);
 
 /**
- * The code of a failed read, list or lookup reply: DNSB_ETRANSIENT (408,
- * 429, 5xx, a rate-limit 403), DNSB_EFATAL (401, 403, 404, other), with err
- * naming `what`, the status, reason and message.
+ * The code of a failed read, list or lookup reply: DNSB_ERATELIMIT (429, a
+ * rate-limit 403), DNSB_ETRANSIENT (408, 5xx), DNSB_EFATAL (401, 403, 404,
+ * other), with err naming `what`, the status, reason and message.
  */
 int dnsb_google_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 

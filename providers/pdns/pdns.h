@@ -144,9 +144,9 @@ void dnsb_pdns_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_c
 size_t dnsb_pdns_culprits(dnsb_result *res, const char *message, dnsb_change *const *changes, size_t n);
 
 /**
- * The code of a failed read or lookup reply: DNSB_ETRANSIENT (408, 429,
- * 5xx), DNSB_EFATAL (401, 403, 404, other), with err naming `what`, the
- * status and the server's text.
+ * The code of a failed read or lookup reply: DNSB_ERATELIMIT (429),
+ * DNSB_ETRANSIENT (408, 5xx), DNSB_EFATAL (401, 403, 404, other), with err
+ * naming `what`, the status and the server's text.
  */
 int dnsb_pdns_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 

@@ -654,6 +654,7 @@ typedef struct request {
 	char grant_type[128];
 	char *assertion;
 	size_t assertion_len;
+	double arrived;  /* monotonic seconds its headers came in (--log) */
 } request;
 
 typedef struct conn_state {
@@ -1252,7 +1253,8 @@ static void serve(struct MHD_Connection *conn, const char *method, const char *u
 	}
 }
 
-/* --log: one line per request, with the query's name and a change's entries. */
+/* --log: one line per request, with the query's name, a change's entries, the status and when the request came
+ * (monotonic seconds: the gap between two requests is the client's wait). */
 static void log_request(struct MHD_Connection *conn, const char *method, const char *url, const request *q,
 			const reply *r)
 {
@@ -1273,7 +1275,7 @@ static void log_request(struct MHD_Connection *conn, const char *method, const c
 		if (json_object_array_length(list) > 8)
 			fprintf(F.log, " ...(%zu)", json_object_array_length(list));
 	}
-	fprintf(F.log, " -> %u%s\n", r->status, r->reset ? " reset" : "");
+	fprintf(F.log, " -> %u%s at %.3f\n", r->status, r->reset ? " reset" : "", q->arrived);
 	fflush(F.log);
 	pthread_mutex_unlock(&F.lock);
 	json_object_put(body);
@@ -1289,8 +1291,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)cls, (void)version;
 	if (q == NULL) {
-		*con_cls = calloc(1, sizeof(request));
-		return *con_cls ? MHD_YES : MHD_NO;
+		if ((q = calloc(1, sizeof(request))) != NULL)
+			q->arrived = mono();
+		*con_cls = q;
+		return q ? MHD_YES : MHD_NO;
 	}
 	if (*upload_data_size > 0) {
 		if (q->len + *upload_data_size > BODY_MAX) {

@@ -302,6 +302,50 @@ ge "429 with an HTTP-date: at least 1 s waited (whole seconds)" "$(rep rate-date
 check "rate limits counted as such" grep -Eq '^dnsbatch_retries_total\{reason="rate_limited"\} 2' "$T/rate-date.prom"
 stop_fake
 
+##### 429 on a read: Retry-After a floor; one past the deadline fails the read at once ##############
+# The gaps are measured between the requests as the fake saw them (its log: " at SECONDS", monotonic).
+
+# gap NAME PATTERN: seconds between the first two requests of the fake's log matching PATTERN
+gap() { grep -E "$2" "$T/$1.fake.log" | head -2 | awk '{ t[NR] = $NF } END { printf "%.3f", t[2] - t[1] }'; }
+start_fake ra-list --records "$T/small.records" --faults list:1:429=2
+"$DNSBATCH" records --provider google --google-project test-project --google-api-endpoint "$URL" \
+	--google-ca-file "$T/ca.pem" --google-credentials "$T/ra-list.key.json" >"$T/ra-list.out" 2>"$T/ra-list.err"
+eq "read 429 Retry-After 2: records exit 0, every RRset listed" "$? $(awk '{print $1, $4}' "$T/ra-list.out" | sort -u | wc -l)" \
+	"0 $(zone | wc -l)"
+eq "read 429 Retry-After 2: rrsets.list refused once, then answered" \
+	"$(grep -oE 'rrsets -> [0-9]+' "$T/ra-list.fake.log" | tr '\n' ' ')" "rrsets -> 429 rrsets -> 200 "
+ge "read 429 Retry-After 2: the second rrsets.list came at least 2 s after the first" "$(gap ra-list 'rrsets -> ')" 1.999
+le "read 429 Retry-After 2: and not much later" "$(gap ra-list 'rrsets -> ')" 4
+stop_fake
+
+# A conflict read back before it is dropped: every read answered 429 with Retry-After 30, the run's deadline 6 s away.
+plan "$T/ra-dl.plan.json" create="$(list "$(ep www.example.com A 300 192.0.2.99)")"
+start_fake ra-dl --records "$T/small.records" --faults list:*:429=30
+t0=$(date +%s.%N)
+apply ra-dl "$T/ra-dl.plan.json" --google-zone example.com=example-com --google-credentials "$T/ra-dl.key.json" --timeout 6
+t1=$(date +%s.%N)
+eq "read 429 past the deadline: exit 4, the change failed (not dropped)" "$RC $(counts ra-dl)" "4 1 0 0 0 1"
+eq "read 429 past the deadline: one read-back, refused once, not tried again" \
+	"$(grep -oE 'rrsets\?name=[^ ]* -> [0-9]+' "$T/ra-dl.fake.log" | tr '\n' ' ')" "rrsets?name=www.example.com. -> 429 "
+le "read 429 past the deadline: the run ended at once, long before its deadline" "$(echo "$t1 - $t0" | bc -l)" 3
+eq "read 429 past the deadline: logged failed, unverified" "$(drop ra-dl www.example.com)" "failed transient 409 alreadyExists"
+check "read 429 past the deadline: the log names the Retry-After" grep -q 'Retry-After (30.0 s) is past the time left' "$T/ra-dl.drops"
+stop_fake
+
+# A read inside a submission (the TTL of an old record sent without one), the same 429: the submission is answered
+# rate_limited with that Retry-After, which the engine (cap 10 x 10 s) cannot wait before its deadline either.
+plan "$T/ra-sub.plan.json" \
+	updateOld="$(list "$(jq -c '.recordTTL = 0' <<<"$(ep owned.example.com A 0 192.0.2.40)")")" \
+	updateNew="$(list "$(ep owned.example.com A 300 192.0.2.41)")"
+start_fake ra-sub --records "$T/small.records" --faults list:*:429=30
+apply ra-sub "$T/ra-sub.plan.json" --google-zone example.com=example-com --google-credentials "$T/ra-sub.key.json" \
+	--timeout 6 --backoff-cap 10
+eq "read 429 in a submission: exit 4, failed at the deadline, one submission" \
+	"$RC $(counts ra-sub) $(rep ra-sub .submissions) $(drop ra-sub owned.example.com)" "4 1 0 0 0 1 1 failed deadline 0 "
+eq "read 429 in a submission: the read refused once, nothing sent after it" \
+	"$(grep -cE 'rrsets\?name=owned.example.com. -> 429' "$T/ra-sub.fake.log") $(grep -c 'changes' "$T/ra-sub.fake.log")" "1 0"
+stop_fake
+
 ##### 403 quotaExceeded and 413: split, nothing dropped ############################################
 # The project advertises 1000 additions per change but enforces 4 (a quota lowered mid-run).
 

@@ -1,5 +1,6 @@
 /* test_engine.c - the class table, bisection, verification, backoff and the outcome invariant. */
 #include "engine_fixture.h"
+#include "applier/core/backoff.h"
 
 
 static void test_all_applied_in_one_submission(void **state)
@@ -317,6 +318,18 @@ static void test_backoff_delay_formula(void **state)
 	assert_true(dnsb_backoff_delay(10, 1, 60, 0.5) == 30.0); /* capped at 60 */
 	assert_true(dnsb_backoff_delay(200, 1, 60, 1.0) == 60.0);
 	assert_true(dnsb_backoff_delay(2, 0.25, 60, 0.0) == 0.0);
+}
+
+/* The one Retry-After rule, the engine's and the HTTP backends' reads': a floor over the backoff, capped at 10 x cap. */
+static void test_retry_after_floor_and_cap(void **state)
+{
+	(void)state;
+	assert_true(dnsb_retry_after_wait(0.3, -1, 60) == 0.3);    /* none given: the backoff */
+	assert_true(dnsb_retry_after_wait(0.3, 2, 60) == 2.0);     /* a floor */
+	assert_true(dnsb_retry_after_wait(3.0, 2, 60) == 3.0);     /* not a ceiling */
+	assert_true(dnsb_retry_after_wait(0.3, 3600, 60) == 600.0); /* 10 x --backoff-cap at most */
+	assert_true(dnsb_retry_after_wait(0.1, 3600, 5) == 50.0);   /* a backend's read: 10 x its 5 s cap */
+	assert_true(dnsb_retry_after_wait(0.1, 0, 5) == 0.1);
 }
 
 static void test_fatal_stops_the_zone(void **state)
@@ -665,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_shared_pacing_waits_for_provider),
 		cmocka_unit_test(test_backoff_deterministic_with_seed),
 		cmocka_unit_test(test_backoff_delay_formula),
+		cmocka_unit_test(test_retry_after_floor_and_cap),
 		cmocka_unit_test(test_fatal_stops_the_zone),
 		cmocka_unit_test(test_too_large_splits_without_drop_or_retry),
 		cmocka_unit_test(test_invalid_dropped_without_read_back),
