@@ -182,7 +182,8 @@ void dnsb_azure_quota_started(dnsb_azure_quota *q, size_t low_water, double now)
 /** A reply's header: `remaining` requests of this kind left in the subscription's quota. */
 void dnsb_azure_quota_seen(dnsb_azure_quota *q, long remaining, double now);
 
-/** A 429: hold this kind `retry_after` seconds (< 0: one pace interval). */
+/** A 429: hold this kind `retry_after` seconds, at most DNSB_RETRY_AFTER_CAP_FACTOR x DNSB_HB_THROTTLE_CAP
+ *  (as dnsb_hb_get waits the same reply); < 0: one pace interval. */
 void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double now);
 
 /* ---- the provider ---- */
@@ -251,7 +252,10 @@ typedef struct dnsb_azure_write {
  * (--rate-budget) and waiting out the quota's pace first; fill each one's
  * rc, res and etag (and reply). One refused with 401 is sent once more with
  * a new token. A request the budget has no slot for within give_up is not
- * sent: rc 0, class rate_limited, code "budget".
+ * sent: rc 0, class rate_limited, code "budget"; nor one the quota holds or
+ * paces past give_up: code "quota", res.retry_after the seconds it is held,
+ * also given to dnsb_hb_refused (for a read's refusal, which reaches the
+ * submission as DNSB_ERATELIMIT).
  * @return 0; DNSB_ENOMEM, or the token's code (nothing sent then)
  */
 int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up, dnsb_error *err);

@@ -5,10 +5,16 @@
  * once what remains (less the requests sent since the header) falls to the
  * low-water mark, requests leave one per refill interval, the refill rate
  * estimated from successive headers. A 429's Retry-After holds the kind
- * back for as long as it says. Callers hold the provider's multi_lock.
+ * back for as long as it says, within the cap every throttle's Retry-After
+ * has (applier/core/backoff.h): DNSB_RETRY_AFTER_CAP_FACTOR x
+ * DNSB_HB_THROTTLE_CAP (50 s), the cap base dnsb_hb_get gives the listing
+ * pages sent through here (the skeleton's throttle cap, not the engine's
+ * --backoff-cap); past it the request is sent again, and a second 429 sets a
+ * new hold. Callers hold the provider's multi_lock.
  */
 #include <math.h>
 
+#include "applier/core/backoff.h"
 #include "providers/azure/azure.h"
 
 /* Seconds between estimates of the refill rate: shorter spans are mostly in-flight noise. */
@@ -70,7 +76,7 @@ void dnsb_azure_quota_seen(dnsb_azure_quota *q, long remaining, double now)
 
 void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double now)
 {
-	double until = now + (retry_after > 0 ? retry_after : interval(q));
+	double until = now + (retry_after > 0 ? dnsb_retry_after_wait(0, retry_after, DNSB_HB_THROTTLE_CAP) : interval(q));
 
 	if (until > q->hold_until)
 		q->hold_until = until;

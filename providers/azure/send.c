@@ -10,6 +10,7 @@
  * new token.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -307,8 +308,12 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 			continue;
 		}
 		if (wait > 0 && give_up > 0 && now + wait >= give_up) {
-			not_sent(r, DNSB_CLASS_RATE_LIMITED, "quota",
-				 "the subscription's quota is paced past the time left");
+			char why[128];
+			snprintf(why, sizeof(why), "held %.1f s by the subscription's quota (its pace, a 429's "
+				 "Retry-After), past the time left", wait);
+			not_sent(r, DNSB_CLASS_RATE_LIMITED, "quota", why);
+			r->res.retry_after = wait; /* the engine waits it, or ends at its deadline */
+			dnsb_hb_refused(wait);
 			(*next)++;
 			continue;
 		}

@@ -16,24 +16,29 @@
 
 /*
  * One request with the credentials; the body, when any, is JSON. Held back
- * first while the token's RateLimit header says little is left (pace.c);
- * when that wait would pass give_up, nothing is sent (DNSB_ERATELIMIT).
+ * first while the token's RateLimit header says little is left, or a 429's
+ * Retry-After holds it (pace.c); when that wait would pass give_up, nothing
+ * is sent (DNSB_ERATELIMIT), and the hold goes to the engine as the answer's
+ * Retry-After (dnsb_hb_refused).
  */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {
 	dnsb_cf *cf = (dnsb_cf *)b;
 	const char *headers[5] = { "Accept: application/json", NULL, NULL, NULL, NULL };
-	double now = dnsb_monotonic(), wait = dnsb_cf_pace_reserve(&cf->pace, now);
+	double now = dnsb_monotonic(), wait = dnsb_cf_pace_reserve(&cf->pace, now, give_up);
 	size_t k = 1;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (wait > 0 && give_up > 0 && now + wait > give_up)
-		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: Cloudflare's RateLimit header leaves no request for "
-				      "%.1f s, past the time left", method, wait);
+	if (wait > 0 && give_up > 0 && now + wait > give_up) {
+		dnsb_hb_refused(wait);
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: the token's limit (RateLimit header, "
+				      "429 Retry-After) leaves no request for %.1f s, past the time left", method, wait);
+	}
 	if (wait > 0) {
-		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s held back %.2f s (RateLimit: few requests left)", method, wait);
+		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s held back %.2f s (RateLimit: few requests left, or a 429)", method,
+			 wait);
 		dnsb_sleep(wait);
 	}
 	for (size_t i = 0; cf->cfg.auth[i]; i++)

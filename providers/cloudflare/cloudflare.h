@@ -217,14 +217,20 @@ void dnsb_cf_pace_clear(dnsb_cf_pace *p);
 /**
  * Reserve the next request: the seconds to wait before sending it (0 while
  * more than a fifth of the quota is left; then what is left spread over the
- * time to the reset; none left, until the reset).
- * @param now  monotonic seconds
+ * time to the reset; none left, or a 429's hold, until the reset).
+ * @param now      monotonic seconds
+ * @param give_up  monotonic seconds, 0 = none: a wait that passes it reserves
+ *                 nothing (the request is not to be sent; the seconds returned
+ *                 say how long the token is held)
+ * @return seconds
  */
-double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now);
+double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up);
 
 /**
  * Take a reply's RateLimit and RateLimit-Policy headers (ignored when
- * absent); a 429 with Retry-After holds every request until it has passed.
+ * absent); a 429 with Retry-After holds every request until it has passed,
+ * at most DNSB_RETRY_AFTER_CAP_FACTOR x DNSB_HB_THROTTLE_CAP seconds (as
+ * dnsb_hb_get waits the same reply).
  * @return 1 when this reply brought what is left below the fifth of the quota, else 0
  */
 int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now);

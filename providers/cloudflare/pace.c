@@ -9,10 +9,18 @@
  * of the token (reads and writes) passes here: Cloudflare counts them all
  * against the one limit (1,200 per 5 minutes, shared by every client of the
  * token), and blocks the token for the rest of the window once it is passed.
+ * A 429's Retry-After holds every request under the rule every throttle
+ * obeys (applier/core/backoff.h): at most DNSB_RETRY_AFTER_CAP_FACTOR x
+ * DNSB_HB_THROTTLE_CAP (50 s), the cap base dnsb_hb_get gives the same reply
+ * (the skeleton's throttle cap, not the engine's --backoff-cap), so a listing
+ * without a deadline is held no longer than its read waits: after that the
+ * request is sent again, and a second 429 sets a new hold. A request whose
+ * hold or pace passes its give_up is not reserved (nor sent).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/backoff.h"
 #include "providers/cloudflare/cloudflare.h"
 
 /* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
@@ -76,20 +84,26 @@ static double low_water(const dnsb_cf_pace *p)
 	return p->quota > 0 ? (p->quota / 5 > 1 ? p->quota / 5 : 1) : 10;
 }
 
-double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now)
+double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up)
 {
 	double start = now;
+	int known;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->remaining >= 0 && now < p->reset_at) {
+	if ((known = p->remaining >= 0 && now < p->reset_at)) {
 		if (p->remaining < 1)
 			start = p->reset_at;
 		else if (p->remaining < low_water(p))
 			start = p->last + (p->reset_at - now) / p->remaining;
 		if (start < now)
 			start = now;
-		p->remaining -= 1; /* this one; the reply's header says again */
 	}
+	if (give_up > 0 && start > give_up) { /* not sent: nothing spent, nobody held back */
+		pthread_mutex_unlock(&p->lock);
+		return start - now;
+	}
+	if (known && p->remaining >= 1)
+		p->remaining -= 1; /* this one (none left stays none, not unknown); the reply's header says again */
 	if (start > now) {
 		p->slowed++;
 		p->waited += start - now;
@@ -114,10 +128,10 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 		p->reset_at = now + (double)(t > 0 ? t : 1);
 	}
 	/* A 429 all the same: nothing more until its Retry-After has passed (reads and writes alike); it, not
-	 * the window's end, says when. */
+	 * the window's end, says when, within the cap every throttle's Retry-After has (backoff.h). */
 	if (resp->status == 429 && resp->retry_after > 0) {
 		p->remaining = 0;
-		p->reset_at = now + resp->retry_after;
+		p->reset_at = now + dnsb_retry_after_wait(0, resp->retry_after, DNSB_HB_THROTTLE_CAP);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return fell;

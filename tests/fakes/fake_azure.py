@@ -22,9 +22,10 @@ and query is checked against the definitions kept from Azure's REST specificatio
 beside this file, with its source named) by python3-jsonschema, strictly: a property the specification does not
 define is an error too. A request that fails the check is answered 400 and counted in stats.bad_schema.
 
-Faults (--fault KIND[*N], consumed in order, one per record-set write): ok (no fault), 429 (Retry-After: 1,
-nothing written), 500after / 502after (written, then the error), race (another client rewrites the record set
-just before: the write's If-Match then fails), refuse (400 BadRequest, nothing written).
+Faults (--fault KIND[*N], consumed in order, one per record-set write): ok (no fault), 429 (Retry-After:
+--fault-retry-after seconds, default 1; nothing written), 500after / 502after (written, then the error), race
+(another client rewrites the record set just before: the write's If-Match then fails), refuse (400 BadRequest,
+nothing written).
 
 The subscription's quota (--hourly-reads, --hourly-writes; an "hour" lasts --hour-seconds): a bucket per kind that
 refills evenly over the hour; every API reply says what remains in x-ms-ratelimit-remaining-subscription-reads or
@@ -444,7 +445,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def write_locked(self, method, zone, rtype, name, doc, fault):
         if fault == "429":
-            return self.reply(429, error("TooManyRequests", "throttled"), [("Retry-After", "1")])
+            return self.reply(429, error("TooManyRequests", "throttled"),
+                              [("Retry-After", str(self.state.args.fault_retry_after))])
         if fault == "refuse":
             return self.reply(400, error("BadRequest", "The record set %s/%s was refused (scripted)." % (rtype, name)))
         key = (name, rtype)
@@ -577,6 +579,7 @@ def main():
     ap.add_argument("--hour-seconds", type=float, default=3600, help="how long the quota's hour lasts")
     ap.add_argument("--forbidden", action="store_true", help="every token is refused 403 by the API")
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
+    ap.add_argument("--fault-retry-after", type=int, default=1, help="seconds: the Retry-After of a 429 fault")
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--latency", type=float, default=0, help="milliseconds before each API reply")
     ap.add_argument("--log")

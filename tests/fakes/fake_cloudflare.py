@@ -26,9 +26,9 @@ limit (--rate N per --rate-window seconds, a sliding window) answers 429
 code 971 with Retry-After; Ratelimit ("default";r=LEFT;t=SECONDS until one
 frees) and Ratelimit-Policy ("default";q=N;w=WINDOW) on every reply.
 Scripted faults on the batch endpoint, one per batch in order (--fault
-KIND[*N]): 429, 500 (before commit), 502after (commit, then 502), race
-(before the batch runs, another client creates the record of --race "NAME
-TYPE CONTENT").
+KIND[*N]): 429 (Retry-After: --fault-retry-after seconds, default 1), 500
+(before commit), 502after (commit, then 502), race (before the batch runs,
+another client creates the record of --race "NAME TYPE CONTENT").
 Unauthenticated test hooks: GET /_fake/stats, GET /_fake/zone/ID.
 """
 import argparse
@@ -380,7 +380,7 @@ class Handler(BaseHTTPRequestHandler):
         fault = st.faults.pop(0) if st.faults else None
         if fault == "429":
             return self.reply(429, cf_error(971, "Please wait and consider throttling your request speed"),
-                              {"Retry-After": "1"})
+                              {"Retry-After": str(st.args.fault_retry_after)})
         if fault == "500":
             return self.reply(500, cf_error(10001, "Internal error"))
         if fault == "race":
@@ -419,6 +419,7 @@ def main():
     ap.add_argument("--api-key", action="append", default=[], help="KEY:EMAIL of a global key (every zone)")
     ap.add_argument("--seed", help='file of "ZONEID NAME TTL TYPE CONTENT [PRIORITY]" lines')
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
+    ap.add_argument("--fault-retry-after", type=int, default=1, help="seconds: the Retry-After of a 429 fault")
     ap.add_argument("--race", default="", help='"NAME TYPE CONTENT": the record another client creates')
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--rate", type=int, default=1200, help="requests per window per credential")

@@ -6,7 +6,8 @@
 #
 #  1. the subscription's quota: the fake's x-ms-ratelimit-remaining-subscription-writes falls and
 #     refills; dnsbatch paces itself before the quota is spent (no 429), and a 429's Retry-After
-#     is waited out and the refused writes sent again, nothing undone;
+#     is waited out and the refused writes sent again, nothing undone; one past the deadline
+#     ends the apply there at once;
 #  2. tokens that expire: short-lived tokens renewed before they expire over a run that spans
 #     several of them (no 401), and tokens revoked early (401 ExpiredAuthenticationToken)
 #     renewed and the refused requests sent again, never a fatal 401;
@@ -71,6 +72,21 @@ ge "quota spent: the fake refused some with 429" "$(stat .quota_429)" 1
 eq "quota spent: each write landed once, nothing undone" "$(stat .writes)" 6
 ge "quota spent: the Retry-After waited out (>= 2 s)" "$TOOK" 2
 eq "quota spent: one submission" "$(rep spent .submissions)" 1
+stop_fake
+
+# A 429 asking 30 s with 4 s left (--backoff-cap 10: the engine would wait up to 100 s): the write
+# is not sent again within the deadline, and the answer carries the quota's hold as its Retry-After:
+# the engine ends at its deadline at once, not after quick resubmissions (each reading again and
+# not writing).
+creates "$T/held.plan.json" 1 h example.com 10.7
+start_fake held --fault 429 --fault-retry-after 30 --page-size 1000
+apply held "$T/held.plan.json" --timeout 4 --backoff-cap 10
+eq "429 hold past the deadline: failed, not applied or dropped (exit 4)" "$RC $(counts held)" "4 1 0 0 0 1"
+eq "429 hold past the deadline: one submission, no resubmission" "$(rep held .submissions) $(rep held .retries)" "1 0"
+eq "429 hold past the deadline: one write, one read of the zone" "$(stat .writes) $(stat .lists)" "1 1"
+check "429 hold past the deadline: the refusal names the hold" grep -Eq "held (29|30)\.[0-9] s by the subscription's quota" \
+	"$T/held.err"
+le "429 hold past the deadline: ended at once, not at the deadline" "$TOOK" 2
 stop_fake
 
 ##### 2. tokens that expire ##########################################################################

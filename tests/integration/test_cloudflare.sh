@@ -196,6 +196,26 @@ eq "429 with Retry-After: applied after the wait" "$RC $(counts slow)" "0 1 1 0 
 ge "429 with Retry-After: the wait was Retry-After's (capped at 10 x --backoff-cap)" "$(rep slow .backoff_seconds)" 0.45
 kill "$FAKE_PID"
 
+# ---- a 429's hold past the deadline: the engine is told, and ends there ----
+# The first batch's 429 asks 30 s, and the token is held that long; the deadline is 4 s away
+# (--backoff-cap 10: the engine would wait up to 100 s). The second batch's read is not sent, and
+# its answer carries the hold as its Retry-After: the engine ends it at its deadline at once, not
+# after quick resubmissions (each not sent, or sent into the hold).
+start_cf held --seed "$T/seed" --fault 429 --fault-retry-after 30 || exit 1
+plan "$T/held.plan.json" create="$(list "$(ep h1.example.com A 300 192.0.2.81)" "$(ep h2.example.com A 300 192.0.2.82)")"
+started=$(date +%s.%N)
+apply held "$T/held.plan.json" --cloudflare-zone-id "$Z1" --cloudflare-batch-change-size 1 --timeout 4 --backoff-cap 10
+took=$(echo "$(date +%s.%N) - $started" | bc)
+eq "429 hold past the deadline: both failed, none applied or dropped (exit 4)" "$RC $(counts held)" "4 2 0 0 0 2"
+eq "429 hold past the deadline: the batch held back failed for the deadline" "$(drop held h2.example.com | cut -d' ' -f1,2)" \
+	"failed deadline"
+eq "429 hold past the deadline: each batch submitted once" "$(rep held .submissions) $(rep held .retries)" "2 0"
+eq "429 hold past the deadline: nothing sent during the hold (one batch; its read, the zone's GET)" \
+	"$(stat .batches) $(stat .requests)" "1 3"
+check "429 hold past the deadline: the refusal names the hold" grep -Eq "leaves no request for (29|30)\.[0-9] s" "$T/held.err"
+le "429 hold past the deadline: ended at once, not at the deadline" "$took" 2
+kill "$FAKE_PID"
+
 # ---- the RateLimit headers: slowed down before the limit, no 429 ----
 start_cf paced --seed "$T/seed" --rate 10 --rate-window 2 || exit 1
 plan "$T/paced.plan.json" create="$(list $(for i in $(seq 1 16); do ep "r$i.example.com" A 300 "192.0.2.$((100 + i))"; done))"

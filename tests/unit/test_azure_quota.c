@@ -3,7 +3,8 @@
  * quota headers (providers/azure/quota.c), on a clock the test sets: no
  * wait while plenty remains, the low-water mark counting the requests sent
  * since the header, a refill rate estimated from successive headers and
- * turned into an interval, a 429's Retry-After held whatever remains.
+ * turned into an interval, a 429's Retry-After held whatever remains, within
+ * the cap every throttle's Retry-After has (10 x the skeleton's 5 s: 50 s).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "applier/core/backoff.h"
 #include "providers/azure/azure.h"
 
 #define LOW 20
@@ -79,6 +81,23 @@ static void test_retry_after_held(void **state)
 	assert_int_equal(q.throttled, 1);
 }
 
+/* A Retry-After of a day (or garbage) holds no longer than dnsb_hb_get would wait it; a second 429 holds anew. */
+static void test_retry_after_capped(void **state)
+{
+	double cap = DNSB_RETRY_AFTER_CAP_FACTOR * DNSB_HB_THROTTLE_CAP, w;
+	dnsb_azure_quota q;
+
+	(void)state;
+	dnsb_azure_quota_init(&q);
+	dnsb_azure_quota_throttled(&q, 100000.0, 10.0);
+	w = dnsb_azure_quota_wait(&q, LOW, 10.0);
+	assert_true(w > cap - 0.01 && w < cap + 0.01);
+	assert_true(dnsb_azure_quota_wait(&q, LOW, 10.0 + cap) == 0); /* sent again after the capped wait */
+	dnsb_azure_quota_throttled(&q, 100000.0, 70.0);
+	assert_true(dnsb_azure_quota_wait(&q, LOW, 70.0) > cap - 0.01);
+	assert_int_equal(q.throttled, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +105,7 @@ int main(void)
 		cmocka_unit_test(test_low_water_counts_what_was_sent),
 		cmocka_unit_test(test_refill_estimated),
 		cmocka_unit_test(test_retry_after_held),
+		cmocka_unit_test(test_retry_after_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dnsbatch/plan.h"
+#include "applier/core/backoff.h"
 #include "providers/cloudflare/cloudflare.h"
 #include "unit/change_fixture.h"
 
@@ -305,25 +306,68 @@ static void test_pace(void **state)
 	assert_int_equal(dnsb_cf_ratelimit_read("\"x\";rr=1;r=", "r", &v, NULL, NULL), -1);
 
 	dnsb_cf_pace_init(&p);
-	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* nothing known: no wait */
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0, 0) == 0); /* nothing known: no wait */
 	snprintf(r.ratelimit_policy, sizeof(r.ratelimit_policy), "\"default\";q=100;w=60");
 	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=50;t=30");
 	assert_int_equal(dnsb_cf_pace_note(&p, &r, 100.0), 0);
-	assert_true(dnsb_cf_pace_reserve(&p, 100.0) == 0); /* half the quota left */
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0, 0) == 0); /* half the quota left */
 	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=10;t=30");
 	assert_int_equal(dnsb_cf_pace_note(&p, &r, 100.0), 1); /* fell below a fifth */
-	assert_true(dnsb_cf_pace_reserve(&p, 100.0) > 2.9); /* 30 s over the 10 left */
+	assert_true(dnsb_cf_pace_reserve(&p, 100.0, 0) > 2.9); /* 30 s over the 10 left */
 	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=7");
 	assert_int_equal(dnsb_cf_pace_note(&p, &r, 200.0), 0);
-	assert_true(dnsb_cf_pace_reserve(&p, 200.0) > 6.9); /* none left: until the reset */
-	assert_true(dnsb_cf_pace_reserve(&p, 208.0) == 0); /* the window reset */
+	assert_true(dnsb_cf_pace_reserve(&p, 200.0, 0) > 6.9); /* none left: until the reset */
+	assert_true(dnsb_cf_pace_reserve(&p, 208.0, 0) == 0); /* the window reset */
 	assert_int_equal(p.slowed, 2);
 	/* A 429 with Retry-After and no header: nothing until it has passed. */
 	r.ratelimit[0] = '\0';
 	r.status = 429;
 	r.retry_after = 4;
 	assert_int_equal(dnsb_cf_pace_note(&p, &r, 300.0), 0);
-	assert_true(dnsb_cf_pace_reserve(&p, 300.0) > 3.9);
+	assert_true(dnsb_cf_pace_reserve(&p, 300.0, 0) > 3.9);
+	dnsb_cf_pace_clear(&p);
+}
+
+/* Is x within 0.01 of want? */
+static int near(double x, double want)
+{
+	return x > want - 0.01 && x < want + 0.01;
+}
+
+/*
+ * A 429's hold: a huge Retry-After is capped as dnsb_hb_get caps it (10 x its
+ * 5 s cap: 50 s), then the request goes again and a second 429 holds anew; a
+ * request refused past its give_up spends nothing and leaves the hold as it
+ * was; none left stays none for the next request too.
+ */
+static void test_pace_hold(void **state)
+{
+	dnsb_http_response r = { 0 };
+	dnsb_cf_pace p;
+
+	(void)state;
+	dnsb_cf_pace_init(&p);
+	r.status = 429;
+	r.retry_after = 100000;
+	dnsb_cf_pace_note(&p, &r, 10.0);
+	assert_true(near(dnsb_cf_pace_reserve(&p, 10.0, 0), DNSB_RETRY_AFTER_CAP_FACTOR * DNSB_HB_THROTTLE_CAP));
+	assert_true(dnsb_cf_pace_reserve(&p, 60.0, 0) == 0); /* the capped hold has passed: sent again */
+	dnsb_cf_pace_note(&p, &r, 61.0);                      /* and refused again: a new hold */
+	assert_true(near(dnsb_cf_pace_reserve(&p, 61.0, 0), 50.0));
+	dnsb_cf_pace_clear(&p);
+
+	/* Refused before its give_up: the hold it would wait is said, nothing reserved. */
+	dnsb_cf_pace_init(&p);
+	r.retry_after = 30;
+	dnsb_cf_pace_note(&p, &r, 0.0);
+	assert_true(near(dnsb_cf_pace_reserve(&p, 0.0, 5.0), 30.0));
+	assert_true(near(dnsb_cf_pace_reserve(&p, 1.0, 5.0), 29.0)); /* still held: the refusal spent nothing */
+	assert_int_equal(p.slowed, 0);
+	assert_true(p.waited == 0);
+	/* Without a give_up: both wait for the end of the hold (none left is not "unknown"). */
+	assert_true(near(dnsb_cf_pace_reserve(&p, 2.0, 0), 28.0));
+	assert_true(near(dnsb_cf_pace_reserve(&p, 2.0, 0), 28.0));
+	assert_int_equal(p.slowed, 2);
 	dnsb_cf_pace_clear(&p);
 }
 
@@ -373,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_batch_body),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_pace_hold),
 		cmocka_unit_test(test_adjust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
