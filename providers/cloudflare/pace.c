@@ -98,7 +98,8 @@ double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up)
 		if (start < now)
 			start = now;
 	}
-	if (give_up > 0 && start > give_up) { /* not sent: nothing spent, nobody held back */
+	/* Not sent (the caller's test, on the same numbers): nothing spent, nobody held back. */
+	if (give_up > 0 && now + (start - now) > give_up) {
 		pthread_mutex_unlock(&p->lock);
 		return start - now;
 	}
