@@ -95,20 +95,15 @@ static int transfer(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, co
 	return rc == 0;
 }
 
-/* The changes the snapshot says the server refuses: their indexes in `named`, their rcodes in `rcodes`. */
+/* The changes the snapshot says the server refuses: their indexes in `named`, what fails in `failed`. */
 static size_t snapshot_named(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n,
-			     const size_t *among, size_t m, size_t *named, int *rcodes)
+			     size_t *named, dnsb_rfc2136_failed *failed)
 {
 	size_t k = 0;
 
-	for (size_t j = 0; j < m; j++) {
-		size_t i = among ? among[j] : j;
-		int rcode = dnsb_rfc2136_snapshot_check(snap, changes, n, i);
-		if (rcode != 0) {
-			named[k] = i;
-			rcodes[k++] = rcode;
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		if (dnsb_rfc2136_snapshot_check(snap, changes, n, i, &failed[k]) != 0)
+			named[k++] = i;
 	return k;
 }
 
@@ -125,13 +120,13 @@ static int refresh(dnsb_rfc2136_snapshot *snap, const dnsb_rrkey *keys, size_t n
 }
 
 /*
- * Read what the prerequisites of the `m` changes `named` name, put it in
- * the snapshot, and keep in `named` those it still refuses.
+ * Read the RRsets the `m` failed prerequisites name, put them in the
+ * snapshot, and keep (in named and failed) the changes whose prerequisite
+ * the read shows failing still.
  * @return how many are kept; 0 when none, or when the read failed (send: the server decides)
  */
-static size_t confirm(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, dnsb_change *const *changes,
-		      size_t n, size_t *named, int *rcodes, size_t m, double timeout)
-
+static size_t confirm(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, size_t *named,
+		      dnsb_rfc2136_failed *failed, size_t m, double timeout)
 {
 	dnsb_rrkey *keys = NULL;
 	size_t nkeys = 0, cap = 0, k = 0;
@@ -141,13 +136,19 @@ static size_t confirm(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, 
 
 	pthread_mutex_lock(&known->lock);
 	for (size_t j = 0; rc == 0 && j < m; j++)
-		rc = dnsb_rfc2136_snapshot_keys(&known->snap[z], changes, n, named[j], &keys, &nkeys, &cap);
+		rc = dnsb_rfc2136_snapshot_keys(&known->snap[z], &failed[j], &keys, &nkeys, &cap);
 	pthread_mutex_unlock(&known->lock);
 	if (rc == 0)
 		rc = dnsb_rfc2136_read(net, keys, nkeys, timeout, &read, &e);
 	pthread_mutex_lock(&known->lock);
-	if (rc == 0 && known->state[z] == SNAP_HELD && (rc = refresh(&known->snap[z], keys, nkeys, &read)) == 0)
-		k = snapshot_named(&known->snap[z], changes, n, named, m, named, rcodes);
+	if (rc == 0 && known->state[z] == SNAP_HELD && (rc = refresh(&known->snap[z], keys, nkeys, &read)) == 0) {
+		for (size_t j = 0; j < m; j++) {
+			if ((failed[j].rcode = dnsb_rfc2136_snapshot_still(&known->snap[z], &failed[j])) == 0)
+				continue;
+			named[k] = named[j];
+			failed[k++] = failed[j];
+		}
+	}
 	if (rc == DNSB_ENOMEM) {
 		dnsb_rfc2136_snapshot_clear(&known->snap[z]);
 		known->state[z] = SNAP_NONE;
@@ -165,30 +166,30 @@ int dnsb_rfc2136_precheck(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, cons
 {
 	long z = zone_index(known, zone);
 	size_t *named = malloc((n ? n : 1) * sizeof(size_t)), k = 0;
-	int *rcodes = malloc((n ? n : 1) * sizeof(int));
+	dnsb_rfc2136_failed *failed = malloc((n ? n : 1) * sizeof(*failed));
 	char note[DNSB_ERROR_MESSAGE_MAX];
 
-	if (z >= 0 && named && rcodes) {
+	if (z >= 0 && named && failed) {
 		pthread_mutex_lock(&known->lock);
 		if (known->state[z] == SNAP_HELD)
-			k = snapshot_named(&known->snap[z], changes, n, NULL, n, named, rcodes);
+			k = snapshot_named(&known->snap[z], changes, n, named, failed);
 		pthread_mutex_unlock(&known->lock);
 	}
 	if (k > 0)
-		k = confirm(known, net, z, changes, n, named, rcodes, k, timeout);
+		k = confirm(known, net, z, named, failed, k, timeout);
 	if (k > 0) {
 		dnsb_result_init(out);
 		dnsb_result_set(out, DNSB_CLASS_CONFLICT, 0, "precheck",
 				"%zu of %zu changes conflict with what %s holds (read before sending): nothing sent", k, n,
 				net->server);
 		for (size_t j = 0; j < k; j++) {
-			dnsb_rfc2136_conflict_note(note, sizeof(note), changes[named[j]], rcodes[j]);
+			dnsb_rfc2136_conflict_note(note, sizeof(note), changes[named[j]], failed[j].rcode);
 			dnsb_result_add_culprit_note(out, named[j], note);
 		}
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: pre-check %s: %zu of %zu changes conflict; nothing sent", zone, k, n);
 	}
 	free(named);
-	free(rcodes);
+	free(failed);
 	return k > 0;
 }
 
@@ -197,21 +198,21 @@ static size_t name_from_snapshot(dnsb_rfc2136_known *known, long z, dnsb_change 
 				 dnsb_result *out, const char *server)
 {
 	size_t *named = malloc((n ? n : 1) * sizeof(size_t)), k = 0;
-	int *rcodes = malloc((n ? n : 1) * sizeof(int));
+	dnsb_rfc2136_failed *failed = malloc((n ? n : 1) * sizeof(*failed));
 	char what[DNSB_ERROR_MESSAGE_MAX], note[DNSB_ERROR_MESSAGE_MAX + 128];
 
 	pthread_mutex_lock(&known->lock);
-	if (named && rcodes && known->state[z] == SNAP_HELD)
-		k = snapshot_named(&known->snap[z], changes, n, NULL, n, named, rcodes);
+	if (named && failed && known->state[z] == SNAP_HELD)
+		k = snapshot_named(&known->snap[z], changes, n, named, failed);
 	pthread_mutex_unlock(&known->lock);
 	for (size_t j = 0; j < k; j++) {
-		dnsb_rfc2136_conflict_note(what, sizeof(what), changes[named[j]], rcodes[j]);
+		dnsb_rfc2136_conflict_note(what, sizeof(what), changes[named[j]], failed[j].rcode);
 		snprintf(note, sizeof(note), "%s (%s refused the UPDATE with %s; its zone transfer shows this one)", what,
 			 server, out->code);
 		dnsb_result_add_culprit_note(out, named[j], note);
 	}
 	free(named);
-	free(rcodes);
+	free(failed);
 	return k;
 }
 

@@ -340,23 +340,36 @@ int dnsb_rfc2136_snapshot_load(dnsb_rfc2136_snapshot *snap, dnsb_rrset_list *zon
  */
 int dnsb_rfc2136_snapshot_commit(dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n);
 
-/**
- * Check the prerequisites of changes[i] (within the batch changes[0, n))
- * against the snapshot.
- * @return the rcode the server would answer for the first one that fails
- *         (LDNS_RCODE_YXRRSET, _YXDOMAIN, _NXRRSET), or 0 when all hold or
- *         the change cannot be sent (the build names it invalid)
- */
-int dnsb_rfc2136_snapshot_check(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i);
+/** A prerequisite a snapshot fails (dnsb_rfc2136_snapshot_check); strings borrowed from the change. */
+typedef struct dnsb_rfc2136_failed {
+	dnsb_rfc2136_prereq_kind kind;
+	const char *owner;
+	uint16_t type;
+	const dnsb_rrset *exact;   /**< DNSB_RFC2136_EXACTLY: the RDATA the change expects; else NULL */
+	int rcode;                 /**< what the server answers: LDNS_RCODE_YXRRSET, _YXDOMAIN, _NXRRSET; 0 = none */
+} dnsb_rfc2136_failed;
 
 /**
- * Append the RRsets the prerequisites of changes[i] name to keys: (owner,
- * type) for each, and for "the name is unused" each type the snapshot holds
- * at the owner. Owners are borrowed from the change.
+ * Check the prerequisites of changes[i] (within the batch changes[0, n))
+ * against the snapshot, in order.
+ * @param failed  receives the first one that fails (zeroed when none); may be NULL
+ * @return its rcode, or 0 when all hold or the change cannot be sent (the
+ *         build names it invalid)
+ */
+int dnsb_rfc2136_snapshot_check(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i,
+				dnsb_rfc2136_failed *failed);
+
+/** Does the snapshot (refreshed since) still fail this prerequisite? @return its rcode, or 0 */
+int dnsb_rfc2136_snapshot_still(const dnsb_rfc2136_snapshot *snap, const dnsb_rfc2136_failed *failed);
+
+/**
+ * Append the RRsets a failed prerequisite names to keys, to read them:
+ * (owner, type), or for "the name is unused" each type the snapshot holds at
+ * the owner. Owners are borrowed from the change.
  * @param keys  a growable array (DNSB_ARRAY_RESERVE): *count keys, *cap slots; the caller's (free)
  * @return 0 or DNSB_ENOMEM
  */
-int dnsb_rfc2136_snapshot_keys(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i,
+int dnsb_rfc2136_snapshot_keys(const dnsb_rfc2136_snapshot *snap, const dnsb_rfc2136_failed *failed,
 			       dnsb_rrkey **keys, size_t *count, size_t *cap);
 
 /* ---- reading RRsets back (read.c) ---- */

@@ -183,87 +183,87 @@ int dnsb_rfc2136_snapshot_commit(dnsb_rfc2136_snapshot *snap, dnsb_change *const
 	return 0;
 }
 
-/* Checking one change's prerequisites: the first one the snapshot fails, as the server's rcode. */
+/* Does the snapshot fail one prerequisite? @return the server's rcode for it, or 0 */
+static int prereq_fails(const dnsb_rfc2136_snapshot *snap, dnsb_rfc2136_prereq_kind kind, const char *owner,
+			uint16_t type, const dnsb_rrset *exact)
+{
+	const uint16_t *types;
+	const dnsb_rrset *held;
+
+	switch (kind) {
+	case DNSB_RFC2136_NO_RRSET:
+		return dnsb_rfc2136_snapshot_get(snap, owner, type) != NULL ? LDNS_RCODE_YXRRSET : 0;
+	case DNSB_RFC2136_NO_NAME:
+		return dnsb_rfc2136_snapshot_types(snap, owner, &types) > 0 ? LDNS_RCODE_YXDOMAIN : 0;
+	case DNSB_RFC2136_EXACTLY:
+		held = dnsb_rfc2136_snapshot_get(snap, owner, type);
+		/* The server compares RDATA only (RFC 2136 §3.2.5: the TTL of a prerequisite is 0). */
+		return held == NULL || !dnsb_rrset_same_data(held, exact) ? LDNS_RCODE_NXRRSET : 0;
+	}
+	return 0;
+}
+
+/* Checking one change's prerequisites: the first one the snapshot fails. */
 typedef struct check {
 	const dnsb_rfc2136_snapshot *snap;
-	int rcode;
+	dnsb_rfc2136_failed *failed;
 } check;
 
 static int check_one(dnsb_rfc2136_prereq_kind kind, const char *owner, uint16_t type, const dnsb_rrset *exact,
 		     void *payload)
 {
 	check *ck = payload;
-	const uint16_t *types;
-	const dnsb_rrset *held;
+	int rcode = prereq_fails(ck->snap, kind, owner, type, exact);
 
-	switch (kind) {
-	case DNSB_RFC2136_NO_RRSET:
-		if (dnsb_rfc2136_snapshot_get(ck->snap, owner, type) != NULL)
-			ck->rcode = LDNS_RCODE_YXRRSET;
-		break;
-	case DNSB_RFC2136_NO_NAME:
-		if (dnsb_rfc2136_snapshot_types(ck->snap, owner, &types) > 0)
-			ck->rcode = LDNS_RCODE_YXDOMAIN;
-		break;
-	case DNSB_RFC2136_EXACTLY:
-		held = dnsb_rfc2136_snapshot_get(ck->snap, owner, type);
-		/* The server compares RDATA only (RFC 2136 §3.2.5: the TTL of a prerequisite is 0). */
-		if (held == NULL || !dnsb_rrset_same_data(held, exact))
-			ck->rcode = LDNS_RCODE_NXRRSET;
-		break;
+	if (rcode != 0) {
+		ck->failed->kind = kind;
+		ck->failed->owner = owner;
+		ck->failed->type = type;
+		ck->failed->exact = exact;
+		ck->failed->rcode = rcode;
 	}
-	return ck->rcode;
+	return rcode;
 }
 
-int dnsb_rfc2136_snapshot_check(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i)
+int dnsb_rfc2136_snapshot_check(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i,
+				dnsb_rfc2136_failed *failed)
 {
-	check ck = { snap, 0 };
+	dnsb_rfc2136_failed unused;
+	check ck = { snap, failed ? failed : &unused };
 
+	memset(ck.failed, 0, sizeof(*ck.failed));
 	/* An unsendable change is refused by the build, not here. */
 	if (dnsb_rfc2136_prereqs(changes, n, changes[i], check_one, &ck) == DNSB_EINVAL)
 		return 0;
-	return ck.rcode;
+	return ck.failed->rcode;
 }
 
-/* Collecting the RRsets one change's prerequisites name. */
-typedef struct key_sink {
-	const dnsb_rfc2136_snapshot *snap;
-	dnsb_rrkey **keys;
-	size_t *count, *cap;
-} key_sink;
-
-static int add_key(key_sink *ks, const char *owner, uint16_t type)
+int dnsb_rfc2136_snapshot_still(const dnsb_rfc2136_snapshot *snap, const dnsb_rfc2136_failed *failed)
 {
-	if (DNSB_ARRAY_RESERVE(*ks->keys, *ks->cap, *ks->count + 1, 16) < 0)
+	return prereq_fails(snap, failed->kind, failed->owner, failed->type, failed->exact);
+}
+
+static int add_key(dnsb_rrkey **keys, size_t *count, size_t *cap, const char *owner, uint16_t type)
+{
+	if (DNSB_ARRAY_RESERVE(*keys, *cap, *count + 1, 16) < 0)
 		return DNSB_ENOMEM;
-	(*ks->keys)[*ks->count].owner = owner;
-	(*ks->keys)[(*ks->count)++].type = type;
+	(*keys)[*count].owner = owner;
+	(*keys)[(*count)++].type = type;
 	return 0;
 }
 
-static int key_one(dnsb_rfc2136_prereq_kind kind, const char *owner, uint16_t type, const dnsb_rrset *exact,
-		   void *payload)
+int dnsb_rfc2136_snapshot_keys(const dnsb_rfc2136_snapshot *snap, const dnsb_rfc2136_failed *failed,
+			       dnsb_rrkey **keys, size_t *count, size_t *cap)
 {
-	key_sink *ks = payload;
 	const uint16_t *types;
 	size_t n;
 	int rc = 0;
 
-	(void)exact;
-	if (kind != DNSB_RFC2136_NO_NAME)
-		return add_key(ks, owner, type);
-	/* "The name is unused": every RRset the snapshot holds there (the owner string is the change's). */
-	n = dnsb_rfc2136_snapshot_types(ks->snap, owner, &types);
+	if (failed->kind != DNSB_RFC2136_NO_NAME)
+		return add_key(keys, count, cap, failed->owner, failed->type);
+	/* "The name is unused": every RRset the snapshot holds there. */
+	n = dnsb_rfc2136_snapshot_types(snap, failed->owner, &types);
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = add_key(ks, owner, types[i]);
+		rc = add_key(keys, count, cap, failed->owner, types[i]);
 	return rc;
-}
-
-int dnsb_rfc2136_snapshot_keys(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i,
-			       dnsb_rrkey **keys, size_t *count, size_t *cap)
-{
-	key_sink ks = { snap, keys, count, cap };
-	int rc = dnsb_rfc2136_prereqs(changes, n, changes[i], key_one, &ks);
-
-	return rc == DNSB_EINVAL ? 0 : rc;
 }
