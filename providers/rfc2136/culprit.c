@@ -107,6 +107,25 @@ static size_t snapshot_named(const dnsb_rfc2136_snapshot *snap, dnsb_change *con
 	return k;
 }
 
+/*
+ * Keep those of the k named changes that fail with `rcode`: a result has one
+ * code for all it names, and each dropped change shows the rcode of its own
+ * prerequisite; the others are named when the rest is sent again.
+ * @return how many are kept
+ */
+static size_t same_rcode(size_t *named, dnsb_rfc2136_failed *failed, size_t k, int rcode)
+{
+	size_t kept = 0;
+
+	for (size_t j = 0; j < k; j++) {
+		if (failed[j].rcode != rcode)
+			continue;
+		named[kept] = named[j];
+		failed[kept++] = failed[j];
+	}
+	return kept;
+}
+
 /* The RRsets read for keys put in the snapshot, in place of what it held there. */
 static int refresh(dnsb_rfc2136_snapshot *snap, const dnsb_rrkey *keys, size_t nkeys, dnsb_rrset_list *read)
 {
@@ -178,10 +197,12 @@ int dnsb_rfc2136_precheck(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, cons
 	if (k > 0)
 		k = confirm(known, net, z, named, failed, k, timeout);
 	if (k > 0) {
+		k = same_rcode(named, failed, k, failed[0].rcode);
+		/* Status 0: no server answered. The code is the rcode of the prerequisite the read shows failing. */
 		dnsb_result_init(out);
-		dnsb_result_set(out, DNSB_CLASS_CONFLICT, 0, "precheck",
-				"%zu of %zu changes conflict with what %s holds (read before sending): nothing sent", k, n,
-				net->server);
+		dnsb_result_set(out, DNSB_CLASS_CONFLICT, 0, dnsb_rfc2136_rcode_name(failed[0].rcode),
+				"%zu of %zu changes conflict with what %s holds (read before sending; nothing sent): %s", k,
+				n, net->server, dnsb_rfc2136_rcode_name(failed[0].rcode));
 		for (size_t j = 0; j < k; j++) {
 			dnsb_rfc2136_conflict_note(note, sizeof(note), changes[named[j]], failed[j].rcode);
 			dnsb_result_add_culprit_note(out, named[j], note);
@@ -205,6 +226,7 @@ static size_t name_from_snapshot(dnsb_rfc2136_known *known, long z, dnsb_change 
 	if (named && failed && known->state[z] == SNAP_HELD)
 		k = snapshot_named(&known->snap[z], changes, n, named, failed);
 	pthread_mutex_unlock(&known->lock);
+	k = same_rcode(named, failed, k, out->status);
 	for (size_t j = 0; j < k; j++) {
 		dnsb_rfc2136_conflict_note(what, sizeof(what), changes[named[j]], failed[j].rcode);
 		snprintf(note, sizeof(note), "%s (%s refused the UPDATE with %s; its zone transfer shows this one)", what,

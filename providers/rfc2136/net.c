@@ -338,7 +338,7 @@ static int axfr_read(dnsb_rfc2136_net *net, int fd, const char *zone, const ldns
 		free(wire);
 		if (rc != 0)
 			return rc;
-		if (max_rrs > 0 && ax.soa < 2 && ldns_rr_list_rr_count(rrs) > max_rrs)
+		if (max_rrs > 0 && ldns_rr_list_rr_count(rrs) > max_rrs)
 			return dnsb_error_set(err, DNSB_ETOOLARGE, "AXFR of %s from %s: more than %zu records", zone,
 					      net->server, max_rrs);
 	}
