@@ -16,7 +16,9 @@
  *   snapshot.c a zone as last transferred plus our own UPDATEs since, and
  *              a batch's prerequisites checked against it
  *   culprit.c  which changes of a batch conflict: the snapshot's answer
- *              proven by a read before sending, or probes after a refusal
+ *              proven by a read before sending, or named after a refusal
+ *   probe.c    the first culprit of a refusal by prerequisite-only UPDATEs
+ *   read.c     RRsets read back by pipelined queries
  *   rfc2136.c  the ops table: submit, read, list (AXFR), close
  */
 #ifndef DNSBATCH_PROVIDERS_RFC2136_H
