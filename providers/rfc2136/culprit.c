@@ -73,7 +73,7 @@ static long zone_index(const dnsb_rfc2136_known *known, const char *zone)
 	return -1;
 }
 
-/* Transfer zone z into its snapshot: held, or never again (too large, not allowed). @return 1 when held */
+/* Transfer zone z into its snapshot. @return 1 when held */
 static int transfer(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, const char *zone)
 {
 	ldns_rr_list *rrs = ldns_rr_list_new();
@@ -85,10 +85,12 @@ static int transfer(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, co
 		rc = dnsb_rfc2136_rrsets_from_rrs(&zone_sets, rrs, NULL, 0);
 	ldns_rr_list_deep_free(rrs);
 	pthread_mutex_lock(&known->lock);
+	/* A zone too large, a transfer refused, or one that got no answer (each refusal would wait for it
+	 * again): not tried again in this provider's life. */
 	if (rc == 0 && (rc = dnsb_rfc2136_snapshot_load(&known->snap[z], &zone_sets)) == 0)
 		known->state[z] = SNAP_HELD;
 	else
-		known->state[z] = rc == DNSB_ETOOLARGE || rc == DNSB_EFATAL ? SNAP_NEVER : SNAP_NONE;
+		known->state[z] = rc == DNSB_ENOMEM ? SNAP_NONE : SNAP_NEVER;
 	pthread_mutex_unlock(&known->lock);
 	dnsb_rrset_list_clear(&zone_sets);
 	dnsb_log(DNSB_LOG_DEBUG, "rfc2136: snapshot of %s: %s", zone, rc == 0 ? "transferred" : e.message);
