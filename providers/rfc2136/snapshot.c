@@ -24,6 +24,16 @@ typedef struct snap_name {
 	size_t count, cap;
 } snap_name;
 
+/* A key for lookups: "TYPE owner" (an owner is at most 255 octets in presentation, escapes aside). */
+#define KEY_MAX 1100
+
+static const char *lookup_key(char *buf, const char *owner, uint16_t type)
+{
+	int len = snprintf(buf, KEY_MAX, "%u %s", (unsigned)type, owner);
+
+	return len > 0 && len < KEY_MAX ? buf : NULL;
+}
+
 static char *set_key(const char *owner, uint16_t type)
 {
 	char *key;
@@ -79,10 +89,10 @@ static int name_add_type(dnsb_rfc2136_snapshot *snap, const char *owner, uint16_
 
 void dnsb_rfc2136_snapshot_remove(dnsb_rfc2136_snapshot *snap, const char *owner, uint16_t type)
 {
-	char *key = set_key(owner, type);
+	char buf[KEY_MAX];
+	const char *key = lookup_key(buf, owner, type);
 	snap_set *s = key ? dnsb_hmap_remove(&snap->sets, key) : NULL;
 
-	free(key);
 	if (s == NULL)
 		return;
 	set_free(s);
@@ -115,10 +125,10 @@ int dnsb_rfc2136_snapshot_put(dnsb_rfc2136_snapshot *snap, dnsb_rrset *set)
 
 const dnsb_rrset *dnsb_rfc2136_snapshot_get(const dnsb_rfc2136_snapshot *snap, const char *owner, uint16_t type)
 {
-	char *key = set_key(owner, type);
+	char buf[KEY_MAX];
+	const char *key = lookup_key(buf, owner, type);
 	snap_set *s = key ? dnsb_hmap_get(&snap->sets, key) : NULL;
 
-	free(key);
 	return s ? &s->set : NULL;
 }
 
