@@ -14,7 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "applier/core/array.h"
 #include "dnsbatch/sys/log.h"
 #include "rfc2136.h"
 
@@ -159,6 +158,8 @@ static size_t confirm(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, long z, 
 	for (size_t j = 0; rc == 0 && j < m; j++)
 		rc = dnsb_rfc2136_snapshot_keys(&known->snap[z], &failed[j], &keys, &nkeys, &cap);
 	pthread_mutex_unlock(&known->lock);
+	if (rc == 0 && nkeys == 0)
+		rc = dnsb_error_set(&e, DNSB_EINVAL, "nothing to read"); /* a name is never held back unread */
 	if (rc == 0)
 		rc = dnsb_rfc2136_read(net, keys, nkeys, timeout, &read, &e);
 	pthread_mutex_lock(&known->lock);
