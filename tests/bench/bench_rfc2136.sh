@@ -8,7 +8,9 @@
 # Whole-process wall seconds, the median of RUNS runs (default 3), each on a
 # freshly started named; then the ratios and the targets of issue 3.
 # "submissions" counts the engine's calls to the provider: an UPDATE sent, or
-# a batch whose conflicts the rfc2136 pre-check named without sending it.
+# a batch whose conflicts the rfc2136 pre-check named without sending it;
+# "reads" the engine's read-backs (not the pre-check's own confirming queries,
+# nor the zone transfer that makes its snapshot).
 #
 # Env: DNSBATCH (default build/dnsbatch), RUNS, RECORDS (default 2000),
 # CONFLICTS (default 20), BATCH (--rfc2136-batch-change-size, default: the
