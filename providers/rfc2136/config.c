@@ -397,7 +397,7 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
 	const char *host = dnsb_config_get(cfg, "rfc2136-host"), *zone;
-	unsigned long port, batch;
+	unsigned long port, batch, snap;
 	size_t iter = 0;
 	int rc;
 
@@ -413,6 +413,10 @@ int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, 
 				   err)) != 0)
 		goto fail;
 	out->batch_size = batch;
+	if ((rc = dnsb_config_uint(&snap, cfg, "rfc2136-snapshot-max", DNSB_RFC2136_SNAPSHOT_DEFAULT, 0, 100000000,
+				   err)) != 0)
+		goto fail;
+	out->snapshot_max = snap;
 	if ((rc = dnsb_config_seconds(&out->timeout, cfg, "rfc2136-timeout", DNSB_RFC2136_TIMEOUT_DEFAULT, err)) != 0)
 		goto fail;
 	if (out->timeout <= 0) {

@@ -85,27 +85,57 @@ static int push(ldns_rr_list *list, ldns_rr *rr)
  * it). A removal of the same data in this batch happens first, so its
  * prerequisite is left out.
  */
-static int prereq_create(ldns_rr_list *pr, dnsb_change *const *changes, size_t n, const dnsb_rrset *set)
+static int prereq_create(dnsb_change *const *changes, size_t n, const dnsb_rrset *set, dnsb_rfc2136_prereq_fn fn,
+			 void *payload)
 {
 	int rc = 0;
 
 	if (set->type == LDNS_RR_TYPE_CNAME) {
 		if (!batch_removes(changes, n, set->owner, 0))
-			return push(pr, rr_empty(set->owner, LDNS_RR_TYPE_ANY, LDNS_RR_CLASS_NONE));
+			return fn(DNSB_RFC2136_NO_NAME, set->owner, LDNS_RR_TYPE_ANY, NULL, payload);
 		/*
 		 * The name must be unused except for what this batch removes;
 		 * RFC 2136 cannot say "unused but for these", so only a CNAME
 		 * is ruled out here.
 		 */
 		if (!batch_removes(changes, n, set->owner, LDNS_RR_TYPE_CNAME))
-			rc = push(pr, rr_empty(set->owner, LDNS_RR_TYPE_CNAME, LDNS_RR_CLASS_NONE));
+			rc = fn(DNSB_RFC2136_NO_RRSET, set->owner, LDNS_RR_TYPE_CNAME, NULL, payload);
 		return rc;
 	}
 	if (!batch_removes(changes, n, set->owner, set->type))
-		rc = push(pr, rr_empty(set->owner, set->type, LDNS_RR_CLASS_NONE));
+		rc = fn(DNSB_RFC2136_NO_RRSET, set->owner, set->type, NULL, payload);
 	if (rc == 0 && !batch_removes(changes, n, set->owner, LDNS_RR_TYPE_CNAME))
-		rc = push(pr, rr_empty(set->owner, LDNS_RR_TYPE_CNAME, LDNS_RR_CLASS_NONE));
+		rc = fn(DNSB_RFC2136_NO_RRSET, set->owner, LDNS_RR_TYPE_CNAME, NULL, payload);
 	return rc;
+}
+
+/* What makes a change unsendable, before any record is built. @return 0 or DNSB_EINVAL */
+static int change_valid(const dnsb_change *c, dnsb_error *err)
+{
+	if (c->kind != DNSB_CHANGE_CREATE && c->old.rdata_count == 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "%s %s: the old RRset has no RDATA", c->old.owner,
+				      type_name(c->old.type));
+	if (c->kind != DNSB_CHANGE_DELETE && c->new_set.rdata_count == 0)
+		return dnsb_error_set(err, DNSB_EINVAL, "%s %s: the new RRset has no RDATA", c->new_set.owner,
+				      type_name(c->new_set.type));
+	return 0;
+}
+
+int dnsb_rfc2136_prereqs(dnsb_change *const *changes, size_t n, const dnsb_change *c, dnsb_rfc2136_prereq_fn fn,
+			 void *payload)
+{
+	int rc;
+
+	if (change_valid(c, NULL) != 0)
+		return DNSB_EINVAL;
+	if (c->kind != DNSB_CHANGE_CREATE && (rc = fn(DNSB_RFC2136_EXACTLY, c->old.owner, c->old.type, &c->old,
+						      payload)) != 0)
+		return rc;
+	/* An update to another name or type is a creation of the new RRset too. */
+	if (c->kind == DNSB_CHANGE_CREATE || (c->kind == DNSB_CHANGE_UPDATE &&
+					      (c->new_set.type != c->old.type || strcmp(c->new_set.owner, c->old.owner) != 0)))
+		return prereq_create(changes, n, &c->new_set, fn, payload);
+	return 0;
 }
 
 /* The old RRset exists with exactly this RDATA (RFC 2136 §2.4.2; TTL 0, ignored). */
@@ -135,6 +165,23 @@ static int add_rrset(ldns_rr_list *up, const dnsb_rrset *set, dnsb_error *err)
 	return 0;
 }
 
+/* Where the prerequisites of one change go as records, for dnsb_rfc2136_prereqs. */
+typedef struct prereq_sink {
+	ldns_rr_list *pr;
+	dnsb_error *err;
+} prereq_sink;
+
+static int prereq_rr(dnsb_rfc2136_prereq_kind kind, const char *owner, uint16_t type, const dnsb_rrset *exact,
+		     void *payload)
+{
+	prereq_sink *sink = payload;
+
+	if (kind == DNSB_RFC2136_EXACTLY)
+		return prereq_exact(sink->pr, exact, sink->err);
+	/* NONE <type>: the RRset does not exist; NONE ANY: the name is unused (RFC 2136 §2.4.3, §2.4.5). */
+	return push(sink->pr, rr_empty(owner, type, LDNS_RR_CLASS_NONE));
+}
+
 /*
  * Prerequisites and deletions of one change (its additions come later);
  * up NULL: the prerequisites only.
@@ -142,26 +189,13 @@ static int add_rrset(ldns_rr_list *up, const dnsb_rrset *set, dnsb_error *err)
 static int build_change(ldns_rr_list *pr, ldns_rr_list *up, dnsb_change *const *changes, size_t n,
 			const dnsb_change *c, dnsb_error *err)
 {
+	prereq_sink sink = { pr, err };
 	int rc;
 
-	if (c->kind == DNSB_CHANGE_UPDATE || c->kind == DNSB_CHANGE_DELETE) {
-		if (c->old.rdata_count == 0)
-			return dnsb_error_set(err, DNSB_EINVAL, "%s %s: the old RRset has no RDATA", c->old.owner,
-					      type_name(c->old.type));
-		if ((rc = prereq_exact(pr, &c->old, err)) != 0)
-			return rc;
-		if (up && (rc = push(up, rr_empty(c->old.owner, c->old.type, LDNS_RR_CLASS_ANY))) != 0)
-			return rc;
-	}
-	if (c->kind == DNSB_CHANGE_DELETE)
-		return 0;
-	if (c->new_set.rdata_count == 0)
-		return dnsb_error_set(err, DNSB_EINVAL, "%s %s: the new RRset has no RDATA", c->new_set.owner,
-				      type_name(c->new_set.type));
-	/* An update to another name or type is a creation of the new RRset too. */
-	if (c->kind == DNSB_CHANGE_CREATE || c->new_set.type != c->old.type ||
-	    strcmp(c->new_set.owner, c->old.owner) != 0)
-		return prereq_create(pr, changes, n, &c->new_set);
+	if ((rc = change_valid(c, err)) != 0 || (rc = dnsb_rfc2136_prereqs(changes, n, c, prereq_rr, &sink)) != 0)
+		return rc;
+	if (up && c->kind != DNSB_CHANGE_CREATE)
+		return push(up, rr_empty(c->old.owner, c->old.type, LDNS_RR_CLASS_ANY));
 	return 0;
 }
 
@@ -268,6 +302,14 @@ static const char *conflict_meaning(const dnsb_change *c, int rcode)
 		return c->kind == DNSB_CHANGE_CREATE ? "a prerequisite of the batch failed" :
 			"the RRset does not hold the expected old RDATA (changed or deleted since the plan was made)";
 	return "a prerequisite failed";
+}
+
+void dnsb_rfc2136_conflict_note(char *buf, size_t size, const dnsb_change *c, int rcode)
+{
+	char what[300];
+
+	describe_change(what, sizeof(what), c);
+	snprintf(buf, size, "%s: %s", what, conflict_meaning(c, rcode));
 }
 
 /* What a failed prerequisite means for a batch, without knowing which change it was. */

@@ -322,7 +322,7 @@ int dnsb_rfc2136_exchange(dnsb_rfc2136_net *net, ldns_pkt *query, double limit, 
 
 /* Read AXFR messages from fd until the closing SOA. */
 static int axfr_read(dnsb_rfc2136_net *net, int fd, const char *zone, const ldns_pkt *query, ldns_rr_list *rrs,
-		     dnsb_error *err)
+		     size_t max_rrs, dnsb_error *err)
 {
 	dnsb_rfc2136_axfr_state ax = DNSB_RFC2136_AXFR_STATE_INIT(net, zone, query, rrs);
 
@@ -338,11 +338,14 @@ static int axfr_read(dnsb_rfc2136_net *net, int fd, const char *zone, const ldns
 		free(wire);
 		if (rc != 0)
 			return rc;
+		if (max_rrs > 0 && ldns_rr_list_rr_count(rrs) > max_rrs)
+			return dnsb_error_set(err, DNSB_ETOOLARGE, "AXFR of %s from %s: more than %zu records", zone,
+					      net->server, max_rrs);
 	}
 	return 0;
 }
 
-int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, dnsb_error *err)
+int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, size_t max_rrs, dnsb_error *err)
 {
 	ldns_rdf *apex = ldns_dname_new_frm_str(zone);
 	ldns_pkt *query;
@@ -365,7 +368,7 @@ int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs
 				    strerror(errno));
 		goto done;
 	}
-	rc = axfr_read(net, fd, zone, query, rrs, err);
+	rc = axfr_read(net, fd, zone, query, rrs, max_rrs, err);
 done:
 	if (fd >= 0)
 		close(fd);

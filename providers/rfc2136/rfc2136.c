@@ -14,6 +14,7 @@ typedef struct rfc2136_state {
 	dnsb_rfc2136_config cfg;
 	dnsb_rfc2136_net net;
 	int net_ready;
+	dnsb_rfc2136_known known;  /* the zones' snapshots (culprit.c) */
 } rfc2136_state;
 
 /*
@@ -45,71 +46,6 @@ static int submit_local_failure(dnsb_result *out, int rc, size_t n, long bad, co
 	}
 }
 
-static int is_prereq_failure(int rcode)
-{
-	return rcode == LDNS_RCODE_YXDOMAIN || rcode == LDNS_RCODE_YXRRSET || rcode == LDNS_RCODE_NXRRSET ||
-	       rcode == LDNS_RCODE_NXDOMAIN;
-}
-
-/*
- * Check the prerequisites of changes[first, first + count) without changing
- * anything. @return the rcode, or -1 when no trustworthy answer came.
- */
-static int probe(rfc2136_state *st, const char *zone, dnsb_change *const *changes, size_t n, size_t first,
-		 size_t count)
-{
-	ldns_pkt *query = NULL, *reply = NULL;
-	dnsb_error e = { 0, "" };
-	int tsig_ok = 0, rcode = -1;
-
-	if (dnsb_rfc2136_probe_build(&query, zone, changes, n, first, count, &e) == 0 &&
-	    dnsb_rfc2136_exchange(&st->net, query, 0, &reply, &tsig_ok, NULL, &e) == 0 && tsig_ok)
-		rcode = ldns_pkt_get_rcode(reply);
-	ldns_pkt_free(query);
-	ldns_pkt_free(reply);
-	return rcode;
-}
-
-/*
- * RFC 2136 does not say which prerequisite failed, and bisecting with real
- * UPDATEs commits every half that passes (a journal write and a serial bump
- * each). Prerequisite-only UPDATEs change nothing and cost the server little:
- * binary-search them for the first conflicting change and name it in the
- * result (a culprit), so the engine retries the batch without it at once. A
- * wrong culprit (the zone changed meanwhile) costs the engine one request.
- */
-static void find_culprit(rfc2136_state *st, const char *zone, dnsb_change *const *changes, size_t n,
-			 dnsb_result *out)
-{
-	size_t lo = 0, hi = n, probes = 0;
-	int rcode = -1, r;
-
-	/* Invariant: [lo, hi) holds a failing prerequisite; [0, lo) holds none. */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		r = probe(st, zone, changes, n, lo, mid - lo);
-		probes++;
-		if (is_prereq_failure(r)) {
-			hi = mid;
-			rcode = hi - lo == 1 ? r : -1;
-		} else if (r == LDNS_RCODE_NOERROR) {
-			lo = mid;
-		} else {
-			return;
-		}
-	}
-	if (rcode < 0) {
-		rcode = probe(st, zone, changes, n, lo, 1);
-		probes++;
-	}
-	dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %zu probes: change %zu: %s", zone, n, probes, lo,
-		 dnsb_rfc2136_rcode_name(rcode));
-	if (!is_prereq_failure(rcode))
-		return;
-	dnsb_rfc2136_classify(out, rcode, 0, zone, &changes[lo], 1, st->net.server);
-	dnsb_result_add_culprit(out, lo);
-}
-
 static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 			  dnsb_result *out, dnsb_error *err)
 {
@@ -120,6 +56,8 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 	int rc, tsig_ok, rcode, tsig_error;
 
 	dnsb_result_init(out);
+	if (dnsb_rfc2136_precheck(&st->known, &st->net, zone, changes, n, timeout, out))
+		return 0;
 	if ((rc = dnsb_rfc2136_update_build(&query, zone, changes, n, &bad, &e)) != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
 		return submit_local_failure(out, rc, n, bad == (size_t)-1 ? -1 : (long)bad, &e, err);
@@ -128,7 +66,9 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 	ldns_pkt_free(query);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes: %s", zone, n, e.message);
-		return submit_local_failure(out, rc, n, -1, &e, err);
+		rc = submit_local_failure(out, rc, n, -1, &e, err);
+		dnsb_rfc2136_known_after(&st->known, zone, changes, n, rc == 0 ? out->cls : DNSB_CLASS_TRANSIENT);
+		return rc;
 	}
 	rcode = ldns_pkt_get_rcode(reply);
 	tsig_error = dnsb_rfc2136_tsig_error(reply);
@@ -140,79 +80,22 @@ static int rfc2136_submit(void *opaque, const char *zone, dnsb_change *const *ch
 	} else {
 		dnsb_rfc2136_classify(out, rcode, tsig_error, zone, changes, n, st->net.server);
 		if (out->cls == DNSB_CLASS_CONFLICT && n > 1)
-			find_culprit(st, zone, changes, n, out);
+			dnsb_rfc2136_name_culprits(&st->known, &st->net, zone, changes, n, out);
 	}
+	dnsb_rfc2136_known_after(&st->known, zone, changes, n, out->cls);
 	dnsb_log(DNSB_LOG_DEBUG, "rfc2136: UPDATE %s, %zu changes, %zu bytes: %s", zone, n, size,
 		 dnsb_rfc2136_rcode_name(tsig_error ? tsig_error : rcode));
 	return 0;
 }
 
-/* The query for the RRset (owner, type). @return 0 with *out the caller's; DNSB_EINVAL; DNSB_ENOMEM */
-static int read_query(const dnsb_rrkey *key, ldns_pkt **out, dnsb_error *err)
-{
-	ldns_rdf *owner = ldns_dname_new_frm_str(key->owner);
-
-	if (owner == NULL)
-		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a domain name", key->owner);
-	/* Takes owner. Flags 0: no recursion, the server answers from its zone. */
-	if ((*out = ldns_pkt_query_new(owner, (ldns_rr_type)key->type, LDNS_RR_CLASS_IN, 0)) == NULL)
-		return DNSB_ENOMEM;
-	return 0;
-}
-
-/* The RRset (owner, type) as the reply gives it, appended to out if it exists. */
-static int read_reply(rfc2136_state *st, const dnsb_rrkey *key, const ldns_pkt *reply, int tsig_ok,
-		      dnsb_rrset_list *out, dnsb_error *err)
-{
-	int rcode = ldns_pkt_get_rcode(reply), tsig_error = dnsb_rfc2136_tsig_error(reply), rc;
-	size_t before = out->count;
-
-	if (tsig_error != 0)
-		return dnsb_error_set(err, DNSB_EFATAL, "reading %s %s from %s: %s (TSIG error %s)", key->owner,
-				      dnsb_type_name(key->type), st->net.server, dnsb_rfc2136_rcode_name(rcode),
-				      dnsb_rfc2136_rcode_name(tsig_error));
-	if (rcode == LDNS_RCODE_SERVFAIL)
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "reading %s %s from %s: SERVFAIL", key->owner,
-				      dnsb_type_name(key->type), st->net.server);
-	if (rcode != LDNS_RCODE_NOERROR && rcode != LDNS_RCODE_NXDOMAIN)
-		return dnsb_error_set(err, DNSB_EFATAL, "reading %s %s from %s: %s", key->owner,
-				      dnsb_type_name(key->type), st->net.server, dnsb_rfc2136_rcode_name(rcode));
-	if (!tsig_ok)
-		return dnsb_error_set(err, DNSB_ETRANSIENT,
-				      "reading %s %s from %s: the reply's TSIG signature does not verify", key->owner,
-				      dnsb_type_name(key->type), st->net.server);
-	rc = dnsb_rfc2136_rrsets_from_rrs(out, ldns_pkt_answer(reply), key->owner, key->type);
-	/* NS at a delegation point comes back as a referral, in the authority section. */
-	if (rc == 0 && out->count == before && key->type == LDNS_RR_TYPE_NS)
-		rc = dnsb_rfc2136_rrsets_from_rrs(out, ldns_pkt_authority(reply), key->owner, key->type);
-	return rc;
-}
-
-/* Every RRset asked for, by one query each, all over one connection (pipelined). */
+/* Every RRset asked for (read.c). */
 static int rfc2136_read(void *opaque, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
 			dnsb_rrset_list *out, dnsb_error *err)
 {
 	rfc2136_state *st = opaque;
-	ldns_pkt **queries = calloc(n ? n : 1, sizeof(ldns_pkt *)), **replies = calloc(n ? n : 1, sizeof(ldns_pkt *));
-	int *tsig_ok = calloc(n ? n : 1, sizeof(int)), rc = 0;
 
 	(void)zone;
-	if (queries == NULL || replies == NULL || tsig_ok == NULL)
-		rc = DNSB_ENOMEM;
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = read_query(&keys[i], &queries[i], err);
-	if (rc == 0)
-		rc = dnsb_rfc2136_exchange_all(&st->net, queries, n, timeout, replies, tsig_ok, err);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = read_reply(st, &keys[i], replies[i], tsig_ok[i], out, err);
-	for (size_t i = 0; i < n && queries && replies; i++) {
-		ldns_pkt_free(queries[i]);
-		ldns_pkt_free(replies[i]);
-	}
-	free(queries);
-	free(replies);
-	free(tsig_ok);
-	return rc;
+	return dnsb_rfc2136_read(&st->net, keys, n, timeout, out, err);
 }
 
 static int rfc2136_list(void *opaque, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
@@ -223,7 +106,7 @@ static int rfc2136_list(void *opaque, const char *zone, dnsb_rrset_list *out, dn
 
 	if (rrs == NULL)
 		return DNSB_ENOMEM;
-	rc = dnsb_rfc2136_axfr(&st->net, zone, rrs, err);
+	rc = dnsb_rfc2136_axfr(&st->net, zone, rrs, 0, err);
 	if (rc == 0)
 		rc = dnsb_rfc2136_rrsets_from_rrs(out, rrs, NULL, 0);
 	ldns_rr_list_deep_free(rrs);
@@ -240,6 +123,7 @@ static void rfc2136_close(void *opaque)
 		return;
 	if (st->net_ready)
 		dnsb_rfc2136_net_close(&st->net);
+	dnsb_rfc2136_known_free(&st->known);
 	dnsb_rfc2136_config_clear(&st->cfg);
 	free(st);
 }
@@ -263,6 +147,10 @@ static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error 
 		return rc;
 	}
 	st->net_ready = 1;
+	if (dnsb_rfc2136_known_init(&st->known, &st->cfg) != 0) {
+		rfc2136_close(st);
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	}
 	if ((rc = dnsb_provider_alloc(&p, &rfc2136_ops, st)) != 0)
 		return dnsb_error_set(err, rc, "out of memory");
 	for (size_t i = 0; i < st->cfg.zone_count; i++) {
@@ -272,7 +160,7 @@ static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error 
 		}
 	}
 	/* The 64 KiB message limit is checked on the encoded message (TOO_LARGE).
-	 * Replies never say which prerequisite failed, but probing does (find_culprit). */
+	 * Replies never say which prerequisite failed, but a snapshot or probes do (culprit.c). */
 	limits.max_changes = st->cfg.batch_size;
 	limits.names_culprit = 1;
 	dnsb_provider_set_limits(p, &limits);
@@ -290,6 +178,8 @@ static const dnsb_provider_flag rfc2136_flags[] = {
 	{ "rfc2136-tsig-keyfile", 1, "BIND key file as tsig-keygen writes it (name, algorithm and secret)" },
 	{ "rfc2136-batch-change-size", 1, "changes per UPDATE message (default 100)" },
 	{ "rfc2136-timeout", 1, "seconds to wait for a connection or a reply (default 10)" },
+	{ "rfc2136-snapshot-max", 1, "records a zone may hold to be transferred at its first refused UPDATE and kept, "
+				     "to name conflicts before sending (default 1000; 0 = never)" },
 	{ "rfc2136-insecure", 0, "send unsigned updates (no TSIG)" },
 	{ NULL, 0, NULL },
 };

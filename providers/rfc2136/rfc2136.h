@@ -13,6 +13,12 @@
  *              (RFC 7766 §6.2.1.1): reads and culprit probes
  *   reply.c    the server's messages from their wire bytes: reply ID and
  *              TSIG checks, AXFR messages to RRs (no sockets: fuzzed)
+ *   snapshot.c a zone as last transferred plus our own UPDATEs since, and
+ *              a batch's prerequisites checked against it
+ *   culprit.c  which changes of a batch conflict: the snapshot's answer
+ *              proven by a read before sending, or named after a refusal
+ *   probe.c    the first culprit of a refusal by prerequisite-only UPDATEs
+ *   read.c     RRsets read back by pipelined queries
  *   rfc2136.c  the ops table: submit, read, list (AXFR), close
  */
 #ifndef DNSBATCH_PROVIDERS_RFC2136_H
@@ -23,6 +29,7 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/hmap.h"
 #include "dnsbatch/sys/provider.h"
 
 /** Name of the environment variable that may hold the TSIG secret. */
@@ -44,6 +51,11 @@
 /** Idle TCP connections kept open per provider. */
 #define DNSB_RFC2136_POOL_MAX 4
 
+/** Default --rfc2136-snapshot-max: records a zone transfer may hold to be kept as a snapshot. */
+#define DNSB_RFC2136_SNAPSHOT_DEFAULT 1000
+/** A snapshot grown past this many times --rfc2136-snapshot-max by our own UPDATEs is let go. */
+#define DNSB_RFC2136_SNAPSHOT_GROWTH 16
+
 /** Queries of a pipelined exchange sent and not yet answered, at most (RFC 7766 §6.2.1.1). */
 #define DNSB_RFC2136_PIPELINE_MAX 32
 
@@ -59,6 +71,7 @@ typedef struct dnsb_rfc2136_config {
 	const char *secret_source; /**< static: which source it came from, for messages */
 	int insecure;          /**< --rfc2136-insecure: unsigned messages */
 	size_t batch_size;     /**< --rfc2136-batch-change-size */
+	size_t snapshot_max;   /**< --rfc2136-snapshot-max: records; 0 = never transfer to name culprits */
 	double timeout;        /**< --rfc2136-timeout, seconds, > 0 */
 } dnsb_rfc2136_config;
 
@@ -122,6 +135,31 @@ int dnsb_rfc2136_update_build(ldns_pkt **out, const char *zone, dnsb_change *con
  */
 int dnsb_rfc2136_probe_build(ldns_pkt **out, const char *zone, dnsb_change *const *changes, size_t n, size_t first,
 			     size_t count, dnsb_error *err);
+
+/** One prerequisite of a change, as the UPDATE states it (dnsb_rfc2136_prereqs). */
+typedef enum dnsb_rfc2136_prereq_kind {
+	DNSB_RFC2136_NO_RRSET,  /**< (owner, type) holds no record (NONE <type>); else the server answers YXRRSET */
+	DNSB_RFC2136_NO_NAME,   /**< owner holds no record of any type (NONE ANY); else YXDOMAIN */
+	DNSB_RFC2136_EXACTLY    /**< (owner, type) holds exactly the RDATA of `exact` (value dependent); else NXRRSET */
+} dnsb_rfc2136_prereq_kind;
+
+/**
+ * Told one prerequisite. owner and exact are borrowed for the call; type is
+ * LDNS_RR_TYPE_ANY for DNSB_RFC2136_NO_NAME; exact is NULL but for
+ * DNSB_RFC2136_EXACTLY. @return 0 to go on, non-zero to stop (returned)
+ */
+typedef int (*dnsb_rfc2136_prereq_fn)(dnsb_rfc2136_prereq_kind kind, const char *owner, uint16_t type,
+				      const dnsb_rrset *exact, void *payload);
+
+/**
+ * The prerequisites of change `c` within the batch changes[0, n), in the
+ * order the UPDATE carries them: what dnsb_rfc2136_update_build writes and
+ * what a snapshot of the zone is checked against (snapshot.c).
+ * @return 0; DNSB_EINVAL when the change cannot be sent (an RRset without
+ *         RDATA: fn not called); or what fn returned
+ */
+int dnsb_rfc2136_prereqs(dnsb_change *const *changes, size_t n, const dnsb_change *c, dnsb_rfc2136_prereq_fn fn,
+			 void *payload);
 
 /** Rcode or TSIG error name ("YXRRSET", "BADSIG", "RCODE23"). Static or thread-local. */
 const char *dnsb_rfc2136_rcode_name(int rcode);
@@ -251,10 +289,171 @@ int dnsb_rfc2136_exchange_all(dnsb_rfc2136_net *net, ldns_pkt *const *queries, s
 
 /**
  * Transfer a zone by AXFR (signed when a key is set) into `rrs`.
+ * @param max_rrs  stop (closing the connection) once more records than this
+ *                 have come; 0 = no limit
  * @return 0; DNSB_ETRANSIENT (network, SERVFAIL); DNSB_EFATAL (NOTAUTH,
- *         REFUSED, NOTZONE: the message names the rcode); DNSB_ENOMEM
+ *         REFUSED, NOTZONE: the message names the rcode); DNSB_ETOOLARGE
+ *         (more than max_rrs records); DNSB_ENOMEM
  */
-int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, dnsb_error *err);
+int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs, size_t max_rrs, dnsb_error *err);
+
+/* ---- a zone as last transferred, with our own UPDATEs since (snapshot.c) ---- */
+
+/**
+ * The RRsets of one zone, by (owner, type), and the types held at each owner.
+ * Zeroed (DNSB_RFC2136_SNAPSHOT_INIT) is empty. Not thread-safe: the caller
+ * locks. Owners are absolute and lower-case, RDATA canonical, as in
+ * dnsb_rrset_list_add_ldns_rr.
+ */
+typedef struct dnsb_rfc2136_snapshot {
+	dnsb_hmap sets;   /**< "TYPE owner" -> the RRset (owned) */
+	dnsb_hmap names;  /**< owner -> the types held there (owned) */
+	size_t count;     /**< RRsets held */
+} dnsb_rfc2136_snapshot;
+
+#define DNSB_RFC2136_SNAPSHOT_INIT { DNSB_HMAP_INIT, DNSB_HMAP_INIT, 0 }
+
+/** Put an RRset in (moved: *set is zeroed), replacing the one of its (owner, type). @return 0 or DNSB_ENOMEM */
+int dnsb_rfc2136_snapshot_put(dnsb_rfc2136_snapshot *snap, dnsb_rrset *set);
+
+/** Take the RRset (owner, type) out, if held. */
+void dnsb_rfc2136_snapshot_remove(dnsb_rfc2136_snapshot *snap, const char *owner, uint16_t type);
+
+/** @return the RRset (owner, type) (borrowed until the snapshot changes), or NULL */
+const dnsb_rrset *dnsb_rfc2136_snapshot_get(const dnsb_rfc2136_snapshot *snap, const char *owner, uint16_t type);
+
+/** The types held at owner: *types borrowed until the snapshot changes. @return how many (0: the name is unused) */
+size_t dnsb_rfc2136_snapshot_types(const dnsb_rfc2136_snapshot *snap, const char *owner, const uint16_t **types);
+
+/** Empty the snapshot, freeing what it holds; it stays usable. */
+void dnsb_rfc2136_snapshot_clear(dnsb_rfc2136_snapshot *snap);
+
+/**
+ * Replace the snapshot's content by a zone's RRsets.
+ * @param zone  its items are moved; the list is left empty
+ * @return 0, or DNSB_ENOMEM (the snapshot is left empty)
+ */
+int dnsb_rfc2136_snapshot_load(dnsb_rfc2136_snapshot *snap, dnsb_rrset_list *zone);
+
+/**
+ * What a committed UPDATE of changes[0, n) did, applied: each old RRset
+ * removed, then each new RRset put (copied).
+ * @return 0, or DNSB_ENOMEM (the snapshot is then partly updated: let it go)
+ */
+int dnsb_rfc2136_snapshot_commit(dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n);
+
+/** A prerequisite a snapshot fails (dnsb_rfc2136_snapshot_check); strings borrowed from the change. */
+typedef struct dnsb_rfc2136_failed {
+	dnsb_rfc2136_prereq_kind kind;
+	const char *owner;
+	uint16_t type;
+	const dnsb_rrset *exact;   /**< DNSB_RFC2136_EXACTLY: the RDATA the change expects; else NULL */
+	int rcode;                 /**< what the server answers: LDNS_RCODE_YXRRSET, _YXDOMAIN, _NXRRSET; 0 = none */
+} dnsb_rfc2136_failed;
+
+/**
+ * Check the prerequisites of changes[i] (within the batch changes[0, n))
+ * against the snapshot, in order.
+ * @param failed  receives the first one that fails (zeroed when none); may be NULL
+ * @return its rcode, or 0 when all hold or the change cannot be sent (the
+ *         build names it invalid)
+ */
+int dnsb_rfc2136_snapshot_check(const dnsb_rfc2136_snapshot *snap, dnsb_change *const *changes, size_t n, size_t i,
+				dnsb_rfc2136_failed *failed);
+
+/** Does the snapshot (refreshed since) still fail this prerequisite? @return its rcode, or 0 */
+int dnsb_rfc2136_snapshot_still(const dnsb_rfc2136_snapshot *snap, const dnsb_rfc2136_failed *failed);
+
+/**
+ * Append the RRsets a failed prerequisite names to keys, to read them:
+ * (owner, type), or for "the name is unused" each type the snapshot holds at
+ * the owner. Owners are borrowed from the change.
+ * @param keys  a growable array (DNSB_ARRAY_RESERVE): *count keys, *cap slots; the caller's (free)
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_rfc2136_snapshot_keys(const dnsb_rfc2136_snapshot *snap, const dnsb_rfc2136_failed *failed,
+			       dnsb_rrkey **keys, size_t *count, size_t *cap);
+
+/* ---- reading RRsets back (read.c) ---- */
+
+/**
+ * Read RRsets: one query per key, all pipelined over one connection
+ * (dnsb_rfc2136_exchange_all), each reply's rcode and TSIG checked. An NS
+ * RRset at a delegation point is taken from the referral's authority section.
+ * @param keys     n keys (borrowed); DNSB_RRKEY_ANY asks for every RRset at the owner
+ * @param timeout  seconds for the whole read, 0 = --rfc2136-timeout per reply
+ * @param out      receives the RRsets that exist (appended; the caller's)
+ * @return 0; DNSB_ETRANSIENT (network, SERVFAIL, a reply not signed by the
+ *         key); DNSB_EFATAL (another rcode, a TSIG error); DNSB_EINVAL (an
+ *         owner that is not a name); DNSB_ENOMEM
+ */
+int dnsb_rfc2136_read(dnsb_rfc2136_net *net, const dnsb_rrkey *keys, size_t n, double timeout, dnsb_rrset_list *out,
+		      dnsb_error *err);
+
+/* ---- which changes of a batch conflict (culprit.c, probe.c) ---- */
+
+/** The snapshots of a provider's zones (one per --rfc2136-zone), under one lock. */
+typedef struct dnsb_rfc2136_known {
+	pthread_mutex_t lock;
+	const char *const *zones;     /**< borrowed: the configured zones */
+	size_t count;
+	dnsb_rfc2136_snapshot *snap;  /**< per zone; owned */
+	int *state;                   /**< per zone: held, none yet (transfer at the next refusal), never; owned */
+	size_t max;                   /**< --rfc2136-snapshot-max; 0: never transfer */
+} dnsb_rfc2136_known;
+
+/**
+ * Start with no snapshot held. The zone names stay borrowed from cfg.
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_rfc2136_known_init(dnsb_rfc2136_known *known, const dnsb_rfc2136_config *cfg);
+
+/** Free the snapshots. A known zeroed or freed already is a no-op. */
+void dnsb_rfc2136_known_free(dnsb_rfc2136_known *known);
+
+/**
+ * Before sending a batch: the changes the zone's snapshot says the server
+ * would refuse are read (one pipelined read of what their prerequisites
+ * name; the snapshot takes what it finds). When the read confirms some,
+ * `out` is a CONFLICT (code "precheck", status 0) naming each with a note,
+ * and nothing is to be sent: the engine sends the rest and reads the named
+ * ones again before it drops any.
+ * @param timeout  seconds the read may take (the engine's time left), 0 = --rfc2136-timeout
+ * @return 1 when out names culprits (do not send); 0 to send (no snapshot, none named, or the read failed)
+ */
+int dnsb_rfc2136_precheck(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, const char *zone,
+			  dnsb_change *const *changes, size_t n, double timeout, dnsb_result *out);
+
+/**
+ * After the server refused a batch of n > 1 changes with a prerequisite
+ * rcode (out is that CONFLICT): name the changes the zone's snapshot shows
+ * (a snapshot that let the batch through is transferred again; a zone with
+ * none is transferred now, within --rfc2136-snapshot-max records); when it
+ * names none, dnsb_rfc2136_find_culprit.
+ */
+void dnsb_rfc2136_name_culprits(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, const char *zone,
+				dnsb_change *const *changes, size_t n, dnsb_result *out);
+
+/**
+ * After the server answered an UPDATE of changes[0, n) (class cls): a
+ * commit (OK) is applied to the zone's snapshot; an answer that leaves the
+ * commit unknown (transient, fatal) lets the snapshot go (transferred again
+ * at the next refusal); a refusal changes nothing.
+ */
+void dnsb_rfc2136_known_after(dnsb_rfc2136_known *known, const char *zone, dnsb_change *const *changes, size_t n,
+			      dnsb_class cls);
+
+/**
+ * Binary-search prerequisite-only UPDATEs (dnsb_rfc2136_probe_build) for the
+ * first change of a refused batch whose prerequisites fail, and name it in
+ * `out` (classified as a refusal of that change alone). Names nothing when a
+ * probe gets no trustworthy answer or another rcode.
+ */
+void dnsb_rfc2136_find_culprit(dnsb_rfc2136_net *net, const char *zone, dnsb_change *const *changes, size_t n,
+			       dnsb_result *out);
+
+/** "NAME TYPE (kind): what the failed prerequisite means for it" into buf. */
+void dnsb_rfc2136_conflict_note(char *buf, size_t size, const dnsb_change *c, int rcode);
 
 /* ---- the server's messages from their wire bytes (reply.c) ---- */
 

@@ -7,6 +7,10 @@
 #   UPDATE per record and as one single UPDATE.
 # Whole-process wall seconds, the median of RUNS runs (default 3), each on a
 # freshly started named; then the ratios and the targets of issue 3.
+# "submissions" counts the engine's calls to the provider: an UPDATE sent, or
+# a batch whose conflicts the rfc2136 pre-check named without sending it;
+# "reads" the engine's read-backs (not the pre-check's own confirming queries,
+# nor the zone transfer that makes its snapshot).
 #
 # Env: DNSBATCH (default build/dnsbatch), RUNS, RECORDS (default 2000),
 # CONFLICTS (default 20), BATCH (--rfc2136-batch-change-size, default: the
@@ -128,7 +132,7 @@ measure() {
 		fi
 		if [ -n "$want" ]; then
 			local got
-			got=$(jq -r '"\(.applied) applied, \(.dropped) dropped, \(.failed) failed, \(.submissions) UPDATEs, \(.reads) reads"' "$T/out.json")
+			got=$(jq -r '"\(.applied) applied, \(.dropped) dropped, \(.failed) failed, \(.submissions) submissions, \(.reads) reads"' "$T/out.json")
 			case $got in "$want"*) ;; *) echo "# $name: $got, expected $want"; broken=1 ;; esac
 			DETAIL[$name]=$got
 		fi

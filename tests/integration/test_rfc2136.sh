@@ -368,22 +368,47 @@ run_reads() {
 	fi
 	PORT=$DNSB_SERVER_PORT
 	creates "$T/plan-reads.json" 200 r example.test 10.8
-	apply reads "$T/plan-reads.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
-	eq "$s 20 conflicts in 200 creations: exit 3" "$RC" 3
-	eq "$s changes applied already dropped failed" "$(counts reads)" "200 180 0 20 0"
-	# One refusal per culprit (RFC 2136 probes name one): 2 batches + 20 refusals.
-	eq "$s 22 UPDATEs" "$(rep reads .submissions)" 22
-	# Read at once while the lists are unproven (names 1, 3, 6 of the first batch), then the named groups wait
-	# for the batch's end: 6 reads for 20 dropped groups (one per refusal before: 20).
-	le "$s at most 6 reads for 20 conflicts" "$(rep reads .reads)" 6
-	eq "$s each dropped group shows what is held (the pipelined replies matched to their queries)" \
-		"$(jq -r '[.change[][]?.dnsName, .cause, (.current[0].targets[0] // "")] | join(" ")' "$T/reads.drops" | sort -V |
-			tr '\n' ,)" \
-		"$(for ((i = 5; i < 200; i += 10)); do printf 'r%s.example.test exists 198.51.100.%s,' "$i" "$((i / 10))"; done)"
-	eq "$s the zone holds one record at each of the 200 names (AXFR)" \
-		"$(axfr | awk '$1 ~ /^r[0-9]+\./ {print $1}' | sort -u | wc -l | tr -d ' ') $(axfr | grep -c '^r[0-9]*\.')" "200 200"
-	eq "$s 180 of them created" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*10\.8\.')" 180
-	eq "$s 20 of them unchanged" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*198\.51\.100\.')" 20
+	# Without a snapshot (--rfc2136-snapshot-max 0), and with a zone too large to keep as one (more than 100
+	# records): probes name one culprit per refused UPDATE.
+	local snap
+	for snap in 0 100 default; do
+		if [ "$snap" = default ]; then
+			apply reads "$T/plan-reads.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
+		else
+			apply reads "$T/plan-reads.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100 \
+				--rfc2136-snapshot-max "$snap"
+		fi
+		eq "$s snapshot $snap: 20 conflicts in 200 creations: exit 3" "$RC" 3
+		eq "$s snapshot $snap: changes applied already dropped failed" "$(counts reads)" "200 180 0 20 0"
+		if [ "$snap" = default ]; then
+			# The first refusal transfers the zone (330 records), which names the batch's 10 culprits; the
+			# second batch's 10 are named before it is sent (a read confirms them): 3 UPDATEs sent (1
+			# refused, 2 land) and 1 submission held back; each batch's named groups read once.
+			eq "$s snapshot: 4 submissions (3 UPDATEs)" "$(rep reads .submissions)" 4
+			eq "$s snapshot: one read per batch" "$(rep reads .reads)" 2
+		else
+			# One refusal per culprit: 2 batches + 20 refusals.
+			eq "$s snapshot $snap: 22 UPDATEs" "$(rep reads .submissions)" 22
+			# Read at once while the lists are unproven (names 1, 3, 6 of the first batch), then the named
+			# groups wait for the batch's end: 6 reads for 20 dropped groups (one per refusal before: 20).
+			le "$s snapshot $snap: at most 6 reads for 20 conflicts" "$(rep reads .reads)" 6
+		fi
+		eq "$s snapshot $snap: each dropped group shows what is held (the pipelined replies matched to their queries)" \
+			"$(jq -r '[.change[][]?.dnsName, .cause, .code, (.current[0].targets[0] // "")] | join(" ")' \
+				"$T/reads.drops" | sort -V | tr '\n' ,)" \
+			"$(for ((i = 5; i < 200; i += 10)); do
+				printf 'r%s.example.test exists YXRRSET 198.51.100.%s,' "$i" "$((i / 10))"
+			done)"
+		eq "$s snapshot $snap: the zone holds one record at each of the 200 names (AXFR)" \
+			"$(axfr | awk '$1 ~ /^r[0-9]+\./ {print $1}' | sort -u | wc -l | tr -d ' ') $(axfr | grep -c '^r[0-9]*\.')" "200 200"
+		eq "$s snapshot $snap: 180 of them created" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*10\.8\.')" 180
+		eq "$s snapshot $snap: 20 of them unchanged" "$(axfr | grep -c '^r[0-9]*\.example\.test\..*198\.51\.100\.')" 20
+		# Back to the zone before the plan for the next round: the 180 creations deleted by nsupdate.
+		for ((i = 0; i < 200; i++)); do
+			[ $((i % 10)) = 5 ] || echo "update delete r$i.example.test. A"
+		done | { echo "zone example.test"; cat; echo send; } | dnsb_nsupdate "$PORT" "$KEY" ||
+			not_ok "$s snapshot $snap: the creations deleted again"
+	done
 
 	jq -n '[range(300) | {dnsName: "n\(.).example.test", recordType: "A", recordTTL: 300, labels: {},
 		targets: ["10.9.\(. / 256 | floor).\(. % 256)"]}] as $e | {create: [], updateOld: $e, updateNew: $e, delete: []}' \

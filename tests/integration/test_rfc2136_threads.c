@@ -19,80 +19,29 @@
 #include <unistd.h>
 
 #include "applier/core/provider.h"
+#include "integration/bind_fixture.h"
 #include "providers/rfc2136/rfc2136.h"
 
 enum { THREADS = 8, BATCHES = 10, PER_BATCH = 5 };
 
-/* The harness, found beside this file (tests are run from the top directory). */
-#define SERVERS_SH "tests/integration/servers.sh"
+static bind_server srv;
 
-typedef struct server {
-	FILE *pipe;
-	pid_t helper;   /* the bash that owns named; SIGTERM makes it stop named */
-	unsigned port;
-	char dir[128];
-	char key[160];
-} server;
-
-static server srv;
-
-/*
- * Start named through servers.sh in a bash that prints its PID, the port and
- * its scratch dir, then waits while we live; its trap stops named by PID when
- * it is told to stop, or when this process has gone.
- */
 static int setup(void **state)
 {
-	static const char script[] =
-		"exec bash -c '"
-		". " SERVERS_SH " || exit 1; "
-		"dnsb_servers_init; "
-		"printf \"\\$ORIGIN example.test.\\n\\$TTL 300\\n@ SOA ns1 h 1 3600 600 86400 300\\n@ NS ns1\\n"
-		"ns1 A 192.0.2.53\\ntaken A 192.0.2.1\\n\" >\"$DNSB_SERVERS_TMP/zone.db\"; "
-		"dnsb_tsig_keygen \"$DNSB_SERVERS_TMP/key.conf\" || exit 1; "
-		"dnsb_start_named example.test \"$DNSB_SERVERS_TMP/zone.db\" \"$DNSB_SERVERS_TMP/key.conf\" >&2 || exit 1; "
-		"echo \"$$ $DNSB_SERVER_PORT $DNSB_SERVERS_TMP\"; "
-		"while kill -0 $PPID 2>/dev/null; do sleep 0.2 & wait $!; done'";
-	int pid;
-
 	(void)state;
-	if ((srv.pipe = popen(script, "r")) == NULL)
-		return -1;
-	if (fscanf(srv.pipe, "%d %u %127s", &pid, &srv.port, srv.dir) != 3) {
-		fprintf(stderr, "named did not start (see above)\n");
-		pclose(srv.pipe);
-		return -1;
-	}
-	srv.helper = pid;
-	snprintf(srv.key, sizeof(srv.key), "%s/key.conf", srv.dir);
-	return 0;
+	return bind_start(&srv, "taken A 192.0.2.1\\n");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	kill(srv.helper, SIGTERM);
-	pclose(srv.pipe);
+	bind_stop(&srv);
 	return 0;
 }
 
 static dnsb_provider *provider_open(void)
 {
-	char port[8];
-	dnsb_config *cfg;
-	dnsb_provider *p = NULL;
-	dnsb_error err = { 0, "" };
-
-	snprintf(port, sizeof(port), "%u", srv.port);
-	assert_int_equal(dnsb_config_new(&cfg), 0);
-	dnsb_config_add(cfg, "rfc2136-host", "127.0.0.1");
-	dnsb_config_add(cfg, "rfc2136-port", port);
-	dnsb_config_add(cfg, "rfc2136-zone", "example.test");
-	dnsb_config_add(cfg, "rfc2136-tsig-keyfile", srv.key);
-	if (dnsb_provider_open(&p, "rfc2136", cfg, &err) != 0)
-		fail_msg("open: %s", err.message);
-	dnsb_config_free(cfg);
-	return p;
+	return bind_provider(&srv, NULL);
 }
 
 static void create_change(dnsb_change *c, const char *owner, const char *rdata)

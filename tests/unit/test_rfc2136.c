@@ -549,8 +549,10 @@ static int listener(unsigned *port)
 static dnsb_provider *open_at(unsigned port, const char *timeout)
 {
 	char portstr[8];
+	/* No snapshot: the scripted server answers one connection at a time, and transfers no zone. */
 	const char *kv[] = { "rfc2136-host", "127.0.0.1", "rfc2136-port", portstr, "rfc2136-zone", "example.test",
-			     "rfc2136-tsig-keyname", "dnsbatch-key", "rfc2136-timeout", timeout, NULL };
+			     "rfc2136-tsig-keyname", "dnsbatch-key", "rfc2136-timeout", timeout,
+			     "rfc2136-snapshot-max", "0", NULL };
 	dnsb_config *cfg;
 	dnsb_provider *p = NULL;
 	dnsb_error err = { 0, "" };
