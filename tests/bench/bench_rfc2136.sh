@@ -6,7 +6,7 @@
 #   first batch), against nsupdate given the same 2,000 additions as one
 #   UPDATE per record and as one single UPDATE.
 # Whole-process wall seconds, the median of RUNS runs (default 3), each on a
-# freshly started named; then the ratios and the targets of issue 3.
+# freshly started named, the cases interleaved round by round; then the ratios and the targets of issue 3.
 # "submissions" counts the engine's calls to the provider: an UPDATE sent, or
 # a batch whose conflicts the rfc2136 pre-check named without sending it;
 # "reads" the engine's read-backs (not the pre-check's own confirming queries,
@@ -118,38 +118,49 @@ run_nsupdate() { dnsb_nsupdate "$PORT" "$KEY" <"$1" >/dev/null 2>&1; }
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-# measure NAME CONFLICTS EXPECTED_RC EXPECTED_COUNTS CMD...
-measure() {
-	local name=$1 conflicts=$2 want_rc=$3 want=$4 r secs times=()
+# once NAME CONFLICTS EXPECTED_RC EXPECTED_COUNTS CMD...: one run of a case on a fresh named, its time appended.
+once() {
+	local name=$1 conflicts=$2 want_rc=$3 want=$4 secs got
 	shift 4
-	for ((r = 0; r < RUNS; r++)); do
-		fresh "$conflicts"
-		time_cmd secs "$@"
-		times+=("$secs")
-		if [ "$RC" != "$want_rc" ]; then
-			echo "# $name: exit $RC, expected $want_rc: $(head -c 300 "$T/err" 2>/dev/null)"
-			broken=1
-		fi
-		if [ -n "$want" ]; then
-			local got
-			got=$(jq -r '"\(.applied) applied, \(.dropped) dropped, \(.failed) failed, \(.submissions) submissions, \(.reads) reads"' "$T/out.json")
-			case $got in "$want"*) ;; *) echo "# $name: $got, expected $want"; broken=1 ;; esac
-			DETAIL[$name]=$got
-		fi
-	done
-	RESULT[$name]=$(median "${times[@]}")
-	printf '%-40s %8s s   (runs: %s)%s\n' "$name" "${RESULT[$name]}" "${times[*]}" \
-		"${DETAIL[$name]:+   ${DETAIL[$name]}}"
+	fresh "$conflicts"
+	time_cmd secs "$@"
+	TIMES[$name]+="$secs "
+	if [ "$RC" != "$want_rc" ]; then
+		echo "# $name: exit $RC, expected $want_rc: $(head -c 300 "$T/err" 2>/dev/null)"
+		broken=1
+	fi
+	if [ -n "$want" ]; then
+		got=$(jq -r '"\(.applied) applied, \(.dropped) dropped, \(.failed) failed, \(.submissions) submissions, \(.reads) reads"' "$T/out.json")
+		case $got in "$want"*) ;; *) echo "# $name: $got, expected $want"; broken=1 ;; esac
+		DETAIL[$name]=$got
+	fi
 }
 
-declare -A RESULT DETAIL
-echo "# $RECORDS A-record additions to named $(named -v | awk '{print $2}') on 127.0.0.1, median of $RUNS runs"
-measure "nsupdate, one UPDATE per record" 0 0 "" run_nsupdate "$T/per-record.nsupdate"
-measure "nsupdate, one single UPDATE" 0 0 "" run_nsupdate "$T/single.nsupdate"
-measure "dnsbatch, 0 conflicts" 0 0 "$RECORDS applied, 0 dropped, 0 failed" run_dnsbatch
-measure "dnsbatch, $CONFLICTS conflicts" 1 3 "$((RECORDS - CONFLICTS)) applied, $CONFLICTS dropped, 0 failed" run_dnsbatch
-measure "dnsbatch, $CONFLICTS conflicts in one batch" 2 3 "$((RECORDS - CONFLICTS)) applied, $CONFLICTS dropped, 0 failed" run_dnsbatch
-measure "nsupdate per record, $CONFLICTS conflicts" 1 0 "" run_nsupdate "$T/per-record.nsupdate"
+declare -A RESULT DETAIL TIMES
+CASES=(
+	"nsupdate, one UPDATE per record|0|0||run_nsupdate $T/per-record.nsupdate"
+	"nsupdate, one single UPDATE|0|0||run_nsupdate $T/single.nsupdate"
+	"dnsbatch, 0 conflicts|0|0|$RECORDS applied, 0 dropped, 0 failed|run_dnsbatch"
+	"dnsbatch, $CONFLICTS conflicts|1|3|$((RECORDS - CONFLICTS)) applied, $CONFLICTS dropped, 0 failed|run_dnsbatch"
+	"dnsbatch, $CONFLICTS conflicts in one batch|2|3|$((RECORDS - CONFLICTS)) applied, $CONFLICTS dropped, 0 failed|run_dnsbatch"
+	"nsupdate per record, $CONFLICTS conflicts|1|0||run_nsupdate $T/per-record.nsupdate"
+)
+echo "# $RECORDS A-record additions to named $(named -v | awk '{print $2}') on 127.0.0.1, median of $RUNS runs" \
+	"(the cases interleaved: round r runs each once, so a slow spell of the machine weighs on all alike)"
+for ((r = 0; r < RUNS; r++)); do
+	for c in "${CASES[@]}"; do
+		IFS='|' read -r name conflicts want_rc want cmd <<<"$c"
+		# shellcheck disable=SC2086 # cmd is a function and its file argument
+		once "$name" "$conflicts" "$want_rc" "$want" $cmd
+	done
+done
+for c in "${CASES[@]}"; do
+	name=${c%%|*}
+	# shellcheck disable=SC2086 # the run times, one word each
+	RESULT[$name]=$(median ${TIMES[$name]})
+	printf '%-40s %8s s   (runs: %s)%s\n' "$name" "${RESULT[$name]}" "${TIMES[$name]% }" \
+		"${DETAIL[$name]:+   ${DETAIL[$name]}}"
+done
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 single=${RESULT["nsupdate, one single UPDATE"]}
