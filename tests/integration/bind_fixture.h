@@ -64,6 +64,23 @@ static inline void bind_stop(bind_server *srv)
 	pclose(srv->pipe);
 }
 
+/* The server of a test program's group: cmocka's group setup and teardown start and stop it, its zone holding one
+ * RRset besides the apex, "taken A 192.0.2.1". */
+static bind_server bind_group_server;
+
+static inline int bind_group_setup(void **state)
+{
+	(void)state;
+	return bind_start(&bind_group_server, "taken A 192.0.2.1\\n");
+}
+
+static inline int bind_group_teardown(void **state)
+{
+	(void)state;
+	bind_stop(&bind_group_server);
+	return 0;
+}
+
 /* An rfc2136 provider for example.test on the server; `more` adds flag/value pairs (NULL-terminated, may be NULL). */
 static inline dnsb_provider *bind_provider(const bind_server *srv, const char *const *more)
 {

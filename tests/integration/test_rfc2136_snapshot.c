@@ -22,20 +22,6 @@
 #include "providers/rfc2136/rfc2136.h"
 #include "unit/change_fixture.h"
 
-static bind_server srv;
-
-static int setup(void **state)
-{
-	(void)state;
-	return bind_start(&srv, "taken A 192.0.2.1\\n");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bind_stop(&srv);
-	return 0;
-}
 
 enum { N = 3 };
 
@@ -95,7 +81,7 @@ static void assert_named(const dnsb_result *res, size_t index, const char *code,
 static void test_snapshot_is_checked_by_reads(void **state)
 {
 	static const char *const no_snapshot[] = { "rfc2136-snapshot-max", "0", NULL };
-	dnsb_provider *p = bind_provider(&srv, NULL), *other = bind_provider(&srv, no_snapshot);
+	dnsb_provider *p = bind_provider(&bind_group_server, NULL), *other = bind_provider(&bind_group_server, no_snapshot);
 	dnsb_change *cs[N], *one[1];
 	dnsb_result res;
 
@@ -163,7 +149,7 @@ static void test_snapshot_is_checked_by_reads(void **state)
 static void test_large_zone_is_not_kept(void **state)
 {
 	static const char *const small[] = { "rfc2136-snapshot-max", "3", NULL };
-	dnsb_provider *p = bind_provider(&srv, small);
+	dnsb_provider *p = bind_provider(&bind_group_server, small);
 	dnsb_change *cs[N];
 	dnsb_result res;
 
@@ -186,5 +172,5 @@ int main(void)
 		cmocka_unit_test(test_large_zone_is_not_kept),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bind_group_setup, bind_group_teardown);
 }

@@ -24,24 +24,10 @@
 
 enum { THREADS = 8, BATCHES = 10, PER_BATCH = 5 };
 
-static bind_server srv;
-
-static int setup(void **state)
-{
-	(void)state;
-	return bind_start(&srv, "taken A 192.0.2.1\\n");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bind_stop(&srv);
-	return 0;
-}
 
 static dnsb_provider *provider_open(void)
 {
-	return bind_provider(&srv, NULL);
+	return bind_provider(&bind_group_server, NULL);
 }
 
 static void create_change(dnsb_change *c, const char *owner, const char *rdata)
@@ -153,5 +139,5 @@ int main(void)
 		cmocka_unit_test(test_threads_share_one_provider),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bind_group_setup, bind_group_teardown);
 }
