@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/array.h"
 #include "applier/core/hmap.h"
 #include "applier/engine/internal.h"
 
@@ -47,38 +48,46 @@ static const char *change_set_id(const dnsb_change *c)
 	return r->set_id && r->set_id[0] ? r->set_id : NULL;
 }
 
-/* "name\x1fset-id" into keys[k] (owned there, freed with them), or the name itself (borrowed) without one. */
-static const char *set_key(char **keys, size_t k, const char *name, const char *sid)
+/* The keys made for sets ("name\x1fset-id"): owned here, freed when the groups are made. */
+typedef struct made_keys {
+	char **items;
+	size_t count, capacity;
+} made_keys;
+
+/* "name\x1fset-id", kept in `made`, or the name itself (borrowed) without one. @return the key, or NULL (ENOMEM) */
+static const char *set_key(made_keys *made, const char *name, const char *sid)
 {
 	size_t a, b;
+	char *key;
 
 	if (sid == NULL)
 		return name;
 	a = strlen(name);
 	b = strlen(sid);
-	if ((keys[k] = malloc(a + b + 2)) == NULL)
+	if (DNSB_ARRAY_RESERVE(made->items, made->capacity, made->count + 1, 16) < 0 || (key = malloc(a + b + 2)) == NULL)
 		return NULL;
-	memcpy(keys[k], name, a);
-	keys[k][a] = '\x1f';
-	memcpy(keys[k] + a + 1, sid, b + 1);
-	return keys[k];
+	memcpy(key, name, a);
+	key[a] = '\x1f';
+	memcpy(key + a + 1, sid, b + 1);
+	made->items[made->count++] = key;
+	return key;
 }
 
 /*
  * Join c (index i) to its owner's group and its owned record's, each keyed by c's set identifier; an update
- * whose old set had another identifier joins that set's group too. keys[3i..3i+2] hold the keys made.
+ * whose old set had another identifier joins that set's group too.
  */
-static int join_change(dnsb_hmap *names, size_t *parent, char **keys, const dnsb_change *c, size_t i)
+static int join_change(dnsb_hmap *names, size_t *parent, made_keys *made, const dnsb_change *c, size_t i)
 {
-	const char *sid = change_set_id(c), *key = set_key(keys, 3 * i, dnsb_change_owner(c), sid);
+	const char *sid = change_set_id(c), *key = set_key(made, dnsb_change_owner(c), sid);
 	const char *old_sid = c->old.set_id && c->old.set_id[0] ? c->old.set_id : NULL;
 	int rc = key ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
 	int moved = c->kind == DNSB_CHANGE_UPDATE && (old_sid ? sid == NULL || strcmp(old_sid, sid) != 0 : sid != NULL);
 
 	if (rc == 0 && c->owned_record)
-		rc = (key = set_key(keys, 3 * i + 1, c->owned_record, sid)) ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
+		rc = (key = set_key(made, c->owned_record, sid)) ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
 	if (rc == 0 && moved)
-		rc = (key = set_key(keys, 3 * i + 2, c->old.owner, old_sid)) ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
+		rc = (key = set_key(made, c->old.owner, old_sid)) ? uf_join(names, parent, key, i) : DNSB_ENOMEM;
 	return rc;
 }
 
@@ -215,13 +224,12 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 	size_t n = dnsb_plan_count(plan), *parent, *slot, count = 0;
 	dnsb_hmap names = DNSB_HMAP_INIT;
 	group *groups = NULL;
-	char **keys;
+	made_keys made = { NULL, 0, 0 };
 	int rc = 0;
 
 	parent = malloc((n ? n : 1) * sizeof(size_t));
 	slot = malloc((n ? n : 1) * sizeof(size_t));
-	keys = calloc(3 * (n ? n : 1), sizeof(char *));
-	if (parent == NULL || slot == NULL || keys == NULL) {
+	if (parent == NULL || slot == NULL) {
 		rc = DNSB_ENOMEM;
 		goto done;
 	}
@@ -233,7 +241,7 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 		if (!groupable(c, zone_count))
 			continue;
 		/* An update's pair shares its owner and set identifier (the parser checks), so one key per change. */
-		rc = join_change(&names, parent, keys, c, i);
+		rc = join_change(&names, parent, &made, c, i);
 	}
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
@@ -270,9 +278,14 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 		rc = DNSB_ENOMEM;
 		goto done;
 	}
-	for (size_t g = 0; g < count && rc == 0; g++)
-		if ((groups[g].changes = malloc(sizes[g] * sizeof(dnsb_change *))) == NULL)
-			rc = DNSB_ENOMEM;
+	/* Every group's list of changes in one block, in group order: groups[0].changes is the block (free_groups). */
+	size_t members = 0;
+	for (size_t g = 0; g < count; g++)
+		members += sizes[g];
+	if (count > 0 && (groups[0].changes = malloc(members * sizeof(dnsb_change *))) == NULL)
+		rc = DNSB_ENOMEM;
+	for (size_t g = 1; g < count && rc == 0; g++)
+		groups[g].changes = groups[g - 1].changes + sizes[g - 1];
 	free(sizes);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
@@ -292,9 +305,9 @@ int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, siz
 	}
 done:
 	dnsb_hmap_clear(&names);
-	for (size_t i = 0; keys && i < 3 * n; i++)
-		free(keys[i]);
-	free(keys);
+	for (size_t i = 0; i < made.count; i++)
+		free(made.items[i]);
+	free(made.items);
 	free(parent);
 	free(slot);
 	*out = groups;
@@ -304,9 +317,9 @@ done:
 
 void dnsb_engine_free_groups(group *groups, size_t n)
 {
-	for (size_t g = 0; g < n; g++) {
-		free(groups[g].changes);
+	for (size_t g = 0; g < n; g++)
 		free(groups[g].key);
-	}
+	if (n > 0)
+		free(groups[0].changes); /* the block of every group's list (dnsb_engine_make_groups) */
 	free(groups);
 }

@@ -23,7 +23,8 @@
 
 /* A change group: changes that land or drop together (DESIGN §2). */
 typedef struct group {
-	dnsb_change **changes;   /* deletions, then updates, then creations */
+	dnsb_change **changes;   /* deletions, then updates, then creations; a slice of one block that holds every
+				  * group's list (dnsb_engine_make_groups), freed whole by dnsb_engine_free_groups */
 	size_t count;
 	size_t zone;
 	size_t id;               /* its index in the engine's group array */
@@ -127,7 +128,8 @@ void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
 /* zones.c */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
 
-/* group.c */
+/* group.c: the plan's change groups (DESIGN §2), in order of first appearance, into *out (*ngroups of them; free with
+ * dnsb_engine_free_groups, also after an error). @return 0 or DNSB_ENOMEM */
 int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
 void dnsb_engine_drop_invalid_groups(group *groups, size_t n);
 /* g->key, g's content key for the quarantine. @return 0, or DNSB_ENOMEM (g->key NULL) */
@@ -135,6 +137,7 @@ int dnsb_engine_group_key(group *g);
 /* The content key of each group (dnsb_engine_group_key), before the quarantine is asked.
  * @return 0, or DNSB_ENOMEM (a group without a key is neither held nor released) */
 int dnsb_engine_group_keys(group *groups, size_t n);
+/* Free the groups, their keys and the block of their change lists (not the changes). */
 void dnsb_engine_free_groups(group *groups, size_t n);
 
 /* batch.c */
