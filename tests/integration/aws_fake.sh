@@ -8,7 +8,7 @@
 # certificates of tls_pki (checks.sh).
 # Gives: the credentials the fake accepts (KEY_ID/SECRET, FILE_KEY_ID/FILE_SECRET,
 # WEB_TOKEN, CONTAINER_TOKEN), start_fake, stop_fake, stat, zone,
-# clean_requests, run.
+# clean_requests, run, apply (with AWS_APPLY_FLAGS).
 # shellcheck shell=bash
 
 FAKE=$PWD/tests/fakes/fake_route53.py
@@ -55,4 +55,18 @@ run() {
 	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
 		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/ca.pem" \
 		"${CREDS[@]}" "$DNSBATCH" "$@"
+}
+
+# AWS_APPLY_FLAGS: flags every apply of the test gives (a test's fixed --aws-zone-id).
+AWS_APPLY_FLAGS=()
+# apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops, .prom
+apply() {
+	local name=$1 planfile=$2
+	shift 2
+	rm -f "$T/$name.drops" "$T/$name.prom"
+	run apply --plan "$planfile" --provider aws "${AWS_APPLY_FLAGS[@]}" --aws-batch-change-interval 0 \
+		--backoff-base 0.01 --backoff-cap 0.05 "$@" \
+		--drop-log "$T/$name.drops" --metrics-file "$T/$name.prom" --output json >"$T/$name.json" 2>"$T/$name.err"
+	RC=$?
+	touch "$T/$name.drops"
 }

@@ -72,17 +72,6 @@ ZEXAMPLE stale.example.com. 300 A 192.0.2.20
 ZEXAMPLE owned.example.com. 300 A 192.0.2.40
 EOF
 
-# apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops, .prom
-apply() {
-	local name=$1 planfile=$2
-	shift 2
-	rm -f "$T/$name.drops" "$T/$name.prom"
-	run apply --plan "$planfile" --provider aws --aws-batch-change-interval 0 \
-		--backoff-base 0.01 --backoff-cap 0.05 "$@" \
-		--drop-log "$T/$name.drops" --metrics-file "$T/$name.prom" --output json >"$T/$name.json" 2>"$T/$name.err"
-	RC=$?
-	touch "$T/$name.drops"
-}
 # secrets_absent NAME: no key, secret or token in what dnsbatch printed
 secrets_absent() {
 	local hits

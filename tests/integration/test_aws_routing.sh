@@ -27,15 +27,7 @@ scratch
 tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
 mkdir -p "$T/home"
 
-apply() {
-	local name=$1 planfile=$2
-	shift 2
-	run apply --plan "$planfile" --provider aws --aws-zone-id ZEXAMPLE --aws-batch-change-interval 0 \
-		--backoff-base 0.01 --backoff-cap 0.05 "$@" \
-		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
-	RC=$?
-	touch "$T/$name.drops"
-}
+AWS_APPLY_FLAGS=(--aws-zone-id ZEXAMPLE)
 # rep_ep NAME TYPE TTL SETID 'PROPS-JSON' TARGET...: an endpoint with a set identifier and providerSpecific
 rep_ep() {
 	local name=$1 type=$2 ttl=$3 sid=$4 props=$5
