@@ -19,9 +19,7 @@ DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
 needs openssl jq curl python3
 python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
 
-T=$(mktemp -d)
-PIDS=()
-trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done; rm -rf "$T"' EXIT
+scratch
 tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
 echo "$Z1 taken.example.com 300 A 198.51.100.7" >"$T/seed"
 start_cf hook --seed "$T/seed" || exit 1
