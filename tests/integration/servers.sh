@@ -156,6 +156,16 @@ dnsb_port_busy() {
 	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
 }
 
+# dnsb_wait_port PORT: wait (up to 5 s) until something listens on 127.0.0.1:PORT. @return 0, or 1 when nothing did
+dnsb_wait_port() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		dnsb_port_busy "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 dnsb_free_port() {
 	local i port
 	for ((i = 0; i < 200; i++)); do

@@ -425,10 +425,7 @@ run_reads() {
 		python3 "$T/pipe_proxy.py" "$mode" "$proxy_port" "$DNSB_SERVER_PORT" 2>"$T/proxy-$mode.err" &
 		proxy_pid=$!
 		dnsb_track_pid "$proxy_pid"
-		for ((i = 0; i < 100; i++)); do
-			dnsb_port_busy "$proxy_port" && break
-			sleep 0.05
-		done
+		dnsb_wait_port "$proxy_port"
 		PORT=$proxy_port
 		apply "noops-$mode" "$T/plan-noops.json" --rfc2136-tsig-keyfile "$KEY" --rfc2136-batch-change-size 100
 		PORT=$DNSB_SERVER_PORT
@@ -545,10 +542,7 @@ run_lost_reply() {
 	python3 "$T/lossy_proxy.py" "$proxy_port" "$DNSB_SERVER_PORT" 2>"$T/proxy.err" &
 	proxy_pid=$!
 	dnsb_track_pid "$proxy_pid"
-	for ((i = 0; i < 100; i++)); do
-		dnsb_port_busy "$proxy_port" && break
-		sleep 0.05
-	done
+	dnsb_wait_port "$proxy_port"
 	plan "$T/plan-lost.json" create="$(list "$(ep lost1.example.test A 300 192.0.2.91)" \
 		"$(ep lost2.example.test TXT 300 lost)")" \
 		updateOld="$(list "$(ep upd.example.test A 300 192.0.2.10)")" \
