@@ -5,7 +5,6 @@
  * and end of a reply's classification, and the list of service handles.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,7 +269,7 @@ int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, d
 		if (rc != DNSB_ERATELIMIT)
 			return rc;
 		dnsb_http_throttled(b->http);
-		wait = dnsb_uniform01(&b->rng) * fmin(DNSB_HB_THROTTLE_CAP, DNSB_HB_THROTTLE_BASE * ldexp(1, (int)fmin(attempt, 16)));
+		wait = dnsb_backoff_delay(attempt, DNSB_HB_THROTTLE_BASE, DNSB_HB_THROTTLE_CAP, dnsb_uniform01(&b->rng));
 		wait = dnsb_retry_after_wait(wait, retry_after, DNSB_HB_THROTTLE_CAP);
 		if (give_up > 0 && dnsb_monotonic() + wait >= give_up) {
 			dnsb_hb_refused(retry_after);

@@ -1,13 +1,23 @@
 /*
- * backoff.h - the one rule for a throttle's Retry-After (DESIGN §3: honoured
- * as a floor, within bounds), shared by the engine's batches and the HTTP
- * backends' own reads, so both obey a provider's request alike.
+ * backoff.h - the full-jitter backoff and the one rule for a throttle's
+ * Retry-After (DESIGN §3: honoured as a floor, within bounds), shared by the
+ * engine's batches and the HTTP backends' own reads, so both wait alike.
  */
 #ifndef DNSBATCH_CORE_BACKOFF_H
 #define DNSBATCH_CORE_BACKOFF_H
 
 /** A Retry-After is honoured up to this many times the backoff's cap (a provider asking for hours is not obeyed). */
 #define DNSB_RETRY_AFTER_CAP_FACTOR 10.0
+
+/**
+ * The full-jitter backoff (DESIGN §3).
+ * @param attempt  0 for the first wait
+ * @param base     seconds: the first wait's ceiling
+ * @param cap      seconds: no wait's ceiling passes it
+ * @param u        a uniform random number in [0, 1)
+ * @return seconds: u * min(cap, base * 2^attempt)
+ */
+double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u);
 
 /**
  * The wait after a throttle: the backoff drawn, or the reply's Retry-After

@@ -2,20 +2,11 @@
  * retry.c - waiting: the full-jitter backoff (DESIGN §3), Retry-After as a
  * floor within bounds, and the pacing every batch to one provider shares.
  */
-#include <math.h>
 
 #include "applier/core/backoff.h"
 #include "applier/core/clock.h"
 #include "applier/core/pacing.h"
 #include "applier/engine/internal.h"
-
-double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u)
-{
-	/* base * 2^attempt overflows nothing that matters once it passes cap. */
-	double ceiling = attempt >= 63 ? cap : fmin(cap, base * ldexp(1.0, (int)attempt));
-
-	return u * ceiling;
-}
 
 void dnsb_engine_wait(engine *e, double seconds)
 {

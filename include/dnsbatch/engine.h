@@ -195,14 +195,6 @@ void dnsb_report_clear(dnsb_report *report);
 int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		      const dnsb_engine_options *opts, dnsb_error *err);
 
-/**
- * The full-jitter backoff (DESIGN §3), exposed for tests.
- * @param attempt  0 for the first wait
- * @param u        a uniform random number in [0, 1)
- * @return seconds: u * min(cap, base * 2^attempt)
- */
-double dnsb_backoff_delay(unsigned attempt, double base, double cap, double u);
-
 #ifdef __cplusplus
 }
 #endif
