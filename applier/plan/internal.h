@@ -119,6 +119,21 @@ void dnsb_plan_change_clear(dnsb_change *c);
 int dnsb_plan_stream(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source);
 
 /*
+ * stream.c: dnsb_plan_stream, which reads a long create or delete list with a second thread started halfway (at the
+ * first `}`, `,`, `{` after the middle of the text left, when at least 256 KiB are left: ahead.c), with
+ * the second thread's start chosen: the first such boundary at or after offset `split_from` (SIZE_MAX: none; 0: as
+ * dnsb_plan_stream does). `split` (when not NULL) receives how many second threads were started, and how many
+ * endpoints they read that were kept, for tests: the changes are the same whatever `split_from` is.
+ * @return as dnsb_plan_stream
+ */
+typedef struct dnsb_plan_split {
+	size_t started;  /* second threads started */
+	size_t taken;    /* endpoints read by them and kept */
+} dnsb_plan_split;
+int dnsb_plan_stream_split(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source,
+			   size_t split_from, dnsb_plan_split *split);
+
+/*
  * duplicate.c: drop as `invalid` every pending change whose new RRset (owner name and
  * type) another pending change of the plan also writes: both of a pair, each
  * message naming the two JSON paths ("$.create[0] and $.create[3]").

@@ -7,8 +7,11 @@
  * (about 15 times the text) is never held. A text that is not a well-formed
  * plan object is left to parse.c, which reads the whole tree and names the
  * fault with its place.
+ *
+ * A long create or delete list is read by two threads: ahead.c.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,27 +22,14 @@
 #include "dnsbatch/plan.h"
 #include "applier/core/array.h"
 #include "applier/plan/internal.h"
+#include "applier/plan/reader.h"
 
-enum { NEED_TREE = 1 };
-
-typedef struct change_list {
-	dnsb_change *items;
-	size_t count, capacity;
-} change_list;
-
-typedef struct reader {
-	const char *json;
-	size_t len, off;
-	json_tokener *tok;
-	const char *source;
-	change_list lists[L_COUNT];     /* L_UPDATE_OLD holds the updates; L_UPDATE_NEW stays empty */
-	json_object **news;             /* updateNew endpoints read before updateOld, waiting for their pair */
-	size_t news_count, news_capacity;
-	int seen[L_COUNT];
-	size_t read[L_COUNT];           /* endpoints read of each list */
-	char **unknown;                 /* unknown keys, warned about once the plan is read */
-	size_t unknown_count, unknown_capacity;
-} reader;
+void dnsb_plan_list_clear(change_list *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		dnsb_plan_change_clear(&l->items[i]);
+	free(l->items);
+}
 
 /* Step over JSON whitespace (RFC 8259 §2). */
 static void skip_space(reader *r)
@@ -131,11 +121,43 @@ static int endpoint(reader *r, int which, size_t i, json_object *ep)
 	}
 }
 
+int dnsb_plan_items(reader *r, int which, size_t i, ahead *a)
+{
+	json_object *ep;
+	int rc;
+
+	for (;; i++) {
+		if (r->stop != NULL && atomic_load_explicit(r->stop, memory_order_relaxed))
+			return 1 + NEED_TREE;
+		if (a != NULL && (skip_space(r), r->off >= a->start)) {
+			if (r->off == a->start && (rc = dnsb_plan_ahead_take(r, a, i)) != 1)
+				return rc;
+			if (r->off > a->start)
+				dnsb_plan_ahead_end(a);
+			a = NULL;
+		}
+		if ((rc = value(r, &ep)) == 0) {
+			rc = endpoint(r, which, i, ep);
+			json_object_put(ep);
+			r->read[which]++;
+		}
+		if (rc == 0 && take(r, ']'))
+			break;
+		if (rc == 0 && !take(r, ','))
+			rc = NEED_TREE;
+		if (rc != 0)
+			break;
+	}
+	if (a != NULL)
+		dnsb_plan_ahead_end(a);
+	return rc;
+}
+
 /* The value of plan key `which`: `null` or an array of endpoints. @return 0, NEED_TREE or DNSB_ENOMEM */
 static int list(reader *r, int which)
 {
 	json_object *ep;
-	int rc;
+	ahead a;
 
 	if (r->seen[which])
 		return NEED_TREE; /* given twice */
@@ -144,19 +166,8 @@ static int list(reader *r, int which)
 		return value(r, &ep) == 0 && ep == NULL ? 0 : (json_object_put(ep), NEED_TREE);
 	if (take(r, ']'))
 		return 0;
-	for (size_t i = 0;; i++) {
-		if ((rc = value(r, &ep)) != 0)
-			return rc;
-		rc = endpoint(r, which, i, ep);
-		json_object_put(ep);
-		r->read[which]++;
-		if (rc != 0)
-			return rc;
-		if (take(r, ']'))
-			return 0;
-		if (!take(r, ','))
-			return NEED_TREE;
-	}
+	skip_space(r);
+	return dnsb_plan_items(r, which, 0, dnsb_plan_ahead_start(r, which, &a) ? &a : NULL);
 }
 
 /* A key that names no list: its value is read and let go of, the key kept for a warning. */
@@ -206,13 +217,6 @@ static int outline(reader *r)
 	return 0;
 }
 
-static void list_clear(change_list *l)
-{
-	for (size_t i = 0; i < l->count; i++)
-		dnsb_plan_change_clear(&l->items[i]);
-	free(l->items);
-}
-
 /* The three lists as one array, in the order the whole-tree reader builds them. @return 0 or DNSB_ENOMEM */
 static int join(reader *r, dnsb_change **changes, size_t *count)
 {
@@ -233,9 +237,10 @@ static int join(reader *r, dnsb_change **changes, size_t *count)
 	return 0;
 }
 
-int dnsb_plan_stream(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source)
+int dnsb_plan_stream_split(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source,
+			   size_t split_from, dnsb_plan_split *split)
 {
-	reader r = { .json = json, .len = len, .source = source };
+	reader r = { .json = json, .len = len, .source = source, .split_from = split_from, .split_auto = split_from == 0 };
 	int rc;
 
 	*changes = NULL;
@@ -247,6 +252,8 @@ int dnsb_plan_stream(dnsb_change **changes, size_t *count, const char *json, siz
 	rc = outline(&r);
 	if (rc == 0)
 		rc = join(&r, changes, count);
+	if (split != NULL)
+		*split = r.split;
 	for (size_t i = 0; i < r.unknown_count; i++) {
 		/* external-dns's Go decoder ignores unknown fields; so do we, loudly. */
 		if (rc == 0)
@@ -256,9 +263,14 @@ int dnsb_plan_stream(dnsb_change **changes, size_t *count, const char *json, siz
 	for (size_t i = 0; i < r.news_count; i++)
 		json_object_put(r.news[i]);
 	for (int l = 0; l < L_COUNT; l++)
-		list_clear(&r.lists[l]);
+		dnsb_plan_list_clear(&r.lists[l]);
 	free(r.unknown);
 	free(r.news);
 	json_tokener_free(r.tok);
 	return rc;
+}
+
+int dnsb_plan_stream(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source)
+{
+	return dnsb_plan_stream_split(changes, count, json, len, source, 0, NULL);
 }

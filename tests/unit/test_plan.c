@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/plan.h"
+#include "applier/plan/internal.h"
 
 #define TYPE_A 1
 #define TYPE_CNAME 5
@@ -1161,13 +1162,13 @@ static void test_duplicate_rrset_invalid(void **state)
  * spelt with a \u escape sends the same plan down the tree path, so both readers are compared on it change by change:
  * list order, update pairing when updateNew comes first, null lists, unknown keys, invalid and duplicate changes.
  */
-static void describe(char *buf, size_t size, dnsb_plan *plan)
+static void describe_changes(char *buf, size_t size, const dnsb_change *changes, size_t count)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < dnsb_plan_count(plan) && used < size; i++) {
-		const dnsb_change *c = dnsb_plan_change(plan, i);
+	for (size_t i = 0; i < count && used < size; i++) {
+		const dnsb_change *c = &changes[i];
 		char *json = NULL;
 		json_object *o = dnsb_change_to_plan_json(c);
 		json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -1176,6 +1177,11 @@ static void describe(char *buf, size_t size, dnsb_plan *plan)
 					 (int)c->outcome, (int)c->reason, c->message ? c->message : "-", json);
 		free(json);
 	}
+}
+
+static void describe(char *buf, size_t size, dnsb_plan *plan)
+{
+	describe_changes(buf, size, dnsb_plan_count(plan) ? dnsb_plan_change(plan, 0) : NULL, dnsb_plan_count(plan));
 }
 
 static void test_stream_and_tree_read_alike(void **state)
@@ -1215,6 +1221,101 @@ static void test_stream_and_tree_read_alike(void **state)
 	}
 }
 
+/* Read with the second thread started at the first `}`, `,`, `{` at or after `from`: the changes described. */
+static dnsb_plan_split read_split(char *buf, size_t size, const char *body, size_t from)
+{
+	dnsb_change *changes = NULL;
+	dnsb_plan_split split = { 0, 0 };
+	size_t count = 0;
+
+	assert_int_equal(dnsb_plan_stream_split(&changes, &count, body, strlen(body), "plan.json", from, &split), 0);
+	describe_changes(buf, size, changes, count);
+	for (size_t i = 0; i < count; i++)
+		dnsb_plan_change_clear(&changes[i]);
+	free(changes);
+	return split;
+}
+
+/*
+ * A long list is read by two threads, the second started at a guessed endpoint boundary (stream.c). Started at every
+ * offset of these plans, the changes are those of one thread: guesses inside a string, between providerSpecific
+ * entries, in a later list or past an updateOld list are thrown away; right guesses are taken, and the invalid
+ * changes the second thread read name their place in the whole list.
+ */
+static void test_split_reads_alike(void **state)
+{
+#define A(n, ip) "{\"dnsName\":\"" n ".example.com\",\"targets\":[\"" ip "\"],\"recordType\":\"A\"}"
+	static const char *const bodies[] = {
+		"{\"create\":[" A("a", "192.0.2.1") ","
+		"{\"dnsName\":\"t.example.com\",\"targets\":[\"\\\"x},{y\\\"\"],\"recordType\":\"TXT\"},"
+		"{\"dnsName\":\"p.example.com\",\"targets\":[\"192.0.2.2\"],\"recordType\":\"A\",\"providerSpecific\":"
+		"[{\"name\":\"a\",\"value\":\"1\"},{\"name\":\"b\",\"value\":\"2\"}]},"
+		A("bad", "192.0.2.300") "," A("b", "192.0.2.3") ","
+		"{\"dnsName\":\"o.example.com\",\"targets\":[\"192.0.2.4\"],\"recordType\":\"A\","
+		"\"labels\":{\"ownedRecord\":\"b.example.com\"}}," A("c", "192.0.2.5") "],"
+		"\"updateOld\":[" A("u", "192.0.2.6") "," A("v", "192.0.2.7") "],"
+		"\"updateNew\":[" A("u", "192.0.2.8") "," A("v", "not-an-ip") "],"
+		"\"delete\":[" A("d", "192.0.2.9") "," A("e", "300.0.0.1") "," A("f", "192.0.2.10") "]}",
+		" {\n \"delete\" : [ " A("d", "192.0.2.9") " ,\n\t" A("bad", "1.2.3") " , " A("g", "192.0.2.11") " ] ,\n"
+		"  \"create\":[\n  " A("a", "192.0.2.1") "\n ,  " A("a", "192.0.2.1") "\n]\n}\n",
+	};
+#undef A
+	(void)state;
+	for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]); b++) {
+		const char *body = bodies[b], *bad = strstr(body, "bad.example.com");
+		size_t len = strlen(body), taken_some = 0, thrown = 0;
+		char one[8192], two[8192];
+
+		assert_int_equal(read_split(one, sizeof(one), body, SIZE_MAX).started, 0);
+		for (size_t from = 1; from < len; from++) {
+			dnsb_plan_split split = read_split(two, sizeof(two), body, from);
+			assert_string_equal(one, two);
+			taken_some += split.taken > 0;
+			thrown += split.started > 0 && split.taken == 0;
+		}
+		/* Both kinds happened: guesses taken and guesses thrown away. */
+		assert_true(taken_some > 0);
+		assert_true(thrown > 0);
+		/* The second thread started at the invalid endpoint: it and the rest of its list are taken. */
+		while (bad > body && *bad != '{')
+			bad--;
+		while (bad > body && *bad != '}')
+			bad--;
+		assert_int_equal(read_split(two, sizeof(two), body, (size_t)(bad - body)).taken, b == 0 ? 4 : 2);
+		assert_string_equal(one, two);
+		assert_non_null(strstr(one, b == 0 ? "$.create[3].targets[0] (bad.example.com A)" :
+					       "$.delete[1].targets[0] (bad.example.com A)"));
+	}
+}
+
+/* A list of 256 KiB or more is read by two threads unasked (split_from 0), one in ten endpoints invalid. */
+static void test_split_on_long_list(void **state)
+{
+	size_t n = 4000, used = 0, size = n * 100 + 64;
+	char *body = malloc(size), *one = malloc(n * 400), *two = malloc(n * 400);
+	dnsb_plan_split split;
+	(void)state;
+
+	assert_non_null(body);
+	used += (size_t)snprintf(body + used, size - used, "{\"create\":[");
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(body + used, size - used,
+					 "%s{\"dnsName\":\"h%zu.example.com\",\"targets\":[\"192.0.%zu.%zu\"],"
+					 "\"recordType\":\"A\",\"recordTTL\":60}", i ? "," : "", i, i / 256,
+					 i % 10 == 7 ? 256 : i % 256);
+	snprintf(body + used, size - used, "]}");
+	assert_true(strlen(body) >= 256 * 1024);
+	assert_int_equal(read_split(one, n * 400, body, SIZE_MAX).started, 0);
+	split = read_split(two, n * 400, body, 0);
+	assert_int_equal(split.started, 1);
+	assert_true(split.taken > n / 3 && split.taken < n * 2 / 3);
+	assert_string_equal(one, two);
+	assert_non_null(strstr(two, "$.create[3997].targets[0] (h3997.example.com A)"));
+	free(body);
+	free(one);
+	free(two);
+}
+
 /* Faults the one-at-a-time reader leaves to the whole tree keep their exact messages. */
 static void test_stream_leaves_faults_to_the_tree(void **state)
 {
@@ -1232,6 +1333,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream_and_tree_read_alike),
+		cmocka_unit_test(test_split_reads_alike),
+		cmocka_unit_test(test_split_on_long_list),
 		cmocka_unit_test(test_stream_leaves_faults_to_the_tree),
 		cmocka_unit_test(test_nul_inside_strings_is_invalid),
 		cmocka_unit_test(test_idn_owner_in_punycode),
