@@ -158,12 +158,7 @@ static void print_batch(void *payload, const char *zone, unsigned long batch_no,
 	       z ? json_object_to_json_string_ext(z, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "null");
 	json_object_put(z);
 	d->opened = 1;
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0)
-			putchar(',');
-		if (d->writer == NULL || dnsb_plan_writer_change(d->writer, changes[i]) != 0)
-			fputs("null", stdout); /* out of memory: the document stays whole */
-	}
+	dnsb_plan_writer_changes(d->writer, changes, n); /* a change short of memory is written null */
 	fputs("]}", stdout);
 }
 

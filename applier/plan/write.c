@@ -3,7 +3,10 @@
  * 100,000 changes). Each endpoint is serialised by json-c; an RRset of the
  * common shape (no set identifier, alias or routing property) is set into one
  * Endpoint tree kept for the next change rather than built and freed again.
+ * A long run of changes is serialised by two threads, each with its own
+ * writer and text buffer, the second half's text written after the first's.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +14,30 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/plan.h"
+#include "applier/core/array.h"
 #include "applier/plan/internal.h"
 
 enum { PRINT_FLAGS = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE };
+
+/* A run of changes at least this long is serialised by two threads (one alone would wait on the other). */
+enum { TWO_THREADS_MIN = 64 };
+
+/* The second thread's job: changes[0..n) into its writer's buffer. */
+typedef struct half {
+	dnsb_plan_writer *w;
+	dnsb_change *const *changes;
+	size_t n;
+	int rc;
+	pthread_t thread;
+} half;
 
 struct dnsb_plan_writer {
 	FILE *out;
 	json_object *shape[2];          /* {dnsName, targets, recordType}, and the same with recordTTL */
 	json_object *name, *targets, *type, *ttl; /* their members (held by shape[]) */
+	char *text;                     /* serialised, not yet written to out */
+	size_t len, cap;
+	dnsb_plan_writer *second;       /* the second thread's writer, made for the first long run; or NULL */
 };
 
 dnsb_plan_writer *dnsb_plan_writer_new(FILE *out)
@@ -63,9 +82,30 @@ void dnsb_plan_writer_free(dnsb_plan_writer *w)
 {
 	if (w == NULL)
 		return;
+	dnsb_plan_writer_free(w->second);
 	json_object_put(w->shape[0]);
 	json_object_put(w->shape[1]);
+	free(w->text);
 	free(w);
+}
+
+/* Append text[0..n) to the writer's buffer. @return 0 or DNSB_ENOMEM */
+static int put(dnsb_plan_writer *w, const char *text, size_t n)
+{
+	if (DNSB_ARRAY_RESERVE(w->text, w->cap, w->len + n, 65536) < 0)
+		return DNSB_ENOMEM;
+	memcpy(w->text + w->len, text, n);
+	w->len += n;
+	return 0;
+}
+
+/* The buffer written to the stream and emptied. @return 0 or DNSB_EIO */
+static int flush(dnsb_plan_writer *w)
+{
+	size_t n = w->len;
+
+	w->len = 0;
+	return n > 0 && fwrite(w->text, 1, n, w->out) != n ? DNSB_EIO : 0;
 }
 
 /* The RRset set into the kept tree. @return the tree to print, or NULL (out of memory) */
@@ -99,13 +139,14 @@ static json_object *set_shape(dnsb_plan_writer *w, const dnsb_rrset *rrset, uint
 	return json_object_set_int64(w->ttl, ttl) ? w->shape[1] : NULL;
 }
 
-/* `"key":[endpoint]` of one side of a change, after `lead` ("{" or ","). @return 0, DNSB_ENOMEM or DNSB_EIO */
+/* `"key":[endpoint]` of one side of a change, after `lead` ("{" or ","), into the buffer. @return 0 or DNSB_ENOMEM */
 static int side(dnsb_plan_writer *w, const char *lead, const char *key, const dnsb_change *change, int old)
 {
 	json_object *given = old ? change->endpoint_old : change->endpoint_new, *built = NULL, *ep = given;
 	dnsb_rrset rrset = old ? change->old : change->new_set; /* a shallow copy, read only */
 	const char *text;
-	int rc;
+	size_t len = 0;
+	int rc = 0;
 
 	if (!old && change->new_ttl_unset)
 		rrset.ttl = 0;
@@ -113,22 +154,23 @@ static int side(dnsb_plan_writer *w, const char *lead, const char *key, const dn
 		ep = set_shape(w, &rrset, rrset.ttl);
 	else if (ep == NULL)
 		ep = built = dnsb_change_endpoint(change, old);
-	text = ep ? json_object_to_json_string_ext(ep, PRINT_FLAGS) : NULL;
-	if (text == NULL)
+	text = ep ? json_object_to_json_string_length(ep, PRINT_FLAGS, &len) : NULL;
+	if (text == NULL || put(w, lead, 1) != 0 || put(w, "\"", 1) != 0 || put(w, key, strlen(key)) != 0 ||
+	    put(w, "\":[", 3) != 0 || put(w, text, len) != 0 || put(w, "]", 1) != 0)
 		rc = DNSB_ENOMEM;
-	else if (fputs(lead, w->out) == EOF || fputc('"', w->out) == EOF || fputs(key, w->out) == EOF ||
-		 fputs("\":[", w->out) == EOF || fputs(text, w->out) == EOF || fputc(']', w->out) == EOF)
-		rc = DNSB_EIO;
-	else
-		rc = 0;
 	json_object_put(built);
 	return rc;
 }
 
-int dnsb_plan_writer_change(dnsb_plan_writer *w, const dnsb_change *change)
+/* One change into the buffer; `null` in its place when it cannot be serialised (nothing when even that cannot be).
+ * @return 0 or DNSB_ENOMEM */
+static int serialise(dnsb_plan_writer *w, const dnsb_change *change)
 {
+	size_t at = w->len;
 	int rc = 0;
 
+	if (DNSB_ARRAY_RESERVE(w->text, w->cap, w->len + 4, 65536) < 0) /* room for `null` */
+		return DNSB_ENOMEM;
 	switch (change->kind) {
 	case DNSB_CHANGE_CREATE:
 		rc = side(w, "{", "create", change, 0);
@@ -141,5 +183,70 @@ int dnsb_plan_writer_change(dnsb_plan_writer *w, const dnsb_change *change)
 			rc = side(w, ",", "updateNew", change, 0);
 		break;
 	}
-	return rc == 0 && fputc('}', w->out) == EOF ? DNSB_EIO : rc;
+	if (rc == 0)
+		rc = put(w, "}", 1);
+	if (rc != 0) {
+		w->len = at;
+		put(w, "null", 4); /* room reserved above */
+	}
+	return rc;
+}
+
+int dnsb_plan_writer_change(dnsb_plan_writer *w, const dnsb_change *change)
+{
+	size_t at = w->len;
+	int rc = serialise(w, change);
+
+	if (rc != 0)
+		w->len = at;
+	return rc != 0 ? rc : flush(w);
+}
+
+/* changes[0..n) into the writer's buffer, comma-separated. @return 0, or DNSB_ENOMEM when one became `null` */
+static int serialise_run(dnsb_plan_writer *w, dnsb_change *const *changes, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && put(w, ",", 1) != 0)
+			return DNSB_ENOMEM;
+		if (serialise(w, changes[i]) != 0)
+			rc = DNSB_ENOMEM;
+	}
+	return rc;
+}
+
+static void *second_half(void *arg)
+{
+	half *h = arg;
+
+	h->rc = serialise_run(h->w, h->changes, h->n);
+	return NULL;
+}
+
+int dnsb_plan_writer_changes(dnsb_plan_writer *w, dnsb_change *const *changes, size_t n)
+{
+	half h = { NULL, NULL, 0, 0, 0 };
+	size_t first = n;
+	int rc, started = 0;
+
+	if (n >= TWO_THREADS_MIN && (w->second != NULL || (w->second = dnsb_plan_writer_new(w->out)) != NULL)) {
+		first = n / 2;
+		h.w = w->second;
+		h.changes = changes + first;
+		h.n = n - first;
+		started = pthread_create(&h.thread, NULL, second_half, &h) == 0;
+		if (!started)
+			first = n;
+	}
+	rc = serialise_run(w, changes, first);
+	if (started) {
+		pthread_join(h.thread, NULL);
+		if (h.rc != 0)
+			rc = h.rc;
+		if (put(w, ",", 1) != 0 || put(w, h.w->text, h.w->len) != 0)
+			rc = DNSB_ENOMEM; /* the second half left out */
+		h.w->len = 0;
+	}
+	return flush(w) != 0 ? DNSB_EIO : rc;
 }

@@ -118,6 +118,17 @@ dnsb_plan_writer *dnsb_plan_writer_new(FILE *out);
  */
 int dnsb_plan_writer_change(dnsb_plan_writer *w, const dnsb_change *change);
 
+/**
+ * Write changes[0..n) (borrowed) as dnsb_plan_writer_change does, separated
+ * by commas, with no newline; a change that cannot be serialised (out of
+ * memory) is written `null`, so the text stays a JSON list's members. From
+ * 64 changes on, the second half is serialised by a second thread.
+ * @return 0, DNSB_ENOMEM when a change was written `null` (or, memory short
+ *         even for that, left out), or DNSB_EIO when the stream refuses the
+ *         text (then part of it may have been written)
+ */
+int dnsb_plan_writer_changes(dnsb_plan_writer *w, dnsb_change *const *changes, size_t n);
+
 /** Free a writer (not its stream). NULL is a no-op. */
 void dnsb_plan_writer_free(dnsb_plan_writer *w);
 

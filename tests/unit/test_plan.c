@@ -998,6 +998,63 @@ static void test_plan_writer_matches_plan_form(void **state)
 	dnsb_plan_free(plan);
 }
 
+/* A run of changes written at once (two threads from 64 on) is each change's plan form, comma-separated, in order. */
+static void test_plan_writer_run_matches_plan_form(void **state)
+{
+	static const char *const shapes[][2] = { /* an endpoint before and after its number */
+		{ "{\"dnsName\":\"a", ".example.com\",\"targets\":[\"192.0.2.3\",\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":60}" },
+		{ "{\"dnsName\":\"b", ".example.com\",\"targets\":[\"192.0.2.9\"],\"recordType\":\"A\"}" },
+		{ "{\"dnsName\":\"w", ".example.com\",\"targets\":[\"192.0.2.7\"],\"recordType\":\"A\",\"setIdentifier\":\"eu\"}" },
+		{ "{\"dnsName\":\"l", ".example.com\",\"targets\":[\"2001:DB8::1\"],\"recordType\":\"AAAA\",\"labels\":{\"owner\":\"x\"}}" },
+		{ "{\"dnsName\":\"m", ".example.com\",\"targets\":[\"10 mail.example.com\"],\"recordType\":\"MX\",\"recordTTL\":300}" },
+	};
+	static const size_t runs[] = { 1, 10, 63, 64, 301 };
+	(void)state;
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		size_t n = runs[r], used = 0, size = n * 200 + 64, len = 0;
+		char *body = malloc(size), *text = NULL, *want = malloc(size * 2);
+		dnsb_change **list = malloc(n * sizeof(*list));
+		dnsb_plan_writer *w;
+		dnsb_plan *plan;
+		FILE *out;
+
+		assert_non_null(body);
+		used += (size_t)snprintf(body + used, size - used, "{\"create\":[");
+		for (size_t i = 0; i < n; i++) {
+			used += (size_t)snprintf(body + used, size - used, "%s%s%zu%s", i ? "," : "", shapes[i % 5][0], i,
+						 shapes[i % 5][1]);
+		}
+		used += (size_t)snprintf(body + used, size - used, "]}");
+		plan = parse_ok(body);
+		assert_int_equal(dnsb_plan_count(plan), n);
+		want[0] = '\0';
+		for (size_t i = 0, at = 0; i < n; i++) {
+			json_object *form = dnsb_change_to_plan_json(list[i] = dnsb_plan_change(plan, i));
+			at += (size_t)snprintf(want + at, size * 2 - at, "%s%s", i ? "," : "",
+					       json_object_to_json_string_ext(form, JSON_C_TO_STRING_PLAIN |
+									      JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_put(form);
+		}
+		assert_non_null(out = open_memstream(&text, &len));
+		assert_non_null(w = dnsb_plan_writer_new(out));
+		/* Twice: the second writer's buffer is emptied between runs. */
+		assert_int_equal(dnsb_plan_writer_changes(w, list, n), 0);
+		assert_int_equal(fflush(out), 0);
+		assert_string_equal(text, want);
+		assert_int_equal(dnsb_plan_writer_changes(w, list, n), 0);
+		assert_int_equal(fflush(out), 0);
+		assert_int_equal(len, 2 * strlen(want));
+		assert_string_equal(text + strlen(want), want);
+		dnsb_plan_writer_free(w);
+		fclose(out);
+		free(text);
+		free(list);
+		free(want);
+		free(body);
+		dnsb_plan_free(plan);
+	}
+}
+
 /* ---- files ---- */
 
 static void test_plan_load_missing_file(void **state)
@@ -1377,6 +1434,7 @@ int main(void)
 		cmocka_unit_test(test_change_to_plan_json_given_endpoint),
 		cmocka_unit_test(test_change_to_plan_json_without_endpoints),
 		cmocka_unit_test(test_plan_writer_matches_plan_form),
+		cmocka_unit_test(test_plan_writer_run_matches_plan_form),
 		cmocka_unit_test(test_plan_load_missing_file),
 		cmocka_unit_test(test_plan_load_directory),
 		cmocka_unit_test(test_plan_load_file),
