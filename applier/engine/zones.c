@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "applier/core/par.h"
 #include "applier/engine/internal.h"
 
 static int holds_alias(const dnsb_change *c)
@@ -59,69 +60,89 @@ static void resolve_health(dnsb_change *c, int health)
  * defaults here. An alias that did
  * not say how to treat its target's health gets the provider's default here.
  */
+static void map_change(const engine *e, dnsb_change *c)
+{
+	const char *owner = dnsb_change_owner(c);
+	long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
+
+	c->zone = z < 0 ? e->zone_count : (size_t)z;
+	if (c->outcome != DNSB_OUTCOME_PENDING)
+		return;
+	if (z < 0) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
+		c->outcome = DNSB_OUTCOME_DROPPED;
+		c->reason = DNSB_REASON_NO_ZONE;
+		dnsb_engine_set_detail(c, 0, NULL, msg);
+		return;
+	}
+	if (e->limits->aliases && holds_alias(c))
+		resolve_health(c, e->limits->alias_health);
+	if (!e->limits->aliases && holds_alias(c)) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "
+			 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner,
+			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+			 dnsb_provider_name(e->p));
+		c->outcome = DNSB_OUTCOME_DROPPED;
+		c->reason = DNSB_REASON_INVALID;
+		dnsb_engine_set_detail(c, 0, NULL, msg);
+		return;
+	}
+	if (!e->limits->set_ids && set_id_of(c) != NULL) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s %s: setIdentifier '%s' (a routing policy): provider %s stores no "
+			 "set identifiers (use --provider aws)", owner,
+			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+			 set_id_of(c), dnsb_provider_name(e->p));
+		c->outcome = DNSB_OUTCOME_DROPPED;
+		c->reason = DNSB_REASON_INVALID;
+		dnsb_engine_set_detail(c, 0, NULL, msg);
+		return;
+	}
+	if (e->limits->properties == NULL && holds_property(c)) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s %s: providerSpecific %s or %s: provider %s stores no such "
+			 "property (use --provider cloudflare)", owner,
+			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+			 DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT, dnsb_provider_name(e->p));
+		c->outcome = DNSB_OUTCOME_DROPPED;
+		c->reason = DNSB_REASON_INVALID;
+		dnsb_engine_set_detail(c, 0, NULL, msg);
+		return;
+	}
+	if (e->limits->properties && resolve_properties(c, e->limits) != 0) {
+		c->outcome = DNSB_OUTCOME_FAILED;
+		c->reason = DNSB_REASON_TRANSIENT;
+		dnsb_engine_set_detail(c, 0, NULL, "out of memory resolving provider properties");
+		return;
+	}
+	/* An ownership record joins its owner's group only inside one zone. */
+	if (c->owned_record && dnsb_provider_zone_for(e->p, c->owned_record) != z) {
+		free(c->owned_record);
+		c->owned_record = NULL;
+	}
+}
+
+typedef struct map_pass {
+	const engine *e;
+	dnsb_plan *plan;
+} map_pass;
+
+static void map_half(void *ctx, int part)
+{
+	map_pass *m = ctx;
+	size_t from, to;
+
+	dnsb_par_range(dnsb_plan_count(m->plan), part, &from, &to);
+	for (size_t i = from; i < to; i++)
+		map_change(m->e, dnsb_plan_change(m->plan, i));
+}
+
+/* Each change on its own: a long plan is mapped in two halves at once (dnsb_par2). */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
-	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
-		dnsb_change *c = dnsb_plan_change(plan, i);
-		const char *owner = dnsb_change_owner(c);
-		long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
+	map_pass m = { e, plan };
 
-		c->zone = z < 0 ? e->zone_count : (size_t)z;
-		if (c->outcome != DNSB_OUTCOME_PENDING)
-			continue;
-		if (z < 0) {
-			char msg[512];
-			snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
-			c->outcome = DNSB_OUTCOME_DROPPED;
-			c->reason = DNSB_REASON_NO_ZONE;
-			dnsb_engine_set_detail(c, 0, NULL, msg);
-			continue;
-		}
-		if (e->limits->aliases && holds_alias(c))
-			resolve_health(c, e->limits->alias_health);
-		if (!e->limits->aliases && holds_alias(c)) {
-			char msg[512];
-			snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "
-				 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner,
-				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
-				 dnsb_provider_name(e->p));
-			c->outcome = DNSB_OUTCOME_DROPPED;
-			c->reason = DNSB_REASON_INVALID;
-			dnsb_engine_set_detail(c, 0, NULL, msg);
-			continue;
-		}
-		if (!e->limits->set_ids && set_id_of(c) != NULL) {
-			char msg[512];
-			snprintf(msg, sizeof(msg), "%s %s: setIdentifier '%s' (a routing policy): provider %s stores no "
-				 "set identifiers (use --provider aws)", owner,
-				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
-				 set_id_of(c), dnsb_provider_name(e->p));
-			c->outcome = DNSB_OUTCOME_DROPPED;
-			c->reason = DNSB_REASON_INVALID;
-			dnsb_engine_set_detail(c, 0, NULL, msg);
-			continue;
-		}
-		if (e->limits->properties == NULL && holds_property(c)) {
-			char msg[512];
-			snprintf(msg, sizeof(msg), "%s %s: providerSpecific %s or %s: provider %s stores no such "
-				 "property (use --provider cloudflare)", owner,
-				 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
-				 DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT, dnsb_provider_name(e->p));
-			c->outcome = DNSB_OUTCOME_DROPPED;
-			c->reason = DNSB_REASON_INVALID;
-			dnsb_engine_set_detail(c, 0, NULL, msg);
-			continue;
-		}
-		if (e->limits->properties && resolve_properties(c, e->limits) != 0) {
-			c->outcome = DNSB_OUTCOME_FAILED;
-			c->reason = DNSB_REASON_TRANSIENT;
-			dnsb_engine_set_detail(c, 0, NULL, "out of memory resolving provider properties");
-			continue;
-		}
-		/* An ownership record joins its owner's group only inside one zone. */
-		if (c->owned_record && dnsb_provider_zone_for(e->p, c->owned_record) != z) {
-			free(c->owned_record);
-			c->owned_record = NULL;
-		}
-	}
+	dnsb_par2(map_half, &m, dnsb_plan_count(plan));
 }

@@ -19,6 +19,7 @@
 #include "dnsbatch/log.h"
 #include "dnsbatch/plan.h"
 #include "applier/core/array.h"
+#include "applier/core/par.h"
 #include "applier/plan/internal.h"
 
 struct dnsb_plan {
@@ -33,12 +34,22 @@ typedef struct parse_ctx {
 	dnsb_error *err;
 } parse_ctx;
 
+/* One half of the plan's changes freed (dnsb_par2). */
+static void clear_half(void *ctx, int part)
+{
+	dnsb_plan *plan = ctx;
+	size_t from, to;
+
+	dnsb_par_range(plan->count, part, &from, &to);
+	for (size_t i = from; i < to; i++)
+		dnsb_plan_change_clear(&plan->changes[i]);
+}
+
 void dnsb_plan_free(dnsb_plan *plan)
 {
 	if (plan == NULL)
 		return;
-	for (size_t i = 0; i < plan->count; i++)
-		dnsb_plan_change_clear(&plan->changes[i]);
+	dnsb_par2(clear_half, plan, plan->count);
 	free(plan->changes);
 	free(plan);
 }

@@ -418,6 +418,39 @@ static void test_no_zone_and_parser_invalid_cost_nothing(void **state)
 	run_free(&r);
 }
 
+/* A plan of 4,096 changes or more is mapped to its zones in two halves at once (dnsb_par2): each change's own. */
+static void test_long_plan_mapped_in_halves(void **state)
+{
+	size_t n = 6000, used = 0, size = n * 100 + 64;
+	char *json = malloc(size);
+	run r;
+
+	(void)state;
+	assert_non_null(json);
+	used += (size_t)snprintf(json + used, size - used, "{\"create\":[");
+	for (size_t i = 0; i < n; i++) /* one in seven in no zone, the rest in example.com */
+		used += (size_t)snprintf(json + used, size - used,
+					 "%s{\"dnsName\":\"h%zu.example.%s\",\"recordType\":\"A\",\"targets\":[\"192.0.2.1\"]}",
+					 i ? "," : "", i, i % 7 == 3 ? "org" : "com");
+	snprintf(json + used, size - used, "]}");
+	run_init(&r, NULL, 0, 0);
+	run_plan(&r, parse_plan(json));
+	run_apply(&r);
+	for (size_t i = 0; i < n; i++) {
+		dnsb_change *c = run_change(&r, i);
+		assert_int_equal(c->outcome, i % 7 == 3 ? DNSB_OUTCOME_DROPPED : DNSB_OUTCOME_APPLIED);
+		if (i % 7 == 3) {
+			char want[64];
+			snprintf(want, sizeof(want), "no configured zone holds h%zu.example.org.", i);
+			assert_int_equal(c->reason, DNSB_REASON_NO_ZONE);
+			assert_string_equal(c->message, want);
+		}
+	}
+	assert_int_equal(r.rep.dropped, (n + 3) / 7);
+	run_free(&r);
+	free(json);
+}
+
 static void test_ownership_record_drops_with_its_record(void **state)
 {
 	run r;
@@ -683,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_too_large_splits_without_drop_or_retry),
 		cmocka_unit_test(test_invalid_dropped_without_read_back),
 		cmocka_unit_test(test_no_zone_and_parser_invalid_cost_nothing),
+		cmocka_unit_test(test_long_plan_mapped_in_halves),
 		cmocka_unit_test(test_ownership_record_drops_with_its_record),
 		cmocka_unit_test(test_invalid_record_drops_its_ownership_record),
 		cmocka_unit_test(test_half_applied_group_is_settled_truthfully),

@@ -1,0 +1,37 @@
+/* par.c - two halves of a pass run at once (par.h). */
+#include <pthread.h>
+#include <stddef.h>
+
+#include "applier/core/par.h"
+
+typedef struct second {
+	dnsb_par_fn fn;
+	void *ctx;
+} second;
+
+static void *run_second(void *arg)
+{
+	second *s = arg;
+
+	s->fn(s->ctx, 1);
+	return NULL;
+}
+
+void dnsb_par2(dnsb_par_fn fn, void *ctx, size_t items)
+{
+	second s = { fn, ctx };
+	pthread_t thread;
+	int started = items >= DNSB_PAR_MIN && pthread_create(&thread, NULL, run_second, &s) == 0;
+
+	fn(ctx, 0);
+	if (started)
+		pthread_join(thread, NULL);
+	else
+		fn(ctx, 1);
+}
+
+void dnsb_par_range(size_t n, int part, size_t *from, size_t *to)
+{
+	*from = part == 0 ? 0 : n / 2;
+	*to = part == 0 ? n / 2 : n;
+}
