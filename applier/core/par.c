@@ -17,11 +17,11 @@ static void *run_second(void *arg)
 	return NULL;
 }
 
-void dnsb_par2(dnsb_par_fn fn, void *ctx, size_t items)
+void dnsb_par2(dnsb_par_fn fn, void *ctx, int at_once)
 {
 	second s = { fn, ctx };
 	pthread_t thread;
-	int started = items >= DNSB_PAR_MIN && pthread_create(&thread, NULL, run_second, &s) == 0;
+	int started = at_once && pthread_create(&thread, NULL, run_second, &s) == 0;
 
 	fn(ctx, 0);
 	if (started)

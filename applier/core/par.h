@@ -1,15 +1,15 @@
 /*
  * par.h - a pass over a whole plan split in two halves run at once, for the
  * machine's second core (a dry run of 100,000 changes: freeing, zone mapping,
- * duplicate marking). Small passes run in the calling thread: a thread costs
- * more than they do.
+ * serialising a batch). Small passes run in the calling thread: a thread
+ * costs more than they do.
  */
 #ifndef DNSBATCH_CORE_PAR_H
 #define DNSBATCH_CORE_PAR_H
 
 #include <stddef.h>
 
-/** Passes over fewer items than this run both parts in the calling thread. */
+/** A pass over fewer changes than this is not worth a thread (a step of ~100 ns each). */
 #define DNSB_PAR_MIN 4096
 
 /** One part of a pass: `part` is 0 or 1; ctx is the caller's. */
@@ -17,12 +17,13 @@ typedef void (*dnsb_par_fn)(void *ctx, int part);
 
 /**
  * Run fn(ctx, 0) and fn(ctx, 1): at once, the second in a thread of its own,
- * when `items` (the size of the pass) is at least DNSB_PAR_MIN; otherwise, or
- * when no thread can be made, one after the other in the calling thread.
- * Returns when both have. The two parts must write disjoint memory and only
- * read what neither writes, so the result is the same either way.
+ * when `at_once` is non-zero (the caller judges the pass worth a thread: for
+ * simple steps over changes, DNSB_PAR_MIN of them or more); otherwise, or when
+ * no thread can be made, one after the other in the calling thread. Returns
+ * when both have. The two parts must write disjoint memory and only read what
+ * neither writes, so the result is the same either way.
  */
-void dnsb_par2(dnsb_par_fn fn, void *ctx, size_t items);
+void dnsb_par2(dnsb_par_fn fn, void *ctx, int at_once);
 
 /** The half-open range [*from, *to) of part `part` (0 or 1) of n items: the first half, then the rest. */
 void dnsb_par_range(size_t n, int part, size_t *from, size_t *to);

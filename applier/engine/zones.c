@@ -144,5 +144,5 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
 	map_pass m = { e, plan };
 
-	dnsb_par2(map_half, &m, dnsb_plan_count(plan));
+	dnsb_par2(map_half, &m, dnsb_plan_count(plan) >= DNSB_PAR_MIN);
 }

@@ -49,7 +49,7 @@ void dnsb_plan_free(dnsb_plan *plan)
 {
 	if (plan == NULL)
 		return;
-	dnsb_par2(clear_half, plan, plan->count);
+	dnsb_par2(clear_half, plan, plan->count >= DNSB_PAR_MIN);
 	free(plan->changes);
 	free(plan);
 }

@@ -6,7 +6,6 @@
  * A long run of changes is serialised by two threads, each with its own
  * writer and text buffer, the second half's text written after the first's.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +14,13 @@
 
 #include "dnsbatch/plan.h"
 #include "applier/core/array.h"
+#include "applier/core/par.h"
 #include "applier/plan/internal.h"
 
 enum { PRINT_FLAGS = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE };
 
 /* A run of changes at least this long is serialised by two threads (one alone would wait on the other). */
 enum { TWO_THREADS_MIN = 64 };
-
-/* The second thread's job: changes[0..n) into its writer's buffer. */
-typedef struct half {
-	dnsb_plan_writer *w;
-	dnsb_change *const *changes;
-	size_t n;
-	int rc;
-	pthread_t thread;
-} half;
 
 struct dnsb_plan_writer {
 	FILE *out;
@@ -216,37 +207,36 @@ static int serialise_run(dnsb_plan_writer *w, dnsb_change *const *changes, size_
 	return rc;
 }
 
-static void *second_half(void *arg)
-{
-	half *h = arg;
+/* A run of changes cut in two: the first half into the writer, the second into its second writer (dnsb_par2). */
+typedef struct run {
+	dnsb_plan_writer *w;
+	dnsb_change *const *changes;
+	size_t n;
+	int rc[2];
+} run;
 
-	h->rc = serialise_run(h->w, h->changes, h->n);
-	return NULL;
+static void serialise_half(void *ctx, int part)
+{
+	run *r = ctx;
+	size_t from, to;
+
+	dnsb_par_range(r->n, part, &from, &to);
+	r->rc[part] = serialise_run(part == 0 ? r->w : r->w->second, r->changes + from, to - from);
 }
 
 int dnsb_plan_writer_changes(dnsb_plan_writer *w, dnsb_change *const *changes, size_t n)
 {
-	half h = { NULL, NULL, 0, 0, 0 };
-	size_t first = n;
-	int rc, started = 0;
+	run r = { w, changes, n, { 0, 0 } };
+	int rc;
 
-	if (n >= TWO_THREADS_MIN && (w->second != NULL || (w->second = dnsb_plan_writer_new(w->out)) != NULL)) {
-		first = n / 2;
-		h.w = w->second;
-		h.changes = changes + first;
-		h.n = n - first;
-		started = pthread_create(&h.thread, NULL, second_half, &h) == 0;
-		if (!started)
-			first = n;
-	}
-	rc = serialise_run(w, changes, first);
-	if (started) {
-		pthread_join(h.thread, NULL);
-		if (h.rc != 0)
-			rc = h.rc;
-		if (put(w, ",", 1) != 0 || put(w, h.w->text, h.w->len) != 0)
+	if (n < TWO_THREADS_MIN || (w->second == NULL && (w->second = dnsb_plan_writer_new(w->out)) == NULL)) {
+		rc = serialise_run(w, changes, n);
+	} else {
+		dnsb_par2(serialise_half, &r, 1);
+		rc = r.rc[0] != 0 ? r.rc[0] : r.rc[1];
+		if (put(w, ",", 1) != 0 || put(w, w->second->text, w->second->len) != 0)
 			rc = DNSB_ENOMEM; /* the second half left out */
-		h.w->len = 0;
+		w->second->len = 0;
 	}
 	return flush(w) != 0 ? DNSB_EIO : rc;
 }
