@@ -35,3 +35,26 @@ void dnsb_par_range(size_t n, int part, size_t *from, size_t *to)
 	*from = part == 0 ? 0 : n / 2;
 	*to = part == 0 ? n / 2 : n;
 }
+
+typedef struct each {
+	size_t n;
+	dnsb_par_item_fn item;
+	void *ctx;
+} each;
+
+static void each_half(void *ctx, int part)
+{
+	each *e = ctx;
+	size_t from, to;
+
+	dnsb_par_range(e->n, part, &from, &to);
+	for (size_t i = from; i < to; i++)
+		e->item(e->ctx, i);
+}
+
+void dnsb_par_for(size_t n, dnsb_par_item_fn item, void *ctx)
+{
+	each e = { n, item, ctx };
+
+	dnsb_par2(each_half, &e, n >= DNSB_PAR_MIN);
+}

@@ -28,4 +28,14 @@ void dnsb_par2(dnsb_par_fn fn, void *ctx, int at_once);
 /** The half-open range [*from, *to) of part `part` (0 or 1) of n items: the first half, then the rest. */
 void dnsb_par_range(size_t n, int part, size_t *from, size_t *to);
 
+/** One step of a pass: item `i` of the caller's ctx. */
+typedef void (*dnsb_par_item_fn)(void *ctx, size_t i);
+
+/**
+ * item(ctx, i) for each i in [0, n), in order within each half: the two
+ * halves at once (dnsb_par2) from DNSB_PAR_MIN items on. Each step must write
+ * only what is item i's.
+ */
+void dnsb_par_for(size_t n, dnsb_par_item_fn item, void *ctx);
+
 #endif

@@ -129,20 +129,17 @@ typedef struct map_pass {
 	dnsb_plan *plan;
 } map_pass;
 
-static void map_half(void *ctx, int part)
+static void map_one(void *ctx, size_t i)
 {
 	map_pass *m = ctx;
-	size_t from, to;
 
-	dnsb_par_range(dnsb_plan_count(m->plan), part, &from, &to);
-	for (size_t i = from; i < to; i++)
-		map_change(m->e, dnsb_plan_change(m->plan, i));
+	map_change(m->e, dnsb_plan_change(m->plan, i));
 }
 
-/* Each change on its own: a long plan is mapped in two halves at once (dnsb_par2). */
+/* Each change on its own: a long plan is mapped in two halves at once (dnsb_par_for). */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
 	map_pass m = { e, plan };
 
-	dnsb_par2(map_half, &m, dnsb_plan_count(plan) >= DNSB_PAR_MIN);
+	dnsb_par_for(dnsb_plan_count(plan), map_one, &m);
 }

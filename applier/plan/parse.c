@@ -34,22 +34,16 @@ typedef struct parse_ctx {
 	dnsb_error *err;
 } parse_ctx;
 
-/* One half of the plan's changes freed (dnsb_par2). */
-static void clear_half(void *ctx, int part)
+static void clear_change(void *ctx, size_t i)
 {
-	dnsb_plan *plan = ctx;
-	size_t from, to;
-
-	dnsb_par_range(plan->count, part, &from, &to);
-	for (size_t i = from; i < to; i++)
-		dnsb_plan_change_clear(&plan->changes[i]);
+	dnsb_plan_change_clear(&((dnsb_plan *)ctx)->changes[i]);
 }
 
 void dnsb_plan_free(dnsb_plan *plan)
 {
 	if (plan == NULL)
 		return;
-	dnsb_par2(clear_half, plan, plan->count >= DNSB_PAR_MIN);
+	dnsb_par_for(plan->count, clear_change, plan); /* a long plan in two halves at once */
 	free(plan->changes);
 	free(plan);
 }

@@ -61,11 +61,34 @@ static void test_long_pass_takes_a_second_thread(void **state)
 	assert_int_equal(s.to[0], 50000);
 }
 
+static void count_item(void *ctx, size_t i)
+{
+	unsigned char *hits = ctx;
+
+	hits[i]++;
+}
+
+/* Every item stepped once, below and above DNSB_PAR_MIN. */
+static void test_for_steps_each_item_once(void **state)
+{
+	static unsigned char hits[3 * DNSB_PAR_MIN + 1];
+	const size_t sizes[] = { 0, 1, DNSB_PAR_MIN - 1, DNSB_PAR_MIN, sizeof(hits) };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		memset(hits, 0, sizeof(hits));
+		dnsb_par_for(sizes[k], count_item, hits);
+		for (size_t i = 0; i < sizeof(hits); i++)
+			assert_int_equal(hits[i], i < sizes[k] ? 1 : 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_pass_runs_in_the_caller),
 		cmocka_unit_test(test_long_pass_takes_a_second_thread),
+		cmocka_unit_test(test_for_steps_each_item_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
