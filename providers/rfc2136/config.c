@@ -167,8 +167,7 @@ static int lex_expect(keyfile_lexer *lx, const char *what)
 	return lex_next(lx) == 1 && !lx->quoted && strcmp(lx->tok, what) == 0;
 }
 
-/* Key names compare as domain names: case-insensitive, trailing dot optional. */
-static int keyname_equal(const char *a, const char *b)
+int dnsb_rfc2136_same_name(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 
@@ -260,7 +259,7 @@ int dnsb_rfc2136_keyfile_parse(char **name, char **algorithm, char **secret, con
 		if ((rc = parse_key_stmt(&lx, &k)) != 0)
 			break;
 		any = 1;
-		if (found.name == NULL && (want == NULL || keyname_equal(want, k.name))) {
+		if (found.name == NULL && (want == NULL || dnsb_rfc2136_same_name(want, k.name))) {
 			found = k;
 			memset(&k, 0, sizeof(k));
 		}
@@ -315,7 +314,7 @@ static int keyfile_algorithm(dnsb_rfc2136_config *out, const char *flag_alg, con
 {
 	const char *ldns_alg = dnsb_rfc2136_algorithm(kalg);
 
-	if (flag_alg && !keyname_equal(flag_alg, kalg) &&
+	if (flag_alg && !dnsb_rfc2136_same_name(flag_alg, kalg) &&
 	    (ldns_alg == NULL || dnsb_rfc2136_algorithm(flag_alg) != ldns_alg))
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "--rfc2136-tsig-secret-alg %s does not match algorithm %s of the key in %s",

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "dnsbatch/sys/log.h"
 #include "rfc2136.h"
@@ -53,21 +52,11 @@ void dnsb_rfc2136_known_free(dnsb_rfc2136_known *known)
 	memset(known, 0, sizeof(*known));
 }
 
-/* Do two zone names differ only in case and a trailing dot? */
-static int same_zone(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	la -= la > 0 && a[la - 1] == '.';
-	lb -= lb > 0 && b[lb - 1] == '.';
-	return la == lb && strncasecmp(a, b, la) == 0;
-}
-
 /* The index of the configured zone, or -1. */
 static long zone_index(const dnsb_rfc2136_known *known, const char *zone)
 {
 	for (size_t i = 0; i < known->count; i++)
-		if (same_zone(known->zones[i], zone))
+		if (dnsb_rfc2136_same_name(known->zones[i], zone))
 			return (long)i;
 	return -1;
 }
@@ -105,6 +94,24 @@ static size_t snapshot_named(const dnsb_rfc2136_snapshot *snap, dnsb_change *con
 	for (size_t i = 0; i < n; i++)
 		if (dnsb_rfc2136_snapshot_check(snap, changes, n, i, &failed[k]) != 0)
 			named[k++] = i;
+	return k;
+}
+
+/*
+ * The changes zone z's snapshot, when one is held, says the server refuses (snapshot_named), into arrays made here:
+ * *named and *failed, the caller's to free (also when 0 is returned). @return how many
+ */
+static size_t held_named(dnsb_rfc2136_known *known, long z, dnsb_change *const *changes, size_t n, size_t **named,
+			 dnsb_rfc2136_failed **failed)
+{
+	size_t k = 0;
+
+	*named = malloc((n ? n : 1) * sizeof(**named));
+	*failed = malloc((n ? n : 1) * sizeof(**failed));
+	pthread_mutex_lock(&known->lock);
+	if (*named && *failed && known->state[z] == SNAP_HELD)
+		k = snapshot_named(&known->snap[z], changes, n, *named, *failed);
+	pthread_mutex_unlock(&known->lock);
 	return k;
 }
 
@@ -187,16 +194,10 @@ int dnsb_rfc2136_precheck(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, cons
 			  dnsb_change *const *changes, size_t n, double timeout, dnsb_result *out)
 {
 	long z = zone_index(known, zone);
-	size_t *named = malloc((n ? n : 1) * sizeof(size_t)), k = 0;
-	dnsb_rfc2136_failed *failed = malloc((n ? n : 1) * sizeof(*failed));
+	dnsb_rfc2136_failed *failed = NULL;
+	size_t *named = NULL, k = z >= 0 ? held_named(known, z, changes, n, &named, &failed) : 0;
 	char note[DNSB_ERROR_MESSAGE_MAX];
 
-	if (z >= 0 && named && failed) {
-		pthread_mutex_lock(&known->lock);
-		if (known->state[z] == SNAP_HELD)
-			k = snapshot_named(&known->snap[z], changes, n, named, failed);
-		pthread_mutex_unlock(&known->lock);
-	}
 	if (k > 0)
 		k = confirm(known, net, z, named, failed, k, timeout);
 	if (k > 0) {
@@ -221,14 +222,10 @@ int dnsb_rfc2136_precheck(dnsb_rfc2136_known *known, dnsb_rfc2136_net *net, cons
 static size_t name_from_snapshot(dnsb_rfc2136_known *known, long z, dnsb_change *const *changes, size_t n,
 				 dnsb_result *out, const char *server)
 {
-	size_t *named = malloc((n ? n : 1) * sizeof(size_t)), k = 0;
-	dnsb_rfc2136_failed *failed = malloc((n ? n : 1) * sizeof(*failed));
+	dnsb_rfc2136_failed *failed = NULL;
+	size_t *named = NULL, k = held_named(known, z, changes, n, &named, &failed);
 	char what[DNSB_ERROR_MESSAGE_MAX], note[DNSB_ERROR_MESSAGE_MAX + 128];
 
-	pthread_mutex_lock(&known->lock);
-	if (named && failed && known->state[z] == SNAP_HELD)
-		k = snapshot_named(&known->snap[z], changes, n, named, failed);
-	pthread_mutex_unlock(&known->lock);
 	k = same_rcode(named, failed, k, out->status);
 	for (size_t j = 0; j < k; j++) {
 		dnsb_rfc2136_conflict_note(what, sizeof(what), changes[named[j]], failed[j].rcode);

@@ -121,13 +121,12 @@ static int change_valid(const dnsb_change *c, dnsb_error *err)
 	return 0;
 }
 
-int dnsb_rfc2136_prereqs(dnsb_change *const *changes, size_t n, const dnsb_change *c, dnsb_rfc2136_prereq_fn fn,
-			 void *payload)
+/* dnsb_rfc2136_prereqs of a change already found valid. */
+static int prereqs_of(dnsb_change *const *changes, size_t n, const dnsb_change *c, dnsb_rfc2136_prereq_fn fn,
+		      void *payload)
 {
 	int rc;
 
-	if (change_valid(c, NULL) != 0)
-		return DNSB_EINVAL;
 	if (c->kind != DNSB_CHANGE_CREATE && (rc = fn(DNSB_RFC2136_EXACTLY, c->old.owner, c->old.type, &c->old,
 						      payload)) != 0)
 		return rc;
@@ -136,6 +135,12 @@ int dnsb_rfc2136_prereqs(dnsb_change *const *changes, size_t n, const dnsb_chang
 					      (c->new_set.type != c->old.type || strcmp(c->new_set.owner, c->old.owner) != 0)))
 		return prereq_create(changes, n, &c->new_set, fn, payload);
 	return 0;
+}
+
+int dnsb_rfc2136_prereqs(dnsb_change *const *changes, size_t n, const dnsb_change *c, dnsb_rfc2136_prereq_fn fn,
+			 void *payload)
+{
+	return change_valid(c, NULL) != 0 ? DNSB_EINVAL : prereqs_of(changes, n, c, fn, payload);
 }
 
 /* The old RRset exists with exactly this RDATA (RFC 2136 §2.4.2; TTL 0, ignored). */
@@ -165,7 +170,7 @@ static int add_rrset(ldns_rr_list *up, const dnsb_rrset *set, dnsb_error *err)
 	return 0;
 }
 
-/* Where the prerequisites of one change go as records, for dnsb_rfc2136_prereqs. */
+/* Where the prerequisites of one change go as records, for prereqs_of. */
 typedef struct prereq_sink {
 	ldns_rr_list *pr;
 	dnsb_error *err;
@@ -192,7 +197,7 @@ static int build_change(ldns_rr_list *pr, ldns_rr_list *up, dnsb_change *const *
 	prereq_sink sink = { pr, err };
 	int rc;
 
-	if ((rc = change_valid(c, err)) != 0 || (rc = dnsb_rfc2136_prereqs(changes, n, c, prereq_rr, &sink)) != 0)
+	if ((rc = change_valid(c, err)) != 0 || (rc = prereqs_of(changes, n, c, prereq_rr, &sink)) != 0)
 		return rc;
 	if (up && c->kind != DNSB_CHANGE_CREATE)
 		return push(up, rr_empty(c->old.owner, c->old.type, LDNS_RR_CLASS_ANY));

@@ -88,6 +88,13 @@ int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, 
 void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg);
 
 /**
+ * Do two domain names (a zone, a TSIG key or algorithm name) name the same
+ * thing: equal but for ASCII case (RFC 4343) and a trailing dot?
+ * @return 1 or 0
+ */
+int dnsb_rfc2136_same_name(const char *a, const char *b);
+
+/**
  * Parse the text of a BIND key file (`key "name" { algorithm a; secret "s"; };`,
  * as tsig-keygen writes it; several keys allowed, comments too).
  * @param want     the key to take (absolute or not); NULL = the first

@@ -50,6 +50,15 @@ static void set_free(snap_set *s)
 	free(s);
 }
 
+static void name_free(snap_name *nm)
+{
+	if (nm == NULL)
+		return;
+	free(nm->types);
+	free(nm->owner);
+	free(nm);
+}
+
 static void name_drop_type(dnsb_rfc2136_snapshot *snap, const char *owner, uint16_t type)
 {
 	snap_name *nm = dnsb_hmap_get(&snap->names, owner);
@@ -58,12 +67,8 @@ static void name_drop_type(dnsb_rfc2136_snapshot *snap, const char *owner, uint1
 		if (nm->types[i] != type)
 			continue;
 		nm->types[i] = nm->types[--nm->count];
-		if (nm->count == 0) {
-			dnsb_hmap_remove(&snap->names, owner);
-			free(nm->types);
-			free(nm->owner);
-			free(nm);
-		}
+		if (nm->count == 0)
+			name_free(dnsb_hmap_remove(&snap->names, owner));
 		return;
 	}
 }
@@ -149,12 +154,8 @@ void dnsb_rfc2136_snapshot_clear(dnsb_rfc2136_snapshot *snap)
 	while (dnsb_hmap_next(&snap->sets, &iter, &key, &value))
 		set_free(value);
 	iter = 0;
-	while (dnsb_hmap_next(&snap->names, &iter, &key, &value)) {
-		snap_name *nm = value;
-		free(nm->types);
-		free(nm->owner);
-		free(nm);
-	}
+	while (dnsb_hmap_next(&snap->names, &iter, &key, &value))
+		name_free(value);
 	dnsb_hmap_clear(&snap->sets);
 	dnsb_hmap_clear(&snap->names);
 	snap->count = 0;
