@@ -60,55 +60,54 @@ static void resolve_health(dnsb_change *c, int health)
  * defaults here. An alias that did
  * not say how to treat its target's health gets the provider's default here.
  */
+/* The type of the RRset the change writes, for messages. */
+static const char *type_of(const dnsb_change *c)
+{
+	return dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type);
+}
+
+/* A change no batch will carry: dropped before anything is sent, for `reason`, with `msg`. */
+static void drop_unsent(dnsb_change *c, dnsb_reason reason, const char *msg)
+{
+	c->outcome = DNSB_OUTCOME_DROPPED;
+	c->reason = reason;
+	dnsb_engine_set_detail(c, 0, NULL, msg);
+}
+
 static void map_change(const engine *e, dnsb_change *c)
 {
 	const char *owner = dnsb_change_owner(c);
 	long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
+	char msg[512];
 
 	c->zone = z < 0 ? e->zone_count : (size_t)z;
 	if (c->outcome != DNSB_OUTCOME_PENDING)
 		return;
 	if (z < 0) {
-		char msg[512];
 		snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
-		c->outcome = DNSB_OUTCOME_DROPPED;
-		c->reason = DNSB_REASON_NO_ZONE;
-		dnsb_engine_set_detail(c, 0, NULL, msg);
+		drop_unsent(c, DNSB_REASON_NO_ZONE, msg);
 		return;
 	}
 	if (e->limits->aliases && holds_alias(c))
 		resolve_health(c, e->limits->alias_health);
 	if (!e->limits->aliases && holds_alias(c)) {
-		char msg[512];
 		snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "
-			 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner,
-			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
+			 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner, type_of(c),
 			 dnsb_provider_name(e->p));
-		c->outcome = DNSB_OUTCOME_DROPPED;
-		c->reason = DNSB_REASON_INVALID;
-		dnsb_engine_set_detail(c, 0, NULL, msg);
+		drop_unsent(c, DNSB_REASON_INVALID, msg);
 		return;
 	}
 	if (!e->limits->set_ids && set_id_of(c) != NULL) {
-		char msg[512];
 		snprintf(msg, sizeof(msg), "%s %s: setIdentifier '%s' (a routing policy): provider %s stores no "
-			 "set identifiers (use --provider aws)", owner,
-			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
-			 set_id_of(c), dnsb_provider_name(e->p));
-		c->outcome = DNSB_OUTCOME_DROPPED;
-		c->reason = DNSB_REASON_INVALID;
-		dnsb_engine_set_detail(c, 0, NULL, msg);
+			 "set identifiers (use --provider aws)", owner, type_of(c), set_id_of(c), dnsb_provider_name(e->p));
+		drop_unsent(c, DNSB_REASON_INVALID, msg);
 		return;
 	}
 	if (e->limits->properties == NULL && holds_property(c)) {
-		char msg[512];
 		snprintf(msg, sizeof(msg), "%s %s: providerSpecific %s or %s: provider %s stores no such "
-			 "property (use --provider cloudflare)", owner,
-			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type),
-			 DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT, dnsb_provider_name(e->p));
-		c->outcome = DNSB_OUTCOME_DROPPED;
-		c->reason = DNSB_REASON_INVALID;
-		dnsb_engine_set_detail(c, 0, NULL, msg);
+			 "property (use --provider cloudflare)", owner, type_of(c), DNSB_PROPERTY_CF_PROXIED,
+			 DNSB_PROPERTY_CF_COMMENT, dnsb_provider_name(e->p));
+		drop_unsent(c, DNSB_REASON_INVALID, msg);
 		return;
 	}
 	if (e->limits->properties && resolve_properties(c, e->limits) != 0) {
