@@ -63,8 +63,8 @@ static size_t guess_boundary(const reader *r, size_t from)
 
 int dnsb_plan_ahead_start(reader *r, int which, ahead *a)
 {
-	size_t from = r->split_auto ? (r->len - r->off >= split_min ? r->off + (r->len - r->off) / 2 : SIZE_MAX)
-				    : r->split_from;
+	size_t from = r->split_from != 0 ? r->split_from :
+		      r->len - r->off >= split_min ? r->off + (r->len - r->off) / 2 : SIZE_MAX;
 
 	if ((which != L_CREATE && which != L_DELETE) || from == SIZE_MAX || from <= r->off ||
 	    (a->start = guess_boundary(r, from)) == SIZE_MAX)

@@ -34,8 +34,8 @@ typedef struct reader {
 	size_t read[L_COUNT];           /* endpoints read of each list */
 	char **unknown;                 /* unknown keys, warned about once the plan is read */
 	size_t unknown_count, unknown_capacity;
-	size_t split_from;              /* where to look for a second reader's start; SIZE_MAX: nowhere */
-	int split_auto;                 /* split_from is chosen per list: halfway through a long one */
+	size_t split_from;              /* where to look for a second reader's start; SIZE_MAX: nowhere; 0: halfway
+					 * through each long list */
 	dnsb_plan_split split;          /* second readers started, endpoints they read that were taken */
 	atomic_int *stop;               /* a second reader's: set when its result is no longer wanted */
 } reader;

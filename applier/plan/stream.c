@@ -240,7 +240,7 @@ static int join(reader *r, dnsb_change **changes, size_t *count)
 int dnsb_plan_stream_split(dnsb_change **changes, size_t *count, const char *json, size_t len, const char *source,
 			   size_t split_from, dnsb_plan_split *split)
 {
-	reader r = { .json = json, .len = len, .source = source, .split_from = split_from, .split_auto = split_from == 0 };
+	reader r = { .json = json, .len = len, .source = source, .split_from = split_from };
 	int rc;
 
 	*changes = NULL;
