@@ -27,26 +27,23 @@ void dnsb_azure_auth_clear(dnsb_azure_auth *a)
 	a->refresh_at = 0;
 }
 
-/* The federated token file's text, surrounding white space removed: it is rotated, so read at every fetch. */
+/* The federated token file's text, surrounding white space removed: it is rotated, so read at every fetch (by the
+ * one secret reader: wiped, refused past its limit rather than cut). */
 static int read_assertion(char **out, const char *path, dnsb_error *err)
 {
-	char buf[16384];
-	size_t got, start = 0;
-	FILE *f = fopen(path, "r");
+	dnsb_error e = { 0, "" };
+	char *text = NULL;
+	size_t start = 0;
+	int rc = dnsb_secret_read_file(&text, path, "AZURE_FEDERATED_TOKEN_FILE", &e);
 
-	if (f == NULL)
-		return dnsb_error_set(err, DNSB_EFATAL, "AZURE_FEDERATED_TOKEN_FILE %s: %s", path, strerror(errno));
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	while (got > 0 && isspace((unsigned char)buf[got - 1]))
-		got--;
-	while (start < got && isspace((unsigned char)buf[start]))
+	*out = NULL;
+	if (rc != 0) /* the file's trouble makes every token fetch fail: fatal */
+		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EFATAL, "%s", e.message[0] ? e.message :
+				      "AZURE_FEDERATED_TOKEN_FILE: out of memory");
+	while (isspace((unsigned char)text[start]))
 		start++;
-	buf[got] = '\0';
-	*out = got > start ? strdup(buf + start) : NULL;
-	explicit_bzero(buf, sizeof(buf));
-	if (got == start)
-		return dnsb_error_set(err, DNSB_EFATAL, "AZURE_FEDERATED_TOKEN_FILE %s is empty", path);
+	*out = strdup(text + start);
+	dnsb_secret_free(text);
 	return *out ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 

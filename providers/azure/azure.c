@@ -105,14 +105,16 @@ static int take_zone(dnsb_azure *a, json_object *z, dnsb_error *err)
 		return 0; /* not a name this library can hold */
 	if ((sets = realloc(a->zone_sets, (a->base.zone_count + 1) * sizeof(*sets))) == NULL) {
 		free(apex);
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	a->zone_sets = sets;
 	sets[a->base.zone_count] = json_object_object_get_ex(z, "properties", &props) &&
 					   json_object_object_get_ex(props, "numberOfRecordSets", &count)
 				   ? (size_t)json_object_get_int64(count)
 				   : 0;
-	return dnsb_hb_zones_push(&a->base.zones, &a->base.zone_count, apex, json_object_get_string(name));
+	if (dnsb_hb_zones_push(&a->base.zones, &a->base.zone_count, apex, json_object_get_string(name)) != 0)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	return 0;
 }
 
 static int page(void *payload, const char *token, char **next, dnsb_error *err)

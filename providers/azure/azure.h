@@ -47,6 +47,10 @@
 #define DNSB_AZURE_IN_FLIGHT_DEFAULT 8
 /** Seconds one HTTP request may take at most. */
 #define DNSB_AZURE_TIMEOUT 30.0
+/** Octets Azure holds in one TXTRecords[].value[] string (it serves a longer one in 255-octet pieces). */
+#define DNSB_AZURE_TXT_VALUE 1024
+/** The start of the rdata of a tags entry that marks a record set this library cannot represent. */
+#define DNSB_AZURE_OPAQUE "unrepresentable: "
 /** Record sets per listing page asked for ($top). */
 #define DNSB_AZURE_PAGE 1000
 /** Record sets a listing page is assumed to hold until a full page says (Azure's documented default). */
@@ -122,11 +126,20 @@ int dnsb_azure_rrset_body(char **out, const dnsb_rrset *rrset, int private_zones
 /**
  * Append a listed or returned record set to `out` (when keys want it) and
  * its ETag to `tags`. Record sets of types this library does not keep (SOA)
- * are skipped.
+ * are skipped. A TXT value[] string of more than 255 octets is read as its
+ * 255-octet character-strings (as Azure serves it). A record set this library
+ * cannot represent as an RRset (an alias with targetResource, one registered
+ * automatically in a private zone, one without records or with a record that
+ * does not parse) is not appended: with tags, it is kept there as an entry
+ * whose rdata is DNSB_AZURE_OPAQUE and the reason (dnsb_azure_opaque finds
+ * it); without, an INFO log line names it.
  * @return 0; DNSB_EPARSE (not a record set); DNSB_ENOMEM
  */
 int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object *rs, const char *apex,
 			   const dnsb_rrkey *keys, size_t n, dnsb_error *err);
+
+/** Why the record set (owner, type) read into tags cannot be represented here, or NULL (borrowed from tags). */
+const char *dnsb_azure_opaque(const dnsb_hb_tags *tags, const char *owner, uint16_t type);
 
 /** The record type's segment in a URL ("A", "TXT"), or NULL when Azure holds no such type. */
 const char *dnsb_azure_type_segment(uint16_t type);
@@ -140,6 +153,15 @@ const char *dnsb_azure_type_segment(uint16_t type);
  * resource group) fatal.
  */
 void dnsb_azure_classify(dnsb_result *res, const dnsb_http_response *resp);
+
+/**
+ * The code and message of an error reply, in either shape Azure answers:
+ * {"error": {"code", "message"}} (ARM's CloudError) or {"code", "message"}
+ * (the DNS resource provider's own, met on record-set requests). Both ""
+ * when the body is neither; msg then the body's first line when not JSON.
+ * Truncated to the sizes given.
+ */
+void dnsb_azure_reply_fields(const dnsb_http_response *resp, char *code, size_t code_size, char *msg, size_t msg_size);
 
 /** The code of a failed read: DNSB_ERATELIMIT (429), DNSB_ETRANSIENT (408, 5xx) or DNSB_EFATAL, err naming `what`. */
 int dnsb_azure_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);

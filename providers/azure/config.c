@@ -90,23 +90,20 @@ static int config_file_cred(dnsb_azure_config *out, json_object *doc, const char
 	return 0;
 }
 
-/* external-dns's azure.json. The text is wiped: it may hold aadClientSecret. */
+/* external-dns's azure.json, read as a secret (it may hold aadClientSecret): wiped, and refused past the reader's
+ * limit rather than cut. */
 static int read_config_file(dnsb_azure_config *out, const char *path, dnsb_error *err)
 {
-	char buf[65536];
-	size_t got;
-	FILE *f = fopen(path, "r");
+	char *text = NULL;
 	json_object *doc;
 	int rc;
 
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--azure-config-file %s: %s",
-				      path, strerror(errno));
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	doc = json_tokener_parse(buf);
-	explicit_bzero(buf, sizeof(buf));
+	if ((rc = dnsb_secret_read_file(&text, path, "--azure-config-file", err)) == DNSB_ENOMEM)
+		return dnsb_error_set(err, rc, "--azure-config-file %s: out of memory", path); /* the reader leaves it */
+	if (rc != 0)
+		return rc;
+	doc = json_tokener_parse(text);
+	dnsb_secret_free(text);
 	if (doc == NULL || !json_object_is_type(doc, json_type_object)) {
 		json_object_put(doc);
 		return dnsb_error_set(err, DNSB_EINVAL, "--azure-config-file %s: not a JSON object", path);
@@ -151,7 +148,7 @@ static int set_endpoint(dnsb_azure_config *out, const char *v, dnsb_error *err)
 		len--;
 	if (asprintf(&out->endpoint, "%.*s/", (int)len, v) < 0) {
 		out->endpoint = NULL;
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -187,7 +184,7 @@ static int parse_plain(dnsb_azure_config *out, const dnsb_config *cfg, dnsb_erro
 			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--azure-ca-file %s: %s", v,
 					      strerror(errno));
 		if ((out->ca_file = strdup(v)) == NULL)
-			return DNSB_ENOMEM;
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	v = getenv("DNSBATCH_AZURE_IMDS_ENDPOINT");
 	if ((rc = take(&out->imds, v && *v ? v : DNSB_AZURE_IMDS_DEFAULT)) != 0 || (rc = set_authority(out)) != 0)

@@ -56,18 +56,15 @@ static size_t listing_pages(const dnsb_azure *a, const dnsb_hb_zone *zone)
 	return sets <= page ? 1 : (sets + page - 1) / page;
 }
 
-/* A 404 whose error.code is NotFound: the record set does not exist (not the zone, not the group). */
+/* A 404 whose code is NotFound (either error shape): the record set does not exist (not the zone, not the group). */
 static int not_found(const dnsb_http_response *resp)
 {
-	json_object *doc = NULL, *e, *code;
-	int yes;
+	char code[64], msg[8];
 
-	if (resp->status != 404 || dnsb_http_json(&doc, resp, NULL) != 0)
+	if (resp->status != 404)
 		return 0;
-	yes = json_object_object_get_ex(doc, "error", &e) && json_object_object_get_ex(e, "code", &code) &&
-	      strcmp(json_object_get_string(code), "NotFound") == 0;
-	json_object_put(doc);
-	return yes;
+	dnsb_azure_reply_fields(resp, code, sizeof(code), msg, sizeof(msg));
+	return strcmp(code, "NotFound") == 0;
 }
 
 /* One GET's reply into out and tags. */

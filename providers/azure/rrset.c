@@ -5,9 +5,11 @@
  * canonical form dnsb_rrset holds). One table says, per type, the JSON key
  * of its records and each field's kind.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnsbatch/sys/log.h"
 #include "providers/azure/azure.h"
 
 typedef enum field_kind { F_ADDR, F_NAME, F_U16, F_U8, F_STRINGS, F_TAG, F_LONG } field_kind;
@@ -91,15 +93,43 @@ static json_object *name_json(const ldns_rdf *rdf)
 	return o;
 }
 
-/* One character-string of a TXT or CAA RDATA field as JSON (raw bytes, not presentation). */
-static json_object *raw_json(const ldns_rdf *rdf, int length_prefixed)
+/* CAA's value (an RDATA field of raw bytes, not presentation) as JSON. */
+static json_object *raw_json(const ldns_rdf *rdf)
 {
-	const uint8_t *d = ldns_rdf_data(rdf);
-	size_t len = ldns_rdf_size(rdf);
+	return json_object_new_string_len((const char *)ldns_rdf_data(rdf), (int)ldns_rdf_size(rdf));
+}
 
-	if (length_prefixed)
-		return len >= 1 ? json_object_new_string_len((const char *)d + 1, d[0]) : NULL;
-	return json_object_new_string_len((const char *)d, (int)len);
+/*
+ * A TXT RDATA's character-strings as value[]: a run of full (255-octet)
+ * strings is one entry with the string after it, up to DNSB_AZURE_TXT_VALUE
+ * octets, as Azure holds a longer string (it serves it in 255-octet pieces);
+ * so a record set read is written back as Azure held it.
+ */
+static json_object *strings_json(const ldns_rr *rr, size_t i, size_t *next)
+{
+	json_object *arr = json_object_new_array();
+	char buf[DNSB_AZURE_TXT_VALUE];
+	size_t len = 0;
+	int open = 0;
+
+	for (*next = i; arr && *next < ldns_rr_rd_count(rr); (*next)++) {
+		const uint8_t *d = ldns_rdf_data(ldns_rr_rdf(rr, *next));
+		size_t n = ldns_rdf_size(ldns_rr_rdf(rr, *next)) >= 1 ? d[0] : 0;
+		if (open && len + n > sizeof(buf)) {
+			json_object_array_add(arr, json_object_new_string_len(buf, (int)len));
+			len = 0;
+		}
+		memcpy(buf + len, d + 1, n);
+		len += n;
+		open = n == 255;
+		if (!open) {
+			json_object_array_add(arr, json_object_new_string_len(buf, (int)len));
+			len = 0;
+		}
+	}
+	if (arr && open)
+		json_object_array_add(arr, json_object_new_string_len(buf, (int)len));
+	return arr;
 }
 
 static json_object *field_json(const field *f, const ldns_rr *rr, size_t i, size_t *next)
@@ -117,12 +147,9 @@ static json_object *field_json(const field *f, const ldns_rr *rr, size_t i, size
 	case F_NAME:
 		return name_json(rdf);
 	case F_STRINGS:
-		arr = json_object_new_array();
-		for (*next = i; arr && *next < ldns_rr_rd_count(rr); (*next)++)
-			json_object_array_add(arr, raw_json(ldns_rr_rdf(rr, *next), 1));
-		return arr;
+		return strings_json(rr, i, next);
 	case F_LONG:
-		return raw_json(rdf, 0);
+		return raw_json(rdf);
 	default: /* F_ADDR, F_TAG: ldns prints them plainly */
 		s = ldns_rdf2str(rdf);
 		arr = s ? json_object_new_string(s) : NULL;
@@ -223,22 +250,40 @@ static ldns_rdf *text_rdf(json_object *v, ldns_rdf_type type)
 	return rdf;
 }
 
-/* A character-string from raw bytes: ldns's STR rdf is the length octet and the bytes. */
-static ldns_rdf *string_rdf(json_object *v, int length_prefixed)
+/* CAA's value from raw bytes (ldns's LONG_STR: the bytes alone). */
+static ldns_rdf *long_rdf(json_object *v)
 {
 	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-	size_t len = s ? strlen(s) : 0;
+
+	return s ? ldns_rdf_new_frm_data(LDNS_RDF_TYPE_LONG_STR, (size_t)json_object_get_string_len(v), s) : NULL;
+}
+
+/*
+ * One value[] entry of a TXT record as its character-strings (ldns's STR:
+ * the length octet and the bytes): Azure holds up to DNSB_AZURE_TXT_VALUE
+ * octets in one entry and serves a longer one in 255-octet pieces, as every
+ * DNS server does. @return 0, or -1 (not a string; out of memory)
+ */
+static int strings_rdfs(ldns_rr *rr, json_object *v)
+{
+	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	size_t len = s ? (size_t)json_object_get_string_len(v) : 0, off = 0;
 	uint8_t buf[256];
 
 	if (s == NULL)
-		return NULL;
-	if (!length_prefixed)
-		return ldns_rdf_new_frm_data(LDNS_RDF_TYPE_LONG_STR, len, s);
-	if (len > 255)
-		return NULL;
-	buf[0] = (uint8_t)len;
-	memcpy(buf + 1, s, len);
-	return ldns_rdf_new_frm_data(LDNS_RDF_TYPE_STR, len + 1, buf);
+		return -1;
+	do {
+		size_t n = len - off > 255 ? 255 : len - off;
+		ldns_rdf *rdf;
+		buf[0] = (uint8_t)n;
+		memcpy(buf + 1, s + off, n);
+		if ((rdf = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_STR, n + 1, buf)) == NULL || !ldns_rr_push_rdf(rr, rdf)) {
+			ldns_rdf_deep_free(rdf);
+			return -1;
+		}
+		off += n;
+	} while (off < len);
+	return 0;
 }
 
 static int field_rdfs(ldns_rr *rr, const field *f, json_object *v)
@@ -263,16 +308,14 @@ static int field_rdfs(ldns_rr *rr, const field *f, json_object *v)
 		rdf = n >= 0 && n <= 255 ? ldns_native2rdf_int8(LDNS_RDF_TYPE_INT8, (uint8_t)n) : NULL;
 		break;
 	case F_LONG:
-		rdf = string_rdf(v, 0);
+		rdf = long_rdf(v);
 		break;
 	case F_STRINGS:
 		if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0)
 			return -1;
-		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			if ((rdf = string_rdf(json_object_array_get_idx(v, i), 1)) == NULL)
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (strings_rdfs(rr, json_object_array_get_idx(v, i)) != 0)
 				return -1;
-			ldns_rr_push_rdf(rr, rdf);
-		}
 		return 0;
 	}
 	if (rdf == NULL)
@@ -333,27 +376,102 @@ static json_object *member(json_object *o, const char *a, const char *b)
 	return NULL;
 }
 
-static int records_add(dnsb_rrset_list *out, const rtype *t, json_object *props, const char *owner, uint32_t ttl)
+/*
+ * The records of a record set into `set` (a list of its own). @return 0; 1
+ * when it holds none or one this library cannot read; DNSB_ENOMEM
+ */
+static int records_add(dnsb_rrset_list *set, const rtype *t, json_object *props, const char *owner, uint32_t ttl)
 {
 	json_object *recs = member(props, t->pub_key, t->priv_key);
 	size_t count;
 	int rc = 0;
 
-	if (recs == NULL)
-		return 0;
+	if (recs == NULL || json_object_is_type(recs, json_type_null))
+		return 1;
 	if (t->single)
-		return record_add(out, t, recs, owner, ttl) < 0 ? DNSB_ENOMEM : 0;
+		return record_add(set, t, recs, owner, ttl);
 	count = json_object_is_type(recs, json_type_array) ? json_object_array_length(recs) : 0;
-	for (size_t i = 0; rc >= 0 && i < count; i++)
-		rc = record_add(out, t, json_object_array_get_idx(recs, i), owner, ttl);
-	return rc < 0 ? rc : 0;
+	for (size_t i = 0; rc == 0 && i < count; i++)
+		rc = record_add(set, t, json_object_array_get_idx(recs, i), owner, ttl);
+	return rc == 0 && set->count == 0 ? 1 : rc;
+}
+
+/* Why a record set is not one this library can represent as an RRset (NULL when it is). */
+static const char *opaque_why(json_object *props)
+{
+	json_object *v = member(props, "targetResource", NULL), *id = v ? member(v, "id", NULL) : NULL;
+	json_object *old = member(props, "targetResourceId", NULL), *auto_reg = member(props, "isAutoRegistered", NULL);
+
+	if ((id && json_object_get_string_len(id) > 0) || (old && json_object_get_string_len(old) > 0))
+		return "an alias record set (targetResource): its records are the target's";
+	if (auto_reg && json_object_get_boolean(auto_reg))
+		return "a record set registered automatically by a virtual network";
+	return NULL;
+}
+
+/*
+ * A record set that cannot be an RRset here (an alias, an auto-registered
+ * one, one with no records or a record this library cannot read). With tags
+ * (a submission's read): kept there as an entry whose rdata is the reason
+ * (the ETags of RRsets have rdata NULL), so the submission names it in the
+ * way. Without, a read of keys takes it as held, so that no read calls its
+ * name free: with the records read when they are all it holds (`whole`),
+ * else with none (it equals no desired RRset); the listing leaves it out
+ * with a log line.
+ */
+static int opaque(dnsb_rrset_list *out, dnsb_hb_tags *tags, size_t n, dnsb_rrset_list *set, const char *owner,
+		  const rtype *t, const char *why, json_object *etag, uint32_t ttl, int whole)
+{
+	dnsb_rrset held = { 0 };
+	char reason[200];
+
+	snprintf(reason, sizeof(reason), "%s%s", DNSB_AZURE_OPAQUE, why);
+	if (tags)
+		return dnsb_hb_tags_add(tags, owner, t->type, reason, json_object_is_type(etag, json_type_string)
+								   ? json_object_get_string(etag) : "", 0);
+	if (n == 0) {
+		dnsb_log(DNSB_LOG_INFO, "azure: %s %s: %s: not listed, never written or deleted (dnsbatch cannot "
+			 "represent it)", owner, t->seg, why);
+		return 0;
+	}
+	if (whole && set->count == 1)
+		return dnsb_rrset_list_push(out, &set->items[0]);
+	if ((held.owner = strdup(owner)) == NULL)
+		return DNSB_ENOMEM;
+	held.type = t->type;
+	held.ttl = ttl;
+	return dnsb_rrset_list_push(out, &held) == 0 ? 0 : (dnsb_rrset_clear(&held), DNSB_ENOMEM);
+}
+
+/* One record set of a known type into out and tags (keys: n of them, 0 for the listing). */
+static int rrset_take(dnsb_rrset_list *out, dnsb_hb_tags *tags, size_t n, json_object *props, json_object *etag,
+		      const rtype *t, const char *owner)
+{
+	uint32_t ttl = (uint32_t)json_object_get_int64(member(props, "TTL", "ttl"));
+	dnsb_rrset_list set = { 0 };
+	const char *why = opaque_why(props);
+	int rc = records_add(&set, t, props, owner, ttl);
+
+	if (rc == 1 || (rc == 0 && why)) {
+		json_object *recs = member(props, t->pub_key, t->priv_key);
+		int empty = recs == NULL || json_object_is_type(recs, json_type_null) ||
+			    (json_object_is_type(recs, json_type_array) && json_object_array_length(recs) == 0);
+		if (why == NULL)
+			why = empty ? "an empty record set (no records)" : "a record set holding a record dnsbatch cannot read";
+		rc = opaque(out, tags, n, &set, owner, t, why, etag, ttl, rc == 0 && strstr(why, "automatically"));
+	} else if (rc == 0) {
+		rc = dnsb_rrset_list_push(out, &set.items[0]);
+		if (rc == 0 && tags && json_object_is_type(etag, json_type_string))
+			rc = dnsb_hb_tags_add(tags, owner, t->type, NULL, json_object_get_string(etag), ttl);
+	}
+	dnsb_rrset_list_clear(&set);
+	return rc;
 }
 
 int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object *rs, const char *apex,
 			   const dnsb_rrkey *keys, size_t n, dnsb_error *err)
 {
 	json_object *name = member(rs, "name", NULL), *type = member(rs, "type", NULL), *props = member(rs, "properties", NULL);
-	json_object *etag = member(rs, "etag", NULL), *ttl = props ? member(props, "TTL", "ttl") : NULL;
 	const char *slash;
 	const rtype *t;
 	char *owner;
@@ -367,12 +485,21 @@ int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object
 		return 0;
 	if ((owner = owner_of(json_object_get_string(name), apex)) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if (dnsb_rrkeys_want(keys, n, owner, t->type)) {
-		rc = records_add(out, t, props, owner, (uint32_t)json_object_get_int64(ttl));
-		if (rc == 0 && tags && json_object_is_type(etag, json_type_string))
-			rc = dnsb_hb_tags_add(tags, owner, t->type, NULL, json_object_get_string(etag),
-					      (uint32_t)json_object_get_int64(ttl));
-	}
+	if (dnsb_rrkeys_want(keys, n, owner, t->type))
+		rc = rrset_take(out, tags, n, props, member(rs, "etag", NULL), t, owner);
 	free(owner);
 	return rc ? dnsb_error_set(err, rc, "out of memory") : 0;
+}
+
+const char *dnsb_azure_opaque(const dnsb_hb_tags *tags, const char *owner, uint16_t type)
+{
+	size_t len = strlen(DNSB_AZURE_OPAQUE);
+
+	for (size_t i = 0; tags && i < tags->count; i++) {
+		const dnsb_hb_tag *t = &tags->items[i];
+		if (t->type == type && t->rdata && strncmp(t->rdata, DNSB_AZURE_OPAQUE, len) == 0 &&
+		    strcmp(t->owner, owner) == 0)
+			return t->rdata + len;
+	}
+	return NULL;
 }

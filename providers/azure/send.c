@@ -396,6 +396,10 @@ int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up
 	token tok = { 0 };
 	int rc = 0;
 
+	if (n == 0) {
+		free(idx);
+		return 0; /* nothing to send: no token asked for */
+	}
 	if (idx == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)

@@ -155,7 +155,7 @@ static int read_unknown(sub *s, double give_up, dnsb_rrset_list *now, dnsb_hb_ta
 	int rc = 0;
 
 	if (keys == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->count; i++)
 		if (landed(&s->w[i]) < 0)
 			keys[k++] = (dnsb_rrkey){ s->patch.entries[s->order[i]].owner, s->patch.entries[s->order[i]].type };
@@ -179,7 +179,7 @@ static int undo(sub *s, double give_up, dnsb_error *err)
 	int failed = 0, rc, read_ok = 1;
 
 	if (u == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = read_unknown(s, give_up, &now, &now_tags, err)) != 0 && rc != DNSB_ENOMEM)
 		read_ok = 0, rc = 0; /* no read: the unknown writes stay unknown */
 	for (size_t i = 0; rc == 0 && i < s->count; i++) {
@@ -256,44 +256,98 @@ static void count_sets(sub *s)
 	}
 }
 
-/* Send the writes (deletions, then the rest) and settle the answer. */
-static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
+/*
+ * Send the writes: the deletions, then the rest unless a deletion was
+ * refused. @return 0, or the code of a send that could not go out (no token:
+ * err says why); what was written before it is still to be settled
+ */
+static int send_writes(sub *s, double give_up, dnsb_error *err)
 {
-	size_t deletes = 0, written = 0;
-	int rc, undone;
+	size_t deletes = 0;
+	int rc, refused = 0;
 
 	while (deletes < s->count && s->patch.entries[s->order[deletes]].final == NULL)
 		deletes++;
 	rc = dnsb_azure_send(s->a, s->w, deletes, give_up, err);
 	for (size_t i = 0; rc == 0 && i < deletes; i++)
-		if (s->w[i].res.cls != DNSB_CLASS_OK)
-			deletes = s->count + 1; /* a deletion refused: write nothing more */
-	if (rc == 0 && deletes <= s->count)
+		refused |= s->w[i].res.cls != DNSB_CLASS_OK;
+	if (rc == 0 && !refused)
 		rc = dnsb_azure_send(s->a, s->w + deletes, s->count - deletes, give_up, err);
-	if (rc != 0)
-		return rc;
+	return rc;
+}
+
+/* Part of the batch may be written: no answer but FATAL keeps the engine from calling a change of it dropped (or
+ * applied) on a later read that sees only a part. */
+static void rollback(dnsb_result *out, int undone, size_t written)
+{
+	char was[64];
+
+	snprintf(was, sizeof(was), "%s", dnsb_class_name(out->cls));
+	out->culprit_count = 0;
+	dnsb_result_set(out, DNSB_CLASS_FATAL, out->status, "rollback",
+			"a write was refused or not sent (%s) and %d of the %zu record sets written may remain: "
+			"the zone needs a look before the next run", was, undone, written);
+}
+
+/*
+ * Send the writes and settle the answer. Every way out commits (OK), undoes
+ * what was written (the refusal's class), or ends FATAL "rollback": a send
+ * that could not go out (the token, memory) between the deletions and the
+ * rest is a refusal like any other.
+ */
+static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
+{
+	dnsb_error sent_err = { 0, "" };
+	size_t written = 0;
+	int sent = send_writes(s, give_up, &sent_err), undone;
+
 	dnsb_result_init(out);
 	for (size_t i = 0; i < s->count; i++)
 		written += landed(&s->w[i]) != 0;
+	if (sent != 0 && written == 0)
+		return dnsb_error_set(err, sent, "%s", sent_err.message); /* nothing went out */
 	count_sets(s);
 	refusal(s, changes, n, out);
+	if (sent != 0 && out->cls == DNSB_CLASS_OK && dnsb_result_from_error(out, sent, 0, "write", &sent_err, NULL) != 0)
+		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "enomem", "write: %s", sent_err.message);
 	if (out->cls == DNSB_CLASS_OK)
 		return 0;
 	if ((undone = written > 0 ? undo(s, give_up, err) : 0) < 0)
-		return undone;
-	if (undone > 0) {
-		/* Part of the batch may be written: no answer but FATAL keeps the engine from calling a change
-		 * of it dropped (or applied) on a later read that sees only a part. */
-		char was[64];
-		snprintf(was, sizeof(was), "%s", dnsb_class_name(out->cls));
-		out->culprit_count = 0;
-		dnsb_result_set(out, DNSB_CLASS_FATAL, out->status, "rollback",
-				"a write was refused (%s) and %d of the %zu record sets written may remain: "
-				"the zone needs a look before the next run", was, undone, written);
-	}
+		undone = (int)written; /* no memory to undo: nothing is known undone */
+	if (undone > 0)
+		rollback(out, undone, written);
 	dnsb_log(DNSB_LOG_DEBUG, "azure: %s: %zu record sets, %zu written, %s%s", s->zone->id, s->count, written,
 		 dnsb_class_name(out->cls), written && !undone ? ", undone" : "");
 	return 0;
+}
+
+/* A change touching a record set this library cannot represent (an alias, ...) is a conflict, named: nothing is
+ * written over it or deletes it. @return 1 when the batch met one (out says which), else 0 */
+static int unrepresentable(const sub *s, dnsb_change *const *changes, size_t n, dnsb_result *out)
+{
+	const char *first = NULL;
+	size_t named = 0;
+
+	for (size_t c = 0; c < n; c++) {
+		const dnsb_rrset *r = changes[c]->kind == DNSB_CHANGE_CREATE ? &changes[c]->new_set : &changes[c]->old;
+		const char *why = dnsb_azure_opaque(&s->tags, r->owner, r->type);
+		char note[400];
+		if (why == NULL && changes[c]->kind == DNSB_CHANGE_UPDATE) {
+			r = &changes[c]->new_set;
+			why = dnsb_azure_opaque(&s->tags, r->owner, r->type);
+		}
+		if (why == NULL)
+			continue;
+		snprintf(note, sizeof(note), "%s %s: Azure holds %s; dnsbatch never writes over it nor deletes it",
+			 r->owner, dnsb_type_name(r->type), why);
+		dnsb_result_add_culprit_note(out, c, note);
+		if (named++ == 0)
+			first = r->owner;
+	}
+	if (named > 0)
+		dnsb_result_set(out, DNSB_CLASS_CONFLICT, 0, "unrepresentable", "%s: a record set dnsbatch cannot "
+				"represent is in the way (%zu changes named)", first, named);
+	return named > 0;
 }
 
 static void sub_clear(sub *s)
@@ -322,6 +376,8 @@ int dnsb_azure_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *
 	free(keys);
 	if (rc != 0) {
 		rc = dnsb_result_from_error(out, rc, 0, "read before writing", &e, err);
+	} else if (unrepresentable(&s, changes, n, out)) {
+		rc = 0;
 	} else if ((rc = dnsb_precheck_run(&s.patch, out, changes, n, &held, NULL)) != 0) {
 		rc = dnsb_error_set(err, rc, "out of memory");
 	} else if (out->cls == DNSB_CLASS_OK && s.patch.count > 0) {

@@ -25,7 +25,17 @@ define is an error too. A request that fails the check is answered 400 and count
 Faults (--fault KIND[*N], consumed in order, one per record-set write): ok (no fault), 429 (Retry-After:
 --fault-retry-after seconds, default 1; nothing written), 500after / 502after (written, then the error), race
 (another client rewrites the record set just before: the write's If-Match then fails), refuse (400 BadRequest,
-nothing written).
+nothing written), delay (--fault-delay milliseconds, then as ok).
+
+Error bodies: ARM's CloudError {"error": {"code", "message"}} by default; --error-shape bare answers every API error
+in the DNS resource provider's own shape {"code", "message"} (as the Azure CLI and azure-sdk-for-go meet it on
+record-set requests, e.g. a 404 NotFound).
+
+A TXT record's value[] strings hold at most 1,024 octets each (Azure's documented limit; the REST specification
+sets none): a longer one is answered 400 BadRequest, nothing written (stats.txt_too_long).
+
+Token faults: --token-fail N (repeatable) answers the N-th token request (counting client-credentials and IMDS
+requests from 1) 500 temporarily_unavailable, as the identity platform does when it is down.
 
 The subscription's quota (--hourly-reads, --hourly-writes; an "hour" lasts --hour-seconds): a bucket per kind that
 refills evenly over the hour; every API reply says what remains in x-ms-ratelimit-remaining-subscription-reads or
@@ -107,7 +117,7 @@ class State:
         self.stats = {"requests": 0, "writes": 0, "lists": 0, "gets": 0, "zone_lists": 0, "tokens": 0,
                       "bad_schema": 0, "bad_auth": 0, "expired": 0, "status": {}, "token_kinds": {},
                       "precondition_failed": 0, "max_in_flight": 0, "quota_429": 0, "max_per_second": 0,
-                      "schema_errors": []}
+                      "schema_errors": [], "txt_too_long": 0, "token_requests": 0, "token_failed": 0}
         self.in_flight = 0
         self.recent = collections.deque()  # monotonic times of the API requests of the last second
         now = time.monotonic()
@@ -177,7 +187,14 @@ def canon_values(rtype, props):
     return v if isinstance(v, list) else [v]
 
 
+ERROR_SHAPE = "wrapped"
+TXT_VALUE_MAX = 1024  # octets in one TXTRecords[].value[] string
+
+
 def error(code, message):
+    """An error body in the shape chosen (--error-shape)."""
+    if ERROR_SHAPE == "bare":
+        return {"code": code, "message": message}
     return {"error": {"code": code, "message": message}}
 
 
@@ -338,8 +355,22 @@ class Handler(BaseHTTPRequestHandler):
             k[kind] = k.get(kind, 0) + 1
         return tok
 
+    def token_down(self):
+        """Is this token request one --token-fail names? Then it is answered 500."""
+        with LOCK:
+            self.state.stats["token_requests"] += 1
+            down = self.state.stats["token_requests"] in self.state.args.token_fail
+            if down:
+                self.state.stats["token_failed"] += 1
+        if down:
+            self.reply(500, {"error": "temporarily_unavailable", "error_description": "AADSTS90033: A transient "
+                             "error has occurred. Please try again."})
+        return down
+
     def token(self, tenant, body):
         a = self.state.args
+        if self.token_down():
+            return
         form = urllib.parse.parse_qs(body.decode(), keep_blank_values=True)
         f = {k: v[0] for k, v in form.items()}
         ok_common = tenant == a.tenant and f.get("grant_type") == "client_credentials" and \
@@ -357,6 +388,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def imds(self, query):
         a = self.state.args
+        if self.token_down():
+            return
         q = {k: v[0] for k, v in query.items()}
         if self.headers.get("Metadata") != "true" or not a.imds or q.get("resource") != "https://management.azure.com/" \
                 or q.get("api-version") != "2018-02-01" or q.get("client_id", "") != a.imds_client_id:
@@ -387,7 +420,7 @@ class Handler(BaseHTTPRequestHandler):
         props = dict(rs["props"])
         props["fqdn"] = (zone + ".") if name == "@" else "%s.%s." % (name, zone)
         if F is Flavour.PRIVATE:
-            props["isAutoRegistered"] = False
+            props.setdefault("isAutoRegistered", False)
         else:
             props["provisioningState"] = "Succeeded"
         return {"id": "%s/%s/%s/%s" % (self.base(), zone, rtype, name), "name": name,
@@ -441,7 +474,23 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             self.state.stats["writes"] += 1
             fault = self.state.faults.pop(0) if self.state.faults else "ok"
+        if fault == "delay":
+            time.sleep(self.state.args.fault_delay / 1000.0)
+        if method == "PUT" and rtype == "TXT" and self.txt_too_long(doc):
+            return
         self.write_locked(method, zone, rtype, name, doc, fault)
+
+    def txt_too_long(self, doc):
+        """A TXT value[] string over Azure's limit: refused as Azure does (400), nothing written."""
+        values = [v for r in doc["properties"].get(RECORD_KEYS["TXT"], []) for v in r.get("value", [])]
+        longest = max([len(v.encode()) for v in values] or [0])
+        if longest <= TXT_VALUE_MAX:
+            return False
+        with LOCK:
+            self.state.stats["txt_too_long"] += 1
+        self.reply(400, error("BadRequest", "The length of a TXT record value string (%d) exceeds the maximum "
+                              "of %d characters." % (longest, TXT_VALUE_MAX)))
+        return True
 
     def write_locked(self, method, zone, rtype, name, doc, fault):
         if fault == "429":
@@ -580,13 +629,19 @@ def main():
     ap.add_argument("--forbidden", action="store_true", help="every token is refused 403 by the API")
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
     ap.add_argument("--fault-retry-after", type=int, default=1, help="seconds: the Retry-After of a 429 fault")
+    ap.add_argument("--fault-delay", type=float, default=1000, help="milliseconds a delay fault waits")
+    ap.add_argument("--error-shape", choices=("wrapped", "bare"), default="wrapped",
+                    help='API error bodies as {"error": {"code", "message"}} or {"code", "message"}')
+    ap.add_argument("--token-fail", type=int, action="append", default=[],
+                    help="the N-th token request (from 1) is answered 500; repeatable")
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--latency", type=float, default=0, help="milliseconds before each API reply")
     ap.add_argument("--log")
     args = ap.parse_args()
 
-    global F, SPEC_FILE, API, RECORD_KEYS
+    global F, SPEC_FILE, API, RECORD_KEYS, ERROR_SHAPE
     F = Flavour.PRIVATE if args.private else Flavour.PUBLIC
+    ERROR_SHAPE = args.error_shape
     SPEC_FILE, API, RECORD_KEYS = os.path.join(HERE, F["spec"]), F["api"], F["keys"]
     st = State(args)
     soa = {"host": "ns1-01.azure-dns.com.", "email": "azuredns-hostmaster.microsoft.com", "serialNumber": 1,
