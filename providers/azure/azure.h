@@ -278,7 +278,8 @@ typedef struct dnsb_azure_write {
  * paces past give_up: code "quota", res.retry_after the seconds it is held,
  * also given to dnsb_hb_refused (for a read's refusal, which reaches the
  * submission as DNSB_ERATELIMIT).
- * @return 0; DNSB_ENOMEM, or the token's code (nothing sent then)
+ * @return 0 (n 0: at once, no token asked for); DNSB_ENOMEM, or the token's
+ *         code (nothing sent then)
  */
 int dnsb_azure_send(dnsb_azure *a, dnsb_azure_write *w, size_t n, double give_up, dnsb_error *err);
 

@@ -440,7 +440,11 @@ static int opaque(dnsb_rrset_list *out, dnsb_hb_tags *tags, size_t n, dnsb_rrset
 		return DNSB_ENOMEM;
 	held.type = t->type;
 	held.ttl = ttl;
-	return dnsb_rrset_list_push(out, &held) == 0 ? 0 : (dnsb_rrset_clear(&held), DNSB_ENOMEM);
+	if (dnsb_rrset_list_push(out, &held) != 0) {
+		dnsb_rrset_clear(&held);
+		return DNSB_ENOMEM;
+	}
+	return 0;
 }
 
 /* One record set of a known type into out and tags (keys: n of them, 0 for the listing). */

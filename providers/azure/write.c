@@ -8,7 +8,10 @@
  * back first: undone when it landed). The answer is OK only when every write
  * landed; the refusal's class only when everything written was undone;
  * FATAL ("rollback") otherwise: part of the batch may be in the zone, and
- * no later answer may then call its changes applied or dropped.
+ * no later answer may then call its changes applied or dropped. A send that
+ * cannot go out after some writes landed (no token) is settled the same way.
+ * A change at a record set this library cannot represent (rrset.c: an alias,
+ * ...) is a conflict named before anything is written.
  */
 #include <stdio.h>
 #include <stdlib.h>
