@@ -254,6 +254,16 @@ eq "a federated token file over 64 KiB: exit 2 at open" "$RC" 2
 check "a federated token file over 64 KiB: refused by name, not cut" grep -q "AZURE_FEDERATED_TOKEN_FILE.*over 64 KiB" \
 	"$T/jwtbig.err"
 eq "a federated token file over 64 KiB: no token asked for with a cut one" "$(stat .bad_auth) $(stat .token_requests)" "0 1"
+# azure.json (it may hold aadClientSecret) through the same reader: past 64 KiB refused by name, not cut.
+jq -n --arg t "$AZ_TENANT" --arg c "$AZ_CLIENT" --arg s "$AZ_SECRET" --arg pad "$(octets 70000 P)" '{tenantId: $t,
+	subscriptionId: "sub-0001", resourceGroup: "rg-dns", aadClientId: $c, aadClientSecret: $s, padding: $pad}' >"$T/azure.json"
+CREDS=()
+run apply --plan "$T/jwt.plan.json" --provider azure --azure-config-file "$T/azure.json" --azure-api-endpoint "$URL/" \
+	--azure-ca-file "$T/ca.pem" --output json >"$T/cfbig.json" 2>"$T/cfbig.err"
+eq "azure.json over 64 KiB: exit 2" "$?" 2
+check "azure.json over 64 KiB: refused by name, not cut" grep -q -- "--azure-config-file .*over 64 KiB" "$T/cfbig.err"
+eq "azure.json over 64 KiB: no secret in what dnsbatch printed" "$(grep -c "$AZ_SECRET" "$T/cfbig.err" "$T/cfbig.json" | \
+	awk -F: '{ n += $2 } END { print n }')" 0
 stop_fake
 
 echo "# $failures failed"
