@@ -27,7 +27,9 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 	if ((rc = dnsb_azure_send((dnsb_azure *)b, &w, 1, give_up, err)) != 0)
 		return rc;
 	free(w.etag);
-	if (w.rc != 0)
+	if (w.rc == 1 && w.res.cls != DNSB_CLASS_OK) /* not sent, and said why (the token) */
+		rc = dnsb_error_set(err, dnsb_hb_class_code(w.res.cls), "%s", w.res.message);
+	else if (w.rc != 0)
 		rc = dnsb_error_set(err, w.rc == 1 ? DNSB_ETRANSIENT : w.rc, "%s %s: no reply", method, url);
 	else if (out->status == 0) /* not sent (the budget, the pace) or no reply: the class says which */
 		rc = dnsb_error_set(err, dnsb_hb_class_code(w.res.cls), "%s", w.res.message);

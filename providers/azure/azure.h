@@ -263,7 +263,9 @@ typedef struct dnsb_azure_write {
 	char *condition;           /**< "If-Match: \"etag\"" or "If-None-Match: *", or NULL; owned */
 	dnsb_http_response *reply; /**< when not NULL, receives the reply (the caller's; borrowed here) */
 	/* after the request */
-	int rc;                    /**< 0 when a reply came, else as dnsb_http_do */
+	int rc;                    /**< 0 when a reply came (or the budget, the pace held it: res says), 1 when
+				        not sent (res says why when its class is not ok: the token), else as
+				        dnsb_http_do */
 	dnsb_result res;           /**< its class */
 	char *etag;                /**< the record set's ETag a PUT returned; owned */
 } dnsb_azure_write;

@@ -302,8 +302,10 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 		int got;
 		if (!tok->failed)
 			refresh(a, tok, give_up);
-		if (tok->failed) {
-			not_sent(r, DNSB_CLASS_FATAL, "token", tok->err.message);
+		if (tok->failed) { /* surely not sent (rc 1): the token endpoint's own class, its message */
+			not_sent(r, tok->failed == DNSB_ETRANSIENT ? DNSB_CLASS_TRANSIENT : DNSB_CLASS_FATAL, "token",
+				 tok->err.message);
+			r->rc = 1;
 			(*next)++;
 			continue;
 		}

@@ -172,6 +172,18 @@ eq "token down mid-batch: both failed" "$(counts swap2)" "2 0 0 0 2"
 check "token down mid-batch: the answer is FATAL rollback" grep -q "rollback" "$T/swap2.err"
 stop_fake
 
+# The token revoked early (honoured 1 s): the write after the slow DELETE is refused 401, its renewal
+# fails (the 2nd token request), the next renewal (the undo's) succeeds: undone, never half applied.
+start_fake swap3 --seed "$T/swap.seed" --token-valid 1 --fault delay --fault-delay 1500 --token-fail 2
+apply swap3 "$T/swap.plan.json" --max-retries 0
+no_sanitizer "token revoked mid-batch" swap3
+eq "token revoked mid-batch: nothing applied or dropped, both failed" "$(counts swap3)" "2 0 0 0 2"
+eq "token revoked mid-batch: the token endpoint's 500 is transient, the zone not stopped as fatal" \
+	"$(grep -c 'stopped: fatal' "$T/swap3.err")" 0
+eq "token revoked mid-batch: the deletion undone: the old CNAME stands, no A" \
+	"$(zone | grep '^swap ' | cut -d' ' -f3 | tr '\n' ' ')" "CNAME "
+stop_fake
+
 ##### 4. both shapes of Azure's error body ##########################################################
 
 # 250 record sets: a batch's record sets are read by GET (404 NotFound when absent), not by the listing.
