@@ -11,6 +11,7 @@ Serves over HTTPS on a free loopback port (written to --port-file):
   POST   /TENANT/oauth2/v2.0/token   client secret or client assertion (federated token)
   GET    /metadata/identity/oauth2/token   (IMDS; header Metadata: true)
   GET    /_fake/stats (max_per_second: the most API requests in any second), /_fake/zone/Z; POST /_fake/put/Z/TYPE/NAME (another client's write)
+  POST   /_fake/fault/KIND[/KIND...]   faults appended, as --fault gives them
 
 With --private the paths are .../privateDnsZones (PrivateZones_ListByResourceGroup), .../privateDnsZones/Z/ALL
 (RecordSets_List) and .../privateDnsZones/Z/TYPE/NAME, the bodies in the private spelling (ttl, aRecords, ...), checked
@@ -25,7 +26,8 @@ define is an error too. A request that fails the check is answered 400 and count
 Faults (--fault KIND[*N], consumed in order, one per record-set write): ok (no fault), 429 (Retry-After:
 --fault-retry-after seconds, default 1; nothing written), 500after / 502after (written, then the error), race
 (another client rewrites the record set just before: the write's If-Match then fails), refuse (400 BadRequest,
-nothing written), delay (--fault-delay milliseconds, then as ok).
+nothing written), delay (--fault-delay milliseconds, then as ok), 502before (502, nothing written: a reply that
+tells nothing of the write's fate).
 
 Error bodies: ARM's CloudError {"error": {"code", "message"}} by default; --error-shape bare answers every API error
 in the DNS resource provider's own shape {"code", "message"} (as the Azure CLI and azure-sdk-for-go meet it on
@@ -496,6 +498,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "429":
             return self.reply(429, error("TooManyRequests", "throttled"),
                               [("Retry-After", str(self.state.args.fault_retry_after))])
+        if fault == "502before":
+            return self.reply(502, error("BadGateway", "scripted failure before commit"))
         if fault == "refuse":
             return self.reply(400, error("BadRequest", "The record set %s/%s was refused (scripted)." % (rtype, name)))
         key = (name, rtype)
@@ -551,6 +555,10 @@ class Handler(BaseHTTPRequestHandler):
                     lines.append({"name": name, "type": rtype, "ttl": rs["props"].get(F["ttl"]),
                                   "records": canon_values(rtype, rs["props"]), "etag": rs["etag"]})
             return self.reply(200, {"rrsets": lines})
+        if len(parts) >= 2 and parts[0] == "fault" and method == "POST":
+            with LOCK:
+                st.faults += parts[1:]
+            return self.reply(200, {"faults": st.faults})
         if len(parts) == 4 and parts[0] == "put" and method == "POST" and parts[1] in st.zones:
             with LOCK:
                 st.zones[parts[1]][(parts[3].lower(), parts[2])] = {"props": json.loads(body)["properties"],
