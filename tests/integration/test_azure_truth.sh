@@ -264,7 +264,7 @@ stop_fake
 BIG=$(octets 20000 J)
 start_fake bigjwt --federated-token "$BIG"
 printf '%s\n' "$BIG" >"$T/federated"
-CREDS=(AZURE_TENANT_ID=$AZ_TENANT AZURE_CLIENT_ID=$AZ_CLIENT AZURE_FEDERATED_TOKEN_FILE=$T/federated)
+CREDS=("AZURE_TENANT_ID=$AZ_TENANT" "AZURE_CLIENT_ID=$AZ_CLIENT" "AZURE_FEDERATED_TOKEN_FILE=$T/federated")
 plan "$T/jwt.plan.json" create="$(list "$(ep jwt.example.com A 300 192.0.2.60)")"
 apply jwt "$T/jwt.plan.json"
 eq "a 20,000-octet federated token: read whole, applied" "$RC $(counts jwt) $(stat .token_kinds.workload)" "0 1 1 0 0 0 1"
