@@ -32,6 +32,8 @@ typedef struct group {
 	dnsb_droplog_quarantine qevent; /* what the quarantine did to it in this apply (held.c), for the logs */
 	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
 	double held_for;         /* seconds: the hold set, with qevent start or again */
+	int lost_reply;          /* submit.c: a submission holding it met a transient answer, which may have
+				  * hidden a commit of it (settle.c: part of it in effect may be this run's own) */
 	int deferred;            /* settle.c: waiting for the batched read that settles it: 1 refused on its own,
 				  * 2 found by elimination, 3 named by a reply (a culprit list not yet proven) */
 	const dnsb_change *refused;  /* diagnose.c: the change whose refusal drops the group, NULL when none is known */
