@@ -60,6 +60,10 @@ typedef struct engine {
 	group *groups;               /* the change groups (c->group indexes them), NULL before they are formed */
 	size_t ngroups;
 	unsigned char *quiet;        /* per plan change: a drop logged by an earlier apply (held.c); may be NULL */
+	dnsb_plan *plan;             /* the plan being applied (borrowed) */
+	int quarantine_on;           /* the quarantine decides this apply's drop-log lines after every zone ran */
+	unsigned char *recorded;     /* outcome.c, per plan change: its drop-log line written before its zone's
+				      * commit (dnsb_engine_record_zone); NULL when none was */
 	size_t unsent;               /* outcome.c: changes failed unsent after a stop, told in one line */
 	double started;              /* clock seconds when the apply began */
 	dnsb_progress progress;      /* progress.c: what on_progress is told */
@@ -125,6 +129,11 @@ int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			const char *message);
 void dnsb_engine_tally(engine *e, dnsb_plan *plan);
+/* The drop-log lines of the changes of `zone` dropped so far, written and synced before the commit that settles
+ * the zone (a provider that defers its commits): on disk before the zone changes, and not written again by the
+ * tally. Not with the quarantine, which decides the lines after every zone ran. @return 0, or DNSB_EIO (e->rc
+ * set) when the drop log could not be written or synced */
+int dnsb_engine_record_zone(engine *e, size_t zone);
 void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
 
 /* zones.c */
