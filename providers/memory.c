@@ -113,6 +113,32 @@ static int parse_record(dnsb_rrset **out, const char *text, size_t len)
 	return rc;
 }
 
+/* A rule's WHEN (N, N-M, * or pX) into r. @return 0, or -1 when it is none of those */
+static int parse_when(fault_rule *r, const char *when, size_t len)
+{
+	unsigned long long n;
+
+	if (len == 1 && when[0] == '*') {
+		r->first = 1;
+		r->last = 0;
+	} else if (len > 1 && when[0] == 'p') {
+		if (parse_number(&r->probability, when + 1, len - 1) < 0 || r->probability > 1)
+			return -1;
+		r->last = 0;
+	} else {
+		const char *dash = memchr(when, '-', len);
+		if (parse_whole(&n, when, dash ? (size_t)(dash - when) : len, 1, ~0UL) < 0)
+			return -1;
+		r->first = r->last = (unsigned long)n;
+		if (dash) {
+			if (parse_whole(&n, dash + 1, len - (size_t)(dash + 1 - when), r->first, ~0UL) < 0)
+				return -1;
+			r->last = (unsigned long)n;
+		}
+	}
+	return 0;
+}
+
 static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos, dnsb_error *err)
 {
 	static const struct { const char *name; fault_action action; int takes_value; } actions[] = {
@@ -136,24 +162,8 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 	if (colon == NULL)
 		goto bad;
 	when_len = (size_t)(colon - rule);
-	if (when_len == 1 && rule[0] == '*') {
-		r.first = 1;
-		r.last = 0;
-	} else if (when_len > 1 && rule[0] == 'p') {
-		if (parse_number(&r.probability, rule + 1, when_len - 1) < 0 || r.probability > 1)
-			goto bad;
-		r.last = 0;
-	} else {
-		const char *dash = memchr(rule, '-', when_len);
-		if (parse_whole(&n, rule, dash ? (size_t)(dash - rule) : when_len, 1, ~0UL) < 0)
-			goto bad;
-		r.first = r.last = (unsigned long)n;
-		if (dash) {
-			if (parse_whole(&n, dash + 1, when_len - (size_t)(dash + 1 - rule), r.first, ~0UL) < 0)
-				goto bad;
-			r.last = (unsigned long)n;
-		}
-	}
+	if (parse_when(&r, rule, when_len) < 0)
+		goto bad;
 	act = colon + 1;
 	act_len = len - when_len - 1;
 	eq = memchr(act, '=', act_len);
