@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <ldns/ldns.h>
+
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/clock.h"
@@ -16,7 +18,8 @@
 #include "store.h"
 
 typedef enum fault_action {
-	F_LATENCY, F_TRANSIENT, F_COMMIT_TRANSIENT, F_RATE_LIMIT, F_FATAL, F_CONFLICT, F_WRONG_HINT, F_READ_TRANSIENT
+	F_LATENCY, F_TRANSIENT, F_COMMIT_TRANSIENT, F_RATE_LIMIT, F_FATAL, F_CONFLICT, F_WRONG_HINT, F_READ_TRANSIENT,
+	F_WRITE
 } fault_action;
 
 typedef struct fault_rule {
@@ -25,6 +28,7 @@ typedef struct fault_rule {
 	double probability;         /* < 0: by number only */
 	fault_action action;
 	double value;               /* latency or Retry-After seconds; < 0 none */
+	dnsb_rrset *write;          /* F_WRITE: the RRset another client puts (owned), else NULL */
 } fault_rule;
 
 typedef struct memory_state {
@@ -72,6 +76,69 @@ static int parse_whole(unsigned long long *out, const char *s, size_t len, unsig
 	return (*end != '\0' || errno != 0 || *out < min || *out > max) ? -1 : 0;
 }
 
+static void rrset_free(dnsb_rrset *r)
+{
+	if (r != NULL)
+		dnsb_rrset_clear(r);
+	free(r);
+}
+
+/*
+ * The record of a write= rule, "OWNER TTL [IN] TYPE RDATA" as in a zone file,
+ * read by ldns into *out (malloc'd). @return 0, 1 when it is not one record, DNSB_ENOMEM
+ */
+static int parse_record(dnsb_rrset **out, const char *text, size_t len)
+{
+	dnsb_rrset_list list = { 0 };
+	ldns_rr *rr = NULL;
+	char *line = strndup(text, len);
+	int rc = 1;
+
+	*out = NULL;
+	if (line == NULL)
+		return DNSB_ENOMEM;
+	if (ldns_rr_new_frm_str(&rr, line, 0, NULL, NULL) == LDNS_STATUS_OK && rr != NULL) {
+		rc = dnsb_rrset_list_add_ldns_rr(&list, rr, NULL);
+		rc = rc == DNSB_ENOMEM ? rc : rc < 0 ? 1 : 0;
+	}
+	if (rc == 0 && list.count == 1 && (*out = malloc(sizeof(**out))) != NULL) {
+		**out = list.items[0];
+		memset(&list.items[0], 0, sizeof(list.items[0]));
+	} else if (rc == 0) {
+		rc = list.count == 1 ? DNSB_ENOMEM : 1;
+	}
+	dnsb_rrset_list_clear(&list);
+	ldns_rr_free(rr);
+	free(line);
+	return rc;
+}
+
+/* A rule's WHEN (N, N-M, * or pX) into r. @return 0, or -1 when it is none of those */
+static int parse_when(fault_rule *r, const char *when, size_t len)
+{
+	unsigned long long n;
+
+	if (len == 1 && when[0] == '*') {
+		r->first = 1;
+		r->last = 0;
+	} else if (len > 1 && when[0] == 'p') {
+		if (parse_number(&r->probability, when + 1, len - 1) < 0 || r->probability > 1)
+			return -1;
+		r->last = 0;
+	} else {
+		const char *dash = memchr(when, '-', len);
+		if (parse_whole(&n, when, dash ? (size_t)(dash - when) : len, 1, ~0UL) < 0)
+			return -1;
+		r->first = r->last = (unsigned long)n;
+		if (dash) {
+			if (parse_whole(&n, dash + 1, len - (size_t)(dash + 1 - when), r->first, ~0UL) < 0)
+				return -1;
+			r->last = (unsigned long)n;
+		}
+	}
+	return 0;
+}
+
 static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos, dnsb_error *err)
 {
 	static const struct { const char *name; fault_action action; int takes_value; } actions[] = {
@@ -79,9 +146,10 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 		{ "commit-transient", F_COMMIT_TRANSIENT, 0 }, { "rate-limit", F_RATE_LIMIT, 1 },
 		{ "fatal", F_FATAL, 0 }, { "conflict", F_CONFLICT, 0 },
 		{ "wrong-hint", F_WRONG_HINT, 0 }, { "read-transient", F_READ_TRANSIENT, 0 },
+		{ "write", F_WRITE, 2 },
 	};
 	const char *colon = memchr(rule, ':', len), *eq, *act;
-	fault_rule r = { 1, 0, -1.0, F_TRANSIENT, -1.0 };
+	fault_rule r = { 1, 0, -1.0, F_TRANSIENT, -1.0, NULL };
 	size_t when_len, act_len;
 	unsigned long long n;
 
@@ -94,24 +162,8 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 	if (colon == NULL)
 		goto bad;
 	when_len = (size_t)(colon - rule);
-	if (when_len == 1 && rule[0] == '*') {
-		r.first = 1;
-		r.last = 0;
-	} else if (when_len > 1 && rule[0] == 'p') {
-		if (parse_number(&r.probability, rule + 1, when_len - 1) < 0 || r.probability > 1)
-			goto bad;
-		r.last = 0;
-	} else {
-		const char *dash = memchr(rule, '-', when_len);
-		if (parse_whole(&n, rule, dash ? (size_t)(dash - rule) : when_len, 1, ~0UL) < 0)
-			goto bad;
-		r.first = r.last = (unsigned long)n;
-		if (dash) {
-			if (parse_whole(&n, dash + 1, when_len - (size_t)(dash + 1 - rule), r.first, ~0UL) < 0)
-				goto bad;
-			r.last = (unsigned long)n;
-		}
-	}
+	if (parse_when(&r, rule, when_len) < 0)
+		goto bad;
 	act = colon + 1;
 	act_len = len - when_len - 1;
 	eq = memchr(act, '=', act_len);
@@ -123,15 +175,24 @@ static int parse_rule(memory_state *st, const char *rule, size_t len, size_t pos
 	if (a == sizeof(actions) / sizeof(actions[0]))
 		goto bad;
 	r.action = actions[a].action;
-	if (eq) {
+	if (actions[a].takes_value == 2) {
+		int rc = eq ? parse_record(&r.write, eq + 1, act_len - name_len - 1) : 1;
+		if (rc != 0)
+			return rc < 0 ? dnsb_error_set(err, rc, "--memory-faults: rule %zu: out of memory", pos)
+				      : dnsb_error_set(err, DNSB_EINVAL, "--memory-faults: rule %zu '%.*s': write= takes "
+						       "one record, 'OWNER TTL TYPE RDATA' (no ',' or ';')",
+						       pos, (int)len, rule);
+	} else if (eq) {
 		if (!actions[a].takes_value || parse_number(&r.value, eq + 1, act_len - name_len - 1) < 0)
 			goto bad;
 	} else if (r.action == F_LATENCY) {
 		goto bad;
 	}
 	fault_rule *grown = realloc(st->rules, (st->rule_count + 1) * sizeof(*grown));
-	if (grown == NULL)
-		return DNSB_ENOMEM;
+	if (grown == NULL) {
+		rrset_free(r.write);
+		return dnsb_error_set(err, DNSB_ENOMEM, "--memory-faults: rule %zu: out of memory", pos);
+	}
 	st->rules = grown;
 	st->rules[st->rule_count++] = r;
 	return 0;
@@ -139,7 +200,7 @@ bad:
 	return dnsb_error_set(err, DNSB_EINVAL,
 			      "--memory-faults: rule %zu '%.*s' is not WHEN:ACTION[=SECONDS] "
 			      "(WHEN: N, N-M, * or pX; ACTION: latency=S, transient, commit-transient, "
-			      "rate-limit[=S], fatal, conflict, wrong-hint, read-transient) or seed=N",
+			      "rate-limit[=S], fatal, conflict, wrong-hint, read-transient, write=RECORD) or seed=N",
 			      pos, (int)len, rule);
 }
 
@@ -240,6 +301,42 @@ static int apply_to_store(memory_state *st, dnsb_store *store, dnsb_change *cons
 	return 0;
 }
 
+/* The store whose zone holds owner (the longest apex it ends with), or NULL. */
+static dnsb_store *store_holding(memory_state *st, const char *owner)
+{
+	dnsb_store *best = NULL;
+	size_t best_len = 0, len = strlen(owner);
+
+	for (size_t i = 0; i < st->zone_count; i++) {
+		const char *apex = dnsb_store_apex(st->stores[i]);
+		size_t alen = strlen(apex);
+		int under = alen <= len && strcmp(owner + len - alen, apex) == 0 &&
+			    (alen == len || owner[len - alen - 1] == '.' || strcmp(apex, ".") == 0);
+		if (under && alen >= best_len) {
+			best = st->stores[i];
+			best_len = alen;
+		}
+	}
+	return best;
+}
+
+/*
+ * Another client's write= rules for submission `number`: each puts its RRset
+ * (replacing one of the same owner and type) before the submission reaches
+ * the zone. Under st->lock.
+ */
+static void other_writes(memory_state *st, unsigned long number)
+{
+	for (size_t i = 0; i < st->rule_count; i++) {
+		const fault_rule *r = &st->rules[i];
+		dnsb_store *store;
+		if (r->action != F_WRITE || !rule_hits(st, r, number))
+			continue;
+		if ((store = store_holding(st, r->write->owner)) != NULL) /* dnsb_memory_new made sure */
+			(void)dnsb_store_put(store, r->write); /* out of memory: the other client's write is lost */
+	}
+}
+
 static int memory_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 			 dnsb_result *out, dnsb_error *err)
 {
@@ -253,9 +350,10 @@ static int memory_submit(void *state, const char *zone, dnsb_change *const *chan
 	(void)err;
 	pthread_mutex_lock(&st->lock);
 	number = ++st->submissions;
+	other_writes(st, number);
 	for (size_t i = 0; i < st->rule_count; i++) {
 		const fault_rule *r = &st->rules[i];
-		if (r->action == F_READ_TRANSIENT || !rule_hits(st, r, number))
+		if (r->action == F_READ_TRANSIENT || r->action == F_WRITE || !rule_hits(st, r, number))
 			continue;
 		if (r->action == F_LATENCY)
 			latency += r->value;
@@ -353,6 +451,8 @@ static void memory_close(void *state)
 	for (size_t i = 0; i < st->zone_count; i++)
 		dnsb_store_free(st->stores[i]);
 	free(st->stores);
+	for (size_t i = 0; i < st->rule_count; i++)
+		rrset_free(st->rules[i].write);
 	free(st->rules);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
@@ -389,6 +489,12 @@ int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_c
 			goto fail;
 		st->zone_count++;
 	}
+	for (size_t i = 0; i < st->rule_count; i++)
+		if (st->rules[i].write && store_holding(st, st->rules[i].write->owner) == NULL) {
+			rc = dnsb_error_set(err, DNSB_EINVAL, "--memory-faults: write=%s: no zone of this provider holds it",
+					    st->rules[i].write->owner);
+			goto fail;
+		}
 	/* Cloud DNS's limits, so that the engine batches here as it would there. */
 	dnsb_provider_set_limits(p, &cloud_dns_limits);
 	*out = p;

@@ -76,12 +76,15 @@ static void engine_release(engine *e)
 	free(e->zone_stopped);
 	free(e->zone_slot);
 	free(e->quiet);
+	free(e->recorded);
 }
 
 /*
  * Run a zone's batches. A provider that defers commits (a zone file) holds
  * them until the zone is done and writes them once, before any outcome is
- * told: what could not be written is failed, never reported applied.
+ * told: what could not be written is failed, never reported applied. The
+ * zone's drops are in the drop log, synced, before that write (with any
+ * provider: before the zone is reported).
  */
 static void run_zone_held(engine *e, size_t zone, group **gs, size_t n)
 {
@@ -90,6 +93,8 @@ static void run_zone_held(engine *e, size_t zone, group **gs, size_t n)
 	int held = !e->o->dry_run && dnsb_provider_flush(e->p, name, 1, dnsb_engine_time_left(e), &ferr) == 0;
 
 	dnsb_engine_run_zone(e, gs, n);
+	if (held)
+		(void)dnsb_engine_record_zone(e, zone); /* a drop log that fails is the apply's error (e->rc) */
 	if (!held || dnsb_provider_flush(e->p, name, 0, dnsb_engine_time_left(e), &ferr) == 0)
 		return;
 	for (size_t g = 0; g < n; g++)
@@ -143,6 +148,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		goto done;
 	e.groups = groups;
 	e.ngroups = ngroups;
+	e.plan = plan;
 	dnsb_engine_drop_invalid_groups(groups, ngroups);
 	/* A deadline already past (the sidecar's zones stayed busy) touches no quarantine entry. */
 	if (quarantine && !(e.deadline > 0 && dnsb_engine_now(&e) >= e.deadline)) {
@@ -150,6 +156,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		if ((rc = dnsb_engine_group_keys(groups, ngroups)) < 0)
 			e.rc = rc;
 		dnsb_engine_hold_back(&e, groups, ngroups);
+		e.quarantine_on = 1;
 	} else {
 		quarantine = 0;
 	}

@@ -32,6 +32,8 @@ typedef struct group {
 	dnsb_droplog_quarantine qevent; /* what the quarantine did to it in this apply (held.c), for the logs */
 	unsigned long qmask;     /* the changes qevent concerns, as held.c masks them */
 	double held_for;         /* seconds: the hold set, with qevent start or again */
+	int lost_reply;          /* submit.c: a submission holding it met a transient answer, which may have
+				  * hidden a commit of it (settle.c: part of it in effect may be this run's own) */
 	int deferred;            /* settle.c: waiting for the batched read that settles it: 1 refused on its own,
 				  * 2 found by elimination, 3 named by a reply (a culprit list not yet proven) */
 	const dnsb_change *refused;  /* diagnose.c: the change whose refusal drops the group, NULL when none is known */
@@ -58,6 +60,10 @@ typedef struct engine {
 	group *groups;               /* the change groups (c->group indexes them), NULL before they are formed */
 	size_t ngroups;
 	unsigned char *quiet;        /* per plan change: a drop logged by an earlier apply (held.c); may be NULL */
+	dnsb_plan *plan;             /* the plan being applied (borrowed) */
+	int quarantine_on;           /* the quarantine decides this apply's drop-log lines after every zone ran */
+	unsigned char *recorded;     /* outcome.c, per plan change: its drop-log line written before its zone's
+				      * commit (dnsb_engine_record_zone); NULL when none was */
 	size_t unsent;               /* outcome.c: changes failed unsent after a stop, told in one line */
 	double started;              /* clock seconds when the apply began */
 	dnsb_progress progress;      /* progress.c: what on_progress is told */
@@ -123,6 +129,11 @@ int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			const char *message);
 void dnsb_engine_tally(engine *e, dnsb_plan *plan);
+/* The drop-log lines of the changes of `zone` dropped so far, written and synced before the commit that settles
+ * the zone (a provider that defers its commits): on disk before the zone changes, and not written again by the
+ * tally. Not with the quarantine, which decides the lines after every zone ran. @return 0, or DNSB_EIO (e->rc
+ * set) when the drop log could not be written or synced */
+int dnsb_engine_record_zone(engine *e, size_t zone);
 void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
 
 /* zones.c */

@@ -89,8 +89,8 @@ static const group *quarantined_group(const engine *e, const dnsb_change *c)
  * reason, the drop log's lines bounded; NULL: one by one), those not sent after
  * a stop to one line; an applied change only when its quarantine ended.
  */
-static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, failed_sums *fsum, const char *zone,
-		 double wall)
+static void tell(engine *e, const dnsb_change *c, int quiet, int recorded, drop_summary *sum, failed_sums *fsum,
+		 const char *zone, double wall)
 {
 	const group *g = quarantined_group(e, c);
 	dnsb_drop d = { zone, c, wall, g ? g->qevent : DNSB_DROPLOG_QUARANTINE_NONE, g ? g->held_for : 0 };
@@ -125,9 +125,35 @@ static void tell(engine *e, const dnsb_change *c, int quiet, drop_summary *sum, 
 		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "%s", held);
 		dnsb_drop_log(&d, tail);
 	}
-	if (e->o->droplog && dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event, d.seconds) < 0 &&
-	    e->rc == 0)
+	if (e->o->droplog && !recorded &&
+	    dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event, d.seconds) < 0 && e->rc == 0)
 		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
+}
+
+int dnsb_engine_record_zone(engine *e, size_t zone)
+{
+	size_t n = dnsb_plan_count(e->plan);
+	double wall = floor(dnsb_clock_wall(e->clock));
+	size_t written = 0;
+	int rc = 0;
+
+	if (e->o->droplog == NULL || e->quarantine_on || n == 0)
+		return 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const dnsb_change *c = dnsb_plan_change(e->plan, i);
+		if (c->zone != zone || c->outcome != DNSB_OUTCOME_DROPPED || (e->recorded && e->recorded[i]))
+			continue;
+		if (e->recorded == NULL && (e->recorded = calloc(n, 1)) == NULL)
+			return 0; /* out of memory: the tally writes every line, after the commit */
+		rc = dnsb_droplog_write(e->o->droplog, dnsb_engine_zone_name(e, zone), c, wall);
+		e->recorded[i] = rc == 0;
+		written += rc == 0;
+	}
+	if (rc == 0 && written > 0)
+		rc = dnsb_droplog_flush(e->o->droplog); /* one fsync for the zone's lines */
+	if (rc < 0 && e->rc == 0)
+		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
+	return rc < 0 ? DNSB_EIO : 0;
 }
 
 void dnsb_engine_tally(engine *e, dnsb_plan *plan)
@@ -151,7 +177,7 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		case DNSB_OUTCOME_PENDING: continue; /* dry run */
 		}
 		dnsb_metrics_change(e->o->metrics, zone, c);
-		tell(e, c, e->quiet && e->quiet[i], sum, fsum, zone, wall);
+		tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
 	if (dnsb_engine_failed_log(fsum, e->o->droplog, wall) != 0 && e->rc == 0)

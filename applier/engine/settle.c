@@ -54,11 +54,55 @@ static void share_diagnosis(dnsb_change *c, const dnsb_change *why)
 	c->txt_resource = why->txt_resource ? strdup(why->txt_resource) : NULL;
 }
 
+/* No conflict shown on c: what a drop's diagnosis put there is taken away. */
+static void forget_diagnosis(dnsb_change *c)
+{
+	c->cause = DNSB_CAUSE_NONE;
+	dnsb_rrset_list_clear(&c->current);
+	free(c->txt_owner);
+	free(c->txt_resource);
+	c->txt_owner = c->txt_resource = NULL;
+}
+
+/*
+ * g met a transient answer, which may have hidden a commit of it (a lost
+ * reply), and the rest was refused on its own: the part in effect may be this
+ * run's own write, the rest's names taken since by another client. Whether g
+ * landed is unknown: every change of g settled here, the rest's too, is
+ * failed (transient), never dropped (issue 31 §1).
+ */
+static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
+{
+	char msg[DNSB_ERROR_MESSAGE_MAX];
+	int status = why->status;
+	char code[64];
+
+	snprintf(code, sizeof(code), "%s", why->code ? why->code : "");
+	snprintf(msg, sizeof(msg), "unknown after a transient error: part of its group is in effect (this run's "
+		 "commit whose reply was lost, or another client's write) and the rest was refused: %s %s: %s",
+		 dnsb_change_owner(why) ? dnsb_change_owner(why) : "", dnsb_type_name(why->kind == DNSB_CHANGE_DELETE ?
+										why->old.type : why->new_set.type),
+		 why->message ? why->message : dnsb_reason_name(why->reason));
+	for (size_t i = 0; i < rest->count; i++)
+		if (rest->changes[i]->outcome == DNSB_OUTCOME_DROPPED)
+			rest->changes[i]->outcome = DNSB_OUTCOME_PENDING; /* settled again below, with the part in effect */
+	for (size_t i = 0; i < g->count; i++) {
+		dnsb_change *c = g->changes[i];
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		c->outcome = DNSB_OUTCOME_FAILED;
+		c->reason = DNSB_REASON_TRANSIENT;
+		dnsb_engine_set_detail(c, status, code, msg);
+		forget_diagnosis(c);
+	}
+}
+
 /*
  * After the rest of g was sent on its own: the changes of g found in effect
  * share its end. When the rest landed they are already_applied; when it did
  * not, the group did not land: they end as the rest did (a group lands or
- * drops as one, DESIGN §4), naming the change that stopped it.
+ * drops as one, DESIGN §4), naming the change that stopped it; but after a
+ * transient answer a drop would be a guess (settle_unknown).
  */
 static void settle_with_rest(group *g, const group *rest)
 {
@@ -71,6 +115,10 @@ static void settle_with_rest(group *g, const group *rest)
 			why = rest->changes[i];
 	if (why == NULL) {
 		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL, NULL);
+		return;
+	}
+	if (why->outcome == DNSB_OUTCOME_DROPPED && (g->lost_reply || rest->lost_reply)) {
+		settle_unknown(g, rest, why);
 		return;
 	}
 	snprintf(msg, sizeof(msg), "dropped with its group: %s %s %s: %s", dnsb_outcome_name(why->outcome),

@@ -199,6 +199,9 @@ sent dnsb_engine_send(batch_run *br, group **gs, size_t n, dnsb_result *res)
 			stop_zone(br, zone, res);
 			break;
 		}
+		if (res->cls == DNSB_CLASS_TRANSIENT)
+			for (size_t i = 0; i < n; i++)
+				gs[i]->lost_reply = 1;
 		if (!retry(br, count, res))
 			break;
 	}

@@ -56,11 +56,27 @@ static FILE *open_append(const char *path)
 	return f;
 }
 
+/*
+ * The stream's lines to disk: fflush, then fsync when it is a regular file. A
+ * character device (/dev/null), a FIFO or a socket has no disk to reach, and
+ * fsync refuses it (EINVAL): a drop log there is written once it is written.
+ * @return 0, or -1 with errno set
+ */
+static int sync_stream(FILE *f)
+{
+	struct stat st;
+
+	if (fflush(f) != 0)
+		return -1;
+	if (fstat(fileno(f), &st) != 0)
+		return -1;
+	return S_ISREG(st.st_mode) ? fsync(fileno(f)) : 0;
+}
+
 /* A stream given up for a new file: its lines to disk first, as dnsb_droplog_flush would. */
 static void close_synced(FILE *f)
 {
-	fflush(f);
-	fsync(fileno(f));
+	(void)sync_stream(f);
 	fclose(f);
 }
 
@@ -247,7 +263,7 @@ int dnsb_droplog_flush(dnsb_droplog *log)
 	if (!log)
 		return 0;
 	pthread_mutex_lock(&log->lock);
-	if (fflush(log->file) != 0 || fsync(fileno(log->file)) != 0)
+	if (sync_stream(log->file) != 0)
 		rc = DNSB_EIO;
 	pthread_mutex_unlock(&log->lock);
 	return rc;

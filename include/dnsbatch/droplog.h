@@ -150,7 +150,8 @@ int dnsb_droplog_write_quarantine(dnsb_droplog *log, const char *zone, const dns
  */
 int dnsb_droplog_reopen(dnsb_droplog *log, dnsb_error *err);
 
-/** Push written lines to the file (fflush + fsync). @return 0 or DNSB_EIO */
+/** Push written lines to the file (fflush, and fsync when it is a regular file: a device such as
+ *  /dev/null, a FIFO or a socket is not synced). @return 0 or DNSB_EIO */
 int dnsb_droplog_flush(dnsb_droplog *log);
 
 /** Lines written since open, across rotations and reopens. */

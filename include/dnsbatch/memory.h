@@ -27,9 +27,16 @@
  *                            names a change that is not a culprit (with memory-hints)
  *           read-transient   WHEN counts reads and lists, not submissions: that read
  *                            or list fails with DNSB_ETRANSIENT (503)
+ *           write=RECORD     another client writes just before the submission reaches
+ *                            the zone: RECORD, "OWNER TTL [IN] TYPE RDATA" as in a zone
+ *                            file (an absolute OWNER in one of the zones; no ',' or ';'),
+ *                            replaces the RRset of its owner and type; the submission is
+ *                            then handled as the other rules say
  *   plus    seed=N           seed for the pX rules (default 1)
  *   e.g.    "2:commit-transient,p0.05:transient,seed=7,*:latency=0.001"
- * The first matching failure rule wins; latency rules add up.
+ *           "1:commit-transient,2:write=www.example.com. 300 A 198.51.100.1"
+ * The first matching failure rule wins; latency rules add up; every matching
+ * write rule is made, in script order.
  */
 #ifndef DNSBATCH_MEMORY_H
 #define DNSBATCH_MEMORY_H
@@ -46,7 +53,8 @@ extern "C" {
  * @param zone_count   how many
  * @param faults       a fault script (copied), or NULL for none
  * @return 0; DNSB_EINVAL for a bad apex or fault script (the message names
- *         the rule and its position); DNSB_ENOMEM
+ *         the rule and its position, or the owner of a write= rule that no
+ *         zone holds); DNSB_ENOMEM
  */
 int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_count,
 		    const char *faults, dnsb_error *err);

@@ -382,6 +382,26 @@ static void test_write_error(void **state)
 	drop_change(&c);
 }
 
+/* /dev/null is a character device: fsync refuses it (EINVAL), so it is written and flushed, not synced. */
+static void test_device_flushes(void **state)
+{
+	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
+	dnsb_droplog *log;
+	dnsb_error err;
+
+	(void)state;
+	c.outcome = DNSB_OUTCOME_DROPPED;
+	c.reason = DNSB_REASON_CONFLICT;
+	assert_int_equal(dnsb_droplog_open(&log, "/dev/null", &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "example.com.", &c, NOW), 0);
+	assert_int_equal(dnsb_droplog_lines(log), 1);
+	assert_int_equal(dnsb_droplog_flush(log), 0);
+	assert_int_equal(dnsb_droplog_reopen(log, &err), 0);
+	assert_int_equal(dnsb_droplog_flush(log), 0);
+	dnsb_droplog_free(log);
+	drop_change(&c);
+}
+
 #define THREADS 8
 #define ROUNDS 300
 
@@ -655,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_appends_across_opens, setup, teardown),
 		cmocka_unit_test(test_open_error),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_device_flushes),
 		cmocka_unit_test_setup_teardown(test_concurrent_whole_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quarantine_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotates_at_max_size, setup, teardown),

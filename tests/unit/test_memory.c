@@ -27,7 +27,7 @@
 
 #define BAD_RULE_TAIL \
 	" is not WHEN:ACTION[=SECONDS] (WHEN: N, N-M, * or pX; ACTION: latency=S, transient, commit-transient, " \
-	"rate-limit[=S], fatal, conflict, wrong-hint, read-transient) or seed=N"
+	"rate-limit[=S], fatal, conflict, wrong-hint, read-transient, write=RECORD) or seed=N"
 
 /* ---- helpers ---- */
 
