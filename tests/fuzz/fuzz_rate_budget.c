@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *keys[] = { "rate-budget", "rate-budget-rate", "rate-budget-burst", "rate-budget-instances",
 				      "rate-budget-key" };
 	dnsb_budget_options dflt = DNSB_BUDGET_OPTIONS_INIT;
-	char *text, *line, *url = NULL;
+	char *text, *input, *line, *url = NULL;
 	dnsb_config *cfg = NULL;
 	dnsb_budget *b = NULL;
 	dnsb_error err;
@@ -58,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0 || (text = strndup((const char *)data + 1, size - 1)) == NULL)
 		return 0;
-	if (dnsb_config_new(&cfg) != 0) {
+	if ((input = strdup(text)) == NULL || dnsb_config_new(&cfg) != 0) {
+		free(input);
 		free(text);
 		return 0;
 	}
@@ -72,13 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 2)
 		setenv("DNSBATCH_REDIS_PASSWORD", ENV_PASSWORD, 1);
 	if (dnsb_budget_from_config(&b, cfg, &dflt, &err) != 0)
-		no_secret(err.message, text);
+		no_secret(err.message, input);
 	dnsb_budget_free(b);
 	unsetenv("DNSBATCH_REDIS_PASSWORD");
 	if (url)
-		target(url, text);
+		target(url, input);
 	free(url);
 	dnsb_config_free(cfg);
+	free(input);
 	free(text);
 	return 0;
 }
