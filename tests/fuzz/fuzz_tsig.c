@@ -106,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dnsb_rfc2136_config_clear(&parsed);
 	}
 	unsetenv(DNSB_RFC2136_SECRET_ENV);
+	if (source != 0)
+		unlink(path);
 	dnsb_config_free(cfg);
 	free(text);
 	return 0;
