@@ -1,0 +1,93 @@
+/*
+ * fuzz_cf_ratelimit.c - libFuzzer: any bytes as the headers of a run of
+ * Cloudflare replies ("RateLimit:", "RateLimit-Policy:", "Retry-After:"
+ * lines, a blank line ending each reply, "429" as a line making it a 429),
+ * each reply's values trimmed as http.c's header callback does and given to
+ * the pace (dnsb_cf_pace_note), then the next request reserved, one second
+ * later each. A reserved wait must be a number of seconds >= 0 and at most
+ * an hour: Cloudflare's window is 5 minutes (1,200 requests), a 429's hold
+ * is capped at DNSB_RETRY_AFTER_CAP_FACTOR x DNSB_HB_THROTTLE_CAP, and a
+ * request without a deadline (give_up 0) sleeps whatever is returned.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "providers/cloudflare/cloudflare.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#ifndef WAIT_MAX
+#define WAIT_MAX 3600.0 /* -DWAIT_MAX=1e300 to look past an unbounded wait */
+#endif
+
+static void reply_done(dnsb_cf_pace *p, dnsb_http_response *resp, double *now, size_t round)
+{
+	double wait;
+	long v = -2, v2 = -2;
+
+	if (dnsb_cf_ratelimit_read(resp->ratelimit, "r", &v, "t", &v2) == 0 && (v < 0 || v2 < -1))
+		abort(); /* a value read negative */
+	(void)dnsb_cf_pace_note(p, resp, *now);
+	/* Every other request without a deadline, as a listing without one (give_up 0) makes it. */
+	wait = dnsb_cf_pace_reserve(p, *now, round % 2 ? *now + 30.0 : 0);
+	if (!isfinite(wait) || wait < 0 || (round % 2 == 0 && wait > WAIT_MAX)) {
+		fprintf(stderr, "RateLimit '%s', RateLimit-Policy '%s', status %ld, Retry-After %.3f: a wait of %g s\n",
+			resp->ratelimit, resp->ratelimit_policy, resp->status, resp->retry_after, wait);
+		abort();
+	}
+	memset(resp, 0, sizeof(*resp));
+	resp->status = 200;
+	resp->retry_after = -1;
+	*now += 1.0;
+}
+
+static void header_line(dnsb_http_response *resp, const char *line, size_t len)
+{
+	char value[128];
+
+	if (len == 3 && memcmp(line, "429", 3) == 0)
+		resp->status = 429;
+	else if (len > 17 && strncasecmp(line, "RateLimit-Policy:", 17) == 0)
+		dnsb_http_header_value(resp->ratelimit_policy, sizeof(resp->ratelimit_policy), line + 17, len - 17);
+	else if (len > 10 && strncasecmp(line, "RateLimit:", 10) == 0)
+		dnsb_http_header_value(resp->ratelimit, sizeof(resp->ratelimit), line + 10, len - 10);
+	else if (len > 12 && strncasecmp(line, "Retry-After:", 12) == 0) {
+		dnsb_http_header_value(value, sizeof(value), line + 12, len - 12);
+		resp->retry_after = dnsb_http_retry_after(value, 1700000000);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), *line, *end;
+	dnsb_http_response resp;
+	dnsb_cf_pace pace;
+	double now = 1000.0;
+	size_t round = 0;
+
+	if (text == NULL)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	dnsb_cf_pace_init(&pace);
+	memset(&resp, 0, sizeof(resp));
+	resp.status = 200;
+	resp.retry_after = -1;
+	for (line = text; line < text + size && round < 64; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + size - line));
+		if (end == NULL)
+			end = text + size;
+		if (end == line || (end == line + 1 && *line == '\r'))
+			reply_done(&pace, &resp, &now, round++);
+		else
+			header_line(&resp, line, (size_t)(end - line));
+	}
+	reply_done(&pace, &resp, &now, round);
+	dnsb_cf_pace_clear(&pace);
+	free(text);
+	return 0;
+}
