@@ -256,7 +256,11 @@ struct _xmlNode;
  */
 int dnsb_aws_routing_head(struct _xmlNode *set, const dnsb_rrset *r);
 
-/** routing.c: a set's HealthCheckId, after ResourceRecords and AliasTarget. @return 0 or DNSB_ENOMEM */
+/**
+ * routing.c: a set's HealthCheckId and GeoProximityLocation (AWSRegion,
+ * LocalZoneGroup, Coordinates from "LATITUDE,LONGITUDE", Bias), after
+ * ResourceRecords and AliasTarget. @return 0 or DNSB_ENOMEM
+ */
 int dnsb_aws_routing_tail(struct _xmlNode *set, const dnsb_rrset *r);
 
 /**

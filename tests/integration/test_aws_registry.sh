@@ -79,5 +79,51 @@ aaaa-app.example.com. TXT - $OWNER
 app.example.com. A - alias:$LB. 
 app.example.com. AAAA - alias:$LB. "
 
+##### 2. routing policies external-dns writes, each set with its registry TXT ######################
+prop() { jq -cn '[$ARGS.positional as $a | range(0; $a | length; 2) | {name: $a[.], value: $a[. + 1]}]' --args "$@"; }
+MV1=$(rec mv.example.com A one "$(prop aws/multi-value-answer "")" 192.0.2.1)
+MV2=$(rec mv.example.com A two "$(prop aws/multi-value-answer false)" 192.0.2.2)
+GEO1=$(rec geo.example.com A eu "$(prop aws/geoproximity-region eu-west-1 aws/geoproximity-bias 10)" 192.0.2.11)
+GEO2=$(rec geo.example.com A pt "$(prop aws/geoproximity-coordinates 49.22,-74.01)" 192.0.2.12)
+GEO3=$(rec geo.example.com A lz "$(prop aws/geoproximity-local-zone-group us-east-1-bos-1 aws/geoproximity-bias -5)" 192.0.2.13)
+plan "$T/routing.json" create="$(with_txt "$MV1" "$MV2" "$GEO1" "$GEO2" "$GEO3")"
+extdns_post "$EXTDNS_API" /records "$T/routing.json" >"$T/routing.out"
+eq "multi-value answer and geoproximity sets with their registry TXTs: 204" "$EXTDNS_STATUS" 204
+eq "routing sets: nothing dropped" "$(wc -l <"$T/drops.jsonl")" 0
+eq "routing sets: the fake refused no request (botocore's model, one routing policy a set)" "$(stat .bad_schema)" 0
+eq "multi-value answer: present without a value or with false, sent true (as external-dns does), on the TXTs too" \
+	"$(fake_sets '^(a-)?mv[.]' | cut -d' ' -f1-3,5)" \
+"a-mv.example.com. TXT one <SetIdentifier>one</SetIdentifier><MultiValueAnswer>true</MultiValueAnswer>
+a-mv.example.com. TXT two <SetIdentifier>two</SetIdentifier><MultiValueAnswer>true</MultiValueAnswer>
+mv.example.com. A one <SetIdentifier>one</SetIdentifier><MultiValueAnswer>true</MultiValueAnswer>
+mv.example.com. A two <SetIdentifier>two</SetIdentifier><MultiValueAnswer>true</MultiValueAnswer>"
+eq "geoproximity: region, coordinates, local zone group, each with its bias (0 when none is given)" \
+	"$(fake_sets '^geo[.]' | cut -d' ' -f3,5)" \
+"eu <SetIdentifier>eu</SetIdentifier><GeoProximityLocation><AWSRegion>eu-west-1</AWSRegion><Bias>10</Bias></GeoProximityLocation>
+lz <SetIdentifier>lz</SetIdentifier><GeoProximityLocation><LocalZoneGroup>us-east-1-bos-1</LocalZoneGroup><Bias>-5</Bias></GeoProximityLocation>
+pt <SetIdentifier>pt</SetIdentifier><GeoProximityLocation><Coordinates><Latitude>49.22</Latitude><Longitude>-74.01</Longitude></Coordinates><Bias>0</Bias></GeoProximityLocation>"
+eq "geoproximity: the registry TXTs carry the same location" "$(fake_sets '^a-geo[.]' | cut -d' ' -f3,5 | md5sum)" \
+	"$(fake_sets '^geo[.]' | cut -d' ' -f3,5 | md5sum)"
+
+extdns_get "$EXTDNS_API" /records >"$T/records.json"
+eq "GET /records lists the geoproximity sets with their properties" \
+	"$(jq -c '[.[] | select(.dnsName == "geo.example.com") | {s: .setIdentifier, p: .providerSpecific}] | sort_by(.s)' "$T/records.json")" \
+	'[{"s":"eu","p":[{"name":"aws/geoproximity-bias","value":"10"},{"name":"aws/geoproximity-region","value":"eu-west-1"}]},{"s":"lz","p":[{"name":"aws/geoproximity-bias","value":"-5"},{"name":"aws/geoproximity-local-zone-group","value":"us-east-1-bos-1"}]},{"s":"pt","p":[{"name":"aws/geoproximity-bias","value":"0"},{"name":"aws/geoproximity-coordinates","value":"49.22,-74.01"}]}]'
+list "$MV1" "$MV2" "$GEO1" "$GEO2" "$GEO3" >"$T/desired.json"
+eq "the next loops write nothing (AdjustEndpoints answers what GET /records lists)" \
+	"$(for i in 1 2 3; do python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json"; done | paste -sd' ')" \
+	"0 - 0 - 0 -"
+
+##### 3. a property dnsbatch cannot map: refused, named ###########################################
+plan "$T/unmapped.json" create="$(list "$(rec hz.example.com A "" "$(prop aws/target-hosted-zone Z123)" 192.0.2.30)" \
+	"$(rec badgeo.example.com A x "$(prop aws/geoproximity-coordinates north)" 192.0.2.31)")"
+extdns_post "$EXTDNS_API" /records "$T/unmapped.json" >/dev/null
+eq "an unmappable property: dropped invalid, named" \
+	"$(jq -r 'select(.change.create[0].dnsName == "hz.example.com") | "\(.reason) \(.message)"' "$T/drops.jsonl")" \
+	"invalid \$.create[0] (hz.example.com.): providerSpecific aws/target-hosted-zone: not a property dnsbatch can map"
+eq "coordinates that are not LATITUDE,LONGITUDE: dropped invalid, named" \
+	"$(jq -r 'select(.change.create[0].dnsName == "badgeo.example.com") | .reason' "$T/drops.jsonl")" invalid
+eq "neither was sent" "$(fake_sets '^(hz|badgeo)[.]')" ""
+
 extdns_stop
 [ "$failures" -eq 0 ]
