@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "applier/core/clock.h"
 #include "dnsbatch/sys/log.h"
@@ -22,12 +23,13 @@ struct dnsb_budget {
 	int shared;                  /* a URL was given */
 	dnsb_redis *redis;           /* NULL: not connected (yet, or Redis is away) */
 	char *key;
-	double rate, burst, call_timeout, slow_hold;
+	double rate, burst, call_timeout, slow_hold; /* rate and burst: granted, the margin kept (dnsb_budget_margin) */
 	unsigned instances;
 	double local_tat;            /* the local bucket's theoretical arrival time, monotonic seconds */
 	double local_slow_until;     /* monotonic: the local rate is lowered by a quarter until then */
 	double retry_at;             /* monotonic: do not try Redis again before */
 	int away;                    /* in fallback: said once, said again on return */
+	uint64_t seed;               /* the local share's starting point (dnsb_splitmix64) */
 	dnsb_budget_stats st;
 };
 
@@ -40,7 +42,7 @@ int dnsb_budget_new(dnsb_budget **out, const dnsb_budget_options *o, dnsb_error 
 	if (o->version != DNSB_BUDGET_OPTIONS_VERSION)
 		return dnsb_error_set(err, DNSB_EINVAL, "rate budget options version %u, expected %u", o->version,
 				      DNSB_BUDGET_OPTIONS_VERSION);
-	if (!(o->rate > 0) || !(o->burst >= 1) || o->instances < 1 || !(o->call_timeout > 0) || !(o->slow_hold > 0))
+	if (!(o->rate > 0) || !(o->burst >= 1) || o->instances < 1 || !(o->call_timeout > 0) || !(o->slow_hold >= 0))
 		return dnsb_error_set(err, DNSB_EINVAL, "rate budget: need a rate > 0 (%g), a burst >= 1 (%g) and "
 				      "instances >= 1 (%u)", o->rate, o->burst, o->instances);
 	if ((b = calloc(1, sizeof(*b))) == NULL || (b->key = strdup(o->key ? o->key : "default")) == NULL) {
@@ -48,12 +50,12 @@ int dnsb_budget_new(dnsb_budget **out, const dnsb_budget_options *o, dnsb_error 
 		return DNSB_ENOMEM;
 	}
 	pthread_mutex_init(&b->lock, NULL);
-	b->rate = o->rate;
-	b->burst = o->burst;
+	dnsb_budget_margin(o->rate, o->burst, &b->rate, &b->burst);
 	b->instances = o->instances;
 	b->call_timeout = o->call_timeout;
-	b->slow_hold = o->slow_hold;
-	b->st.rate = o->rate;
+	b->slow_hold = o->slow_hold > 0 ? o->slow_hold : dnsb_budget_hold(o->rate, o->burst);
+	b->st.rate = b->rate;
+	b->seed = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(dnsb_monotonic() * 1e9);
 	if (o->url) {
 		if ((rc = dnsb_redis_target_parse(&b->target, o->url, err)) < 0 ||
 		    (o->password && (dnsb_secret_free(b->target.password),
@@ -125,25 +127,49 @@ static int take_shared(dnsb_budget *b, double now, double max_wait, double *wait
 	return 1;
 }
 
-/* The local bucket (GCRA, as the script): this instance's share when shared, else the whole rate. Under the lock. */
+void dnsb_budget_margin(double rate, double burst, double *eff_rate, double *eff_burst)
+{
+	*eff_rate = rate * DNSB_BUDGET_MARGIN;
+	*eff_burst = burst - 1 >= 1 ? burst - 1 : 1;
+}
+
+double dnsb_budget_hold(double rate, double burst)
+{
+	double hold = 2 * burst / rate;
+
+	return hold < 1 ? 1 : hold > 10 ? 10 : hold;
+}
+
+double dnsb_budget_gcra(double *tat, double now, double rate, double burst, double max_wait)
+{
+	double step = 1.0 / rate, start = *tat > now ? *tat : now;
+	double wait = start + step - burst * step - now;
+
+	if (wait < 0)
+		wait = 0;
+	if (max_wait > 0 && wait > max_wait)
+		return -wait;
+	*tat = start + step;
+	return wait;
+}
+
+/* The local bucket: this instance's share when shared, else the whole rate. Under the lock. */
 static double take_local(dnsb_budget *b, double now, double max_wait)
 {
 	double rate = b->shared ? b->rate / b->instances : b->rate;
 	double burst = b->shared ? b->burst / b->instances : b->burst;
-	double step, tat, wait;
+	double wait;
 
 	if (now < b->local_slow_until)
 		rate *= 0.75;
 	if (burst < 1)
 		burst = 1;
-	step = 1.0 / rate;
-	tat = b->local_tat > now ? b->local_tat : now;
-	wait = tat + step - burst * step - now;
-	if (wait < 0)
-		wait = 0;
-	if (max_wait > 0 && wait > max_wait)
-		return -wait;
-	b->local_tat = tat + step;
+	/* Instances that fall back together must not all take their first share at once (8 shares of burst 1
+	 * are 8 requests against an account's burst of 5): each starts at a random point of its interval. */
+	if (b->shared && b->local_tat == 0)
+		b->local_tat = now + dnsb_uniform01(&b->seed) / rate;
+	if ((wait = dnsb_budget_gcra(&b->local_tat, now, rate, burst, max_wait)) < 0)
+		return wait;
 	b->st.local_tokens++;
 	b->st.rate = rate;
 	return wait;

@@ -10,9 +10,19 @@
  * in Redis: a GCRA (generic cell rate algorithm, ITU-T I.371) evaluated by one
  * server-side Lua script, so taking a token is one atomic round trip that
  * answers how long to wait; the caller sleeps exactly that long (no polling).
+ * The budget keeps a margin below the account's own bucket (rate and burst
+ * are the account's): it grants DNSB_BUDGET_MARGIN of the rate, and one token
+ * less than the burst (at least 1). Requests leave on time but reach the
+ * service with milliseconds of jitter; a budget run at exactly the account's
+ * rate and burst drains the account's bucket to nothing and the next request
+ * that arrives a little early meets a throttle. The token held back absorbs
+ * that jitter (one emission interval, 200 ms at 5/s), and the 3% refills it.
+ *
  * A throttling answer that still arrives lowers the shared rate by a quarter
- * for everyone for a while (a key beside the bucket that expires: 10 s by
- * default), and each further throttle by another quarter.
+ * for everyone for a short while (a key beside the bucket that expires:
+ * dnsb_budget_hold, two refills of the burst, 1 to 10 s; 2 s for Route53's
+ * 5/s, burst 5), and each further throttle by another quarter: one throttle
+ * costs a few requests' worth of the account's capacity, not fifty.
  *
  * Redis away (no answer within the call timeout, 100 ms by default): the
  * instance falls back to a local bucket at rate / instances, says so once in
@@ -48,11 +58,37 @@ typedef struct dnsb_budget_options {
 	double burst;             /**< tokens that may be taken at once after a quiet spell, >= 1 */
 	unsigned instances;       /**< the local share when Redis is away is rate / instances, >= 1 */
 	double call_timeout;      /**< seconds a Redis call (connect included) may take, > 0 */
-	double slow_hold;         /**< seconds the shared rate stays lowered after a throttle, > 0 */
+	double slow_hold;         /**< seconds the shared rate stays lowered after a throttle, > 0;
+				       0 = dnsb_budget_hold(rate, burst) */
 } dnsb_budget_options;
 
 #define DNSB_BUDGET_OPTIONS_VERSION 1
-#define DNSB_BUDGET_OPTIONS_INIT { DNSB_BUDGET_OPTIONS_VERSION, NULL, NULL, NULL, 5.0, 1.0, 4, 0.1, 10.0 }
+#define DNSB_BUDGET_OPTIONS_INIT { DNSB_BUDGET_OPTIONS_VERSION, NULL, NULL, NULL, 5.0, 1.0, 4, 0.1, 0 }
+
+/** The share of the account's rate the budget grants (see above). */
+#define DNSB_BUDGET_MARGIN 0.97
+
+/**
+ * The rate and burst the budget grants for an account's: rate *
+ * DNSB_BUDGET_MARGIN, and burst - 1 (at least 1).
+ * @param rate, burst  the account's (> 0, >= 1)
+ */
+void dnsb_budget_margin(double rate, double burst, double *eff_rate, double *eff_burst);
+
+/**
+ * Seconds the rate stays lowered after a throttle: the time the account's
+ * bucket takes to refill its burst twice, within 1 and 10 s.
+ */
+double dnsb_budget_hold(double rate, double burst);
+
+/**
+ * One step of the local bucket (GCRA, as the shared one): the wait before a
+ * token taken `now` may be used, the bucket's theoretical arrival time *tat
+ * advanced; nothing taken when the wait would pass max_wait (> 0).
+ * @param now  monotonic seconds
+ * @return the wait (>= 0), or the too-long wait negated (*tat unchanged)
+ */
+double dnsb_budget_gcra(double *tat, double now, double rate, double burst, double max_wait);
 
 
 /**
@@ -85,7 +121,7 @@ int dnsb_budget_from_config(dnsb_budget **out, const dnsb_config *cfg, const dns
  */
 int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
 
-/** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for slow_hold seconds. */
+/** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for the hold (slow_hold). */
 void dnsb_budget_throttled(dnsb_budget *b);
 
 /** Copy the figures (dnsbatch/provider.h). Thread-safe; its signature fits dnsb_provider_set_budget. */

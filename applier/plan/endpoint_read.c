@@ -206,7 +206,9 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 		INVALID("%s (%s %s): no targets", path, name, type);
 	if (f.provider_specific != NULL)
 		alias = dnsb_endpoint_property(ep, DNSB_PROPERTY_ALIAS);
-	if (alias != NULL && strcmp(alias, "true") == 0)
+	/* external-dns's TXT registry copies its record's providerSpecific onto the ownership TXT: `alias`
+	 * means nothing there, and its aws provider ignores it, as we do. */
+	if (alias != NULL && strcmp(alias, "true") == 0 && out->type != LDNS_RR_TYPE_TXT)
 		return alias_rrset(out, ep, targets, path, name, type, why);
 	for (size_t i = 0; i < json_object_array_length(targets); i++) {
 		json_object *target = json_object_array_get_idx(targets, i);

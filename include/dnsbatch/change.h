@@ -85,12 +85,13 @@ typedef struct dnsb_rrset {
  */
 #define DNSB_ROUTING_PROPERTIES                                                                 \
 	{ "aws/failover", "aws/geolocation-continent-code", "aws/geolocation-country-code",     \
-	  "aws/geolocation-subdivision-code", "aws/health-check-id", "aws/multi-value-answer", \
-	  "aws/region", "aws/weight", DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT }
+	  "aws/geolocation-subdivision-code", "aws/geoproximity-bias", "aws/geoproximity-coordinates", \
+	  "aws/geoproximity-local-zone-group", "aws/geoproximity-region", "aws/health-check-id", \
+	  "aws/multi-value-answer", "aws/region", "aws/weight", DNSB_PROPERTY_CF_PROXIED, DNSB_PROPERTY_CF_COMMENT }
 /** How many names DNSB_ROUTING_PROPERTIES holds. */
-#define DNSB_ROUTING_PROPERTY_COUNT 10
+#define DNSB_ROUTING_PROPERTY_COUNT 14
 /** How many of them (the first) are routing properties of a set with an identifier. */
-#define DNSB_ROUTING_SET_PROPERTY_COUNT 8
+#define DNSB_ROUTING_SET_PROPERTY_COUNT 12
 
 /**
  * A provider's canonical form of the properties of an RRset (declared in

@@ -312,9 +312,9 @@ static int aws_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limi
 static const dnsb_hb_methods aws_methods = {
 	DNSB_HB_OPS("aws"), "hosted zone", sizeof(dnsb_aws), "aws-batch-change-interval",
 	aws_open_state, call, dnsb_aws_reply_error, aws_submit, aws_read, aws_close,
-	/* Route53: five requests per second per AWS account (Route 53 quotas, "Number of API requests"); no
-	 * burst is documented, so the budget spaces requests evenly and the account's own bucket absorbs jitter. */
-	5, 1,
+	/* Route53: five requests per second per AWS account (Route 53 quotas, "Number of API requests"), a bucket of
+	 * five; the budget grants a margin below both (providers/ratelimit.h), so that jitter meets no throttle. */
+	5, 5,
 };
 
 static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

@@ -256,7 +256,11 @@ struct _xmlNode;
  */
 int dnsb_aws_routing_head(struct _xmlNode *set, const dnsb_rrset *r);
 
-/** routing.c: a set's HealthCheckId, after ResourceRecords and AliasTarget. @return 0 or DNSB_ENOMEM */
+/**
+ * routing.c: a set's HealthCheckId and GeoProximityLocation (AWSRegion,
+ * LocalZoneGroup, Coordinates from "LATITUDE,LONGITUDE", Bias), after
+ * ResourceRecords and AliasTarget. @return 0 or DNSB_ENOMEM
+ */
 int dnsb_aws_routing_tail(struct _xmlNode *set, const dnsb_rrset *r);
 
 /**
@@ -289,7 +293,8 @@ char *dnsb_aws_xml_find(const char *xml, size_t len, const char *name);
  * InvalidChangeBatch conflict when a message says a record exists, is not
  * found, does not match, or meets a CNAME, invalid otherwise, too_large for
  * the 1000-record limit; Throttling and PriorRequestNotComplete
- * rate_limited; 5xx transient; AccessDenied, InvalidClientTokenId,
+ * rate_limited; 408 and 5xx transient, 413 too_large, 429 rate_limited (the
+ * shared status map, dnsb_hb_status_class); AccessDenied, InvalidClientTokenId,
  * SignatureDoesNotMatch, ExpiredToken, NoSuchHostedZone and other
  * statuses fatal. Every message naming [name='...', type='...'] (or "RRSet
  * of type T with DNS name N") names its change, unless that name and type
@@ -303,7 +308,7 @@ void dnsb_aws_classify(dnsb_result *res, const dnsb_http_response *resp, dnsb_ch
 /** The error code of an XML error reply (<Code>), or "" (copied into code, `size` bytes). */
 void dnsb_aws_error_code(char *code, size_t size, const char *xml, size_t len);
 
-/** A failed read or list reply as a code: Throttling, 429: DNSB_ERATELIMIT; 5xx: DNSB_ETRANSIENT; others DNSB_EFATAL. */
+/** A failed read or list reply as a code: Throttling, 429: DNSB_ERATELIMIT; 408, 5xx: DNSB_ETRANSIENT; others DNSB_EFATAL. */
 int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 
 /* ---- the provider ---- */

@@ -32,10 +32,10 @@ static int add_zone_id(dnsb_aws_config *out, const char *v, dnsb_error *err)
 	if (len == 0 || len > 32 || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != len)
 		return dnsb_error_set(err, DNSB_EINVAL, "--aws-zone-id %s: expected a hosted zone id (Z0123456789ABC)", v);
 	if ((grown = realloc(out->zone_ids, (out->zone_id_count + 1) * sizeof(*grown))) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	out->zone_ids = grown;
 	if ((out->zone_ids[out->zone_id_count] = strdup(v)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	out->zone_id_count++;
 	return 0;
 }
@@ -58,7 +58,7 @@ static int endpoint(char **slot, const char *const *names, const char *dflt, dns
 	len = strlen(v);
 	while (len > 0 && v[len - 1] == '/')
 		len--;
-	return (*slot = strndup(v, len)) ? 0 : DNSB_ENOMEM;
+	return (*slot = strndup(v, len)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
@@ -98,7 +98,7 @@ static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *er
 	if (v == NULL || *v == '\0')
 		v = getenv("AWS_PROFILE");
 	if (v && *v && (out->profile = strdup(v)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = endpoint(&out->endpoint, r53, DNSB_AWS_ENDPOINT_DEFAULT, err)) != 0 ||
 	    (rc = endpoint(&out->sts_endpoint, sts, DNSB_AWS_STS_DEFAULT, err)) != 0)
 		return rc;
@@ -106,7 +106,7 @@ static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *er
 		if (access(v, R_OK) != 0)
 			return dnsb_error_set(err, DNSB_EINVAL, "$AWS_CA_BUNDLE %s: %s", v, strerror(errno));
 		if ((out->ca_file = strdup(v)) == NULL)
-			return DNSB_ENOMEM;
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	return 0;
 }

@@ -160,35 +160,37 @@ static int init_source(dnsb_aws_creds *c, const dnsb_aws_config *cfg, dnsb_error
 {
 	const char *profile = cfg->profile ? cfg->profile : "default";
 	char path[4096];
-	int rc;
 
 	if (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) {
 		c->source = DNSB_AWS_CREDS_ENV;
 		snprintf(c->describe, sizeof(c->describe), "$AWS_ACCESS_KEY_ID");
-		return keys_set(&c->keys, env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"), env("AWS_SESSION_TOKEN"), 0);
+		if (keys_set(&c->keys, env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"), env("AWS_SESSION_TOKEN"), 0) != 0)
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		return 0;
 	}
 	if (env("AWS_ROLE_ARN") && env("AWS_WEB_IDENTITY_TOKEN_FILE")) {
 		c->source = DNSB_AWS_CREDS_WEB_IDENTITY;
 		snprintf(c->describe, sizeof(c->describe), "web identity (role %.200s)", env("AWS_ROLE_ARN"));
-		if ((rc = dup_env(&c->role_arn, "AWS_ROLE_ARN")) != 0 ||
-		    (rc = dup_env(&c->token_file, "AWS_WEB_IDENTITY_TOKEN_FILE")) != 0)
-			return rc;
 		c->session_name = strdup(env("AWS_ROLE_SESSION_NAME") ? env("AWS_ROLE_SESSION_NAME") : "dnsbatch");
-		return c->session_name ? 0 : DNSB_ENOMEM;
+		if (dup_env(&c->role_arn, "AWS_ROLE_ARN") != 0 || dup_env(&c->token_file, "AWS_WEB_IDENTITY_TOKEN_FILE") != 0 ||
+		    c->session_name == NULL)
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		return 0;
 	}
 	if (env("AWS_CONTAINER_CREDENTIALS_FULL_URI") || env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
 		c->source = DNSB_AWS_CREDS_CONTAINER;
 		/* ECS gives a path on its fixed agent address; EKS Pod Identity a full URI. */
 		if (env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
 			if (asprintf(&c->container_url, DNSB_AWS_ECS_AGENT "%s", env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) < 0)
-				return c->container_url = NULL, DNSB_ENOMEM;
-		} else if ((rc = dup_env(&c->container_url, "AWS_CONTAINER_CREDENTIALS_FULL_URI")) != 0) {
-			return rc;
+				return c->container_url = NULL, dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		} else if (dup_env(&c->container_url, "AWS_CONTAINER_CREDENTIALS_FULL_URI") != 0) {
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		}
 		snprintf(c->describe, sizeof(c->describe), "container credentials (%.200s)", c->container_url);
-		if ((rc = dup_env(&c->container_auth_file, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) != 0)
-			return rc;
-		return c->container_auth_file ? 0 : dup_env(&c->container_auth, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
+		if (dup_env(&c->container_auth_file, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE") != 0 ||
+		    (c->container_auth_file == NULL && dup_env(&c->container_auth, "AWS_CONTAINER_AUTHORIZATION_TOKEN") != 0))
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		return 0;
 	}
 	if (file_path(path, sizeof(path)) == 0 && access(path, F_OK) == 0) {
 		c->source = DNSB_AWS_CREDS_FILE;

@@ -264,14 +264,13 @@ static dnsb_class class_of(const messages *m, long status)
 					     "NoSuchHostedZone", "ExpiredToken", "UnrecognizedClientException",
 					     "MissingAuthenticationToken", "IncompleteSignature", NULL };
 	static const char *const slow[] = { "Throttling", "ThrottlingException", "PriorRequestNotComplete", NULL };
-	int conflict = 0;
+	int conflict = 0, shared = dnsb_hb_status_class(status);
 
-	if (status / 100 == 2)
-		return DNSB_CLASS_OK;
-	if (one_of(m->code, slow) || status == 429)
+	if (one_of(m->code, slow))
 		return DNSB_CLASS_RATE_LIMITED;
-	if (status >= 500)
-		return DNSB_CLASS_TRANSIENT;
+	/* 2xx, 408 and 5xx, 413, 429: as every backend reads them. */
+	if (shared != DNSB_HB_CLASS_OWN)
+		return (dnsb_class)shared;
 	if (one_of(m->code, fatal) || status == 401 || status == 403 || status == 404)
 		return DNSB_CLASS_FATAL;
 	if (status != 400)
@@ -314,9 +313,7 @@ int dnsb_aws_reply_error(const dnsb_http_response *resp, const char *what, dnsb_
 
 	messages_read(&m, resp->body, resp->body_len);
 	join(text, sizeof(text), &m);
-	code = class_of(&m, resp->status) == DNSB_CLASS_RATE_LIMITED ? DNSB_ERATELIMIT :
-	       resp->status >= 500				      ? DNSB_ETRANSIENT :
-									DNSB_EFATAL;
+	code = dnsb_hb_class_code(class_of(&m, resp->status));
 	dnsb_error_set(err, code, "%s: HTTP %ld %s: %s", what, resp->status, m.code[0] ? m.code : "-", text);
 	messages_clear(&m);
 	return code;

@@ -2,7 +2,8 @@
  * routing.c - Route53's routing policies in XML: a set's SetIdentifier and
  * routing elements written in the API model's order (SetIdentifier, Weight,
  * Region, GeoLocation, Failover, MultiValueAnswer before TTL; HealthCheckId
- * after AliasTarget) and read back into dnsb_rrset.set_id and .routing.
+ * and GeoProximityLocation after AliasTarget) and read back into
+ * dnsb_rrset.set_id and .routing, under external-dns's aws provider's names.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +70,60 @@ int dnsb_aws_routing_head(xmlNode *set, const dnsb_rrset *r)
 	return 0;
 }
 
+/* GeoProximityLocation's members, in the model's order (Coordinates holds "LATITUDE,LONGITUDE"). */
+static const struct { const char *element, *property; } geoproximity[] = {
+	{ "AWSRegion", "aws/geoproximity-region" },
+	{ "LocalZoneGroup", "aws/geoproximity-local-zone-group" },
+	{ "Coordinates", "aws/geoproximity-coordinates" },
+	{ "Bias", "aws/geoproximity-bias" },
+};
+
+/* <Coordinates><Latitude/><Longitude/></Coordinates> from "LATITUDE,LONGITUDE". @return 0 or DNSB_ENOMEM */
+static int put_coordinates(xmlNode *geo, const char *routing)
+{
+	size_t len;
+	const char *v = dnsb_routing_get(routing, "aws/geoproximity-coordinates", &len);
+	const char *comma = v ? memchr(v, ',', len) : NULL;
+	char *lat, *lon;
+	xmlNode *c;
+	int rc = 0;
+
+	if (comma == NULL)
+		return 0;
+	lat = strndup(v, (size_t)(comma - v));
+	lon = strndup(comma + 1, len - (size_t)(comma - v) - 1);
+	if (lat == NULL || lon == NULL || (c = xmlNewChild(geo, NULL, BAD_CAST "Coordinates", NULL)) == NULL ||
+	    xmlNewTextChild(c, NULL, BAD_CAST "Latitude", BAD_CAST lat) == NULL ||
+	    xmlNewTextChild(c, NULL, BAD_CAST "Longitude", BAD_CAST lon) == NULL)
+		rc = DNSB_ENOMEM;
+	free(lat);
+	free(lon);
+	return rc;
+}
+
+static int put_geoproximity(xmlNode *set, const char *routing)
+{
+	xmlNode *geo = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(geoproximity) / sizeof(geoproximity[0]); i++)
+		if (dnsb_routing_get(routing, geoproximity[i].property, &len) != NULL && geo == NULL &&
+		    (geo = xmlNewChild(set, NULL, BAD_CAST "GeoProximityLocation", NULL)) == NULL)
+			return DNSB_ENOMEM;
+	for (size_t i = 0; geo && i < sizeof(geoproximity) / sizeof(geoproximity[0]); i++)
+		if ((strcmp(geoproximity[i].element, "Coordinates") == 0 ? put_coordinates(geo, routing) :
+		     put(geo, geoproximity[i].element, routing, geoproximity[i].property)) != 0)
+			return DNSB_ENOMEM;
+	return 0;
+}
+
 int dnsb_aws_routing_tail(xmlNode *set, const dnsb_rrset *r)
 {
 	if (r->set_id == NULL || *r->set_id == '\0')
 		return 0;
-	return put(set, "HealthCheckId", r->routing, "aws/health-check-id");
+	if (put(set, "HealthCheckId", r->routing, "aws/health-check-id") != 0)
+		return DNSB_ENOMEM;
+	return put_geoproximity(set, r->routing);
 }
 
 /* The text of a child element (malloc'd) or NULL. */
@@ -107,9 +157,54 @@ static int take(char **routing, const xmlNode *parent, const char *name, const c
 	return rc;
 }
 
+/* The child element `name` of parent, or NULL. */
+static const xmlNode *element_of(const xmlNode *parent, const char *name)
+{
+	for (const xmlNode *c = parent ? parent->children : NULL; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+/* Append "aws/geoproximity-coordinates=LAT,LON\n" from a listed Coordinates element. @return 0 or DNSB_ENOMEM */
+static int take_coordinates(char **routing, const xmlNode *coordinates)
+{
+	char *lat = text_of(coordinates, "Latitude"), *lon = text_of(coordinates, "Longitude"), *grown = NULL;
+	int rc = 0;
+
+	if (lat && lon) {
+		if (asprintf(&grown, "%saws/geoproximity-coordinates=%s,%s\n", *routing ? *routing : "", lat, lon) < 0)
+			rc = DNSB_ENOMEM;
+		else {
+			free(*routing);
+			*routing = grown;
+		}
+	}
+	free(lat);
+	free(lon);
+	return rc;
+}
+
+/* One routing property of DNSB_ROUTING_PROPERTIES from a listed set. @return 0 or DNSB_ENOMEM */
+static int take_property(char **routing, const xmlNode *set, const char *property)
+{
+	const xmlNode *geo = element_of(set, "GeoLocation"), *near = element_of(set, "GeoProximityLocation");
+
+	if (strcmp(property, "aws/health-check-id") == 0)
+		return take(routing, set, "HealthCheckId", property);
+	if (strcmp(property, "aws/geoproximity-coordinates") == 0)
+		return take_coordinates(routing, element_of(near, "Coordinates"));
+	for (size_t i = 0; i < sizeof(geoproximity) / sizeof(geoproximity[0]); i++)
+		if (strcmp(geoproximity[i].property, property) == 0)
+			return take(routing, near, geoproximity[i].element, property);
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strcmp(fields[i].property, property) == 0)
+			return take(routing, fields[i].geo ? geo : set, fields[i].element, property);
+	return 0;
+}
+
 int dnsb_aws_routing_read(char **set_id, char **routing, const xmlNode *set)
 {
-	const xmlNode *geo = NULL;
 	/* In DNSB_ROUTING_PROPERTIES order, so that the text compares equal to a plan's. */
 	static const char *const order[DNSB_ROUTING_PROPERTY_COUNT] = DNSB_ROUTING_PROPERTIES;
 
@@ -117,18 +212,8 @@ int dnsb_aws_routing_read(char **set_id, char **routing, const xmlNode *set)
 	*routing = NULL;
 	if (*set_id == NULL)
 		return 0;
-	for (xmlNode *c = set->children; c; c = c->next)
-		if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "GeoLocation") == 0)
-			geo = c;
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-		int rc = 0;
-		if (strcmp(order[k], "aws/health-check-id") == 0)
-			rc = take(routing, set, "HealthCheckId", order[k]);
-		for (size_t i = 0; rc == 0 && i < sizeof(fields) / sizeof(fields[0]); i++)
-			if (strcmp(fields[i].property, order[k]) == 0)
-				rc = take(routing, fields[i].geo ? geo : set, fields[i].element, order[k]);
-		if (rc != 0)
-			return rc;
-	}
+	for (size_t k = 0; k < DNSB_ROUTING_SET_PROPERTY_COUNT; k++)
+		if (take_property(routing, set, order[k]) != 0)
+			return DNSB_ENOMEM;
 	return 0;
 }

@@ -158,7 +158,7 @@ def order_key(name, rtype, sid=""):
 # A ResourceRecordSet's routing elements (SetIdentifier ... MultiValueAnswer before TTL; HealthCheckId after),
 # kept as XML text in the request's order (the model's, checked by validate_request) to be listed back as sent.
 ROUTING_HEAD = ("SetIdentifier", "Weight", "Region", "GeoLocation", "Failover", "MultiValueAnswer")
-ROUTING_TAIL = ("HealthCheckId",)
+ROUTING_TAIL = ("HealthCheckId", "CidrRoutingConfig", "GeoProximityLocation")
 
 
 def bare(e):
@@ -635,6 +635,9 @@ class Handler(BaseHTTPRequestHandler):
             alias = None if target is None else {
                 "zone": target.findtext(q("HostedZoneId")), "dns": canon(target.findtext(q("DNSName"))),
                 "health": target.findtext(q("EvaluateTargetHealth"))}
+            policy = rules.routing_problem(rs, c.findtext(q("Action")), q)
+            if policy:
+                shapes.append(policy)
             if alias and (rs.find(q("TTL")) is not None or rs.find(q("ResourceRecords")) is not None):
                 shapes.append("Invalid request: Expected exactly one of [AliasTarget, all of [TTL, and "
                               "ResourceRecords], or TrafficPolicyInstanceId], but found more than one in Change "

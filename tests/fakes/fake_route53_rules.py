@@ -95,3 +95,39 @@ def rrset_problem(apex, name, rtype, shown, alias):
         return ("Tried to create an alias that targets %s, type %s in zone %s, but EvaluateTargetHealth cannot be "
                 "true when the alias target is a CloudFront distribution" % (alias["dns"], rtype, alias["zone"]))
     return None
+
+
+# A set's routing policy: exactly one of these (MultiValueAnswer only when true), and only with a SetIdentifier
+# (Route53 API reference, ResourceRecordSet; the message as Route53's InvalidInput replies word it).
+POLICIES = ("Weight", "Region", "Failover", "GeoLocation", "MultiValueAnswer", "GeoProximityLocation",
+            "CidrRoutingConfig")
+# A GeoProximityLocation names exactly one of these (the API reference: "AWSRegion, LocalZoneGroup, or Coordinates").
+LOCATIONS = ("AWSRegion", "LocalZoneGroup", "Coordinates")
+
+
+def routing_problem(rs, action, q):
+    """Route53's InvalidInput for a ResourceRecordSet element's routing policy, or None. q: tag -> namespaced tag."""
+    sid = rs.findtext(q("SetIdentifier"))
+    found = [p for p in POLICIES if rs.find(q(p)) is not None and
+             (p != "MultiValueAnswer" or rs.findtext(q(p)) == "true")]
+    where = "in Change with [Action=%s, Name=%s, Type=%s, SetIdentifier=%s]" % (
+        action, rs.findtext(q("Name")), rs.findtext(q("Type")), sid if sid is not None else "null")
+    if sid is not None and len(found) != 1:
+        return ("Invalid request: Expected exactly one of [Weight, Region, Failover, GeoLocation, MultiValueAnswer, "
+                "GeoProximityLocation, or CidrRoutingConfig], but found %s %s" %
+                ("none" if not found else "more than one", where))
+    if sid is None and found:
+        return "Invalid request: Missing field 'SetIdentifier' %s" % where
+    near = rs.find(q("GeoProximityLocation"))
+    if near is not None and sum(near.find(q(m)) is not None for m in LOCATIONS) != 1:
+        return ("Invalid request: Expected exactly one of [AWSRegion, LocalZoneGroup, Coordinates] in "
+                "GeoProximityLocation %s" % where)
+    coords = near.find(q("Coordinates")) if near is not None else None
+    if coords is not None:
+        try:
+            lat, lon = float(coords.findtext(q("Latitude"))), float(coords.findtext(q("Longitude")))
+        except (TypeError, ValueError):
+            lat = lon = 1000.0
+        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+            return "Invalid request: invalid Coordinates %s" % where
+    return None

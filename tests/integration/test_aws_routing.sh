@@ -99,13 +99,13 @@ eq "failover again: 3 already applied" "$RC $(counts failover-again)" "0 3 0 3 0
 ##### a conflict on one set identifier ###############################################################
 x=$(rep_ep f.example.com A 60 primary '[{"name":"aws/failover","value":"PRIMARY"}]' 192.0.2.9)
 y=$(rep_ep f.example.com A 60 third "$(w 5)" 192.0.2.7)
-# The registry's TXT record of each set, as external-dns's TXT registry writes it: the set's identifier, and
-# labels.ownedRecord naming the record it owns.
+# The registry's TXT record of each set, as external-dns's TXT registry writes it: the set's identifier, its
+# providerSpecific copied (registry/txt/registry.go), and labels.ownedRecord naming the record it owns.
 reg() {
-	rep_ep a-f.example.com TXT 60 "$1" '[]' '"heritage=external-dns,external-dns/owner=default"' |
-		jq -c '.labels = {ownedRecord: "f.example.com"}'
+	rep_ep a-f.example.com TXT 60 "$(jq -r .setIdentifier <<<"$1")" "$(jq -c .providerSpecific <<<"$1")" \
+		'"heritage=external-dns,external-dns/owner=default"' | jq -c '.labels = {ownedRecord: "f.example.com"}'
 }
-plan "$T/c.plan.json" create="$(list "$x" "$(reg primary)" "$y" "$(reg third)")"
+plan "$T/c.plan.json" create="$(list "$x" "$(reg "$x")" "$y" "$(reg "$y")")"
 apply conflict "$T/c.plan.json"
 # Sets at one owner name are groups apart (DESIGN §2), each with its registry TXT record: the refused set is dropped
 # with its TXT, the other set is applied with its own.

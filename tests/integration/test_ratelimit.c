@@ -156,7 +156,7 @@ static void test_one_bucket_per_key(void **state)
 /* A burst is taken at once; past it, each token waits its turn (the script answers the wait, no polling). */
 static void test_burst_then_paced(void **state)
 {
-	dnsb_budget *a = budget("acct-burst", 20, 5);
+	dnsb_budget *a = budget("acct-burst", 20, 6); /* 5 at once: the budget keeps one of the burst */
 	double start = dnsb_monotonic(), waited, total = 0;
 
 	(void)state;
@@ -206,16 +206,16 @@ static void test_throttle_lowers_for_everyone(void **state)
 	(void)state;
 	assert_int_equal(dnsb_budget_take(b, 0, NULL), 0);
 	dnsb_budget_stats_get(b, &st);
-	assert_true(st.rate > 99.9 && st.rate < 100.1);
+	assert_true(st.rate > 96.9 && st.rate < 97.1);
 	assert_int_equal(dnsb_budget_take(a, 0, NULL), 0);
 	dnsb_budget_throttled(a);
 	assert_int_equal(dnsb_budget_take(b, 0, NULL), 0);
 	dnsb_budget_stats_get(b, &st);
-	assert_true(st.rate > 74.9 && st.rate < 75.1);
+	assert_true(st.rate > 72.7 && st.rate < 72.8);
 	dnsb_budget_throttled(b);
 	assert_int_equal(dnsb_budget_take(a, 0, NULL), 0);
 	dnsb_budget_stats_get(a, &st);
-	assert_true(st.rate > 56.2 && st.rate < 56.3);
+	assert_true(st.rate > 54.5 && st.rate < 54.6);
 	assert_int_equal(st.throttles, 1);
 	dnsb_budget_free(a);
 	dnsb_budget_free(b);
@@ -237,7 +237,7 @@ static void test_redis_away_and_back(void **state)
 	assert_int_equal(st.shared, 0);
 	assert_int_equal(st.fallbacks, 1);
 	assert_int_equal(st.local_tokens, 5);
-	assert_true(st.rate > 249.9 && st.rate < 250.1); /* 1000 / the default 4 instances */
+	assert_true(st.rate > 242.4 && st.rate < 242.6); /* 1000 less the margin (97%) / the default 4 instances */
 	assert_int_equal(start_redis(NULL), 0);
 	give_up = dnsb_monotonic() + 10;
 	do {
@@ -275,7 +275,7 @@ static void test_password(void **state)
 	assert_int_equal(dnsb_budget_take(a, 0, NULL), 0);
 	dnsb_budget_stats_get(a, &st);
 	assert_int_equal(st.shared, 1);
-	assert_true(st.rate > 49.9 && st.rate < 50.1);
+	assert_true(st.rate > 48.4 && st.rate < 48.6);
 	dnsb_budget_free(a);
 	unsetenv("DNSBATCH_REDIS_PASSWORD");
 	a = budget("acct-nopw", 100, 10); /* no password: AUTH missing, so the script is refused: fallback */

@@ -92,6 +92,26 @@ static void test_alias_false_is_an_ordinary_record(void **state)
 	dnsb_plan_free(plan);
 }
 
+/*
+ * external-dns's TXT registry copies its record's providerSpecific onto the ownership TXT: alias=true and the
+ * health flag on a TXT are ignored (external-dns's aws provider reads them on A and AAAA only), the TXT is a TXT.
+ */
+static void test_alias_on_registry_txt_ignored(void **state)
+{
+	(void)state;
+	dnsb_plan *plan;
+	dnsb_change *c = one_create(&plan, "{\"dnsName\":\"a-lb.example.com\",\"targets\":[\"\\\"heritage=external-dns,"
+					   "external-dns/owner=default\\\"\"],\"recordType\":\"TXT\",\"labels\":{\"ownedRecord\":"
+					   "\"lb.example.com\"}," ALIAS_PROPS(HEALTH("true")) "}");
+
+	assert_int_equal(c->outcome, DNSB_OUTCOME_PENDING);
+	assert_int_equal(c->new_set.alias, DNSB_ALIAS_NONE);
+	assert_int_equal(c->new_set.rdata_count, 1);
+	assert_string_equal(c->new_set.rdata[0], "\"heritage=external-dns,external-dns/owner=default\"");
+	assert_null(c->new_set.routing);
+	dnsb_plan_free(plan);
+}
+
 static void assert_invalid(const char *endpoint, const char *message)
 {
 	dnsb_plan *plan;
@@ -277,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_alias_health_values),
 		cmocka_unit_test(test_alias_false_is_an_ordinary_record),
 		cmocka_unit_test(test_alias_invalid),
+		cmocka_unit_test(test_alias_on_registry_txt_ignored),
 		cmocka_unit_test(test_alias_compare),
 		cmocka_unit_test(test_alias_listed),
 		cmocka_unit_test(test_alias_adjusted),

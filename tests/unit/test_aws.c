@@ -104,6 +104,9 @@ static void test_classify_table(void **state)
 		{ 500, ERR("InternalFailure", "oops"), DNSB_CLASS_TRANSIENT, "InternalFailure" },
 		{ 502, "<html>Bad Gateway</html>", DNSB_CLASS_TRANSIENT, "" },
 		{ 503, "", DNSB_CLASS_TRANSIENT, "" },
+		/* 408 Request Timeout: transient, as for every other backend (it was fatal). */
+		{ 408, "", DNSB_CLASS_TRANSIENT, "" },
+		{ 408, ERR("RequestTimeout", "timed out"), DNSB_CLASS_TRANSIENT, "RequestTimeout" },
 		{ 403, ERR("AccessDenied", "not authorized"), DNSB_CLASS_FATAL, "AccessDenied" },
 		{ 403, ERR("InvalidClientTokenId", "invalid"), DNSB_CLASS_FATAL, "InvalidClientTokenId" },
 		{ 403, ERR("SignatureDoesNotMatch", "mismatch"), DNSB_CLASS_FATAL, "SignatureDoesNotMatch" },
@@ -251,6 +254,8 @@ static void test_reply_error(void **state)
 	(void)state;
 	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ERATELIMIT);
 	r = reply(503, "");
+	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
+	r = reply(408, "");
 	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_ETRANSIENT);
 	r = reply(404, ERR("NoSuchHostedZone", "No hosted zone found with ID: Z9"));
 	assert_int_equal(dnsb_aws_reply_error(&r, "ListResourceRecordSets", &err), DNSB_EFATAL);
