@@ -2,7 +2,8 @@
  * precheck.c - the pre-check of the unconditional backends (pdns,
  * cloudflare): the batch replayed over the RRsets the zone holds, in order,
  * every change whose condition fails named at once (one read finds them
- * all; the services would report only the first error of a write); and the
+ * all; the services would report only the first error of a write), and
+ * every change that would break a rule every DNS service enforces; and the
  * race check of a read-back after the write.
  */
 #include <stdint.h>
@@ -12,6 +13,95 @@
 
 #include "dnsbatch/sys/log.h"
 #include "providers/precheck.h"
+
+/*
+ * What one owner name holds in the replayed state, for the rules every
+ * service enforces: the RRsets of data beside a CNAME (RFC 1034 §3.6.2; the
+ * DNSSEC records RFC 4035 §2.5 allows there aside), and at the apex (the
+ * name the read shows holding the SOA) its NS.
+ */
+typedef struct name_state {
+	unsigned cname;  /* CNAME RRsets (0 or 1) */
+	unsigned data;   /* RRsets of any other type but RRSIG, NSEC, NSEC3 */
+	unsigned ns;     /* NS RRsets */
+	int apex;        /* the read shows the SOA here */
+} name_state;
+
+/* The owner names of a batch, each with its state: names' items mirror states by position. */
+typedef struct names {
+	dnsb_rrset_list keys;  /* (owner, type 0) */
+	name_state *states;
+	size_t cap;
+} names;
+
+static void names_clear(names *n)
+{
+	dnsb_rrset_list_clear(&n->keys);
+	free(n->states);
+	memset(n, 0, sizeof(*n));
+}
+
+/* The state of `owner`, or NULL when it is not a name of the batch. */
+static name_state *name_of(names *n, const char *owner)
+{
+	const dnsb_rrset *known = dnsb_rrset_list_find(&n->keys, owner, 0);
+
+	return known ? &n->states[known - n->keys.items] : NULL;
+}
+
+/* Add `owner` (once). @return 0 or DNSB_ENOMEM */
+static int name_add(names *n, const char *owner)
+{
+	dnsb_rrset key = { 0 };
+
+	if (name_of(n, owner) != NULL)
+		return 0;
+	if (n->keys.count == n->cap) {
+		size_t cap = n->cap ? n->cap * 2 : 16;
+		name_state *grown = realloc(n->states, cap * sizeof(*grown));
+		if (grown == NULL)
+			return DNSB_ENOMEM;
+		n->states = grown;
+		n->cap = cap;
+	}
+	if ((key.owner = strdup(owner)) == NULL || dnsb_rrset_list_push(&n->keys, &key) != 0) {
+		free(key.owner);
+		return DNSB_ENOMEM;
+	}
+	memset(&n->states[n->keys.count - 1], 0, sizeof(name_state));
+	return 0;
+}
+
+/* Count an RRset of `type` in or out (delta +1 / -1) of its name's state. */
+static void name_count(name_state *st, uint16_t type, int delta)
+{
+	if (st == NULL || type == LDNS_RR_TYPE_RRSIG || type == LDNS_RR_TYPE_NSEC || type == LDNS_RR_TYPE_NSEC3)
+		return;
+	if (type == LDNS_RR_TYPE_CNAME)
+		st->cname += (unsigned)delta;
+	else
+		st->data += (unsigned)delta;
+	if (type == LDNS_RR_TYPE_NS)
+		st->ns += (unsigned)delta;
+}
+
+/* The names the batch touches, with what the read shows at each. @return 0 or DNSB_ENOMEM */
+static int names_read(names *n, dnsb_change *const *changes, size_t count, const dnsb_rrset_list *held)
+{
+	for (size_t i = 0; i < count; i++) {
+		const dnsb_change *c = changes[i];
+		if ((c->kind != DNSB_CHANGE_CREATE && name_add(n, c->old.owner) != 0) ||
+		    (c->kind != DNSB_CHANGE_DELETE && name_add(n, c->new_set.owner) != 0))
+			return DNSB_ENOMEM;
+	}
+	for (size_t i = 0; held && i < held->count; i++) {
+		name_state *st = name_of(n, held->items[i].owner);
+		name_count(st, held->items[i].type, +1);
+		if (st && held->items[i].type == LDNS_RR_TYPE_SOA)
+			st->apex = 1;
+	}
+	return 0;
+}
 
 void dnsb_precheck_clear(dnsb_precheck *patch)
 {
@@ -65,8 +155,36 @@ static dnsb_precheck_mismatch old_state(const dnsb_precheck_entry *e, const dnsb
 	return dnsb_rrset_matches_old(e->final, old) ? DNSB_PRECHECK_MATCH : DNSB_PRECHECK_DIFFERS;
 }
 
+/*
+ * Would the change, on the replayed state, break a rule every service
+ * enforces: a CNAME beside other data, a CNAME at the apex, an apex without
+ * its NS RRset? (Its own condition holds: from's RRset is held, to's absent
+ * unless to is from.)
+ */
+static dnsb_precheck_mismatch rules(names *nm, const dnsb_precheck *p, const dnsb_change *c, size_t from, size_t to)
+{
+	name_state *src = c->kind != DNSB_CHANGE_CREATE ? name_of(nm, c->old.owner) : NULL,
+		   *dst = c->kind != DNSB_CHANGE_DELETE ? name_of(nm, c->new_set.owner) : NULL;
+	name_state after_src = { 0, 0, 0, 0 }, after_dst;
+
+	if (src) {
+		after_src = *src;
+		name_count(&after_src, c->old.type, -1);
+		if (src->apex && src->ns > 0 && after_src.ns == 0 && !(dst == src && c->new_set.type == LDNS_RR_TYPE_NS))
+			return DNSB_PRECHECK_APEX_NS;
+	}
+	if (dst == NULL)
+		return DNSB_PRECHECK_MATCH;
+	after_dst = dst == src ? after_src : *dst;
+	if (to == from || p->entries[to].final == NULL)
+		name_count(&after_dst, c->new_set.type, +1);
+	if (c->new_set.type == LDNS_RR_TYPE_CNAME && dst->apex)
+		return DNSB_PRECHECK_APEX_CNAME;
+	return after_dst.cname > 0 && after_dst.data > 0 ? DNSB_PRECHECK_CNAME : DNSB_PRECHECK_MATCH;
+}
+
 /* Check one change against the replayed state and, when it holds, move the state on. */
-static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const dnsb_change *c,
+static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, names *nm, const dnsb_change *c,
 		  const dnsb_rrset_list *held, const dnsb_rrset_list *disabled, dnsb_precheck_mismatch *why)
 {
 	size_t from = SIZE_MAX - 1, to = SIZE_MAX - 1;
@@ -81,12 +199,19 @@ static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, const dn
 	/* A create, or an update to another RRset, must not overwrite one that is held. */
 	if (*why == DNSB_PRECHECK_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
 		*why = DNSB_PRECHECK_EXISTS;
+	if (*why == DNSB_PRECHECK_MATCH)
+		*why = rules(nm, p, c, from, to);
 	if (*why != DNSB_PRECHECK_MATCH)
 		return 0;
-	if (c->kind != DNSB_CHANGE_CREATE)
+	if (c->kind != DNSB_CHANGE_CREATE) {
+		name_count(name_of(nm, c->old.owner), c->old.type, -1);
 		p->entries[from].final = NULL;
-	if (c->kind != DNSB_CHANGE_DELETE)
+	}
+	if (c->kind != DNSB_CHANGE_DELETE) {
+		if (p->entries[to].final == NULL)
+			name_count(name_of(nm, c->new_set.owner), c->new_set.type, +1);
 		p->entries[to].final = &c->new_set;
+	}
 	return 0;
 }
 
@@ -104,6 +229,12 @@ static const char *mismatch_text(dnsb_precheck_mismatch why)
 		return "the old RRset does not exist";
 	case DNSB_PRECHECK_DIFFERS:
 		return "the old RRset holds other records or another TTL";
+	case DNSB_PRECHECK_CNAME:
+		return "a CNAME and other data at one name (RFC 1034 section 3.6.2)";
+	case DNSB_PRECHECK_APEX_CNAME:
+		return "a CNAME at the zone apex, beside its SOA and NS";
+	case DNSB_PRECHECK_APEX_NS:
+		return "the zone apex would be left without its NS RRset";
 	default:
 		return "matches";
 	}
@@ -158,12 +289,15 @@ int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const
 	size_t cap = 0, named = 0, first = 0;
 	dnsb_precheck_mismatch why, first_why = DNSB_PRECHECK_MATCH;
 	dnsb_rrset_list keys = { 0 };
+	names nm = { { 0 }, NULL, 0 };
+	int rc = names_read(&nm, changes, n, held);
 
 	memset(patch, 0, sizeof(*patch));
 	dnsb_result_init(res);
 	for (size_t i = 0; i < n; i++) {
-		if (replay(patch, &cap, &keys, changes[i], held, disabled, &why) != 0) {
+		if (rc != 0 || replay(patch, &cap, &keys, &nm, changes[i], held, disabled, &why) != 0) {
 			dnsb_rrset_list_clear(&keys);
+			names_clear(&nm);
 			dnsb_precheck_clear(patch);
 			return DNSB_ENOMEM;
 		}
@@ -186,8 +320,9 @@ int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const
 				named > 1 ? " (and more changes of the batch: each named)" : "");
 	}
 	dnsb_rrset_list_clear(&keys);
+	names_clear(&nm);
 	keep_changed(patch);
-	return 0;
+	return rc;
 }
 
 /* Is `cur` (NULL: absent) the RRset `want` (NULL: absent)? */
