@@ -25,6 +25,8 @@ typedef struct name_state {
 	unsigned data;   /* RRsets of any other type but RRSIG, NSEC, NSEC3 */
 	unsigned ns;     /* NS RRsets */
 	int apex;        /* the read shows the SOA here */
+	int ns_held;     /* the read shows an NS RRset here */
+	int cname_written; /* a change of the batch writes a CNAME here */
 } name_state;
 
 /* The owner names of a batch, each with its state: names' items mirror states by position. */
@@ -99,6 +101,8 @@ static int names_read(names *n, dnsb_change *const *changes, size_t count, const
 		name_count(st, held->items[i].type, +1);
 		if (st && held->items[i].type == LDNS_RR_TYPE_SOA)
 			st->apex = 1;
+		if (st && held->items[i].type == LDNS_RR_TYPE_NS)
+			st->ns_held = 1;
 	}
 	return 0;
 }
@@ -156,31 +160,26 @@ static dnsb_precheck_mismatch old_state(const dnsb_precheck_entry *e, const dnsb
 }
 
 /*
- * Would the change, on the replayed state, break a rule every service
- * enforces: a CNAME beside other data, a CNAME at the apex, an apex without
- * its NS RRset? (Its own condition holds: from's RRset is held, to's absent
- * unless to is from.)
+ * Does a change the replay let through break a rule every service enforces,
+ * judged on the batch's final state (a batch is written whole: a CNAME
+ * deleted anywhere in it no longer stands beside an A it creates)? A CNAME
+ * written where other data stays, or at the apex; other data written where
+ * a CNAME the batch does not write stays (a CNAME the batch writes is named
+ * itself); the apex's NS RRset removed.
  */
-static dnsb_precheck_mismatch rules(names *nm, const dnsb_precheck *p, const dnsb_change *c, size_t from, size_t to)
+static dnsb_precheck_mismatch rules(names *nm, const dnsb_change *c)
 {
-	name_state *src = c->kind != DNSB_CHANGE_CREATE ? name_of(nm, c->old.owner) : NULL,
-		   *dst = c->kind != DNSB_CHANGE_DELETE ? name_of(nm, c->new_set.owner) : NULL;
-	name_state after_src = { 0, 0, 0, 0 }, after_dst;
+	const name_state *src = c->kind != DNSB_CHANGE_CREATE ? name_of(nm, c->old.owner) : NULL,
+			 *dst = c->kind != DNSB_CHANGE_DELETE ? name_of(nm, c->new_set.owner) : NULL;
 
-	if (src) {
-		after_src = *src;
-		name_count(&after_src, c->old.type, -1);
-		if (src->apex && src->ns > 0 && after_src.ns == 0 && !(dst == src && c->new_set.type == LDNS_RR_TYPE_NS))
-			return DNSB_PRECHECK_APEX_NS;
-	}
-	if (dst == NULL)
+	if (src && c->old.type == LDNS_RR_TYPE_NS && src->apex && src->ns_held && src->ns == 0)
+		return DNSB_PRECHECK_APEX_NS;
+	if (dst == NULL || c->new_set.type == LDNS_RR_TYPE_RRSIG || c->new_set.type == LDNS_RR_TYPE_NSEC ||
+	    c->new_set.type == LDNS_RR_TYPE_NSEC3)
 		return DNSB_PRECHECK_MATCH;
-	after_dst = dst == src ? after_src : *dst;
-	if (to == from || p->entries[to].final == NULL)
-		name_count(&after_dst, c->new_set.type, +1);
-	if (c->new_set.type == LDNS_RR_TYPE_CNAME && dst->apex)
-		return DNSB_PRECHECK_APEX_CNAME;
-	return after_dst.cname > 0 && after_dst.data > 0 ? DNSB_PRECHECK_CNAME : DNSB_PRECHECK_MATCH;
+	if (c->new_set.type == LDNS_RR_TYPE_CNAME)
+		return dst->apex ? DNSB_PRECHECK_APEX_CNAME : dst->data > 0 ? DNSB_PRECHECK_CNAME : DNSB_PRECHECK_MATCH;
+	return dst->cname > 0 && !dst->cname_written ? DNSB_PRECHECK_CNAME : DNSB_PRECHECK_MATCH;
 }
 
 /* Check one change against the replayed state and, when it holds, move the state on. */
@@ -199,8 +198,6 @@ static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, names *n
 	/* A create, or an update to another RRset, must not overwrite one that is held. */
 	if (*why == DNSB_PRECHECK_MATCH && c->kind != DNSB_CHANGE_DELETE && to != from && p->entries[to].final != NULL)
 		*why = DNSB_PRECHECK_EXISTS;
-	if (*why == DNSB_PRECHECK_MATCH)
-		*why = rules(nm, p, c, from, to);
 	if (*why != DNSB_PRECHECK_MATCH)
 		return 0;
 	if (c->kind != DNSB_CHANGE_CREATE) {
@@ -208,8 +205,11 @@ static int replay(dnsb_precheck *p, size_t *cap, dnsb_rrset_list *keys, names *n
 		p->entries[from].final = NULL;
 	}
 	if (c->kind != DNSB_CHANGE_DELETE) {
+		name_state *st = name_of(nm, c->new_set.owner);
 		if (p->entries[to].final == NULL)
-			name_count(name_of(nm, c->new_set.owner), c->new_set.type, +1);
+			name_count(st, c->new_set.type, +1);
+		if (st && c->new_set.type == LDNS_RR_TYPE_CNAME)
+			st->cname_written = 1;
 		p->entries[to].final = &c->new_set;
 	}
 	return 0;
@@ -283,46 +283,70 @@ static void culprit(dnsb_result *res, size_t i, const dnsb_change *c, dnsb_prech
 	dnsb_result_add_culprit_note(res, i, note);
 }
 
+/* The culprits named so far: how many, and the first with its finding (for the reply's message). */
+typedef struct tally {
+	size_t named, first;
+	dnsb_precheck_mismatch first_why;
+} tally;
+
+static void name_one(tally *t, dnsb_result *res, size_t i, dnsb_change *const *changes, dnsb_precheck_mismatch why,
+		     const dnsb_rrset_list *disabled)
+{
+	if (t->named++ == 0) {
+		t->first = i;
+		t->first_why = why;
+	}
+	culprit(res, i, changes[i], why, disabled);
+}
+
+/* The reply of a pre-check that named culprits: CONFLICT, the first named in the message. */
+static void refuse(dnsb_result *res, const tally *t, dnsb_change *const *changes, const dnsb_rrset_list *disabled)
+{
+	const dnsb_change *c = changes[t->first];
+	const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
+	char off[256];
+
+	disabled_text(off, sizeof(off), disabled, r->owner, r->type);
+	dnsb_result_set(res, DNSB_CLASS_CONFLICT, 0, "precheck", "%s %s %s: %s%s%s", kind_name(c->kind), r->owner,
+			dnsb_type_name(r->type), mismatch_text(t->first_why), off,
+			t->named > 1 ? " (and more changes of the batch: each named)" : "");
+}
+
 int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const *changes, size_t n,
 		    const dnsb_rrset_list *held, const dnsb_rrset_list *disabled)
 {
-	size_t cap = 0, named = 0, first = 0;
-	dnsb_precheck_mismatch why, first_why = DNSB_PRECHECK_MATCH;
+	size_t cap = 0;
+	tally t = { 0, 0, DNSB_PRECHECK_MATCH };
+	dnsb_precheck_mismatch why;
 	dnsb_rrset_list keys = { 0 };
 	names nm = { { 0 }, NULL, 0 };
-	int rc = names_read(&nm, changes, n, held);
+	unsigned char *passed = calloc(n + 1, 1);
+	int rc = passed ? names_read(&nm, changes, n, held) : DNSB_ENOMEM;
 
 	memset(patch, 0, sizeof(*patch));
 	dnsb_result_init(res);
-	for (size_t i = 0; i < n; i++) {
-		if (rc != 0 || replay(patch, &cap, &keys, &nm, changes[i], held, disabled, &why) != 0) {
-			dnsb_rrset_list_clear(&keys);
-			names_clear(&nm);
-			dnsb_precheck_clear(patch);
-			return DNSB_ENOMEM;
-		}
-		if (why == DNSB_PRECHECK_MATCH)
-			continue;
-		if (named++ == 0) {
-			first = i;
-			first_why = why;
-		}
-		culprit(res, i, changes[i], why, disabled);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if ((rc = replay(patch, &cap, &keys, &nm, changes[i], held, disabled, &why)) != 0)
+			break;
+		passed[i] = why == DNSB_PRECHECK_MATCH;
+		if (!passed[i])
+			name_one(&t, res, i, changes, why, disabled);
 	}
-	if (named > 0) {
-		const dnsb_change *c = changes[first];
-		const dnsb_rrset *r = c->kind == DNSB_CHANGE_CREATE ? &c->new_set : &c->old;
-		char off[256];
-
-		disabled_text(off, sizeof(off), disabled, r->owner, r->type);
-		dnsb_result_set(res, DNSB_CLASS_CONFLICT, 0, "precheck", "%s %s %s: %s%s%s", kind_name(c->kind), r->owner,
-				dnsb_type_name(r->type), mismatch_text(first_why), off,
-				named > 1 ? " (and more changes of the batch: each named)" : "");
-	}
+	/* The rules on the batch's final state, now that every change has been replayed. */
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (passed[i] && (why = rules(&nm, changes[i])) != DNSB_PRECHECK_MATCH)
+			name_one(&t, res, i, changes, why, disabled);
+	if (rc == 0 && t.named > 0)
+		refuse(res, &t, changes, disabled);
+	free(passed);
 	dnsb_rrset_list_clear(&keys);
 	names_clear(&nm);
+	if (rc != 0) {
+		dnsb_precheck_clear(patch);
+		return DNSB_ENOMEM;
+	}
 	keep_changed(patch);
-	return rc;
+	return 0;
 }
 
 /* Is `cur` (NULL: absent) the RRset `want` (NULL: absent)? */

@@ -6,9 +6,11 @@
  * condition fails is named at once: create needs the RRset absent, update
  * and delete need the old RRset as held (RDATA and TTL). So are the rules
  * every DNS service enforces, which the replay checks on the same read (the
- * services would name the first breach of a write only): no CNAME beside
- * other data at one name (RFC 1034 §3.6.2; RRSIG, NSEC and NSEC3 aside), no
- * CNAME at the zone apex, and the apex keeps its NS RRset. The apex is the
+ * services would name the first breach of a write only), on the batch's
+ * final state (it is written whole): no CNAME beside other data at one name
+ * (RFC 1034 §3.6.2; RRSIG, NSEC and NSEC3 aside: the CNAME the batch writes
+ * is named, else the data written beside a CNAME that stays), no CNAME at
+ * the zone apex, and the apex keeps its NS RRset. The apex is the
  * name the read shows holding the SOA: a service that lists none
  * (Cloudflare, which flattens a CNAME at the apex and serves its own NS) has
  * no apex rule to break. Not installed.
