@@ -1,7 +1,8 @@
 /*
  * cloudflare.c - the cloudflare provider (Cloudflare API v4) on the HTTP
  * backend skeleton: a batch is a read of its names (records and ids), the
- * pre-check, and one POST /zones/{id}/dns_records/batch; read and list by
+ * pre-check, one POST /zones/{id}/dns_records/batch and a read-back of its
+ * RRsets (another client's write in the window: `race`); read and list by
  * GET /zones/{id}/dns_records (paginated); zones from --cloudflare-zone-id
  * (GET /zones/{id}) or GET /zones.
  */

@@ -14,7 +14,7 @@
  *                 change; read errors as codes
  *   pace.c        requests slowed down by the RateLimit headers before a 429
  *   cloudflare.c  the methods on the HTTP backend skeleton: calls, listings,
- *                 submit (read the names, pre-check, one batch), open, flags
+ *                 submit (read the names, pre-check, one batch, read back), open, flags
  *
  * Cloudflare stores one record per value, each with an id, and writes
  * unconditionally: a submission reads the batch's names first (their
