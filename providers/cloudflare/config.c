@@ -53,19 +53,15 @@ static int auth_line(char **out, const char *name, const char *value, dnsb_error
 /* $CF_API_TOKEN: the token, or file:PATH naming a file that holds it. */
 static int take_token(dnsb_cf_config *out, const char *env, dnsb_error *err)
 {
-	char buf[4096], token[1024], line[1100];
+	char token[1024], line[1100], *text = NULL;
 	int rc;
 
 	if (strncmp(env, "file:", 5) == 0) {
-		FILE *f = fopen(env + 5, "r");
-		size_t got;
-		if (f == NULL)
-			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO,
-					      "$" DNSB_CF_TOKEN_ENV " names file %s: %s", env + 5, strerror(errno));
-		got = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[got] = '\0';
-		rc = secret_text(token, sizeof(token), buf, "the file $" DNSB_CF_TOKEN_ENV " names", err);
+		/* The one secret reader: its limit, and an error past it (never a token cut short). */
+		if ((rc = dnsb_secret_read_file(&text, env + 5, "$" DNSB_CF_TOKEN_ENV, err)) != 0)
+			return rc;
+		rc = secret_text(token, sizeof(token), text, "the file $" DNSB_CF_TOKEN_ENV " names", err);
+		dnsb_secret_free(text);
 		out->auth_source = "the file $" DNSB_CF_TOKEN_ENV " names";
 	} else {
 		rc = secret_text(token, sizeof(token), env, "$" DNSB_CF_TOKEN_ENV, err);
@@ -75,7 +71,6 @@ static int take_token(dnsb_cf_config *out, const char *env, dnsb_error *err)
 		snprintf(line, sizeof(line), "Bearer %s", token);
 		rc = auth_line(&out->auth[0], "Authorization", line, err);
 	}
-	explicit_bzero(buf, sizeof(buf));
 	explicit_bzero(token, sizeof(token));
 	explicit_bzero(line, sizeof(line));
 	return rc;

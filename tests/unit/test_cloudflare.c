@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "dnsbatch/plan.h"
@@ -407,6 +408,21 @@ static void test_config(void **state)
 	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), 0);
 	assert_string_equal(c.auth[0], "Authorization: Bearer tok-in-file");
 	assert_null(c.auth[1]);
+	dnsb_cf_config_clear(&c);
+	/* A file past 4 KiB is read whole (it was cut there in silence): what follows the token is not ignored. */
+	{
+		char big[6000];
+		memset(big, ' ', sizeof(big));
+		memcpy(big, "tok-in-file", 11);
+		memcpy(big + sizeof(big) - 5, "junk\n", 5);
+		assert_int_equal(truncate(path, 0), 0);
+		fd = open(path, O_WRONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+		close(fd);
+	}
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), DNSB_EINVAL);
+	assert_null(strstr(err.message, "tok-in-file"));
 	dnsb_cf_config_clear(&c);
 	dnsb_config_free(cfg);
 
