@@ -1,6 +1,5 @@
 /* config.c - the cloudflare provider's flags and its credentials. */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
