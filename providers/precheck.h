@@ -4,7 +4,16 @@
  * Cloudflare: records by id, no condition on a write). The batch is replayed
  * over the RRsets a read just found, in order, and every change whose
  * condition fails is named at once: create needs the RRset absent, update
- * and delete need the old RRset as held (RDATA and TTL). Not installed.
+ * and delete need the old RRset as held (RDATA and TTL). So are the rules
+ * every DNS service enforces, which the replay checks on the same read (the
+ * services would name the first breach of a write only), on the batch's
+ * final state (it is written whole): no CNAME beside other data at one name
+ * (RFC 1034 §3.6.2; RRSIG, NSEC and NSEC3 aside: the CNAME the batch writes
+ * is named, else the data written beside a CNAME that stays), no CNAME at
+ * the zone apex, and the apex keeps its NS RRset. The apex is the
+ * name the read shows holding the SOA: a service that lists none
+ * (Cloudflare, which flattens a CNAME at the apex and serves its own NS) has
+ * no apex rule to break. Not installed.
  *
  * Between the read and the write another client can still change the zone:
  * such backends declare `unconditional` (dnsb_provider_limits); a read-back
@@ -36,18 +45,22 @@ typedef enum dnsb_precheck_mismatch {
 	DNSB_PRECHECK_MATCH = 0,
 	DNSB_PRECHECK_EXISTS,   /**< a create (or an update's new RRset of another type) whose RRset is held */
 	DNSB_PRECHECK_MISSING,  /**< an update or delete whose old RRset is not held */
-	DNSB_PRECHECK_DIFFERS   /**< an update or delete whose old RRset is held with other RDATA or TTL */
+	DNSB_PRECHECK_DIFFERS,  /**< an update or delete whose old RRset is held with other RDATA or TTL */
+	DNSB_PRECHECK_CNAME,    /**< a change that leaves a CNAME and other data at one name */
+	DNSB_PRECHECK_APEX_CNAME, /**< a CNAME written at the apex (the name holding the SOA) */
+	DNSB_PRECHECK_APEX_NS   /**< a change that leaves the apex without its NS RRset */
 } dnsb_precheck_mismatch;
 
 /**
  * Replay the batch, in order, over the RRsets held now: every change whose
- * condition fails is named in `res` as a culprit (class CONFLICT, code
+ * condition fails, or that breaks one of the rules above, is named in `res`
+ * as a culprit (class CONFLICT, code
  * "precheck", the message naming the first and the count) and leaves the
  * replayed state as it was; the others move it on. `patch` receives the
  * RRsets whose final state differs from what is held, each with the
  * disabled records held there. A create where only disabled records are
  * held finds the RRset held (dnsb_pdns_zone_parse): its note names them.
- * @param held      the zone's current RRsets (at least those the batch touches)
+ * @param held      the zone's current RRsets (at least every RRset at each owner name the batch touches)
  * @param disabled  PowerDNS: the disabled records held (dnsb_pdns_zone_parse), or NULL (cloudflare)
  * @return 0 (res is OK when nothing mismatched); DNSB_ENOMEM
  */

@@ -31,7 +31,8 @@ static int holds_property(const dnsb_change *c)
 	return 0;
 }
 
-/* The provider's canonical form of the change's provider properties. @return 0 or DNSB_ENOMEM */
+/* The provider's canonical form of the change's provider properties.
+ * @return 0, DNSB_EINVAL (a type it writes no record of) or DNSB_ENOMEM */
 static int resolve_properties(dnsb_change *c, const dnsb_provider_limits *limits)
 {
 	int rc = 0;
@@ -79,6 +80,7 @@ static void map_change(const engine *e, dnsb_change *c)
 	const char *owner = dnsb_change_owner(c);
 	long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
 	char msg[512];
+	int rc = 0;
 
 	c->zone = z < 0 ? e->zone_count : (size_t)z;
 	if (c->outcome != DNSB_OUTCOME_PENDING)
@@ -110,7 +112,13 @@ static void map_change(const engine *e, dnsb_change *c)
 		drop_unsent(c, DNSB_REASON_INVALID, msg);
 		return;
 	}
-	if (e->limits->properties && resolve_properties(c, e->limits) != 0) {
+	if (e->limits->properties && (rc = resolve_properties(c, e->limits)) == DNSB_EINVAL) {
+		snprintf(msg, sizeof(msg), "%s %s: provider %s writes no record of this type", owner, type_of(c),
+			 dnsb_provider_name(e->p));
+		drop_unsent(c, DNSB_REASON_INVALID, msg);
+		return;
+	}
+	if (rc != 0) {
 		c->outcome = DNSB_OUTCOME_FAILED;
 		c->reason = DNSB_REASON_TRANSIENT;
 		dnsb_engine_set_detail(c, 0, NULL, "out of memory resolving provider properties");

@@ -98,13 +98,23 @@ static int adjust_one(struct json_object *all, dnsb_webhook *wh, struct json_obj
 		      unsigned flags, size_t *normalised, size_t *unsupported)
 {
 	const dnsb_provider_limits *limits = dnsb_provider_get_limits(wh->provider);
-	struct json_object *adjusted = NULL;
+	struct json_object *adjusted = NULL, *type = NULL;
 	char *why = NULL;
 	/* The provider's properties (Cloudflare's proxied flag, comment) in the form it lists them. */
 	int rc = dnsb_endpoint_adjust_props(&adjusted, &why, ep, path, flags, limits->properties, limits->properties_ctx);
 
-	if (rc != 0)
+	/* The provider's properties hook refuses a type it writes no record of: offered back unchanged, as unsupported. */
+	if (rc == DNSB_EINVAL && (rc = json_object_deep_copy(ep, &adjusted, NULL) == 0 ? 0 : DNSB_ENOMEM) == 0 &&
+	    json_object_object_get_ex(ep, "recordType", &type) &&
+	    asprintf(&why, "%s: provider %s writes no %s record", path, dnsb_provider_name(wh->provider),
+		     json_object_get_string(type)) < 0) {
+		why = NULL;
+		rc = DNSB_ENOMEM;
+	}
+	if (rc != 0) {
+		json_object_put(adjusted);
 		return rc;
+	}
 	if (why) {
 		log_unsupported_once(wh, ep, why);
 		(*unsupported)++;

@@ -99,7 +99,9 @@ typedef struct dnsb_rrset {
  * asked and the same RRset as the provider reads it back compare equal
  * (routing rewritten; ttl changed where the property fixes it).
  * @param ctx  the provider's (dnsb_provider_limits.properties_ctx)
- * @return 0 or DNSB_ENOMEM
+ * @return 0; DNSB_EINVAL when the provider writes no RRset of its type (the
+ *         engine drops such a change as invalid before sending, AdjustEndpoints
+ *         reports the endpoint unsupported); DNSB_ENOMEM
  */
 typedef int (*dnsb_rrset_props_fn)(const void *ctx, struct dnsb_rrset *rrset);
 

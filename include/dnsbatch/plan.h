@@ -216,7 +216,8 @@ int dnsb_endpoint_adjust(struct json_object **out, char **why, struct json_objec
  * `props` fixes (a proxied record's automatic 1). With props NULL, as
  * dnsb_endpoint_adjust: provider properties are removed like the others.
  * @param ctx  given to props (borrowed)
- * @return 0, or DNSB_ENOMEM
+ * @return 0; DNSB_EINVAL when props refuses the endpoint's type (nothing in
+ *         *out); DNSB_ENOMEM
  */
 int dnsb_endpoint_adjust_props(struct json_object **out, char **why, struct json_object *ep, const char *path,
 			       unsigned flags, dnsb_rrset_props_fn props, const void *ctx);

@@ -1,7 +1,8 @@
 /*
  * cloudflare.c - the cloudflare provider (Cloudflare API v4) on the HTTP
  * backend skeleton: a batch is a read of its names (records and ids), the
- * pre-check, and one POST /zones/{id}/dns_records/batch; read and list by
+ * pre-check, one POST /zones/{id}/dns_records/batch and a read-back of its
+ * RRsets (another client's write in the window: `race`); read and list by
  * GET /zones/{id}/dns_records (paginated); zones from --cloudflare-zone-id
  * (GET /zones/{id}) or GET /zones.
  */
@@ -196,6 +197,35 @@ static int write_batch(dnsb_cf *cf, const dnsb_hb_zone *zone, const dnsb_prechec
 	return rc;
 }
 
+/*
+ * After an accepted batch: read its RRsets back and count those another
+ * client wrote in the window between the pre-check's read and the POST
+ * (dnsb_precheck_races: a `race` warning names each). Cloudflare adds a
+ * record posted beside one another client made meanwhile, so the RRset
+ * holds both. A failed read proves nothing either way: the batch stays
+ * applied, and the failure is logged.
+ */
+static void check_races(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_precheck *pc, double give_up, dnsb_result *out)
+{
+	dnsb_rrkey *keys = calloc(pc->count + 1, sizeof(*keys));
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "out of memory" };
+	int rc = keys ? 0 : DNSB_ENOMEM;
+
+	for (size_t i = 0; keys && i < pc->count; i++)
+		keys[i] = (dnsb_rrkey){ pc->entries[i].owner, pc->entries[i].type };
+	if (rc == 0)
+		rc = dnsb_hb_read_by_owner(b, zone, keys, pc->count, DNSB_CF_READ_BY_NAME_MAX, list_records, give_up, &after,
+					   NULL, &e);
+	if (rc == 0)
+		out->races = dnsb_precheck_races(pc, &after, zone->apex);
+	else
+		dnsb_log(DNSB_LOG_INFO, "cloudflare: zone %s: reading back after the batch failed (%s): a write by another "
+			 "client in the window would go unnoticed", zone->apex, e.message);
+	dnsb_rrset_list_clear(&after);
+	free(keys);
+}
+
 static int cf_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		     dnsb_result *out, dnsb_error *err)
 {
@@ -218,8 +248,9 @@ static int cf_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *c
 	else if (out->cls != DNSB_CLASS_OK)
 		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: pre-check %s: %zu of %zu changes conflict; nothing sent", zone->apex,
 			 out->culprit_count, n);
-	else
-		rc = write_batch((dnsb_cf *)b, zone, &pc, &ids, changes, n, give_up, out, err);
+	else if ((rc = write_batch((dnsb_cf *)b, zone, &pc, &ids, changes, n, give_up, out, err)) == 0 &&
+		 out->cls == DNSB_CLASS_OK && pc.count > 0)
+		check_races(b, zone, &pc, give_up, out);
 	dnsb_precheck_clear(&pc);
 	dnsb_hb_tags_clear(&ids);
 	dnsb_rrset_list_clear(&held);
@@ -297,8 +328,11 @@ static int zones_by_id(dnsb_cf *cf, const dnsb_config *cfg, double give_up, dnsb
 		snprintf(what, sizeof(what), "GET /zones/%.64s", id);
 		rc = dnsb_hb_get_json(&cf->base, url, what, give_up, &doc, NULL, err);
 		free(url);
-		if (rc == 0 && (!json_object_object_get_ex(doc, "result", &result) || take_zone(cf, result) != 0))
-			rc = dnsb_error_set(err, DNSB_EFATAL, "%s: no zone in the reply", what);
+		if (rc == 0 && !json_object_object_get_ex(doc, "result", &result))
+			result = NULL;
+		if (rc == 0 && (rc = result ? take_zone(cf, result) : DNSB_EPARSE) != 0)
+			rc = rc == DNSB_ENOMEM ? dnsb_error_set(err, rc, "out of memory")
+					       : dnsb_error_set(err, DNSB_EFATAL, "%s: no zone in the reply", what);
 		json_object_put(doc);
 	}
 	return rc;
@@ -324,7 +358,7 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 	limits->max_changes = cf->cfg.batch_size;
 	limits->names_culprit = 1;
 	limits->unconditional = 1;
-	limits->ttl_inexact = 1; /* TTL 1 is "automatic", and a proxied record's only TTL */
+	/* TTLs compare exactly: dnsb_cf_props gives each RRset the TTL Cloudflare will list (cloudflare.h). */
 	limits->properties = dnsb_cf_props; /* proxied and comment: dnsb_cf_effective */
 	limits->properties_ctx = &cf->cfg;
 	dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s, %zu zones, credentials from %s, %zu operations per batch",
@@ -335,9 +369,9 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 static const dnsb_hb_methods cloudflare_methods = {
 	DNSB_HB_OPS("cloudflare"), "Cloudflare zone", sizeof(dnsb_cf), NULL,
 	cf_open_state, call, dnsb_cf_reply_error, cf_submit, cf_read, cf_close,
-	/* Cloudflare: 1,200 requests per five minutes per user or token, shared by every client of that token
-	 * (issue 22): 4 per second on average, the five minutes' worth as the burst. */
-	4, 1200,
+	/* Cloudflare: 1,200 requests per five minutes per token, shared by every client of it: burst + rate x 300 s
+	 * within it (DNSB_CF_BUDGET_RATE). */
+	DNSB_CF_BUDGET_RATE, DNSB_CF_BUDGET_BURST,
 };
 
 static int cloudflare_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)

@@ -14,14 +14,24 @@
  *                 change; read errors as codes
  *   pace.c        requests slowed down by the RateLimit headers before a 429
  *   cloudflare.c  the methods on the HTTP backend skeleton: calls, listings,
- *                 submit (read the names, pre-check, one batch), open, flags
+ *                 submit (read the names, pre-check, one batch, read back), open, flags
  *
  * Cloudflare stores one record per value, each with an id, and writes
  * unconditionally: a submission reads the batch's names first (their
  * records and ids), replays the batch over them (providers/precheck.h) and
  * sends the difference as one POST .../dns_records/batch, which Cloudflare
- * applies whole or not at all. No token or key ever appears in a message,
- * a log line or argv.
+ * applies whole or not at all; then reads the names back, and an RRset
+ * holding what neither the batch wrote nor the read found was written by
+ * another client in the window (a `race` warning, counted). No token or key
+ * ever appears in a message, a log line or argv.
+ *
+ * TTLs are compared exactly (the provider does not declare ttl_inexact):
+ * Cloudflare rewrites a TTL only where this provider writes automatic (1)
+ * itself, for a proxied record and below Cloudflare's minimum of 60 s, and
+ * the properties hook (dnsb_cf_props) gives every RRset that TTL before the
+ * engine compares or sends anything, and AdjustEndpoints before external-dns
+ * plans: what is asked is what `records` will list, and a TTL that never
+ * landed is never taken for one in effect.
  */
 #ifndef DNSBATCH_PROVIDERS_CLOUDFLARE_H
 #define DNSBATCH_PROVIDERS_CLOUDFLARE_H
@@ -52,6 +62,19 @@
 #define DNSB_CF_READ_BY_NAME_MAX 16
 /** Cloudflare's TTL meaning "automatic" (and the only TTL of a proxied record). */
 #define DNSB_CF_TTL_AUTO 1
+/** Cloudflare's smallest TTL other than automatic (30 on Enterprise zones): below it this provider writes automatic. */
+#define DNSB_CF_TTL_MIN 60
+/**
+ * The default shared budget (--rate-budget-rate, --rate-budget-burst):
+ * Cloudflare allows 1,200 requests per five minutes per user or token, shared
+ * by every client of that token. A bucket that starts full grants burst +
+ * rate x 300 s in the first five minutes: 300 + 3 x 300 = 1,200.
+ */
+#define DNSB_CF_BUDGET_RATE 3.0
+#define DNSB_CF_BUDGET_BURST 300.0
+/** Cloudflare's window of the limit above, in seconds, and the requests it allows per token. */
+#define DNSB_CF_LIMIT_WINDOW 300.0
+#define DNSB_CF_LIMIT_REQUESTS 1200.0
 
 /** Settings of one cloudflare provider, from its flags and the environment. */
 typedef struct dnsb_cf_config {
@@ -83,8 +106,10 @@ void dnsb_cf_config_clear(dnsb_cf_config *cfg);
  * "content", "ttl", "priority"}], "result_info": {"page", "total_pages"}})
  * to `out` as RRsets (owner lower-case and absolute, RDATA canonical) and,
  * when `ids` is not NULL, each record's id keyed by (owner, type, RDATA).
- * Only those of `keys` when n > 0. Types this provider does not write (SRV,
- * CAA, ... carried in "data") are skipped. A record's "proxied" and
+ * Only those of `keys` when n > 0. SRV and CAA records are read from their
+ * "data" object ({priority, weight, port, target}, {flags, tag, value});
+ * types this provider does not write (dnsb_cf_writable) are skipped. Two
+ * records of one value (Cloudflare allows it) are one. A record's "proxied" and
  * "comment" become its RRset's properties in their canonical form
  * (dnsb_cf_routing against cfg's defaults; cfg NULL: none), from the
  * set's first record.
@@ -109,7 +134,8 @@ typedef struct dnsb_cf_batch {
  * the deletes (by id) of the records that go and the posts of those that
  * come; all of them when the TTL or the properties change. A record posted
  * is {name, type, content, ttl, proxied (A, AAAA, CNAME), comment, priority
- * (MX)}, proxied and comment from the RRset's properties (dnsb_cf_effective).
+ * (MX)}, or {name, type, data, ttl, comment} for SRV and CAA; proxied and
+ * comment from the RRset's properties (dnsb_cf_effective), the TTL dnsb_cf_ttl.
  * @param pc     the pre-check's RRsets that change
  * @param ids    the record ids the read found
  * @param cfg    the defaults: --cloudflare-proxied, --cloudflare-record-comment
@@ -130,6 +156,21 @@ void dnsb_cf_batch_clear(dnsb_cf_batch *b);
 
 /** 1 when Cloudflare can proxy a record of this type (A, AAAA, CNAME). */
 int dnsb_cf_proxiable(uint16_t type);
+
+/**
+ * 1 when this provider writes records of this type: every type external-dns
+ * v0.22 writes to Cloudflare (A, AAAA, CNAME, TXT, MX, NS, SRV; its DNAME
+ * Cloudflare has not) and CAA and PTR; else 0.
+ */
+int dnsb_cf_writable(uint16_t type);
+
+/**
+ * The TTL Cloudflare lists for a record written with `ttl`: automatic
+ * (DNSB_CF_TTL_AUTO) when proxied or below DNSB_CF_TTL_MIN, else ttl
+ * (DNSB_TTL_UNSET stays unset).
+ * @return seconds
+ */
+uint32_t dnsb_cf_ttl(uint32_t ttl, int proxied);
 
 /**
  * What an RRset asks of Cloudflare: whether proxied (its
@@ -155,8 +196,9 @@ int dnsb_cf_routing(char **out, const dnsb_cf_config *cfg, uint16_t type, int pr
 /**
  * The provider's dnsb_provider_limits.properties (ctx: its dnsb_cf_config):
  * r's properties rewritten by dnsb_cf_routing from dnsb_cf_effective, and
- * its TTL made DNSB_CF_TTL_AUTO when proxied (an unset TTL stays unset).
- * @return 0 or DNSB_ENOMEM
+ * its TTL the one Cloudflare will list (dnsb_cf_ttl).
+ * @return 0; DNSB_EINVAL when this provider writes no record of r's type
+ *         (dnsb_cf_writable: r is left as it was); DNSB_ENOMEM
  */
 int dnsb_cf_props(const void *ctx, dnsb_rrset *r);
 
@@ -170,8 +212,10 @@ int dnsb_cf_props(const void *ctx, dnsb_rrset *r);
  * rate_limited with Retry-After; 408, 5xx transient, as a 2xx that is not
  * the API's JSON with success true; 413 too_large; 401, 403 (a token
  * without DNS Write or without the zone), 404 (the zone) and any other
- * status fatal. The first error names its operation ("posts[3]: ...", or
- * a record id of a delete): that operation's change is the culprit.
+ * status fatal. An error names its operation in one of three documented
+ * forms: its source.pointer ("/posts/3", "/deletes/0/id"), its message
+ * ("posts[3]: ..."), or a deleted record's id in its message; every error of
+ * the reply that names one makes that operation's change a culprit.
  * @param layout  the body as sent
  */
 void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dnsb_cf_batch *layout);

@@ -1,6 +1,5 @@
 /* config.c - the cloudflare provider's flags and its credentials. */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +39,12 @@ static int secret_text(char *out, size_t size, const char *text, const char *sou
 }
 
 /* "Name: value" for a credential (a secret). @return 0 or DNSB_ENOMEM */
-static int auth_line(char **out, const char *name, const char *value)
+static int auth_line(char **out, const char *name, const char *value, dnsb_error *err)
 {
 	size_t len = strlen(name) + strlen(value) + 3;
 
 	if ((*out = malloc(len)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory keeping the %s header", name);
 	snprintf(*out, len, "%s: %s", name, value);
 	return 0;
 }
@@ -53,19 +52,15 @@ static int auth_line(char **out, const char *name, const char *value)
 /* $CF_API_TOKEN: the token, or file:PATH naming a file that holds it. */
 static int take_token(dnsb_cf_config *out, const char *env, dnsb_error *err)
 {
-	char buf[4096], token[1024], line[1100];
+	char token[1024], line[1100], *text = NULL;
 	int rc;
 
 	if (strncmp(env, "file:", 5) == 0) {
-		FILE *f = fopen(env + 5, "r");
-		size_t got;
-		if (f == NULL)
-			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO,
-					      "$" DNSB_CF_TOKEN_ENV " names file %s: %s", env + 5, strerror(errno));
-		got = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[got] = '\0';
-		rc = secret_text(token, sizeof(token), buf, "the file $" DNSB_CF_TOKEN_ENV " names", err);
+		/* The one secret reader: its limit, and an error past it (never a token cut short). */
+		if ((rc = dnsb_secret_read_file(&text, env + 5, "$" DNSB_CF_TOKEN_ENV, err)) != 0)
+			return rc;
+		rc = secret_text(token, sizeof(token), text, "the file $" DNSB_CF_TOKEN_ENV " names", err);
+		dnsb_secret_free(text);
 		out->auth_source = "the file $" DNSB_CF_TOKEN_ENV " names";
 	} else {
 		rc = secret_text(token, sizeof(token), env, "$" DNSB_CF_TOKEN_ENV, err);
@@ -73,9 +68,8 @@ static int take_token(dnsb_cf_config *out, const char *env, dnsb_error *err)
 	}
 	if (rc == 0) {
 		snprintf(line, sizeof(line), "Bearer %s", token);
-		rc = auth_line(&out->auth[0], "Authorization", line);
+		rc = auth_line(&out->auth[0], "Authorization", line, err);
 	}
-	explicit_bzero(buf, sizeof(buf));
 	explicit_bzero(token, sizeof(token));
 	explicit_bzero(line, sizeof(line));
 	return rc;
@@ -90,9 +84,9 @@ static int take_key(dnsb_cf_config *out, const char *key, const char *email, dns
 	if (email == NULL || *email == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "$" DNSB_CF_KEY_ENV " needs $" DNSB_CF_EMAIL_ENV " (its account's email)");
 	if ((rc = secret_text(text, sizeof(text), key, "$" DNSB_CF_KEY_ENV, err)) == 0 &&
-	    (rc = auth_line(&out->auth[0], "X-Auth-Key", text)) == 0 &&
+	    (rc = auth_line(&out->auth[0], "X-Auth-Key", text, err)) == 0 &&
 	    (rc = secret_text(text, sizeof(text), email, "$" DNSB_CF_EMAIL_ENV, err)) == 0)
-		rc = auth_line(&out->auth[1], "X-Auth-Email", text);
+		rc = auth_line(&out->auth[1], "X-Auth-Email", text, err);
 	explicit_bzero(text, sizeof(text));
 	out->auth_source = "$" DNSB_CF_KEY_ENV;
 	return rc;
@@ -123,7 +117,7 @@ static int take_endpoint(dnsb_cf_config *out, const char *v, dnsb_error *err)
 	len = strlen(v);
 	while (len > 0 && v[len - 1] == '/')
 		len--;
-	return (out->endpoint = strndup(v, len)) ? 0 : DNSB_ENOMEM;
+	return (out->endpoint = strndup(v, len)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 /* --cloudflare-zone-id: each checked and counted here, looked up at open (dnsb_cf_config.zone_id_count). */
@@ -155,7 +149,7 @@ static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *er
 	out->batch_size = batch;
 	out->proxied = dnsb_config_flag(cfg, "cloudflare-proxied");
 	if ((v = dnsb_config_get(cfg, "cloudflare-record-comment")) != NULL && *v && (out->comment = strdup(v)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = dnsb_hb_config_file(&out->ca_file, cfg, "cloudflare-ca-file", err)) != 0)
 		return rc;
 	return take_credentials(out, err);

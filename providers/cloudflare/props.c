@@ -18,6 +18,29 @@ int dnsb_cf_proxiable(uint16_t type)
 	return type == LDNS_RR_TYPE_A || type == LDNS_RR_TYPE_AAAA || type == LDNS_RR_TYPE_CNAME;
 }
 
+int dnsb_cf_writable(uint16_t type)
+{
+	switch (type) {
+	case LDNS_RR_TYPE_A:
+	case LDNS_RR_TYPE_AAAA:
+	case LDNS_RR_TYPE_CNAME:
+	case LDNS_RR_TYPE_TXT:
+	case LDNS_RR_TYPE_NS:
+	case LDNS_RR_TYPE_MX:
+	case LDNS_RR_TYPE_PTR:
+	case LDNS_RR_TYPE_SRV:
+	case LDNS_RR_TYPE_CAA:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint32_t dnsb_cf_ttl(uint32_t ttl, int proxied)
+{
+	return ttl != DNSB_TTL_UNSET && (proxied || ttl < DNSB_CF_TTL_MIN) ? DNSB_CF_TTL_AUTO : ttl;
+}
+
 /* Go's strconv.ParseBool, as external-dns reads the property: 1 true, 0 false, -1 neither. */
 static int parse_bool(const char *v, size_t len)
 {
@@ -76,15 +99,16 @@ int dnsb_cf_props(const void *ctx, dnsb_rrset *r)
 	const char *comment;
 	size_t len;
 	char *routing;
-	int proxied = dnsb_cf_effective(cfg, r, &comment, &len), rc = dnsb_cf_routing(&routing, cfg, r->type, proxied,
-										    comment, len);
+	int proxied, rc;
 
-	if (rc != 0)
+	if (!dnsb_cf_writable(r->type))
+		return DNSB_EINVAL;
+	proxied = dnsb_cf_effective(cfg, r, &comment, &len);
+	if ((rc = dnsb_cf_routing(&routing, cfg, r->type, proxied, comment, len)) != 0)
 		return rc;
 	free(r->routing);
 	r->routing = routing;
-	/* A proxied record's TTL is automatic: 1 (an old RRset's unset TTL stays unset). */
-	if (proxied && r->ttl != DNSB_TTL_UNSET)
-		r->ttl = DNSB_CF_TTL_AUTO;
+	/* The TTL Cloudflare will list: automatic (1) when proxied or below its minimum. */
+	r->ttl = dnsb_cf_ttl(r->ttl, proxied);
 	return 0;
 }

@@ -17,11 +17,65 @@ static const char *str_member(json_object *o, const char *name)
 		       json_object_get_string(v) : NULL;
 }
 
-/* A record's RDATA in presentation form from its content (and priority), or 0 when not written here. */
+/* A whole number member of 0..max of o (Cloudflare's "number"s: 10 or 10.0). @return it, or -1 */
+static long num_member(json_object *o, const char *name, long max)
+{
+	json_object *v;
+	double d;
+
+	if (!json_object_object_get_ex(o, name, &v) ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return -1;
+	d = json_object_get_double(v);
+	return d >= 0 && d <= (double)max && d == (double)(long)d ? (long)d : -1;
+}
+
+/* An SRV record's RDATA from its data {priority, weight, port, target} (Cloudflare's target has no final dot). */
+static int srv_rdata(char *out, size_t size, json_object *data)
+{
+	long prio = num_member(data, "priority", 65535), weight = num_member(data, "weight", 65535),
+	     port = num_member(data, "port", 65535);
+	const char *target = str_member(data, "target");
+
+	if (prio < 0 || weight < 0 || port < 0 || target == NULL || *target == '\0')
+		return 0;
+	return snprintf(out, size, "%ld %ld %ld %s%s", prio, weight, port, target,
+			target[strlen(target) - 1] == '.' ? "" : ".") < (int)size;
+}
+
+/* A CAA record's RDATA from its data {flags, tag, value}: the value quoted and escaped by ldns. */
+static int caa_rdata(char *out, size_t size, json_object *data)
+{
+	long flags = num_member(data, "flags", 255);
+	const char *tag = str_member(data, "tag"), *value = str_member(data, "value");
+	ldns_rdf *rdf;
+	char *text;
+	int ok;
+
+	if (flags < 0 || tag == NULL || *tag == '\0' || strpbrk(tag, " \t\"\\") || value == NULL)
+		return 0;
+	if ((rdf = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_LONG_STR, strlen(value), value)) == NULL)
+		return 0;
+	text = ldns_rdf2str(rdf);
+	ldns_rdf_deep_free(rdf);
+	ok = text && snprintf(out, size, "%ld %s %s", flags, tag, text) < (int)size;
+	free(text);
+	return ok;
+}
+
+/* A record's RDATA in presentation form from its content (and priority) or data, or 0 when not written here. */
 static int record_rdata(char *out, size_t size, uint16_t type, const char *content, json_object *rec)
 {
-	json_object *prio;
+	json_object *data = NULL;
+	long prio;
 
+	json_object_object_get_ex(rec, "data", &data);
+	if (type == LDNS_RR_TYPE_SRV)
+		return data ? srv_rdata(out, size, data) : 0;
+	if (type == LDNS_RR_TYPE_CAA)
+		return data ? caa_rdata(out, size, data) : 0;
+	if (content == NULL)
+		return 0;
 	switch (type) {
 	case LDNS_RR_TYPE_A:
 	case LDNS_RR_TYPE_AAAA:
@@ -29,25 +83,30 @@ static int record_rdata(char *out, size_t size, uint16_t type, const char *conte
 		return snprintf(out, size, "%s", content) < (int)size;
 	case LDNS_RR_TYPE_CNAME:
 	case LDNS_RR_TYPE_NS:
+	case LDNS_RR_TYPE_PTR:
 		return snprintf(out, size, "%s.", content) < (int)size;
 	case LDNS_RR_TYPE_MX:
-		if (!json_object_object_get_ex(rec, "priority", &prio) || !json_object_is_type(prio, json_type_int))
+		if ((prio = num_member(rec, "priority", 65535)) < 0)
 			return 0;
-		return snprintf(out, size, "%d %s.", json_object_get_int(prio), content) < (int)size;
+		return snprintf(out, size, "%ld %s.", prio, content) < (int)size;
 	default:
 		return 0;
 	}
 }
 
-/* The record's proxied flag and comment as its RRset's properties (the first record of a set gives them). */
-static int take_props(dnsb_rrset_list *out, const dnsb_cf_config *cfg, const dnsb_rrset *r, json_object *rec)
+/*
+ * The record's proxied flag and comment as its RRset's properties: the first
+ * record of a set gives them (`first`: the set was not in the list before it);
+ * a later one, of another value or the same (two records of one value), not.
+ */
+static int take_props(dnsb_rrset_list *out, const dnsb_cf_config *cfg, const dnsb_rrset *r, json_object *rec, int first)
 {
 	static const dnsb_cf_config none = { 0 };
 	dnsb_rrset *set = (dnsb_rrset *)dnsb_rrset_list_find(out, r->owner, r->type);
 	json_object *proxied = NULL;
 	const char *comment = str_member(rec, "comment");
 
-	if (set == NULL || set->rdata_count > 1)
+	if (set == NULL || !first)
 		return 0;
 	json_object_object_get_ex(rec, "proxied", &proxied);
 	return dnsb_cf_routing(&set->routing, cfg ? cfg : &none, r->type, proxied && json_object_get_boolean(proxied),
@@ -68,7 +127,8 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, const dnsb_cf_co
 
 	if (id == NULL || name == NULL || tname == NULL || !json_object_object_get_ex(rec, "ttl", &ttl))
 		return DNSB_EPARSE;
-	if (content == NULL || (type = (uint16_t)ldns_get_rr_type_by_name(tname)) == 0 || !record_rdata(rdata, sizeof(rdata), type, content, rec))
+	if ((type = (uint16_t)ldns_get_rr_type_by_name(tname)) == 0 || !dnsb_cf_writable(type) ||
+	    !record_rdata(rdata, sizeof(rdata), type, content, rec))
 		return 0; /* a type this provider does not write */
 	snprintf(owner, sizeof(owner), "%s.", name);
 	/* Through a list of one: the owner lower-cased, the RDATA made canonical as every RRset holds it. */
@@ -78,9 +138,10 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, const dnsb_cf_co
 	}
 	if (n == 0 || dnsb_rrkeys_want(keys, n, one.items[0].owner, type)) {
 		const dnsb_rrset *r = &one.items[0];
+		int first = dnsb_rrset_list_find(out, r->owner, type) == NULL;
 		rc = dnsb_rrset_list_add_text(out, r->owner, r->ttl, tname, r->rdata[0]);
 		if (rc == 0)
-			rc = take_props(out, cfg, r, rec);
+			rc = take_props(out, cfg, r, rec, first);
 		if (rc == 0 && ids)
 			rc = dnsb_hb_tags_add(ids, r->owner, type, r->rdata[0], id, r->ttl);
 	}
@@ -145,52 +206,96 @@ static int has_rdata(const dnsb_rrset *r, const char *rdata)
 	return 0;
 }
 
+/* A name as Cloudflare writes it: without the final dot (the root stays "."). */
+static json_object *cf_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return json_object_new_string_len(name, len > 1 && name[len - 1] == '.' ? (int)len - 1 : (int)len);
+}
+
+/* An SRV record's data {priority, weight, port, target} from its canonical RDATA. @return NULL when unreadable */
+static json_object *srv_data(const char *rdata)
+{
+	unsigned prio, weight, port;
+	int at = 0;
+	json_object *d;
+
+	if (sscanf(rdata, "%u %u %u %n", &prio, &weight, &port, &at) != 3 || at == 0 || rdata[at] == '\0' ||
+	    (d = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(d, "priority", json_object_new_int64(prio));
+	json_object_object_add(d, "weight", json_object_new_int64(weight));
+	json_object_object_add(d, "port", json_object_new_int64(port));
+	json_object_object_add(d, "target", cf_name(rdata + at));
+	return d;
+}
+
+/* A CAA record's data {flags, tag, value} from its canonical RDATA, read by ldns. @return NULL when unreadable */
+static json_object *caa_data(const char *rdata)
+{
+	char *text = NULL;
+	ldns_rr *rr = NULL;
+	json_object *d = NULL;
+
+	if (asprintf(&text, "caa. 0 IN CAA %s", rdata) < 0)
+		return NULL;
+	if (ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) == LDNS_STATUS_OK && ldns_rr_rd_count(rr) == 3 &&
+	    ldns_rdf_size(ldns_rr_rdf(rr, 1)) >= 1 && (d = json_object_new_object()) != NULL) {
+		const ldns_rdf *tag = ldns_rr_rdf(rr, 1), *value = ldns_rr_rdf(rr, 2);
+		json_object_object_add(d, "flags", json_object_new_int64(ldns_rdf2native_int8(ldns_rr_rdf(rr, 0))));
+		json_object_object_add(d, "tag", json_object_new_string_len((const char *)ldns_rdf_data(tag) + 1,
+									     ldns_rdf_data(tag)[0]));
+		json_object_object_add(d, "value", json_object_new_string_len((const char *)ldns_rdf_data(value),
+									       (int)ldns_rdf_size(value)));
+	}
+	ldns_rr_free(rr);
+	free(text);
+	return d;
+}
+
+/* A record's value as Cloudflare's members: "data" for SRV and CAA, else "content" (and MX's "priority"). @return 0 or -1 */
+static int post_value(json_object *o, uint16_t type, const char *rdata)
+{
+	json_object *data = type == LDNS_RR_TYPE_SRV ? srv_data(rdata) : type == LDNS_RR_TYPE_CAA ? caa_data(rdata) : NULL;
+	char *end;
+	long prio;
+
+	if (type == LDNS_RR_TYPE_SRV || type == LDNS_RR_TYPE_CAA)
+		return data && json_object_object_add(o, "data", data) == 0 ? 0 : (json_object_put(data), -1);
+	if (type == LDNS_RR_TYPE_MX) {
+		prio = strtol(rdata, &end, 10);
+		rdata = end + strspn(end, " ");
+		json_object_object_add(o, "priority", json_object_new_int64(prio));
+	}
+	if (type == LDNS_RR_TYPE_CNAME || type == LDNS_RR_TYPE_NS || type == LDNS_RR_TYPE_MX || type == LDNS_RR_TYPE_PTR)
+		return json_object_object_add(o, "content", cf_name(rdata));
+	return json_object_object_add(o, "content", json_object_new_string(rdata));
+}
+
 /* A record to post, as Cloudflare's create body. @return a new object, NULL when not writable (or ENOMEM) */
 static json_object *post_json(const dnsb_rrset *r, const char *rdata, const dnsb_cf_config *cfg)
 {
 	json_object *o = json_object_new_object();
-	char name[300], content[4200];
-	size_t len = strlen(r->owner), comment_len;
-	long prio = -1;
+	size_t comment_len;
 	const char *comment;
-	int proxied = dnsb_cf_effective(cfg, r, &comment, &comment_len), proxiable;
+	int proxied = dnsb_cf_effective(cfg, r, &comment, &comment_len);
 
-	if (o == NULL || len >= sizeof(name)) {
+	if (o == NULL || json_object_object_add(o, "name", cf_name(r->owner)) != 0 ||
+	    json_object_object_add(o, "type", json_object_new_string(dnsb_type_name(r->type))) != 0 ||
+	    post_value(o, r->type, rdata) != 0) {
 		json_object_put(o);
 		return NULL;
 	}
-	memcpy(name, r->owner, len - 1); /* without the trailing dot */
-	name[len - 1] = '\0';
-	if (r->type == LDNS_RR_TYPE_MX) {
-		char *end;
-		prio = strtol(rdata, &end, 10);
-		rdata = end + strspn(end, " ");
-	}
-	snprintf(content, sizeof(content), "%s", rdata);
-	if ((r->type == LDNS_RR_TYPE_CNAME || r->type == LDNS_RR_TYPE_NS || r->type == LDNS_RR_TYPE_MX) &&
-	    (len = strlen(content)) > 1 && content[len - 1] == '.')
-		content[len - 1] = '\0';
 	/* Only A, AAAA and CNAME records can be proxied; the others never carry the member. */
-	proxiable = dnsb_cf_proxiable(r->type);
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "type", json_object_new_string(dnsb_type_name(r->type)));
-	json_object_object_add(o, "content", json_object_new_string(content));
-	if (proxiable)
+	if (dnsb_cf_proxiable(r->type))
 		json_object_object_add(o, "proxied", json_object_new_boolean(proxied));
-	/* A proxied record's TTL is automatic; below Cloudflare's minimum too. */
-	json_object_object_add(o, "ttl", json_object_new_int64(proxied || r->ttl < 60 ? DNSB_CF_TTL_AUTO : r->ttl));
+	json_object_object_add(o, "ttl", json_object_new_int64(dnsb_cf_ttl(r->ttl, proxied)));
 	if (comment && comment_len > 0)
 		json_object_object_add(o, "comment", json_object_new_string_len(comment, (int)comment_len));
-	if (prio >= 0)
-		json_object_object_add(o, "priority", json_object_new_int64(prio));
 	return o;
 }
 
-static int writable(uint16_t type)
-{
-	return type == LDNS_RR_TYPE_A || type == LDNS_RR_TYPE_AAAA || type == LDNS_RR_TYPE_CNAME || type == LDNS_RR_TYPE_TXT ||
-	       type == LDNS_RR_TYPE_NS || type == LDNS_RR_TYPE_MX;
-}
 
 typedef struct builder {
 	dnsb_cf_batch *b;
@@ -282,9 +387,9 @@ static int entries_writable(const dnsb_precheck *pc, const dnsb_hb_tags *ids, dn
 	for (size_t i = 0; i < pc->count; i++) {
 		const dnsb_precheck_entry *e = &pc->entries[i];
 		*bad = change_of(changes, n, e->owner, e->type, e->final != NULL);
-		if (!writable(e->type))
-			return dnsb_error_set(err, DNSB_EINVAL, "%s %s: the cloudflare provider writes A, AAAA, CNAME, TXT, NS "
-					      "and MX records only", e->owner, dnsb_type_name(e->type));
+		if (!dnsb_cf_writable(e->type))
+			return dnsb_error_set(err, DNSB_EINVAL, "%s %s: the cloudflare provider writes A, AAAA, CNAME, TXT, "
+					      "MX, NS, PTR, SRV and CAA records only", e->owner, dnsb_type_name(e->type));
 		for (size_t j = 0; e->held && j < e->held->rdata_count; j++)
 			if (dnsb_hb_tags_find(ids, e->owner, e->type, e->held->rdata[j], NULL) == NULL)
 				return dnsb_error_set(err, DNSB_EINVAL, "%s %s %s: held, but the listing gave no record id",

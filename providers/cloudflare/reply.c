@@ -1,7 +1,11 @@
 /*
  * reply.c - a Cloudflare reply as one class: {"success": bool, "errors":
- * [{"code", "message"}], ...}. A refused batch carries its first error
- * only; its code gives the class and the operation it names the culprit.
+ * [{"code", "message", "source": {"pointer"}}], ...}. A refused batch
+ * carries its first error (maybe more); the first one's code gives the
+ * class, and the operation each names is a culprit: by its source.pointer
+ * (a JSON pointer into the body sent, "/posts/3": the member Cloudflare's
+ * ResponseInfo declares, cloudflare-typescript's shared.ts), by its message
+ * ("posts[3]: ..."), or by a deleted record's id in its message.
  *
  * The codes, as Cloudflare answers them (seen in public reports):
  *   81053 "An A, AAAA, or CNAME record with that host already exists."
@@ -16,6 +20,7 @@
  *   971   "Please wait and consider throttling your request speed" (HTTP 429)
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,28 +91,68 @@ static dnsb_class status_class(long status, const first_error *fe)
 	}
 }
 
-/* The operation "deletes[i]" / "posts[i]" the message names, as its change; or a delete's record id. */
-static void name_culprit(dnsb_result *res, const first_error *fe, const dnsb_cf_batch *layout)
+/*
+ * The operation at `text` ("posts" then `open`, the index, `close`: "posts[3]"
+ * or "/posts/3"), as the index of its change in the batch; SIZE_MAX when
+ * text names none of the layout.
+ */
+static size_t op_change(const char *text, char open, const char *close, const dnsb_cf_batch *layout)
 {
-	const char *p;
-	char *end;
-	unsigned long i;
+	static const char *const kinds[] = { "posts", "deletes" };
 
-	if ((p = strstr(fe->message, "posts[")) != NULL && (i = strtoul(p + 6, &end, 10), *end == ']') &&
-	    i < layout->post_count) {
-		dnsb_result_add_culprit_note(res, layout->posts[i], fe->message);
-		return;
-	}
-	if ((p = strstr(fe->message, "deletes[")) != NULL && (i = strtoul(p + 8, &end, 10), *end == ']') &&
-	    i < layout->delete_count) {
-		dnsb_result_add_culprit_note(res, layout->deletes[i], fe->message);
-		return;
-	}
-	for (i = 0; i < layout->delete_count; i++)
-		if (strstr(fe->message, layout->delete_ids[i])) {
-			dnsb_result_add_culprit_note(res, layout->deletes[i], fe->message);
-			return;
+	for (size_t k = 0; text && k < 2; k++) {
+		size_t len = strlen(kinds[k]), count = k ? layout->delete_count : layout->post_count;
+		const char *p = text;
+		char *end;
+		unsigned long i;
+		while ((p = strstr(p, kinds[k])) != NULL) {
+			p += len;
+			if (*p != open || !isdigit((unsigned char)p[1]))
+				continue;
+			i = strtoul(p + 1, &end, 10);
+			if (strchr(close, *end) && i < count)
+				return k ? layout->deletes[i] : layout->posts[i];
 		}
+	}
+	return SIZE_MAX;
+}
+
+/* The change one error names (its pointer, its message, a delete's record id in it), or SIZE_MAX. */
+static size_t error_change(json_object *e, const char *message, const dnsb_cf_batch *layout)
+{
+	json_object *source, *pointer;
+	size_t at = SIZE_MAX;
+
+	if (json_object_object_get_ex(e, "source", &source) && json_object_object_get_ex(source, "pointer", &pointer) &&
+	    json_object_is_type(pointer, json_type_string) && strncmp(json_object_get_string(pointer), "/", 1) == 0)
+		at = op_change(json_object_get_string(pointer), '/', "/", layout);
+	if (at == SIZE_MAX)
+		at = op_change(message, '[', "]", layout);
+	for (size_t i = 0; at == SIZE_MAX && i < layout->delete_count; i++)
+		if (layout->delete_ids[i] && *layout->delete_ids[i] && strstr(message, layout->delete_ids[i]))
+			at = layout->deletes[i];
+	return at;
+}
+
+/* Every error of the reply that names an operation makes its change a culprit, with the error's message. */
+static void name_culprits(dnsb_result *res, const dnsb_http_response *resp, const dnsb_cf_batch *layout)
+{
+	json_object *doc = NULL, *errors, *e, *v;
+	dnsb_error ignored;
+
+	if (dnsb_http_json(&doc, resp, &ignored) != 0)
+		return;
+	if (json_object_object_get_ex(doc, "errors", &errors) && json_object_is_type(errors, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(errors); i++) {
+			char message[400] = "";
+			size_t at;
+			e = json_object_array_get_idx(errors, i);
+			if (json_object_object_get_ex(e, "message", &v) && json_object_is_type(v, json_type_string))
+				snprintf(message, sizeof(message), "%s", json_object_get_string(v));
+			if ((at = error_change(e, message, layout)) != SIZE_MAX)
+				dnsb_result_add_culprit_note(res, at, message);
+		}
+	json_object_put(doc);
 }
 
 void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dnsb_cf_batch *layout)
@@ -128,7 +173,7 @@ void dnsb_cf_classify(dnsb_result *res, const dnsb_http_response *resp, const dn
 	if (fe.code)
 		snprintf(code, sizeof(code), "%ld", fe.code);
 	if (cls == DNSB_CLASS_CONFLICT || cls == DNSB_CLASS_INVALID)
-		name_culprit(res, &fe, layout);
+		name_culprits(res, resp, layout);
 	dnsb_hb_result(res, cls, resp, code, fe.message);
 }
 

@@ -16,19 +16,27 @@ type filters, paginated with result_info), and POST
 /zones/ID/dns_records/batch: deletes, then patches, puts and posts, in one
 transaction; the first failing operation refuses the whole batch with
 Cloudflare's reply shape ({"success": false, "errors": [{"code",
-"message"}]}) and the codes Cloudflare answers for single records: 81044
-no such record id, 81058 an identical record exists, 81053 a CNAME beside
-an A/AAAA/CNAME at that name, 81054 an A/AAAA beside a CNAME, 9005 A content
-not IPv4, 1004 DNS Validation Error. The message names the operation
-("posts[2]: An identical record already exists."): the fake's rendering of
-the issue's "a refused batch names one failing operation". A per-token rate
+"message", "source": {"pointer"}}]}, each error checked against the
+schema's dns-records_response-info) and the codes Cloudflare answers for
+single records: 81044 no such record id, 81058 an identical record exists,
+81053 a CNAME where an A/AAAA/CNAME is, 81054 any other record where a
+CNAME is, or a CNAME where any other record is (Cloudflare holds no CNAME
+beside other data, RFC 1034 §3.6.2, the apex included: it flattens a CNAME
+there), 9005 A content not IPv4, 1004 DNS Validation Error. The error names
+its operation in one of the documented forms (--error-names): "pointer"
+(default) its source.pointer "/posts/2"; "message" the message
+("posts[2]: An identical record already exists."); "id" a delete's record
+id in the message (a post's by its pointer). SRV and CAA records are
+written and listed with their "data" object (content is read-only for
+them, as the schema says); the listing gives content too. A per-token rate
 limit (--rate N per --rate-window seconds, a sliding window) answers 429
 code 971 with Retry-After; Ratelimit ("default";r=LEFT;t=SECONDS until one
 frees) and Ratelimit-Policy ("default";q=N;w=WINDOW) on every reply.
 Scripted faults on the batch endpoint, one per batch in order (--fault
 KIND[*N]): 429 (Retry-After: --fault-retry-after seconds, default 1), 500
 (before commit), 502after (commit, then 502), race (before the batch runs,
-another client creates the record of --race "NAME TYPE CONTENT").
+another client creates the record of --race "NAME TYPE CONTENT"), racedel
+(before the batch runs, another client deletes the records of --race).
 Unauthenticated test hooks: GET /_fake/stats, GET /_fake/zone/ID.
 """
 import argparse
@@ -115,9 +123,12 @@ def check_post(post, path):
     if kind is None:
         return ["%s: no record schema for type %r" % (path, post.get("type"))]
     problems = ["%s: %s" % (path, e.message) for e in validator("dns-records_%sRecord" % post["type"]).iter_errors(post)]
-    outer = {k: v for k, v in SCHEMAS["dns-records_dns-record"].items() if k != "oneOf"}
-    problems += ["%s: %s" % (path, e.message) for e in jsonschema.Draft4Validator(outer).iter_errors(post)]
     ok, readonly = declared(kind)
+    # The object-level rest requires content, which SRV's and CAA's own schemas declare read-only: OpenAPI
+    # holds a read-only required member to responses only.
+    outer = {k: v for k, v in SCHEMAS["dns-records_dns-record"].items() if k != "oneOf"}
+    outer["required"] = [r for r in outer.get("required", []) if r not in readonly]
+    problems += ["%s: %s" % (path, e.message) for e in jsonschema.Draft4Validator(outer).iter_errors(post)]
     for k in post:
         if k in readonly or k not in ok:
             problems.append("%s: member %r is not in Cloudflare's %s schema" % (path, k, post.get("type")))
@@ -176,8 +187,30 @@ def seed(st, path):
             st.zones[zid]["records"][rec["id"]] = rec
 
 
-def cf_error(code, message):
-    return {"success": False, "errors": [{"code": code, "message": message}], "messages": [], "result": None}
+def cf_error(code, message, pointer=None):
+    error = {"code": code, "message": message}
+    if pointer:
+        error["source"] = {"pointer": pointer}
+    # The fake's own answers are checked against the schema too: a wrong one fails the test that meets it.
+    jsonschema.Draft4Validator(SCHEMAS["dns-records_response-info"]).validate(error)
+    return {"success": False, "errors": [error], "messages": [], "result": None}
+
+
+def batch_error(code, message, kind, index, record_id, form):
+    """A refused batch's reply, the failing operation (kind "posts"/"deletes", index) named in the given form."""
+    if form == "message":
+        return cf_error(code, "%s[%d]: %s" % (kind, index, message))
+    if form == "id" and record_id:
+        return cf_error(code, "Record %s: %s" % (record_id, message))
+    return cf_error(code, message, "/%s/%d" % (kind, index))
+
+
+def data_content(rtype, data):
+    """(content, priority) Cloudflare lists for an SRV or CAA record written with data."""
+    if rtype == "SRV":
+        return "%d %d %s" % (data["weight"], data["port"], data["target"]), data["priority"]
+    value = data["value"].replace("\\", "\\\\").replace('"', '\\"')
+    return '%d %s "%s"' % (data["flags"], data["tag"], value), None
 
 
 def valid_content(rec):
@@ -191,7 +224,13 @@ def valid_content(rec):
     except ValueError:
         return (9005, "Content for A record must be a valid IPv4 address.") if t == "A" else \
             (1004, "DNS Validation Error")
-    if t in ("CNAME", "NS", "MX") and (not c or " " in c):
+    if t in ("CNAME", "NS", "MX", "PTR") and (not c or " " in c):
+        return 1004, "DNS Validation Error"
+    d = rec.get("data") or {}
+    if t == "SRV" and not (all(isinstance(d.get(k), (int, float)) for k in ("priority", "weight", "port")) and
+                           d.get("target")):
+        return 1004, "DNS Validation Error"
+    if t == "CAA" and not (isinstance(d.get("flags"), (int, float)) and d.get("tag") and isinstance(d.get("value"), str)):
         return 1004, "DNS Validation Error"
     return None
 
@@ -204,28 +243,36 @@ def post_conflict(records, rec):
             return 81058, "An identical record already exists."
     if rec["type"] == "CNAME" and any(r["type"] in ("A", "AAAA", "CNAME") for r in same):
         return 81053, "An A, AAAA, or CNAME record with that host already exists."
+    if rec["type"] == "CNAME" and same:
+        return 81054, "A CNAME record cannot exist on the same name as any other record type."
     if rec["type"] != "CNAME" and any(r["type"] == "CNAME" for r in same):
         return 81054, "A CNAME record with that host already exists."
     return None
 
 
 def run_batch(zone, body):
-    """Apply a batch to a copy: (records, None, result) on success, (None, (code, message), None) on the first error."""
+    """Apply a batch to a copy: (records, None, result) on success, (None, (code, message, kind, index, record id),
+    None) on the first error."""
     records = {k: dict(v) for k, v in zone["records"].items()}
     result = {"deletes": [], "posts": []}
     for i, d in enumerate(body.get("deletes", [])):
         if d["id"] not in records:
-            return None, (81044, "deletes[%d]: Record does not exist." % i), None
+            return None, (81044, "Record does not exist.", "deletes", i, d["id"]), None
         result["deletes"].append(records.pop(d["id"]))
     for i, p in enumerate(body.get("posts", [])):
-        rec = {"id": new_id(), "name": p["name"].rstrip(".").lower(), "type": p["type"], "content": p["content"],
+        rec = {"id": new_id(), "name": p["name"].rstrip(".").lower(), "type": p["type"], "content": p.get("content"),
                "ttl": p.get("ttl", 1), "proxied": p.get("proxied", False)}
-        for k in ("priority", "comment"):
+        for k in ("priority", "comment", "data"):
             if k in p:
                 rec[k] = p[k]
-        bad = valid_content(rec) or post_conflict(records, rec)
+        bad = valid_content(rec)
+        if not bad and "data" in rec:
+            rec["content"], prio = data_content(rec["type"], rec["data"])
+            if prio is not None:
+                rec["priority"] = prio
+        bad = bad or post_conflict(records, rec)
         if bad:
-            return None, (bad[0], "posts[%d]: %s" % (i, bad[1])), None
+            return None, (bad[0], bad[1], "posts", i, None), None
         records[rec["id"]] = rec
         result["posts"].append(rec)
     return records, None, result
@@ -388,10 +435,14 @@ class Handler(BaseHTTPRequestHandler):
             rec = {"id": new_id(), "name": name.rstrip(".").lower(), "type": rtype, "content": content, "ttl": 300,
                    "proxied": False}
             zone["records"][rec["id"]] = rec
+        if fault == "racedel":
+            name, rtype, content = st.args.race.split()
+            zone["records"] = {k: r for k, r in zone["records"].items()
+                               if (r["name"], r["type"], r["content"]) != (name.rstrip(".").lower(), rtype, content)}
         records, error, result = run_batch(zone, body)
         if error:
             st.stats["batches_refused"] += 1
-            return self.reply(400, cf_error(*error))
+            return self.reply(400, batch_error(*error, st.args.error_names))
         zone["records"] = records
         st.stats["operations"] += len(body.get("deletes", [])) + len(body.get("posts", []))
         if fault == "502after":
@@ -421,6 +472,8 @@ def main():
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
     ap.add_argument("--fault-retry-after", type=int, default=1, help="seconds: the Retry-After of a 429 fault")
     ap.add_argument("--race", default="", help='"NAME TYPE CONTENT": the record another client creates')
+    ap.add_argument("--error-names", choices=("pointer", "message", "id"), default="pointer",
+                    help="how a refused batch's error names its operation")
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--rate", type=int, default=1200, help="requests per window per credential")
     ap.add_argument("--rate-window", type=int, default=300, help="seconds")

@@ -69,6 +69,25 @@ eq "then nothing again" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API
 eq "the fake holds web unproxied with its own TTL" "$(records | grep '^web\.')" "web.example.com 300 false managed"
 eq "the record seeded beforehand is left alone" "$(zone | grep '^taken\.')" "taken.example.com 300 A 198.51.100.7"
 eq "nothing dropped" "$(wc -l <"$T/drops.jsonl" 2>/dev/null || echo 0)" 0
+
+# ---- issue 31: a TTL below Cloudflare's minimum, SRV, and a type the provider does not write ----
+list "$(ep short.example.com A 30 192.0.2.50)" "$(ep _sip._tcp.example.com SRV 300 '10 5 5060 sip.example.com.')" \
+	"$(ep mx.example.com MX 300 '10 mail.example.com.')" >"$T/types.json"
+eq "AdjustEndpoints: TTL 30 (not proxied) is the automatic 1 Cloudflare writes and lists; SRV and MX as they are" \
+	"$(extdns_post "$EXTDNS_API" /adjustendpoints "$T/types.json" | jq -c '[.[] | [.dnsName, .recordTTL]]')" \
+	'[["short.example.com",1],["_sip._tcp.example.com",300],["mx.example.com",300]]'
+eq "TTL 30, SRV and MX: the loops write 3, then nothing" \
+	"$(for i in 1 2 3; do python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/types.json"; done | paste -sd' ')" \
+	"3 204 0 - 0 -"
+eq "the SRV record is held as written" "$(zone | grep ' SRV ')" "_sip._tcp.example.com 300 SRV 10 5 5060 sip.example.com"
+list "$(ep host.example.com SSHFP 300 '1 1 0123456789abcdef0123456789abcdef01234567')" >"$T/sshfp.json"
+eq "AdjustEndpoints: an SSHFP endpoint (a type the provider does not write) is returned as it came" \
+	"$(extdns_post "$EXTDNS_API" /adjustendpoints "$T/sshfp.json" | jq -c '.[0] | [.dnsName, .recordType, .recordTTL]')" \
+	'["host.example.com","SSHFP",300]'
+check "AdjustEndpoints: and logged as one the provider cannot apply" grep -q "provider cloudflare writes no SSHFP record" \
+	"$T/serve.log"
+eq "AdjustEndpoints: and counted unsupported" \
+	"$(curl -s "$EXTDNS_MON/metrics" | sed -n 's/^dnsbatch_webhook_adjusted_endpoints_total{reason="unsupported"} //p')" 1
 clean_requests hook
 extdns_stop
 

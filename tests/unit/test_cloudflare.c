@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "dnsbatch/plan.h"
@@ -105,6 +106,45 @@ static void test_classify(void **state)
 	assert_int_equal(res.cls, DNSB_CLASS_TRANSIENT);
 }
 
+/* Each documented form naming the failing operation: source.pointer, the message, a record id (issue 31). */
+static void test_classify_forms(void **state)
+{
+	size_t posts[] = { 4, 7, 9 }, deletes[] = { 2, 3 };
+	const char *ids[] = { "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210" };
+	dnsb_cf_batch layout = { NULL, deletes, 2, ids, posts, 3 };
+	dnsb_http_response r;
+	dnsb_result res;
+
+	(void)state;
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":81054,\"message\":\"A CNAME record with that host already "
+		       "exists.\",\"source\":{\"pointer\":\"/posts/2\"}}],\"messages\":[],\"result\":null}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.cls, DNSB_CLASS_CONFLICT);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 9);
+	assert_non_null(strstr(dnsb_result_note(&res, 9), "CNAME"));
+	/* A pointer into a member of the operation; one past the batch names nothing. */
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":81044,\"message\":\"Record does not exist.\","
+		       "\"source\":{\"pointer\":\"/deletes/1/id\"}},{\"code\":81058,\"message\":\"x\","
+		       "\"source\":{\"pointer\":\"/posts/3\"}}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 3);
+	/* Every error of the reply that names an operation: the pointer of one, the message of the other. */
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":81058,\"message\":\"identical\",\"source\":{\"pointer\":"
+		       "\"/posts/0\"}},{\"code\":81058,\"message\":\"posts[1]: identical\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.culprit_count, 2);
+	assert_int_equal(res.culprits[0], 4);
+	assert_int_equal(res.culprits[1], 7);
+	/* A delete by the record id its message names. */
+	r = reply(400, "{\"success\":false,\"errors\":[{\"code\":81044,\"message\":\"Record "
+		       "fedcba9876543210fedcba9876543210 does not exist.\"}]}");
+	dnsb_cf_classify(&res, &r, &layout);
+	assert_int_equal(res.culprit_count, 1);
+	assert_int_equal(res.culprits[0], 3);
+}
+
 static void test_reply_error(void **state)
 {
 	dnsb_http_response r = reply(403, "{\"success\":false,\"errors\":[{\"code\":9109,\"message\":\"Unauthorized to access requested resource\"}]}");
@@ -156,6 +196,46 @@ static void test_records_parse(void **state)
 	assert_int_equal(out.count, 1);
 	free(next);
 	dnsb_rrset_list_clear(&out);
+	json_object_put(page);
+}
+
+/* SRV and CAA from their data, PTR; two records of one value are one, their properties the first's (issue 38). */
+static void test_records_types(void **state)
+{
+	const char *json =
+		"{\"success\":true,\"result\":["
+		"{\"id\":\"s1\",\"name\":\"_sip._tcp.example.com\",\"type\":\"SRV\",\"content\":\"5 5060 sip.example.com\","
+		"\"priority\":10,\"data\":{\"priority\":10.0,\"weight\":5,\"port\":5060,\"target\":\"sip.example.com\"},\"ttl\":300},"
+		"{\"id\":\"q1\",\"name\":\"example.com\",\"type\":\"CAA\",\"content\":\"0 issue x\","
+		"\"data\":{\"flags\":0,\"tag\":\"issue\",\"value\":\"ca.example.net; a=\\\"b\\\"\"},\"ttl\":300},"
+		"{\"id\":\"p1\",\"name\":\"4.2.0.192.example.com\",\"type\":\"PTR\",\"content\":\"host.example.com\",\"ttl\":300},"
+		"{\"id\":\"d1\",\"name\":\"dup.example.com\",\"type\":\"A\",\"content\":\"192.0.2.7\",\"ttl\":300,"
+		"\"proxied\":true,\"comment\":\"the first of two records of one value\"},"
+		"{\"id\":\"d2\",\"name\":\"dup.example.com\",\"type\":\"A\",\"content\":\"192.0.2.7\",\"ttl\":300,"
+		"\"proxied\":true,\"comment\":\"the second\"}]}";
+	json_object *page = json_tokener_parse(json);
+	dnsb_rrset_list out = { 0 };
+	dnsb_hb_tags ids = { 0 };
+	dnsb_cf_config cfg = { 0 };
+	const dnsb_rrset *dup;
+	char *next = NULL;
+
+	(void)state;
+	assert_int_equal(dnsb_cf_records_parse(&out, &ids, &cfg, page, NULL, 0, &next, NULL), 0);
+	assert_null(next);
+	assert_int_equal(out.count, 4);
+	assert_string_equal(dnsb_rrset_list_find(&out, "_sip._tcp.example.com.", LDNS_RR_TYPE_SRV)->rdata[0],
+			    "10 5 5060 sip.example.com.");
+	assert_string_equal(dnsb_rrset_list_find(&out, "example.com.", LDNS_RR_TYPE_CAA)->rdata[0],
+			    "0 issue \"ca.example.net; a=\\\"b\\\"\"");
+	assert_string_equal(dnsb_rrset_list_find(&out, "4.2.0.192.example.com.", LDNS_RR_TYPE_PTR)->rdata[0],
+			    "host.example.com.");
+	dup = dnsb_rrset_list_find(&out, "dup.example.com.", LDNS_RR_TYPE_A);
+	assert_int_equal(dup->rdata_count, 1);
+	assert_non_null(strstr(dup->routing, "the first of two"));
+	assert_non_null(dnsb_hb_tags_find(&ids, "dup.example.com.", LDNS_RR_TYPE_A, "192.0.2.7", NULL));
+	dnsb_rrset_list_clear(&out);
+	dnsb_hb_tags_clear(&ids);
 	json_object_put(page);
 }
 
@@ -225,6 +305,68 @@ static void test_batch_body(void **state)
 	dnsb_cf_batch_clear(&b);
 }
 
+/* SRV and CAA posted with Cloudflare's data object (content is read-only for them), PTR by content. */
+static void test_batch_data(void **state)
+{
+	dnsb_change *c[3];
+	dnsb_rrset_list held = { 0 };
+	dnsb_hb_tags ids = { 0 };
+	dnsb_cf_config cfg = { 0 };
+	dnsb_precheck pc;
+	dnsb_result res;
+	dnsb_cf_batch b;
+	size_t bad;
+
+	(void)state;
+	c[0] = change_with_ttl(DNSB_CHANGE_CREATE, "_sip._tcp.example.com.", LDNS_RR_TYPE_SRV, NULL, "10 5 5060 sip.example.com.", 300);
+	c[1] = change_with_ttl(DNSB_CHANGE_CREATE, "example.com.", LDNS_RR_TYPE_CAA, NULL, "128 iodef \"mailto:a\\\"b@example.com\"", 300);
+	c[2] = change_with_ttl(DNSB_CHANGE_CREATE, "4.2.0.192.example.com.", LDNS_RR_TYPE_PTR, NULL, "host.example.com.", 30);
+	assert_int_equal(dnsb_precheck_run(&pc, &res, c, 3, &held, NULL), 0);
+	assert_int_equal(dnsb_cf_batch_build(&b, &pc, &ids, c, 3, &cfg, &bad, NULL), 0);
+	assert_string_equal(b.json, "{\"posts\":["
+		"{\"name\":\"_sip._tcp.example.com\",\"type\":\"SRV\",\"data\":{\"priority\":10,\"weight\":5,\"port\":5060,"
+		"\"target\":\"sip.example.com\"},\"ttl\":300},"
+		"{\"name\":\"example.com\",\"type\":\"CAA\",\"data\":{\"flags\":128,\"tag\":\"iodef\",\"value\":\"mailto:a\\\"b@example.com\"},"
+		"\"ttl\":300},"
+		"{\"name\":\"4.2.0.192.example.com\",\"type\":\"PTR\",\"content\":\"host.example.com\",\"ttl\":1}]}");
+	dnsb_cf_batch_clear(&b);
+	dnsb_precheck_clear(&pc);
+	changes_free(c, 3);
+}
+
+/* The TTL Cloudflare will list, and a type the provider does not write refused (issue 31). */
+static void test_props_ttl(void **state)
+{
+	dnsb_cf_config cfg = { 0 };
+	dnsb_rrset r;
+
+	(void)state;
+	rrset_set(&r, "a.example.com.", LDNS_RR_TYPE_A, 30, "192.0.2.1");
+	assert_int_equal(dnsb_cf_props(&cfg, &r), 0);
+	assert_int_equal(r.ttl, DNSB_CF_TTL_AUTO); /* written as automatic below 60 s */
+	r.ttl = 60;
+	assert_int_equal(dnsb_cf_props(&cfg, &r), 0);
+	assert_int_equal(r.ttl, 60);
+	r.ttl = DNSB_TTL_UNSET;
+	assert_int_equal(dnsb_cf_props(&cfg, &r), 0);
+	assert_int_equal(r.ttl, DNSB_TTL_UNSET);
+	cfg.proxied = 1;
+	r.ttl = 3600;
+	assert_int_equal(dnsb_cf_props(&cfg, &r), 0);
+	assert_int_equal(r.ttl, DNSB_CF_TTL_AUTO);
+	r.type = LDNS_RR_TYPE_SSHFP;
+	assert_int_equal(dnsb_cf_props(&cfg, &r), DNSB_EINVAL);
+	dnsb_rrset_clear(&r);
+}
+
+/* The default shared budget grants at most Cloudflare's 1,200 requests per token in any five minutes (issue 31). */
+static void test_budget_default(void **state)
+{
+	(void)state;
+	assert_true(DNSB_CF_BUDGET_BURST + DNSB_CF_BUDGET_RATE * DNSB_CF_LIMIT_WINDOW <= DNSB_CF_LIMIT_REQUESTS);
+	assert_true(DNSB_CF_BUDGET_RATE > 0 && DNSB_CF_BUDGET_BURST >= 1);
+}
+
 static void test_config(void **state)
 {
 	dnsb_cf_config c;
@@ -266,6 +408,21 @@ static void test_config(void **state)
 	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), 0);
 	assert_string_equal(c.auth[0], "Authorization: Bearer tok-in-file");
 	assert_null(c.auth[1]);
+	dnsb_cf_config_clear(&c);
+	/* A file past 4 KiB is read whole (it was cut there in silence): what follows the token is not ignored. */
+	{
+		char big[6000];
+		memset(big, ' ', sizeof(big));
+		memcpy(big, "tok-in-file", 11);
+		memcpy(big + sizeof(big) - 5, "junk\n", 5);
+		assert_int_equal(truncate(path, 0), 0);
+		fd = open(path, O_WRONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+		close(fd);
+	}
+	assert_int_equal(dnsb_cf_config_parse(&c, cfg, &err), DNSB_EINVAL);
+	assert_null(strstr(err.message, "tok-in-file"));
 	dnsb_cf_config_clear(&c);
 	dnsb_config_free(cfg);
 
@@ -403,6 +560,10 @@ static void test_adjust(void **state)
 	cfg.comment = NULL;
 	adjusted(web, &cfg, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
 			    "\"recordTTL\":1,\"providerSpecific\":[{\"name\":\"" DNSB_PROPERTY_CF_COMMENT "\",\"value\":\"c\"}]}");
+	/* Not proxied, TTL 30: Cloudflare writes and lists automatic, so AdjustEndpoints says 1 (issue 31). */
+	cfg.proxied = 0;
+	adjusted("{\"dnsName\":\"short.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":30}", &cfg,
+		 "{\"dnsName\":\"short.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\",\"recordTTL\":1}");
 	/* A provider without properties: both removed, the TTL as asked. */
 	adjusted(web, NULL, "{\"dnsName\":\"web.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"A\","
 			     "\"recordTTL\":300}");
@@ -412,6 +573,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_classify_forms),
+		cmocka_unit_test(test_records_types),
+		cmocka_unit_test(test_batch_data),
+		cmocka_unit_test(test_props_ttl),
+		cmocka_unit_test(test_budget_default),
 		cmocka_unit_test(test_reply_error),
 		cmocka_unit_test(test_records_parse),
 		cmocka_unit_test(test_batch_body),
