@@ -4,7 +4,10 @@
  * records still in the store keep their lines, comments and layout (relative
  * names, $ORIGIN and $TTL included); deleted ones lose their lines; new ones,
  * printed by ldns with absolute names, go after their owner's last line, or
- * at the end. The SOA keeps its text too, only its serial changed.
+ * at the end. The SOA keeps its text too, only its serial changed. Text
+ * that cannot be kept exactly (a NUL byte; an end that reads on past the
+ * last line, so that what is printed after it would be swallowed) is
+ * refused with DNSB_EPARSE: the caller then writes the zone whole.
  */
 #include <errno.h>
 #include <stdint.h>
