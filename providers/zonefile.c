@@ -73,7 +73,7 @@ static int refresh(zf_zone *z, dnsb_error *err)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->path, strerror(errno));
 	if (same_file(&now, &z->seen))
 		return 0;
-	if ((rc = dnsb_store_load(z->store, z->path, err)) < 0)
+	if ((rc = dnsb_zonefile_check_text(z->path, err)) < 0 || (rc = dnsb_store_load(z->store, z->path, err)) < 0)
 		return rc;
 	z->seen = now;
 	return 0;
@@ -147,12 +147,16 @@ static void remove_stale_temps(const zf_zone *z)
 static int write_zone(zf_zone *z, FILE *f, dnsb_error *err)
 {
 	FILE *old = fopen(z->path, "r");
-	int rc = old ? dnsb_zonefile_rewrite(f, old, z->store, err) : DNSB_EPARSE;
+	dnsb_error why = { 0 };
+	int rc = old ? dnsb_zonefile_rewrite(f, old, z->store, &why)
+		     : dnsb_error_set(&why, DNSB_EPARSE, "cannot be read again (%s)", strerror(errno));
 
 	if (old)
 		fclose(old);
 	if (rc != DNSB_EPARSE)
-		return rc;
+		return rc < 0 ? dnsb_error_set(err, rc, "%s", why.message) : 0;
+	dnsb_log(DNSB_LOG_WARN, "zone file %s: written whole by ldns, its layout and comments not kept: %s", z->path,
+		 why.message);
 	if (fseek(f, 0, SEEK_SET) != 0 || ftruncate(fileno(f), 0) != 0)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", z->path, strerror(errno));
 	return dnsb_store_write(z->store, f, err);

@@ -4,8 +4,12 @@
  * records still in the store keep their lines, comments and layout (relative
  * names, $ORIGIN and $TTL included); deleted ones lose their lines; new ones,
  * printed by ldns with absolute names, go after their owner's last line, or
- * at the end. The SOA keeps its text too, only its serial changed.
+ * at the end. The SOA keeps its text too, only its serial changed. Text
+ * that cannot be kept exactly (a NUL byte; an end that reads on past the
+ * last line, so that what is printed after it would be swallowed) is
+ * refused with DNSB_EPARSE: the caller then writes the zone whole.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,27 +208,98 @@ static int read_entries(text_zone *z, FILE *f, const char *buf, const char *apex
 	return rc;
 }
 
-/* Read the old file into entries. @return 0, DNSB_EPARSE (not as the store read it), DNSB_ENOMEM */
-static int read_text(text_zone *z, FILE *old, const char *apex)
+#define PROBE_OWNER "dnsbatch-probe.invalid."
+
+/* Is rr the probe's own record, read whole? */
+static int is_probe(const ldns_rr *rr)
+{
+	ldns_rdf *owner = ldns_dname_new_frm_str(PROBE_OWNER);
+	char *rdata = ldns_rr_rd_count(rr) == 1 ? ldns_rdf2str(ldns_rr_rdf(rr, 0)) : NULL;
+	int same = owner != NULL && rdata != NULL && ldns_dname_compare(ldns_rr_owner(rr), owner) == 0 &&
+		   ldns_rr_get_type(rr) == LDNS_RR_TYPE_TXT && strcmp(rdata, "\"probe\"") == 0;
+
+	ldns_rdf_deep_free(owner);
+	free(rdata);
+	return same;
+}
+
+/*
+ * Does the text that ends the file end closed, so that records printed
+ * after it read as records of their own? A '(' or a '"' left open at the
+ * end of the file is read by ldns to the end; records appended after it
+ * would be swallowed by it. Asked of ldns itself: the text, a newline, and
+ * a probe record must read as the text's records, then the probe, whole.
+ * @return 1 closed; 0 open, unreadable alone, or out of memory
+ */
+static int ends_closed(const char *last, const char *apex)
+{
+	ldns_rdf *origin = ldns_dname_new_frm_str(apex), *prev = origin ? ldns_rdf_clone(origin) : NULL;
+	uint32_t ttl = 3600;
+	int line = 0, probe_last = 0, bad = origin == NULL || prev == NULL;
+	char *text = NULL;
+	FILE *f = NULL;
+
+	if (!bad && asprintf(&text, "%s\n" PROBE_OWNER " 0 IN TXT \"probe\"\n", last) < 0)
+		text = NULL;
+	if (text == NULL || (f = fmemopen(text, strlen(text), "r")) == NULL)
+		bad = 1;
+	while (!bad && !feof(f)) {
+		ldns_rr *rr = NULL;
+		ldns_status st = ldns_rr_new_frm_fp_l(&rr, f, &ttl, &origin, &prev, &line);
+
+		if (st == LDNS_STATUS_OK)
+			probe_last = is_probe(rr);
+		else if (st != LDNS_STATUS_SYNTAX_EMPTY && st != LDNS_STATUS_SYNTAX_TTL &&
+			 st != LDNS_STATUS_SYNTAX_ORIGIN)
+			bad = 1;
+		ldns_rr_free(rr);
+	}
+	if (f)
+		fclose(f);
+	free(text);
+	ldns_rdf_deep_free(origin);
+	ldns_rdf_deep_free(prev);
+	return !bad && probe_last;
+}
+
+/*
+ * Read the old file into entries.
+ * @return 0; DNSB_EPARSE when it does not read as the store read it, holds a
+ *         NUL byte, or ends inside a record; DNSB_ENOMEM (err filled)
+ */
+static int read_text(text_zone *z, FILE *old, const char *apex, dnsb_error *err)
 {
 	char *buf = NULL;
+	const char *last;
 	size_t len = 0;
 	FILE *f;
 	int rc = read_all(&buf, &len, old);
 
 	if (rc < 0)
-		return rc;
+		return dnsb_error_set(err, rc, rc == DNSB_ENOMEM ? "out of memory" : "the zone file cannot be read");
 	/* fmemopen of 0 bytes fails: an empty file reads as a file of one newline. */
 	if (len == 0)
 		buf[len++] = '\n';
 	buf[len] = '\0';
+	/* ldns skips a NUL byte: "mx\0\0 IN A" reads as "mx IN A", but its text cannot be kept as a string. */
+	if (memchr(buf, '\0', len) != NULL) {
+		free(buf);
+		return dnsb_error_set(err, DNSB_EPARSE, "a NUL byte in the zone file");
+	}
 	if ((f = fmemopen(buf, len, "r")) == NULL) {
 		free(buf);
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	rc = read_entries(z, f, buf, apex);
 	fclose(f);
 	free(buf);
+	/* The text that ends the file: the last record's, or the comments and directives after it. */
+	last = z->n > 0 ? (z->e[z->n - 1].text ? z->e[z->n - 1].text : z->e[z->n - 1].lead) : NULL;
+	if (rc == 0 && last != NULL && !ends_closed(last, apex))
+		return dnsb_error_set(err, DNSB_EPARSE, "the end of the zone file reads on past its last line (a '(' "
+				      "left open), and would swallow records written after it");
+	if (rc < 0)
+		dnsb_error_set(err, rc, rc == DNSB_ENOMEM ? "out of memory" : "the zone file no longer reads as before");
 	return rc;
 }
 
@@ -418,8 +493,12 @@ static int print_text(FILE *out, const text_zone *z, const shown *s, const dnsb_
 		const entry *e = &z->e[i];
 		dnsb_rrset one = e->rr;
 
-		if (e->lead)
+		/* A last line without its newline (a comment) would run into the records printed after it. */
+		if (e->lead && e->lead[0]) {
 			fputs(e->lead, out);
+			if (e->lead[strlen(e->lead) - 1] != '\n')
+				fputc('\n', out);
+		}
 		if (!e->keep)
 			continue;
 		if (e->rr.type == LDNS_RR_TYPE_SOA) {
@@ -438,12 +517,37 @@ static int print_text(FILE *out, const text_zone *z, const shown *s, const dnsb_
 	return rc == 0 ? print_list(out, tail, err) : rc;
 }
 
+int dnsb_zonefile_check_text(const char *path, dnsb_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[1 << 14];
+	size_t got;
+	long line = 1;
+	int rc = 0;
+
+	if (f == NULL)
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
+	while (rc == 0 && (got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		const char *nul = memchr(chunk, '\0', got);
+
+		for (const char *c = chunk; c < (nul ? nul : chunk + got); c++)
+			line += *c == '\n';
+		if (nul != NULL)
+			rc = dnsb_error_set(err, DNSB_EPARSE, "%s:%ld: a NUL byte: a zone file is text (ldns would "
+					    "skip it where named would not; remove it)", path, line);
+	}
+	if (rc == 0 && ferror(f))
+		rc = dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
+	fclose(f);
+	return rc;
+}
+
 int dnsb_zonefile_rewrite(FILE *out, FILE *old, const dnsb_store *store, dnsb_error *err)
 {
 	text_zone z = { NULL, 0, 0 };
 	shown s = { { 0 }, NULL };
 	dnsb_rrset_list tail = { 0 };
-	int rc = read_text(&z, old, dnsb_store_apex(store));
+	int rc = read_text(&z, old, dnsb_store_apex(store), err);
 
 	if (rc == 0)
 		rc = dnsb_store_list(store, &s.held);
@@ -464,7 +568,7 @@ int dnsb_zonefile_rewrite(FILE *out, FILE *old, const dnsb_store *store, dnsb_er
 	dnsb_rrset_list_clear(&s.held);
 	dnsb_rrset_list_clear(&tail);
 	text_zone_clear(&z);
-	if (rc == DNSB_EPARSE)
-		dnsb_error_set(err, rc, "the zone file no longer reads as before");
+	if (rc == DNSB_ENOMEM)
+		dnsb_error_set(err, rc, "out of memory");
 	return rc;
 }

@@ -17,10 +17,23 @@
  * at the end, and the SOA keeps its text with only the serial changed
  * (printed anew in its place when more than the serial changed).
  * @param old  the file as it is now, open for reading at its start (borrowed)
- * @return 0; DNSB_EPARSE when the old file no longer reads as the store read
- *         it (the caller then writes the zone whole); DNSB_EINVAL when an
- *         RRset cannot be printed; DNSB_ENOMEM
+ * @return 0; DNSB_EPARSE when its text cannot be kept exactly: the old file
+ *         no longer reads as the store read it, holds a NUL byte, or its
+ *         end reads on past its last line (a '(' left open: ldns would read
+ *         the records printed after it as part of it); the caller then
+ *         writes the zone whole;
+ *         DNSB_EINVAL when an RRset cannot be printed; DNSB_ENOMEM
  */
 int dnsb_zonefile_rewrite(FILE *out, FILE *old, const dnsb_store *store, dnsb_error *err);
+
+/*
+ * Refuse a zone file that is not text: a NUL byte, which ldns skips
+ * ("mx\0 IN A" reads as "mx IN A") where named does not, so that what the
+ * file holds is in doubt. Called before the file is loaded.
+ * @param path  the zone file (borrowed)
+ * @return 0; DNSB_EPARSE naming the file and the line of the first NUL byte;
+ *         DNSB_EIO when it cannot be read (err filled on every error)
+ */
+int dnsb_zonefile_check_text(const char *path, dnsb_error *err);
 
 #endif

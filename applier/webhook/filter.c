@@ -159,37 +159,73 @@ static int push(char ***list, size_t *count, char *s)
 	return 0;
 }
 
-/* Each entry may hold comma-separated domains; empty ones are dropped. */
-static int add_domains(struct domain_list *list, const char *const *src, size_t n)
+/*
+ * Has a domain, as GET / hands it to external-dns (trimmed once), an empty
+ * label other than one leading dot (".example.com": the subdomains only)?
+ * external-dns trims what it is handed once more: "..", handed as ".", it
+ * trims to nothing and drops (passing every name), and "example.com..",
+ * handed as "example.com.", it reads as "example.com", where given itself
+ * it keeps "example.com." (passing none). Blanks after the dot trimmed
+ * (". .") are trimmed by external-dns too.
+ */
+static int has_empty_label(const char *given)
 {
-	for (size_t i = 0; i < n; i++) {
-		const char *p = src[i];
-		if (p == NULL)
-			continue;
-		for (;;) {
+	size_t len = strlen(given);
+
+	while (len > 0 && isspace((unsigned char)given[len - 1]))
+		len--;
+	if (len > 0 && given[0] == '.') {
+		given++;
+		len--;
+	}
+	return len == 0 || given[0] == '.' || given[len - 1] == '.' || memmem(given, len, "..", 2) != NULL;
+}
+
+/* One domain of an entry, trimmed, onto the list; refused with an empty label. */
+static int add_domain(struct domain_list *list, const char *p, size_t len, const char *flag, dnsb_error *err)
+{
+	char *d = trim_lower(p, len);
+
+	if (d == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if (*d == '\0') {
+		free(d);
+		return 0;
+	}
+	if (has_empty_label(d)) {
+		free(d);
+		return dnsb_error_set(err, DNSB_EINVAL, "--%s: \"%.*s\" has an empty label; write a domain as "
+				      "\"example.com\", or \".example.com\" for its subdomains only", flag,
+				      (int)len, p);
+	}
+	return push(&list->given, &list->count, d) == 0 ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+}
+
+/* Each entry may hold comma-separated domains; empty ones are dropped. */
+static int add_domains(struct domain_list *list, const char *const *src, size_t n, const char *flag,
+		       dnsb_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		for (const char *p = src[i]; p != NULL && rc == 0;) {
 			const char *comma = strchr(p, ',');
-			size_t len = comma ? (size_t)(comma - p) : strlen(p);
-			char *d = trim_lower(p, len);
-			if (d == NULL)
-				return DNSB_ENOMEM;
-			if (*d == '\0')
-				free(d);
-			else if (push(&list->given, &list->count, d) != 0)
-				return DNSB_ENOMEM;
-			if (comma == NULL)
-				break;
-			p = comma + 1;
+
+			rc = add_domain(list, p, comma ? (size_t)(comma - p) : strlen(p), flag, err);
+			p = comma ? comma + 1 : NULL;
 		}
 	}
+	if (rc != 0)
+		return rc;
 	if (list->count > 1)
 		qsort(list->given, list->count, sizeof(*list->given), cmp_str);
 	list->alabel = calloc(list->count ? list->count : 1, sizeof(*list->alabel));
 	if (list->alabel == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	for (size_t i = 0; i < list->count; i++) {
 		list->alabel[i] = normalize(list->given[i], strlen(list->given[i]), FORM_ALABEL);
 		if (list->alabel[i] == NULL)
-			return DNSB_ENOMEM;
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -232,12 +268,11 @@ int dnsb_domain_filter_new(dnsb_domain_filter **out,
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if (add_domains(&f->include, include, include_count) != 0 ||
-	    add_domains(&f->exclude, exclude, exclude_count) != 0) {
-		dnsb_domain_filter_free(f);
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	rc = compile(&f->re_include, &f->regex_include, regex_include, "regex-domain-filter", err);
+	rc = add_domains(&f->include, include, include_count, "domain-filter", err);
+	if (rc == 0)
+		rc = add_domains(&f->exclude, exclude, exclude_count, "exclude-domains", err);
+	if (rc == 0)
+			rc = compile(&f->re_include, &f->regex_include, regex_include, "regex-domain-filter", err);
 	if (rc == 0)
 		rc = compile(&f->re_exclude, &f->regex_exclude, regex_exclude, "regex-domain-exclusion", err);
 	if (rc == 0 && (f->re_include || f->re_exclude) && (f->include.count || f->exclude.count))

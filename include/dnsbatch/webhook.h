@@ -108,9 +108,12 @@ typedef struct dnsb_domain_filter dnsb_domain_filter;
  * @param regex_include  regular expression of names to keep, or NULL/""
  * @param regex_exclude  regular expression of names to leave out, or NULL/""
  * @param err            detail on failure
- * @return 0; DNSB_EINVAL when lists and regular expressions are both given
- *         or a regular expression does not compile as RE2 (the message
- *         names the flag and RE2's reason); DNSB_ENOMEM
+ * @return 0; DNSB_EINVAL when lists and regular expressions are both given,
+ *         a regular expression does not compile as RE2 (the message names
+ *         the flag and RE2's reason), or a list domain has an empty label
+ *         ("..", "example.com..", "a..b"; the message names the flag and the
+ *         domain: external-dns would read it otherwise once handed it on
+ *         GET /); DNSB_ENOMEM
  */
 int dnsb_domain_filter_new(dnsb_domain_filter **out,
 			   const char *const *include, size_t include_count,

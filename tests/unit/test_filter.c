@@ -208,6 +208,46 @@ static void test_list_semantics(void **state)
 	dnsb_domain_filter_free(NULL);
 }
 
+static void list_refused(const char *include, const char *exclude, const char *says)
+{
+	dnsb_domain_filter *f = (dnsb_domain_filter *)&f;
+	dnsb_error err = { 0, "" };
+
+	assert_int_equal(dnsb_domain_filter_new(&f, &include, include ? 1 : 0, &exclude, exclude ? 1 : 0,
+						NULL, NULL, &err), DNSB_EINVAL);
+	assert_null(f);
+	assert_int_equal(err.code, DNSB_EINVAL);
+	if (strstr(err.message, says) == NULL)
+		print_error("'%s' not in: %s\n", says, err.message);
+	assert_non_null(strstr(err.message, says));
+}
+
+/*
+ * An entry with an empty label is refused at start: "..", trimmed of its
+ * trailing dot, was matched as "" (passing nearly nothing) while GET / told
+ * external-dns ".", which it trims to nothing and drops (passing
+ * everything). What is announced is what is matched.
+ */
+static void test_empty_label_refused(void **state)
+{
+	dnsb_domain_filter *f;
+
+	(void)state;
+	list_refused("..", NULL, "--domain-filter: \"..\" has an empty label");
+	list_refused("example.com,. .", NULL, "--domain-filter: \". .\" has an empty label");
+	list_refused("example.com..", NULL, "--domain-filter: \"example.com..\"");
+	list_refused("a..example.com", NULL, "\"a..example.com\"");
+	list_refused("..example.com", NULL, "\"..example.com\"");
+	list_refused(NULL, "..", "--exclude-domains: \"..\" has an empty label");
+	/* A leading dot, one trailing dot and a lone "." (ignored) stay as external-dns reads them. */
+	f = list_filter(".example.com, example.org., .", NULL);
+	assert_int_equal(dnsb_domain_filter_match(f, "www.example.com"), 1);
+	assert_int_equal(dnsb_domain_filter_match(f, "example.org"), 1);
+	assert_int_equal(dnsb_domain_filter_match(f, "example.net"), 0);
+	body_is(f, "{\"include\":[\".example.com\",\"example.org\"]}");
+	dnsb_domain_filter_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_idn_lists),
 		cmocka_unit_test(test_idn_exclusions),
 		cmocka_unit_test(test_list_semantics),
+		cmocka_unit_test(test_empty_label_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,8 @@
 #include "dnsbatch/provider.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/provider.h"
+#include "providers/store.h"
+#include "providers/zonefile_text.h"
 
 #define EXAMPLE_ZONE "examples/zones/example.com.zone"
 
@@ -1145,6 +1147,157 @@ static void test_open_broken_zone(void **state)
 	assert_null(p);
 }
 
+/*
+ * Write `before`, create new.example.com A through the provider, and open
+ * the written file afresh: it must load, with the new record and www's.
+ * @return the written file (the caller frees)
+ */
+static char *create_and_reload(fixture *fx, const char *before, size_t len)
+{
+	dnsb_provider *p;
+	dnsb_result res;
+	size_t out_len;
+
+	write_file(fx->path, before, len);
+	p = open_zone(fx->path);
+	submit_json(p, "{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.20\"") "]}", &res);
+	assert_ok(&res);
+	dnsb_provider_free(p);
+	p = open_zone(fx->path);
+	expect_rrset(p, "new.example.com.", LDNS_RR_TYPE_A, 300, 1, "192.0.2.20");
+	expect_rrset(p, "www.example.com.", LDNS_RR_TYPE_A, 300, 1, "192.0.2.1");
+	dnsb_provider_free(p);
+	assert_int_equal(stray_files(fx), 0);
+	return slurp(fx->path, &out_len);
+}
+
+/* A last line that is a comment without its newline swallowed every record written after it. */
+static void test_last_comment_without_newline(void **state)
+{
+	static const char before[] =
+		"$ORIGIN example.com.\n"
+		"@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n"
+		"www 300 IN A 192.0.2.1\n"
+		"; last line, a comment without a newline";
+	static const char after[] =
+		"$ORIGIN example.com.\n"
+		"@ 300 IN SOA ns1 hostmaster 2 7200 3600 1209600 300\n"
+		"www 300 IN A 192.0.2.1\n"
+		"; last line, a comment without a newline\n"
+		"new.example.com.\t300\tIN\tA\t192.0.2.20\n";
+	char *text = create_and_reload(*state, before, strlen(before));
+
+	assert_string_equal(text, after);
+	free(text);
+}
+
+/*
+ * A '(' left open at the end of the file (ldns reads it to the end)
+ * swallowed the records written after it, and the file no longer loaded:
+ * such a file is written whole by ldns instead. A '"' left open ends with
+ * its line in ldns: that file keeps its text.
+ */
+static void test_open_at_end_written_whole(void **state)
+{
+	static const struct {
+		const char *before;
+		int whole;
+	} cases[] = {
+		{ "$ORIGIN example.com.\n"
+		  "www 300 IN A 192.0.2.1\n"
+		  "@ 300 IN SOA ns1 hostmaster ( 1 7200 3600 1209600 300\n", 1 },
+		{ "$ORIGIN example.com.\n"
+		  "@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n"
+		  "www 300 IN A 192.0.2.1\n"
+		  "$TTL 300 (\n", 1 },
+		{ "$ORIGIN example.com.\n"
+		  "@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n"
+		  "www 300 IN A 192.0.2.1\n"
+		  "txt 300 IN TXT \"left open", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = create_and_reload(*state, cases[i].before, strlen(cases[i].before));
+
+		if (cases[i].whole) {
+			/* Written by ldns: absolute names, the serial moved. */
+			assert_non_null(strstr(text, "example.com.\t300\tIN\tSOA\tns1.example.com. "
+						     "hostmaster.example.com. 2 7200 "));
+			assert_null(strstr(text, "$ORIGIN"));
+		} else {
+			assert_non_null(strstr(text, "txt 300 IN TXT \"left open\nnew.example.com.\t300\tIN\tA\t"));
+		}
+		free(text);
+	}
+}
+
+/* A NUL byte, which ldns skips ("mx\0\0 IN CNAME" reads as "mx IN CNAME"), is refused at load, naming the line. */
+static void test_nul_byte_refused(void **state)
+{
+	static const char broken[] =
+		"$ORIGIN example.com.\n"
+		"@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n"
+		"\n"
+		"www 300 IN A 192.0.2.1\n"
+		"mx16\0\0\0\0\tIN CNAME ns1\n";
+	fixture *fx = *state;
+	dnsb_config *cfg;
+	dnsb_provider *p = NULL;
+	dnsb_error err = { 0 };
+	dnsb_result res;
+	char spec[256], want[512];
+
+	write_file(fx->path, broken, sizeof(broken) - 1);
+	snprintf(spec, sizeof(spec), "example.com=%s", fx->path);
+	assert_int_equal(dnsb_config_new(&cfg), 0);
+	assert_int_equal(dnsb_config_add(cfg, "zonefile", spec), 0);
+	assert_int_equal(dnsb_provider_open(&p, "zonefile", cfg, &err), DNSB_EPARSE);
+	assert_null(p);
+	dnsb_config_free(cfg);
+	snprintf(want, sizeof(want), "%s:5: a NUL byte: a zone file is text (ldns would skip it where named would "
+		 "not; remove it)", fx->path);
+	assert_string_equal(err.message, want);
+
+	/* written so behind the provider's back: the batch is refused, the file left as it is */
+	write_file(fx->path, broken, strstr(broken, "mx16") - broken);
+	p = open_zone(fx->path);
+	write_file(fx->path, broken, sizeof(broken) - 1);
+	submit_json(p, "{\"create\":[" A_EP("new.example.com", 300, "\"192.0.2.20\"") "]}", &res);
+	assert_int_equal(res.cls, DNSB_CLASS_FATAL);
+	assert_string_equal(res.code, "badZoneFile");
+	assert_string_equal(res.message, want);
+	dnsb_provider_free(p);
+}
+
+/*
+ * The rewrite itself never keeps text with a NUL byte in it (its text, cut
+ * at the NUL, lost the rest of the record): it answers DNSB_EPARSE, and the
+ * zone is written whole.
+ */
+static void test_rewrite_refuses_nul_byte(void **state)
+{
+	static const char zone[] =
+		"@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n"
+		"mx16\0\0\0\tIN CNAME ns1\n";
+	fixture *fx = *state;
+	dnsb_store *store = NULL;
+	dnsb_error err = { 0 };
+	FILE *old, *out;
+
+	write_file(fx->path, zone, sizeof(zone) - 1);
+	assert_int_equal(dnsb_store_new(&store, "example.com."), 0);
+	assert_int_equal(dnsb_store_load(store, fx->path, &err), 0);  /* ldns skips the NUL bytes */
+	old = fopen(fx->path, "r");
+	out = tmpfile();
+	assert_non_null(old);
+	assert_non_null(out);
+	assert_int_equal(dnsb_zonefile_rewrite(out, old, store, &err), DNSB_EPARSE);
+	assert_string_equal(err.message, "a NUL byte in the zone file");
+	fclose(old);
+	fclose(out);
+	dnsb_store_free(store);
+}
+
 static void test_counts_and_unknown_zone(void **state)
 {
 	fixture *fx = *state;
@@ -1201,6 +1354,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zone_file_syntax, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_include_is_refused, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_counts_and_unknown_zone, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_last_comment_without_newline, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_open_at_end_written_whole, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_nul_byte_refused, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_rewrite_refuses_nul_byte, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_held_commits_written_at_flush, fixture_setup, fixture_teardown),
 	};
 
