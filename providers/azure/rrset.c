@@ -362,42 +362,58 @@ static json_object *member(json_object *o, const char *a, const char *b)
 }
 
 /*
+ * A name ldns refuses as written, relative to the apex, lower-cased, each
+ * octet outside printable ASCII as \DDD (as ldns prints a name), so that a
+ * log line naming it stays one line. @return it (the caller's), or NULL
+ */
+static char *name_shown(const char *s, size_t len, const char *apex)
+{
+	char *text = malloc(len * 4 + strlen(apex) + 2), *p = text;
+
+	for (size_t i = 0; text && i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x21 || c > 0x7e)
+			p += sprintf(p, "\\%03u", c);
+		else
+			*p++ = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	if (text)
+		sprintf(p, ".%s", apex);
+	return text;
+}
+
+/*
  * The owner name of a record set ("@" is the apex, another name is relative
- * to it) as ldns prints it (lower-cased, the form of every dnsb_rrset owner),
- * or as written, lower-cased, with why ldns refuses it (an empty label, a
- * label over 63 octets, a name over 255; a NUL octet, written \000... and
- * so never a name ldns reads).
+ * to it) as ldns prints it, lower-cased (the form of every dnsb_rrset owner),
+ * or, with why, as name_shown shows it when ldns refuses it (an empty label,
+ * a label over 63 octets, a name over 255) or it holds a NUL octet.
  * @param owner  receives it (the caller's), unless DNSB_ENOMEM
  * @return 0; 1 (refused: why says so); DNSB_ENOMEM
  */
 static int owner_of(char **owner, json_object *name, const char *apex, char *why, size_t size)
 {
 	const char *s = json_object_get_string(name);
-	size_t len = (size_t)json_object_get_string_len(name), nul = strlen(s);
+	size_t len = (size_t)json_object_get_string_len(name);
+	int nul = strlen(s) < len;
 	ldns_rdf *rdf = NULL;
-	ldns_status st;
+	ldns_status st = LDNS_STATUS_SYNTAX_ERR;
 	char *text = NULL;
 
 	*owner = NULL;
-	if (strcmp(s, "@") == 0 ? (text = strdup(apex)) == NULL
-				 : asprintf(&text, "%s%s.%s", s, nul < len ? "\\000..." : "", apex) < 0)
+	if (!nul && (strcmp(s, "@") == 0 ? (text = strdup(apex)) == NULL : asprintf(&text, "%s.%s", s, apex) < 0))
 		return DNSB_ENOMEM;
-	for (char *p = text; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-	st = nul < len ? LDNS_STATUS_SYNTAX_ERR : ldns_str2rdf_dname(&rdf, text);
-	if (st == LDNS_STATUS_MEM_ERR || (st == LDNS_STATUS_OK && (*owner = ldns_rdf2str(rdf)) == NULL)) {
-		ldns_rdf_deep_free(rdf);
-		free(text);
-		return DNSB_ENOMEM;
-	}
-	ldns_rdf_deep_free(rdf);
+	if (!nul)
+		st = ldns_str2rdf_dname(&rdf, text);
+	free(text);
 	if (st == LDNS_STATUS_OK) {
-		free(text);
-		return 0;
+		ldns_dname2canonical(rdf);
+		*owner = ldns_rdf2str(rdf);
+		ldns_rdf_deep_free(rdf);
+		return *owner ? 0 : DNSB_ENOMEM;
 	}
-	snprintf(why, size, "a name dnsbatch cannot read (%s)", nul < len ? "a NUL octet" : ldns_get_errorstr_by_id(st));
-	*owner = text;
+	if (st == LDNS_STATUS_MEM_ERR || (*owner = name_shown(s, len, apex)) == NULL)
+		return DNSB_ENOMEM;
+	snprintf(why, size, "a name dnsbatch cannot read (%s)", nul ? "a NUL octet" : ldns_get_errorstr_by_id(st));
 	return 1;
 }
 

@@ -1,7 +1,8 @@
 /*
  * test_azure_names.c - record sets whose name or TTL dnsbatch cannot
  * represent (found by fuzz_azure): a name ldns refuses (an empty label, a
- * label over 63 octets, a name over 255 octets, a NUL octet) or a TTL
+ * label over 63 octets, a name over 255 octets, a NUL octet; named with
+ * each octet outside printable ASCII as \DDD, lower-cased) or a TTL
  * outside 0..2147483647 (RFC 2181 section 8; -1 used to read as 4294967295,
  * 4294967301 as 5) is left out of the listing with an info line naming it
  * and why, kept apart in a submission's tags (never written over or
@@ -122,7 +123,9 @@ static void test_bad_names(void **state)
 	snprintf(long_name, sizeof(long_name), "\"%063d.%063d.%063d.%063d\"", 1, 2, 3, 4); /* 256 + .example.com. */
 	snprintf(long_owner, sizeof(long_owner), "%.255s.example.com.", long_name + 1);
 	page_case(a_set(long_name, "300"), long_owner, "Domainname length overflow");
-	page_case(a_set("\"x\\u0000y\"", "300"), "x\\000....example.com.", "a NUL octet");
+	page_case(a_set("\"x\\u0000y\"", "300"), "x\\000y.example.com.", "a NUL octet");
+	page_case(a_set("\"@\\u0000x\"", "300"), "@\\000x.example.com.", "a NUL octet"); /* not the apex */
+	page_case(a_set("\"A\\n..B\"", "300"), "a\\010..b.example.com.", "Empty label"); /* one log line */
 }
 
 /* A TTL dnsbatch cannot hold: out of the listing, apart in tags, held without records by a read of keys. */
