@@ -131,9 +131,9 @@ int dnsb_azure_rrset_body(char **out, const dnsb_rrset *rrset, int private_zones
  * cannot represent as an RRset (an alias with targetResource, one registered
  * automatically in a private zone, one without records or with a record that
  * does not parse, one whose name ldns refuses or whose TTL is missing, not an
- * integer or outside 0..2147483647, RFC 2181 section 8) is not appended: with tags, it is kept there as an entry
- * whose rdata is DNSB_AZURE_OPAQUE and the reason (dnsb_azure_opaque finds
- * it); without, an INFO log line names it.
+ * integer or outside 0..2147483647, RFC 2181 section 8) is not appended: with
+ * tags, it is kept there as an entry whose rdata is DNSB_AZURE_OPAQUE and the
+ * reason (dnsb_azure_opaque finds it); without, an INFO log line names it.
  * Owners are in ldns's printed form (lower-cased), as every dnsb_rrset's.
  * @return 0; DNSB_EPARSE (not a record set); DNSB_ENOMEM (memory ran out)
  */
