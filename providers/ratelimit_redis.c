@@ -17,6 +17,7 @@
 #include <hiredis/hiredis.h>
 
 #include "applier/core/clock.h"
+#include "applier/core/secret.h"
 #include "providers/ratelimit_redis.h"
 #include "dnsbatch/sys/provider.h"
 
@@ -131,8 +132,11 @@ int dnsb_redis_target_parse(dnsb_redis_target *out, const char *url, dnsb_error 
 	out->password = url_part(u, CURLUPART_PASSWORD);
 	if (out->host == NULL || out->port <= 0 || out->port > 65535)
 		rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: no host or a bad port");
-	else
-		rc = parse_db(out, u, err);
+	else if ((rc = parse_db(out, u, err)) == 0 && out->password)
+		/* A password on the command line is in /proc/PID/cmdline for every local user to read. */
+		rc = dnsb_error_set(err, DNSB_EINVAL, "--rate-budget: the URL holds a password: give it in a file "
+				    "(--rate-budget-password-file) or in the environment (DNSBATCH_REDIS_PASSWORD), "
+				    "and the URL as redis://%sHOST:PORT[/DB]", out->user && *out->user ? "USER@" : "");
 done:
 	free(scheme);
 	free(port);
@@ -269,6 +273,7 @@ static int authenticate(dnsb_redis *r, const dnsb_redis_target *t, dnsb_error *e
 	const char *select[] = { "SELECT", db };
 
 	if (t->password) {
+		dnsb_secret_register(t->password); /* a Redis may echo AUTH in its refusal */
 		/* AUTH user password is Redis 6's ACL form; without a user, the legacy one-argument form. */
 		int rc = t->user && *t->user ? command_ok(r, 3, auth, "AUTH", err)
 					     : command_ok(r, 2, (const char *[]){ "AUTH", t->password }, "AUTH", err);

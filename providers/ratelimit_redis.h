@@ -19,7 +19,9 @@ typedef struct dnsb_redis_target {
 } dnsb_redis_target;
 
 /**
- * Parse "redis://[user[:password]@]HOST[:PORT][/DB]" with libcurl's URL API.
+ * Parse "redis://[user@]HOST[:PORT][/DB]" with libcurl's URL API. A password
+ * in the URL is refused: it would sit in /proc/PID/cmdline (the password comes
+ * from --rate-budget-password-file or DNSBATCH_REDIS_PASSWORD instead).
  * @return 0; DNSB_EINVAL naming what is wrong (never echoing a password)
  */
 int dnsb_redis_target_parse(dnsb_redis_target *out, const char *url, dnsb_error *err);

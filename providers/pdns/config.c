@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applier/core/secret.h"
 #include "providers/pdns/pdns.h"
 
 void dnsb_pdns_config_clear(dnsb_pdns_config *cfg)
@@ -69,25 +70,22 @@ static int take_key(dnsb_pdns_config *out, const char *text, const char *source,
 			return dnsb_error_set(err, DNSB_EINVAL, "%s: the API key holds a character that is not printable",
 					      source);
 	out->key_source = source;
-	return (out->api_key = strndup(start, (size_t)(end - start))) ? 0 : DNSB_ENOMEM;
+	if ((out->api_key = strndup(start, (size_t)(end - start))) == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", source);
+	dnsb_secret_register(out->api_key); /* redacted from all that is printed: a server may echo X-API-Key */
+	return 0;
 }
 
-/* The key file's first line. The buffer is wiped: it held a secret. */
+/* The key file's first line, read by the one secret reader (an error past 64 KiB, where a 4 KiB buffer cut it). */
 static int read_key_file(dnsb_pdns_config *out, const char *path, dnsb_error *err)
 {
-	char buf[4096];
-	size_t got;
-	FILE *f = fopen(path, "r");
+	char *text;
 	int rc;
 
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--pdns-api-key-file %s: %s",
-				      path, strerror(errno));
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	rc = take_key(out, buf, "--pdns-api-key-file", err);
-	explicit_bzero(buf, sizeof(buf));
+	if ((rc = dnsb_secret_read_file(&text, path, "--pdns-api-key-file", err)) < 0)
+		return rc;
+	rc = take_key(out, text, "--pdns-api-key-file", err);
+	dnsb_secret_free(text);
 	return rc;
 }
 

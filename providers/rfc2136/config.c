@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/secret.h"
 #include "rfc2136.h"
 
 /* A secret or key file is a few lines; refuse anything absurd. */
@@ -94,6 +95,7 @@ static int check_secret(const char *secret, const char *source, dnsb_error *err)
 				      strstr(secret, "key") && strchr(secret, '{') ?
 					      " (a BIND key file? give it as --rfc2136-tsig-keyfile)" : "");
 	ldns_rdf_deep_free(rdf);
+	dnsb_secret_register(secret); /* redacted from every printed text */
 	return 0;
 }
 

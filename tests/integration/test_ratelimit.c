@@ -353,6 +353,9 @@ static void test_config_errors(void **state)
 	expect_config_error("rate-budget", "http://u:hunter2@127.0.0.1:6380", "redis://");
 	expect_config_error("rate-budget", "redis://u:hunter2@127.0.0.1:99999", "Port");
 	expect_config_error("rate-budget", "redis://u:hunter2@127.0.0.1:6379/x", "database");
+	/* a password in the URL would sit in /proc/PID/cmdline: refused, naming where it belongs */
+	expect_config_error("rate-budget", "redis://:hunter2@127.0.0.1:6379", "--rate-budget-password-file");
+	expect_config_error("rate-budget", "redis://u:hunter2@127.0.0.1:6379/1", "DNSBATCH_REDIS_PASSWORD");
 	expect_config_error("rate-budget-rate", "fast", "--rate-budget-rate");
 	expect_config_error("rate-budget-rate", "0/s", "--rate-budget-rate");
 	expect_config_error("rate-budget-key", "a{b}", "--rate-budget-key");
