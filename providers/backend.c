@@ -166,7 +166,7 @@ int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dn
 	if (access(path, R_OK) != 0)
 		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag, path,
 				      strerror(errno));
-	return (*out = strdup(path)) ? 0 : DNSB_ENOMEM;
+	return (*out = strdup(path)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),

@@ -383,7 +383,7 @@ static int name_canonical_once(char **out, const char *name, dnsb_error *err)
 	if (name[0] == '.' ? len > 1 : strstr(name, "..") != NULL)
 		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a legal domain name (empty label)", name);
 	if (len + 2 > sizeof(buf) && (abs = malloc(len + 2)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	memcpy(abs, name, len);
 	abs[len] = '.';
 	abs[len + (name[len - 1] != '.')] = '\0';
@@ -401,7 +401,7 @@ static int name_canonical_once(char **out, const char *name, dnsb_error *err)
 	}
 	ldns_rdf_deep_free(dname);
 	if (s == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	*out = s;
 	return 0;
 }

@@ -32,25 +32,27 @@ static int set_server(dnsb_pdns_config *out, const char *v, dnsb_error *err)
 				      v);
 	while (len > 0 && v[len - 1] == '/')
 		len--;
-	return (out->server = strndup(v, len)) ? 0 : DNSB_ENOMEM;
+	return (out->server = strndup(v, len)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 /* One --pdns-zone NAME (its API id taken to be the name itself). */
 static int add_zone(dnsb_pdns_config *out, const char *v, dnsb_error *err)
 {
 	char *apex;
-	dnsb_error e;
+	dnsb_error e = { 0, "" };
+	int rc;
 
-	if (dnsb_name_canonical(&apex, v, &e) != 0)
-		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--pdns-zone %s: %s", v,
-				      e.message);
+	if ((rc = dnsb_name_canonical(&apex, v, &e)) != 0)
+		return dnsb_error_set(err, rc == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--pdns-zone %s: %s", v,
+				      rc == DNSB_ENOMEM ? "out of memory" : e.message);
 	for (size_t i = 0; i < out->zone_count; i++) {
 		if (strcmp(out->zones[i].apex, apex) == 0) {
 			free(apex);
 			return dnsb_error_set(err, DNSB_EINVAL, "--pdns-zone %s is given twice", v);
 		}
 	}
-	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, apex);
+	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, apex) == 0 ? 0
+		: dnsb_error_set(err, DNSB_ENOMEM, "--pdns-zone %s: out of memory", v);
 }
 
 /* A key's text: surrounding white space removed; printable ASCII only (it goes into a header). */
@@ -105,7 +107,7 @@ static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *er
 	if (v && (*v == '\0' || strchr(v, '/')))
 		return dnsb_error_set(err, DNSB_EINVAL, "--pdns-server-id '%s': expected a server id (default localhost)", v);
 	if ((out->server_id = strdup(v ? v : DNSB_PDNS_SERVER_ID_DEFAULT)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	while ((v = dnsb_config_next(cfg, "pdns-zone", &iter)) != NULL)
 		if ((rc = add_zone(out, v, err)) != 0)
 			return rc;
