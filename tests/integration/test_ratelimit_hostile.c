@@ -184,11 +184,11 @@ static void test_wait_of_days_falls_back(void **state)
 	double s;
 
 	(void)state;
-	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:999999999999\\r\\n:100000\\r\\n", 10, &s, &st, &log), 0);
+	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:999999999999\\r\\n:97000\\r\\n", 10, &s, &st, &log), 0);
 	assert_true(s < 1.0);
 	assert_fell_back(&st, log, "answered nonsense (taken 1, a wait of 999999999999 us");
 	/* No deadline at all: the same. */
-	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:999999999999\\r\\n:100000\\r\\n", 0, &s, &st, &log), 0);
+	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:999999999999\\r\\n:97000\\r\\n", 0, &s, &st, &log), 0);
 	assert_true(s < 1.0);
 	assert_fell_back(&st, log, "answered nonsense");
 }
@@ -201,9 +201,9 @@ static void test_nonsense_falls_back(void **state)
 	double s;
 
 	(void)state;
-	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:-5000000\\r\\n:100000\\r\\n", 0, &s, &st, &log), 0);
+	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:-5000000\\r\\n:97000\\r\\n", 0, &s, &st, &log), 0);
 	assert_fell_back(&st, log, "a wait of -5000000 us");
-	assert_int_equal(take_once("*3\\r\\n:1\\r\\n$5\\r\\nyears\\r\\n:100000\\r\\n", 0, &s, &st, &log), 0);
+	assert_int_equal(take_once("*3\\r\\n:1\\r\\n$5\\r\\nyears\\r\\n:97000\\r\\n", 0, &s, &st, &log), 0);
 	assert_fell_back(&st, log, "answered a non-number");
 	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:0\\r\\n:-1\\r\\n", 0, &s, &st, &log), 0);
 	assert_fell_back(&st, log, "a rate of -1/1000 s");
@@ -218,14 +218,14 @@ static void test_wait_past_deadline_or_cap(void **state)
 
 	(void)state;
 	/* 30 s taken (a server ignoring the max wait it was given) when the caller has 2 s */
-	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:30000000\\r\\n:100000\\r\\n", 2, &s, &st, &log), DNSB_ERATELIMIT);
+	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:30000000\\r\\n:97000\\r\\n", 2, &s, &st, &log), DNSB_ERATELIMIT);
 	assert_true(s < 1.0);
 	assert_int_equal(st.shared, 1);
 	assert_int_equal(st.shared_tokens, 0);
 	/* 2 hours, the caller without a deadline: past the cap */
-	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:7200000000\\r\\n:100000\\r\\n", 0, &s, &st, &log), DNSB_ERATELIMIT);
+	assert_int_equal(take_once("*3\\r\\n:1\\r\\n:7200000000\\r\\n:97000\\r\\n", 0, &s, &st, &log), DNSB_ERATELIMIT);
 	assert_true(s < 1.0);
-	assert_int_equal(take_once("*3\\r\\n:0\\r\\n:7200000000\\r\\n:100000\\r\\n", 0, &s, &st, &log), DNSB_ERATELIMIT);
+	assert_int_equal(take_once("*3\\r\\n:0\\r\\n:7200000000\\r\\n:97000\\r\\n", 0, &s, &st, &log), DNSB_ERATELIMIT);
 	assert_true(s < 1.0);
 	assert_int_equal(st.fallbacks, 0);
 }
@@ -239,7 +239,7 @@ static void test_trickled_reply_cut_whole(void **state)
 	const char *log;
 
 	(void)state;
-	assert_int_equal(start_fake("--take", "*3\\r\\n:1\\r\\n:0\\r\\n:100000\\r\\n", "--trickle", "0.09", NULL), 0);
+	assert_int_equal(start_fake("--take", "*3\\r\\n:1\\r\\n:0\\r\\n:97000\\r\\n", "--trickle", "0.09", NULL), 0);
 	b = budget("trickle");
 	log_to_file();
 	start = dnsb_monotonic();
@@ -294,7 +294,7 @@ static void test_stop_ends_wait(void **state)
 
 	(void)state;
 	assert_int_equal(dnsb_stop_init(), 0);
-	assert_int_equal(start_fake("--take", "*3\\r\\n:1\\r\\n:5000000\\r\\n:100000\\r\\n", NULL), 0);
+	assert_int_equal(start_fake("--take", "*3\\r\\n:1\\r\\n:5000000\\r\\n:97000\\r\\n", NULL), 0);
 	b = budget("stop");
 	pthread_create(&t, NULL, stop_soon, NULL);
 	start = dnsb_monotonic();
