@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+#
+# run.sh - the conformance suite: every scenario (scenarios/*.scn) on every provider, judged by judge.py against
+# what the provider truly holds afterwards (tests/conformance/README.md says it all).
+#
+#   run.sh [--providers a,b] [--scenarios GLOB] [--random N --seed S] [--keep]
+#
+# Prints "ok - PROVIDER SCENARIO CHECK" / "not ok - ..." lines (SKIP lines for scenarios a provider cannot meet),
+# then per provider "conformance PROVIDER: N scenarios, F false outcomes" (random mode: "N schedules"). Exit 1 when
+# any check failed. Env: BUILD (build), DNSBATCH (build/dnsbatch), DNSB_KEEP_TMP=1 keeps the temp dir.
+#
+# Internal entry (the fault proxies' out-of-band writer): run.sh --oob PROVIDER STATEFILE RECORD
+set -u
+export LC_ALL=C
+CONF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$CONF/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+DNSBATCH=${DNSBATCH:-$BUILD/dnsbatch}
+ALL_PROVIDERS="zonefile memory bind knot pdns google route53 cloudflare azure"
+
+##### helpers the drivers use ########################################################################################
+
+# conf_wait_file FILE [SECONDS]: wait (10 s) for FILE to exist and be non-empty
+conf_wait_file() {
+	local i
+	for ((i = 0; i < ${2:-10} * 20; i++)); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# conf_oob_cmd: the command (one word per line) a fault proxy runs for oob-before, RECORD appended by the proxy:
+# this script's --oob entry with the driver's saved state (its DRV_* variables, saved by conf_save_state)
+conf_oob_cmd() { printf '%s\n' bash "$CONF/run.sh" --oob "$PROVIDER" "$T/$PROVIDER.state"; }
+
+# conf_save_state: save the driver's DRV_* variables (and T) for the --oob entry; run.sh calls it after drv_start
+# and after each drv_load (a driver that changes them in drv_apply calls it again)
+conf_save_state() {
+	local vars
+	vars=$(compgen -v DRV_ | tr '\n' ' ')
+	{
+		declare -p T PROVIDER
+		[ -n "$vars" ] && declare -p $vars
+	} >"$T/$PROVIDER.state" 2>/dev/null
+}
+
+# conf_http_proxy UPSTREAM FAULTFILE [proxy flags...]: start faultproxy_http.py in front of UPSTREAM with the
+# scenario's faults (bodies from scenarios/bodies/PROVIDER, oob through drv_oob); sets PROXY_PORT, PROXY_PID (in
+# PIDS); its request log is $T/proxy.log. Flags: --cert/--key (serve TLS), --upstream-ca, --ignore REGEX.
+conf_http_proxy() {
+	local upstream=$1 faults=$2 mapfile_cmd
+	shift 2
+	rm -f "$T/proxy.port"
+	mapfile -t mapfile_cmd < <(conf_oob_cmd)
+	python3 "$CONF/faultproxy_http.py" --upstream "$upstream" --port-file "$T/proxy.port" \
+		${faults:+--faults "$faults"} --bodies "$CONF/scenarios/bodies/$PROVIDER" --log "$T/proxy.log" "$@" \
+		-- "${mapfile_cmd[@]}" 2>>"$T/proxy.err" &
+	PROXY_PID=$!
+	PIDS+=("$PROXY_PID")
+	conf_wait_file "$T/proxy.port" || { echo "faultproxy_http.py did not start: $(cat "$T/proxy.err")" >&2; return 1; }
+	PROXY_PORT=$(cat "$T/proxy.port")
+}
+
+# conf_dns_proxy SERVERPORT FAULTFILE [KEYFILE]: start faultproxy_dns.py in front of a DNS server (UDP+TCP on one
+# port); sets PROXY_PORT, PROXY_PID (in PIDS)
+conf_dns_proxy() {
+	local upstream=$1 faults=$2 cmd
+	rm -f "$T/proxy.port"
+	mapfile -t cmd < <(conf_oob_cmd)
+	python3 "$CONF/faultproxy_dns.py" --upstream-port "$upstream" --port-file "$T/proxy.port" \
+		${faults:+--faults "$faults"} --log "$T/proxy.log" -- "${cmd[@]}" 2>>"$T/proxy.err" &
+	PROXY_PID=$!
+	PIDS+=("$PROXY_PID")
+	conf_wait_file "$T/proxy.port" || { echo "faultproxy_dns.py did not start: $(cat "$T/proxy.err")" >&2; return 1; }
+	PROXY_PORT=$(cat "$T/proxy.port")
+}
+
+# conf_stop_proxy: stop the proxy conf_*_proxy started (by its PID)
+conf_stop_proxy() {
+	[ -n "${PROXY_PID:-}" ] || return 0
+	kill "$PROXY_PID" 2>/dev/null
+	wait "$PROXY_PID" 2>/dev/null
+	local kept=() p
+	for p in "${PIDS[@]}"; do [ "$p" = "$PROXY_PID" ] || kept+=("$p"); done
+	PIDS=("${kept[@]}")
+	PROXY_PID=
+}
+
+# conf_stop_pids: stop every process in PIDS (by PID), last first
+conf_stop_pids() {
+	local i p
+	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+		p=${PIDS[i]}
+		kill "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	PIDS=()
+}
+
+##### scenarios ######################################################################################################
+
+# scn_split FILE DIR: the scenario's sections as DIR/about, needs, zone, plan.json, faults, flags
+scn_split() {
+	mkdir -p "$2" && rm -f "$2"/{about,needs,zone,plan.json,faults,flags}
+	awk -v dir="$2" '
+		/^\[[a-z]+\][ \t]*$/ { s = substr($0, 2, index($0, "]") - 2); f = dir "/" (s == "plan" ? "plan.json" : s)
+			printf "" > f; next }
+		/^#/ || s == "" { next }
+		{ print >> f }' "$1"
+	: >>"$2/faults"
+	: >>"$2/flags"
+	: >>"$2/needs"
+	: >>"$2/zone"
+}
+
+# scn_faults_for DIR: DIR/faults kept for this provider: a line prefixed "http:", "dns:" or "mem:" only where the
+# driver has that capability (the prefix removed); others as they are
+scn_faults_for() {
+	local line pre
+	while IFS= read -r line; do
+		case $line in
+		http:* | dns:* | mem:*)
+			pre=${line%%:*}
+			has_cap "$pre" && printf '%s\n' "${line#*: }" ;;
+		'') ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done <"$1/faults"
+}
+
+# fault_needs FAULTFILE: the capabilities its lines need
+fault_needs() {
+	awk '{ v = $1
+		if (v == "lose-reply") print "lost-reply"; else if (v == "oob-before") print "oob"
+		else if (v == "refuse" || v == "refuse-match") print "refuse"; else if (v == "rcode" || v == "rcode-match") print "rcode"
+		else if (v == "fail-reads") print "fail-reads"; else if (v == "delay") print "delay"
+		else if (v == "expire-credential") print "expire-credential"
+		if (v == "refuse" && NF >= 4) print "body:" $4 }' "$1" | sort -u
+}
+
+has_cap() { case " $CAPS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# missing_caps DIR FAULTFILE: the needs (scenario's [needs] and its faults') this provider lacks
+missing_caps() {
+	local need miss=()
+	for need in $(cat "$1/needs") $(fault_needs "$2"); do
+		case $need in
+		body:*) [ -f "$CONF/scenarios/bodies/$PROVIDER/${need#body:}" ] || miss+=("$need") ;;
+		*) has_cap "$need" || miss+=("$need") ;;
+		esac
+	done
+	echo "${miss[*]}"
+}
+
+# run_one NAME DIR: load, apply, read the truth, judge; prints the judge's lines; returns 1 on a false outcome
+run_one() {
+	local name=$1 d=$2 miss
+	scn_faults_for "$d" >"$d/faults.$PROVIDER"
+	miss=$(missing_caps "$d" "$d/faults.$PROVIDER")
+	if [ -n "$miss" ]; then
+		echo "ok - $PROVIDER $name # SKIP cannot meet: $miss"
+		SKIPPED=$((SKIPPED + 1))
+		return 0
+	fi
+	if ! drv_load "$d/zone" 2>"$d/load.err"; then
+		echo "not ok - $PROVIDER $name: the zone loads"
+		sed 's/^/#   /' "$d/load.err"
+		return 1
+	fi
+	conf_save_state
+	drv_truth >"$d/before" 2>"$d/truth.err"
+	rm -f "$d/drops" "$d/summary.json" "$T/proxy.log"
+	local flags=()
+	read -r -a flags <"$d/flags" || true
+	RC=
+	drv_apply "$d/plan.json" "$d/drops" "$d/summary.json" "$d/faults.$PROVIDER" "${flags[@]}" 2>"$d/apply.err"
+	touch "$d/drops"
+	[ -f "$T/proxy.log" ] && cp "$T/proxy.log" "$d/proxy.log"
+	drv_truth >"$d/after" 2>>"$d/truth.err"
+	python3 "$CONF/judge.py" --provider "$PROVIDER" --scenario "$name" --plan "$d/plan.json" --before "$d/before" \
+		--after "$d/after" --drops "$d/drops" --summary "$d/summary.json" --faults "$d/faults.$PROVIDER" \
+		--rc "${RC:-}" --caps "$CAPS" --stderr "$d/apply.err" >"$d/judge.out"
+	local jrc=$?
+	cat "$d/judge.out"
+	if [ $jrc -ne 0 ]; then
+		echo "#   kept: $d"
+		KEEP_TMP=1
+		return 1
+	fi
+	return 0
+}
+
+# run_provider PROVIDER: every selected scenario (or N random schedules) on one provider, in a subshell of its own
+run_provider() (
+	PROVIDER=$1
+	PIDS=()
+	trap 'conf_stop_pids' EXIT
+	T=$TOP/$PROVIDER
+	mkdir -p "$T"
+	. "$CONF/drivers/$PROVIDER.sh"
+	CAPS=$(drv_caps)
+	if ! drv_start 2>"$T/start.err"; then
+		echo "not ok - $PROVIDER: the driver starts"
+		sed 's/^/#   /' "$T/start.err" | head -n 20
+		echo "conformance $PROVIDER: 0 scenarios, 1 false outcomes"
+		exit 1
+	fi
+	conf_save_state
+	local n=0 false=0 name d
+	SKIPPED=0
+	if [ -n "$RANDOM_N" ]; then
+		local i
+		for ((i = 1; i <= RANDOM_N; i++)); do
+			name=random-$RANDOM_SEED-$i
+			d=$T/$name
+			mkdir -p "$d"
+			python3 "$CONF/random_scn.py" --seed "$RANDOM_SEED" --index "$i" --provider "$PROVIDER" --caps "$CAPS" \
+				>"$d/scn" || { echo "not ok - $PROVIDER $name: a schedule is drawn"; false=$((false + 1)); continue; }
+			scn_split "$d/scn" "$d"
+			n=$((n + 1))
+			run_one "$name" "$d" || false=$((false + 1))
+		done
+		drv_stop
+		echo "conformance $PROVIDER: $n schedules, $false false outcomes"
+	else
+		for f in "${SCENARIOS[@]}"; do
+			name=$(basename "$f" .scn)
+			d=$T/$name
+			scn_split "$f" "$d"
+			n=$((n + 1))
+			run_one "$name" "$d" || false=$((false + 1))
+		done
+		drv_stop
+		echo "conformance $PROVIDER: $((n - SKIPPED)) scenarios, $false false outcomes ($SKIPPED skipped)"
+	fi
+	[ $false -eq 0 ]
+)
+
+##### main ###########################################################################################################
+
+if [ "${1:-}" = "--oob" ]; then
+	PROVIDER=$2
+	. "$3"
+	. "$CONF/drivers/$PROVIDER.sh"
+	drv_oob "$4"
+	exit $?
+fi
+
+PROVIDERS=$ALL_PROVIDERS
+GLOB='*'
+RANDOM_N=
+RANDOM_SEED=1
+KEEP=${DNSB_KEEP_TMP:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--providers) PROVIDERS=${2//,/ }; shift 2 ;;
+	--scenarios) GLOB=$2; shift 2 ;;
+	--random) RANDOM_N=$2; shift 2 ;;
+	--seed) RANDOM_SEED=$2; shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+shopt -s nullglob
+SCENARIOS=("$CONF"/scenarios/$GLOB.scn)
+if [ -z "$RANDOM_N" ] && [ ${#SCENARIOS[@]} -eq 0 ]; then
+	echo "run.sh: no scenario matches $GLOB" >&2
+	exit 2
+fi
+TOP=$(mktemp -d "${TMPDIR:-/tmp}/dnsbatch-conf.XXXXXX") || exit 2
+export DNSBATCH BUILD ROOT CONF TOP
+status=0
+for p in $PROVIDERS; do
+	if [ ! -f "$CONF/drivers/$p.sh" ]; then
+		echo "ok - $p # SKIP no driver (drivers/$p.sh)"
+		continue
+	fi
+	run_provider "$p" || status=1
+done
+if [ -n "$KEEP" ] || [ $status -ne 0 ]; then
+	echo "# temp dir kept: $TOP"
+else
+	rm -rf "$TOP"
+fi
+exit $status
