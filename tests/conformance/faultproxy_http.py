@@ -14,6 +14,8 @@ the fault file (tests/conformance/README.md's vocabulary) says otherwise:
   oob-before W RECORD                  run OOB-COMMAND with RECORD as its last argument, then forward the W-th write
   refuse W STATUS BODYFILE [RETRY]     answer the W-th write STATUS with --bodies/BODYFILE, not forwarded
                                        (Retry-After: RETRY when given)
+  refuse-match STRING STATUS BODYFILE [RETRY]
+                                       answer every write whose body (or path) holds STRING so, not forwarded
   fail-reads FROM [TO]                 reads FROM..TO (to the end without TO) answer 503, not forwarded
   delay W SECONDS                      hold the W-th write that long, then forward it
   expire-credential W [BODYFILE]       from the W-th write on, every request (read or write) answers 401
@@ -56,7 +58,7 @@ def parse_faults(path):
             if verb == "oob-before":
                 w, _, record = rest.partition(" ")
                 faults.append((verb, [int(w), record.strip()]))
-            elif verb in ("lose-reply", "refuse", "fail-reads", "delay", "expire-credential"):
+            elif verb in ("lose-reply", "refuse", "refuse-match", "fail-reads", "delay", "expire-credential"):
                 faults.append((verb, rest.split()))
             else:
                 sys.exit("faultproxy_http: %s:%d: unknown fault %r" % (path, n, verb))
@@ -210,6 +212,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         st = self.state
         faults = st.for_write(n)
         lose = False
+        for v, a in st.faults:
+            if v == "refuse-match" and (a[0].encode() in body or a[0] in self.path):
+                faults = [("refuse", [n] + a[1:])]
         for v, a in faults:
             if v == "refuse":
                 data, ctype = self.body_file(a[2])

@@ -137,7 +137,7 @@ fault_needs() {
 		else if (v == "refuse" || v == "refuse-match") print "refuse"; else if (v == "rcode" || v == "rcode-match") print "rcode"
 		else if (v == "fail-reads") print "fail-reads"; else if (v == "delay") print "delay"
 		else if (v == "expire-credential") print "expire-credential"
-		if (v == "refuse" && NF >= 4) print "body:" $4 }' "$1" | sort -u
+		if ((v == "refuse" || v == "refuse-match") && NF >= 4) print "body:" $4 }' "$1" | sort -u
 }
 
 has_cap() { case " $CAPS " in *" $1 "*) return 0 ;; esac; return 1; }
