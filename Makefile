@@ -54,6 +54,7 @@ UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
 BENCH_SRC = $(sort $(wildcard tests/bench/bench_*.c))
 FAKE_SRC = $(sort $(wildcard tests/fakes/*.c))
+CONF_SRC = $(sort $(wildcard tests/conformance/*.c))
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(BUILD)/%.o)
@@ -61,12 +62,13 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
 BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
 FAKE_BIN = $(FAKE_SRC:tests/fakes/%.c=$(BUILD)/%)
+CONF_BIN = $(CONF_SRC:%.c=$(BUILD)/%)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 # Each compile writes the headers it read to a .d file beside its output (-MMD; -MP so that a header
 # deleted later is no error): touching a .c rebuilds its object alone, touching a header its dependents.
 DEPFLAGS = -MMD -MP
 PROG_DEPFLAGS = -MMD -MP -MF $@.d -MT $@
-DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_BIN) $(FAKE_BIN) $(FUZZ_BIN))
+DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_BIN) $(FAKE_BIN) $(FUZZ_BIN) $(CONF_BIN))
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 
@@ -98,7 +100,7 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libdnsbatch.a
 $(BUILD)/%: tests/fakes/%.c $(BUILD)/libdnsbatch.a
 	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
-tests: all $(TEST_BIN) $(FAKE_BIN)
+tests: all $(TEST_BIN) $(FAKE_BIN) $(CONF_BIN)
 
 deps:
 	@sh scripts/deps.sh

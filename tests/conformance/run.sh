@@ -18,6 +18,11 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 DNSBATCH=${DNSBATCH:-$BUILD/dnsbatch}
 ALL_PROVIDERS="zonefile memory bind knot pdns google route53 cloudflare azure"
+# the judge reads names and RDATA with dnspython (Debian's python3-dnspython): the first python3 that has it
+JUDGE_PY=python3
+for py in python3 /usr/bin/python3; do
+	if "$py" -c 'import dns.name' 2>/dev/null; then JUDGE_PY=$py; break; fi
+done
 
 ##### helpers the drivers use ########################################################################################
 
@@ -88,6 +93,23 @@ conf_stop_proxy() {
 	PROXY_PID=
 }
 
+# conf_zone_file SCNZONE OUT [SERIAL]: a whole zone file for example.com. from a scenario's [zone] records: the
+# SOA and NS every driver starts from, then the records
+conf_zone_file() {
+	{
+		printf '$ORIGIN example.com.\n$TTL 300\n'
+		printf '@ 3600 IN SOA ns1.example.net. hostmaster.example.com. %s 3600 600 86400 60\n' "${3:-1}"
+		printf '@ 3600 IN NS ns1.example.net.\n'
+		cat "$1"
+	} >"$2"
+}
+
+# conf_zone_truth ZONEFILE: the driver truth of a zone file, read by ldns (ldns-read-zone -c: names lower-cased,
+# RDATA canonical): "owner. TTL TYPE RDATA", SOA left out, sorted
+conf_zone_truth() {
+	ldns-read-zone -c "$1" | awk -F'\t' '$4 != "SOA" && $3 == "IN" { print $1 " " $2 " " $4 " " $5 }' | sort
+}
+
 # conf_stop_pids: stop every process in PIDS (by PID), last first
 conf_stop_pids() {
 	local i p
@@ -145,7 +167,7 @@ has_cap() { case " $CAPS " in *" $1 "*) return 0 ;; esac; return 1; }
 # missing_caps DIR FAULTFILE: the needs (scenario's [needs] and its faults') this provider lacks
 missing_caps() {
 	local need miss=()
-	for need in $(cat "$1/needs") $(fault_needs "$2"); do
+	for need in $( (cat "$1/needs"; fault_needs "$2") | tr ' ' '\n' | sort -u); do
 		case $need in
 		body:*) [ -f "$CONF/scenarios/bodies/$PROVIDER/${need#body:}" ] || miss+=("$need") ;;
 		*) has_cap "$need" || miss+=("$need") ;;
@@ -179,10 +201,12 @@ run_one() {
 	touch "$d/drops"
 	[ -f "$T/proxy.log" ] && cp "$T/proxy.log" "$d/proxy.log"
 	drv_truth >"$d/after" 2>>"$d/truth.err"
-	python3 "$CONF/judge.py" --provider "$PROVIDER" --scenario "$name" --plan "$d/plan.json" --before "$d/before" \
+	"$JUDGE_PY" "$CONF/judge.py" --provider "$PROVIDER" --scenario "$name" --plan "$d/plan.json" --before "$d/before" \
 		--after "$d/after" --drops "$d/drops" --summary "$d/summary.json" --faults "$d/faults.$PROVIDER" \
-		--rc "${RC:-}" --caps "$CAPS" --stderr "$d/apply.err" >"$d/judge.out"
+		--rc "${RC:-}" --caps "$CAPS" --stderr "$d/apply.err" --props "${DRV_PROPS:-}" \
+		--ttl-loose "${DRV_TTL_LOOSE:-}" >"$d/judge.out" 2>"$d/judge.err"
 	local jrc=$?
+	[ -s "$d/judge.out" ] || { echo "not ok - $PROVIDER $name: the judge runs"; sed 's/^/#   /' "$d/judge.err" | tail -n 5; jrc=1; }
 	cat "$d/judge.out"
 	if [ $jrc -ne 0 ]; then
 		echo "#   kept: $d"
