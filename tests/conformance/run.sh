@@ -68,14 +68,14 @@ conf_http_proxy() {
 	PROXY_PORT=$(cat "$T/proxy.port")
 }
 
-# conf_dns_proxy SERVERPORT FAULTFILE [KEYFILE]: start faultproxy_dns.py in front of a DNS server (UDP+TCP on one
-# port); sets PROXY_PORT, PROXY_PID (in PIDS)
+# conf_dns_proxy SERVERPORT FAULTFILE [KEYFILE]: start faultproxy_dns.py in front of a DNS server (TCP: dnsbatch's
+# rfc2136 provider sends every message over TCP), TSIG with the BIND key file; sets PROXY_PORT, PROXY_PID (in PIDS)
 conf_dns_proxy() {
-	local upstream=$1 faults=$2 cmd
+	local upstream=$1 faults=$2 key=${3:-} cmd
 	rm -f "$T/proxy.port"
 	mapfile -t cmd < <(conf_oob_cmd)
-	python3 "$CONF/faultproxy_dns.py" --upstream-port "$upstream" --port-file "$T/proxy.port" \
-		${faults:+--faults "$faults"} --log "$T/proxy.log" -- "${cmd[@]}" 2>>"$T/proxy.err" &
+	"$JUDGE_PY" "$CONF/faultproxy_dns.py" --upstream-port "$upstream" --port-file "$T/proxy.port" \
+		${faults:+--faults "$faults"} ${key:+--keyfile "$key"} --log "$T/proxy.log" -- "${cmd[@]}" 2>>"$T/proxy.err" &
 	PROXY_PID=$!
 	PIDS+=("$PROXY_PID")
 	conf_wait_file "$T/proxy.port" || { echo "faultproxy_dns.py did not start: $(cat "$T/proxy.err")" >&2; return 1; }
@@ -220,7 +220,7 @@ run_one() {
 run_provider() (
 	PROVIDER=$1
 	PIDS=()
-	trap 'conf_stop_pids' EXIT
+	trap 'drv_stop 2>/dev/null; conf_stop_pids' EXIT
 	T=$TOP/$PROVIDER
 	mkdir -p "$T"
 	. "$CONF/drivers/$PROVIDER.sh"
