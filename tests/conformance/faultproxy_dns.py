@@ -14,6 +14,7 @@ answer is relayed, unless a fault of the fault file (tests/conformance/README.md
   lose-reply W              the W-th write is forwarded and committed; its answer is dropped and the client's
                             connection closed
   oob-before W RECORD       OOB-COMMAND runs with RECORD as its last argument, then the W-th write is forwarded
+  oob-after W RECORD        the W-th write is forwarded, then OOB-COMMAND runs, then the answer goes on
   rcode W RCODE             the W-th write is answered RCODE (REFUSED, NOTAUTH, SERVFAIL, YXRRSET, ...), signed
                             with the request's key, and not forwarded
   rcode-match STRING RCODE  every write whose text holds STRING is answered RCODE, not forwarded
@@ -58,7 +59,7 @@ def parse_faults(path):
             if not line or line.startswith("#"):
                 continue
             verb, _, rest = line.partition(" ")
-            if verb == "oob-before":
+            if verb in ("oob-before", "oob-after"):
                 w, _, record = rest.strip().partition(" ")
                 faults.append((verb, [w, record.strip()]))
             elif verb in ("lose-reply", "rcode", "rcode-match", "fail-reads", "delay"):
@@ -160,6 +161,9 @@ class Proxy:
             rc = subprocess.run(self.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
             self.note("%s oob-before %r rc=%d" % (tag, a[1], rc))
         reply = self.forward_write(wire)
+        for a in self.at("oob-after", n):
+            rc = subprocess.run(self.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
+            self.note("%s oob-after %r rc=%d" % (tag, a[1], rc))
         if self.at("lose-reply", n):
             self.note("%s forwarded, reply lost, connection closed" % tag)
             return False

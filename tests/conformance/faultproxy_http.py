@@ -12,6 +12,7 @@ the fault file (tests/conformance/README.md's vocabulary) says otherwise:
 
   lose-reply W                         forward the W-th write; the server commits it; answer 502 instead of its reply
   oob-before W RECORD                  run OOB-COMMAND with RECORD as its last argument, then forward the W-th write
+  oob-after W RECORD                   forward the W-th write, then run OOB-COMMAND, then answer
   refuse W STATUS BODYFILE [RETRY]     answer the W-th write STATUS with --bodies/BODYFILE, not forwarded
                                        (Retry-After: RETRY when given)
   refuse-match STRING STATUS BODYFILE [RETRY]
@@ -55,7 +56,7 @@ def parse_faults(path):
                 continue
             verb, _, rest = line.partition(" ")
             rest = rest.strip()
-            if verb == "oob-before":
+            if verb in ("oob-before", "oob-after"):
                 w, _, record = rest.partition(" ")
                 faults.append((verb, [int(w), record.strip()]))
             elif verb in ("lose-reply", "refuse", "refuse-match", "fail-reads", "delay", "expire-credential"):
@@ -94,7 +95,7 @@ class State:
             return self.expired_from is not None and self.writes >= self.expired_from
 
     def for_write(self, w):
-        return [(v, a) for v, a in self.faults if v in ("lose-reply", "oob-before", "refuse", "delay")
+        return [(v, a) for v, a in self.faults if v in ("lose-reply", "oob-before", "oob-after", "refuse", "delay")
                 and int(a[0]) == w]
 
     def read_fails(self, r):
@@ -231,6 +232,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif v == "lose-reply":
                 lose = True
         status, headers, data = self.forward(body)
+        for v, a in faults:
+            if v == "oob-after":
+                rc = subprocess.run(st.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
+                st.note("%s oob-after %r rc=%d" % (tag, a[1], rc))
         if lose:
             self.answer(502, b'{"error":"fault proxy: reply lost"}')
             st.note("%s %d lose-reply (502 sent)" % (tag, status))

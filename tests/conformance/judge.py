@@ -18,7 +18,7 @@ many). Then (README, "The invariants"), with G the change groups as the engine m
   4. the drop log matches the outcomes: each line is one change of the plan, and its dropped/failed lines count
      what the summary counts; the summary accounts for every change;
   5. nothing outside the plan changed, but for the out-of-band writes.
-The out-of-band records (oob-before lines of --faults) are taken out of the RRsets they were added to before any
+The out-of-band records (oob-before and oob-after lines of --faults) are taken out of the RRsets they were added to before any
 comparison: whether an RRset-replacing write kept them or not is no outcome of this run.
 Prints one "ok - P S CHECK" / "not ok - P S CHECK" line per check (with "#" detail lines); exit 1 on any not ok.
 """
@@ -144,7 +144,7 @@ def read_oob(path, origin):
     with open(path, encoding="utf-8") as f:
         for line in f:
             w = line.split(None, 2)
-            if len(w) < 3 or w[0] != "oob-before":
+            if len(w) < 3 or w[0] not in ("oob-before", "oob-after"):
                 continue
             tok = dns.tokenizer.Tokenizer(w[2])
             owner = canon_name(tok.get_string(), origin)

@@ -8,7 +8,7 @@
  *
  * ZONEFILE (example.com.) is read and, after the run, rewritten with what the provider holds (the driver's truth).
  * Faults: lose-reply W (the W-th submission commits, its answer becomes a transient 502), oob-before W RECORD
- * (RECORD added to its RRset in the store just before the W-th submission), refuse W STATUS [...] (answered STATUS,
+ * (RECORD added to its RRset in the store just before the W-th submission), oob-after W RECORD (just after it), refuse W STATUS [...] (answered STATUS,
  * classed as the providers class it, nothing committed), refuse-match STRING (every submission holding a change
  * whose owner or RDATA holds STRING refused 409), fail-reads FROM [TO] (those reads and lists: 503), delay W SECONDS,
  * expire-credential W (from the W-th submission on: 401, fatal). Exit: the apply's exit code (0, 3, 4; 1 internal).
@@ -55,7 +55,7 @@ static int parse_fault(fault *f, const char *line)
 	line += used;
 	if (strcmp(f->verb, "refuse-match") == 0)
 		return sscanf(line, "%1023s", f->text) == 1 ? 0 : -1;
-	if (strcmp(f->verb, "oob-before") == 0) {
+	if (strcmp(f->verb, "oob-before") == 0 || strcmp(f->verb, "oob-after") == 0) {
 		if (sscanf(line, "%lu %n", &f->from, &used) != 1)
 			return -1;
 		snprintf(f->text, sizeof(f->text), "%s", line + used);
@@ -212,6 +212,8 @@ static int wrap_submit(void *state, const char *zone, dnsb_change *const *change
 	if ((f = fault_at(w, "oob-before", k)) != NULL && oob_write(w, f->text) != 0)
 		return dnsb_error_set(err, DNSB_EIO, "oob-before %lu: the other client's write failed", k);
 	rc = dnsb_provider_submit(w->inner, zone, changes, n, timeout, out, NULL, err);
+	if (rc == 0 && (f = fault_at(w, "oob-after", k)) != NULL && oob_write(w, f->text) != 0)
+		return dnsb_error_set(err, DNSB_EIO, "oob-after %lu: the other client's write failed", k);
 	if (rc == 0 && out->cls == DNSB_CLASS_OK && fault_at(w, "lose-reply", k)) {
 		dnsb_result_init(out);
 		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 502, "lost", "fault: the reply was lost (committed)");

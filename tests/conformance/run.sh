@@ -155,7 +155,7 @@ scn_faults_for() {
 # fault_needs FAULTFILE: the capabilities its lines need
 fault_needs() {
 	awk '{ v = $1
-		if (v == "lose-reply") print "lost-reply"; else if (v == "oob-before") print "oob"
+		if (v == "lose-reply") print "lost-reply"; else if (v == "oob-before" || v == "oob-after") print "oob"
 		else if (v == "refuse" || v == "refuse-match") print "refuse"; else if (v == "rcode" || v == "rcode-match") print "rcode"
 		else if (v == "fail-reads") print "fail-reads"; else if (v == "delay") print "delay"
 		else if (v == "expire-credential") print "expire-credential"
