@@ -19,6 +19,9 @@ answer is relayed, unless a fault of the fault file (tests/conformance/README.md
                             with the request's key, and not forwarded
   rcode-match STRING RCODE  every write whose text holds STRING is answered RCODE, not forwarded
   fail-reads FROM [TO]      reads FROM..TO (to the end without TO) are answered SERVFAIL, not forwarded
+  fail-reads-after W [COUNT]  once the W-th write was sent, the next COUNT reads (all without) are SERVFAIL
+  fail-reads-after-refuse [COUNT]  once a write was answered an rcode here, the next COUNT reads (all without)
+                            are answered SERVFAIL
   delay W SECONDS           the W-th write is held that long, then forwarded
 One line per message goes to --log: "W3 UPDATE NOERROR lose-reply" (R for reads).
 """
@@ -62,7 +65,8 @@ def parse_faults(path):
             if verb in ("oob-before", "oob-after"):
                 w, _, record = rest.strip().partition(" ")
                 faults.append((verb, [w, record.strip()]))
-            elif verb in ("lose-reply", "rcode", "rcode-match", "fail-reads", "delay"):
+            elif verb in ("lose-reply", "rcode", "rcode-match", "fail-reads", "fail-reads-after-refuse",
+                          "fail-reads-after", "delay"):
                 faults.append((verb, rest.split()))
             else:
                 sys.exit("faultproxy_dns: %s:%d: cannot meet fault %r" % (path, n, verb))
@@ -98,6 +102,9 @@ class Proxy:
         self.faults = parse_faults(args.faults)
         self.lock = threading.Lock()
         self.writes = self.reads = 0
+        self.refused = False
+        self.reads_after = 0
+        self.past = {}
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
 
     def note(self, line):
@@ -118,6 +125,19 @@ class Proxy:
         return [a for v, a in self.faults if v == verb and int(a[0]) == n]
 
     def read_fails(self, n):
+        with self.lock:
+            if self.refused:
+                self.reads_after += 1
+            after = self.reads_after
+        for v, a in self.faults:
+            if v == "fail-reads-after-refuse" and after and (not a or after <= int(a[0])):
+                return True
+        for i, (v, a) in enumerate(self.faults):
+            if v == "fail-reads-after" and self.writes >= int(a[0]):
+                with self.lock:
+                    self.past[i] = self.past.get(i, 0) + 1
+                    if len(a) < 2 or self.past[i] <= int(a[1]):
+                        return True
         for v, a in self.faults:
             if v == "fail-reads" and n >= int(a[0]) and (len(a) < 2 or n <= int(a[1])):
                 return True
@@ -152,6 +172,7 @@ class Proxy:
         tag = "W%d UPDATE" % n
         rcode = self.rcode_for(n, msg)
         if rcode:
+            self.refused = True
             self.answer(client, wlock, msg, rcode)
             self.note("%s %s (not forwarded)" % (tag, rcode))
             return True

@@ -14,10 +14,14 @@ the fault file (tests/conformance/README.md's vocabulary) says otherwise:
   oob-before W RECORD                  run OOB-COMMAND with RECORD as its last argument, then forward the W-th write
   oob-after W RECORD                   forward the W-th write, then run OOB-COMMAND, then answer
   refuse W STATUS BODYFILE [RETRY]     answer the W-th write STATUS with --bodies/BODYFILE, not forwarded
-                                       (Retry-After: RETRY when given)
+                                       (Retry-After: RETRY when given). BODYFILE is looked up as given, then
+                                       with .json, .xml, .txt, .html; "-" is an empty body. STATUS "@": the
+                                       status (and Retry-After) written in BODYFILE.status
   refuse-match STRING STATUS BODYFILE [RETRY]
                                        answer every write whose body (or path) holds STRING so, not forwarded
   fail-reads FROM [TO]                 reads FROM..TO (to the end without TO) answer 503, not forwarded
+  fail-reads-after-refuse [COUNT]      once a write was refused, the next COUNT reads (all without) answer 503
+  fail-reads-after W [COUNT]           once the W-th write was sent, the next COUNT reads (all without) answer 503
   delay W SECONDS                      hold the W-th write that long, then forward it
   expire-credential W [BODYFILE]       from the W-th write on, every request (read or write) answers 401
                                        (with --bodies/BODYFILE when given), not forwarded
@@ -59,7 +63,9 @@ def parse_faults(path):
             if verb in ("oob-before", "oob-after"):
                 w, _, record = rest.partition(" ")
                 faults.append((verb, [int(w), record.strip()]))
-            elif verb in ("lose-reply", "refuse", "refuse-match", "fail-reads", "delay", "expire-credential"):
+            elif verb in ("lose-reply", "refuse", "refuse-match", "fail-reads", "fail-reads-after-refuse",
+                          "fail-reads-after", "delay",
+                          "expire-credential"):
                 faults.append((verb, rest.split()))
             else:
                 sys.exit("faultproxy_http: %s:%d: unknown fault %r" % (path, n, verb))
@@ -76,6 +82,9 @@ class State:
         self.writes = 0
         self.reads = 0
         self.expired_from = None
+        self.refused = False        # a write was refused: fail-reads-after-refuse counts from here
+        self.reads_after = 0
+        self.past = {}              # fail-reads-after: reads since its write, per fault
         for verb, a in self.faults:
             if verb == "expire-credential":
                 self.expired_from = int(a[0])
@@ -99,6 +108,19 @@ class State:
                 and int(a[0]) == w]
 
     def read_fails(self, r):
+        with self.lock:
+            if self.refused:
+                self.reads_after += 1
+            after = self.reads_after
+        for v, a in self.faults:
+            if v == "fail-reads-after-refuse" and after and (not a or after <= int(a[0])):
+                return True
+        for i, (v, a) in enumerate(self.faults):
+            if v == "fail-reads-after" and self.writes >= int(a[0]):
+                with self.lock:
+                    self.past[i] = self.past.get(i, 0) + 1
+                    if len(a) < 2 or self.past[i] <= int(a[1]):
+                        return True
         for v, a in self.faults:
             if v == "fail-reads":
                 lo = int(a[0])
@@ -146,12 +168,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def body_file(self, name):
-        path = os.path.join(self.state.args.bodies or ".", name)
+        """The body named NAME (or NAME.json, .xml, .txt, .html) in --bodies, and its type; "-": empty."""
+        if name == "-":
+            return b"", "text/plain"
+        base = os.path.join(self.state.args.bodies or ".", name)
+        path = next((base + e for e in ("", ".json", ".xml", ".txt", ".html") if os.path.isfile(base + e)), base)
         with open(path, "rb") as f:
             data = f.read()
-        ctype = "text/xml" if name.endswith(".xml") else "text/plain" if name.endswith(".txt") \
-            else "application/json"
+        ctype = "text/xml" if path.endswith(".xml") else "text/plain" if path.endswith(".txt") \
+            else "text/html" if path.endswith(".html") else "application/json"
         return data, ctype
+
+    def status_of(self, a):
+        """A refuse line's status and Retry-After: "@" reads them from BODYFILE.status ("STATUS [RETRY-AFTER]")."""
+        if a[1] != "@":
+            return int(a[1]), (a[3] if len(a) > 3 else None)
+        base = os.path.join(self.state.args.bodies or ".", a[2])
+        words = open(base + ".status", encoding="utf-8").read().split()
+        return int(words[0]), (words[1] if len(words) > 1 else a[3] if len(a) > 3 else None)
 
     def forward(self, body):
         up = urllib.parse.urlsplit(self.state.args.upstream)
@@ -218,10 +252,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 faults = [("refuse", [n] + a[1:])]
         for v, a in faults:
             if v == "refuse":
+                status, retry = self.status_of(a)
                 data, ctype = self.body_file(a[2])
-                extra = {"Retry-After": a[3]} if len(a) > 3 else None
-                self.answer(int(a[1]), data, ctype, extra)
-                st.note("%s %s refuse" % (tag, a[1]))
+                self.answer(status, data, ctype, {"Retry-After": retry} if retry else None)
+                st.refused = True
+                st.note("%s %d refuse" % (tag, status))
                 return
         for v, a in faults:
             if v == "delay":

@@ -9,8 +9,10 @@
  * ZONEFILE (example.com.) is read and, after the run, rewritten with what the provider holds (the driver's truth).
  * Faults: lose-reply W (the W-th submission commits, its answer becomes a transient 502), oob-before W RECORD
  * (RECORD added to its RRset in the store just before the W-th submission), oob-after W RECORD (just after it), refuse W STATUS [...] (answered STATUS,
- * classed as the providers class it, nothing committed), refuse-match STRING (every submission holding a change
- * whose owner or RDATA holds STRING refused 409), fail-reads FROM [TO] (those reads and lists: 503), delay W SECONDS,
+ * classed as the providers class it, nothing committed), refuse-match STRING [STATUS] (every submission holding a
+ * change whose owner or RDATA holds STRING refused, 409 unless STATUS), fail-reads FROM [TO] (those reads and
+ * lists: 503), fail-reads-after-refuse [COUNT] (once a submission was refused, the next COUNT reads),
+ * fail-reads-after W [COUNT] (once the W-th submission was answered, the next COUNT reads), delay W SECONDS,
  * expire-credential W (from the W-th submission on: 401, fatal). Exit: the apply's exit code (0, 3, 4; 1 internal).
  */
 #include <ldns/ldns.h>
@@ -42,6 +44,9 @@ typedef struct wrap {
 	fault faults[MAX_FAULTS];
 	size_t nfaults;
 	unsigned long writes, reads;
+	int refused;               /* a submission was refused: fail-reads-after-refuse counts from here */
+	unsigned long reads_after;
+	unsigned long reads_past[MAX_FAULTS]; /* reads since a fail-reads-after fault's write */
 } wrap;
 
 /* One fault line into f. @return 0, or -1 for a line that is not one */
@@ -53,8 +58,17 @@ static int parse_fault(fault *f, const char *line)
 	if (sscanf(line, "%23s %n", f->verb, &used) != 1)
 		return -1;
 	line += used;
-	if (strcmp(f->verb, "refuse-match") == 0)
-		return sscanf(line, "%1023s", f->text) == 1 ? 0 : -1;
+	if (strcmp(f->verb, "refuse-match") == 0) {
+		f->status = 409;
+		return sscanf(line, "%1023s %d", f->text, &f->status) >= 1 ? 0 : -1;
+	}
+	if (strcmp(f->verb, "fail-reads-after-refuse") == 0) {
+		if (sscanf(line, "%lu", &f->to) != 1)
+			f->to = 0;
+		return 0;
+	}
+	if (strcmp(f->verb, "fail-reads-after") == 0)
+		return sscanf(line, "%lu %lu", &f->from, &f->to) >= 1 ? 0 : -1;
 	if (strcmp(f->verb, "oob-before") == 0 || strcmp(f->verb, "oob-after") == 0) {
 		if (sscanf(line, "%lu %n", &f->from, &used) != 1)
 			return -1;
@@ -121,8 +135,8 @@ static int rrset_holds(const dnsb_rrset *r, const char *s)
 	return 0;
 }
 
-/* Does a refuse-match fault hold any change of the batch? */
-static int matched(const wrap *w, dnsb_change *const *changes, size_t n)
+/* The refuse-match fault holding a change of the batch, or NULL. */
+static const fault *matched(const wrap *w, dnsb_change *const *changes, size_t n)
 {
 	for (size_t i = 0; i < w->nfaults; i++) {
 		if (strcmp(w->faults[i].verb, "refuse-match") != 0)
@@ -130,9 +144,9 @@ static int matched(const wrap *w, dnsb_change *const *changes, size_t n)
 		for (size_t k = 0; k < n; k++)
 			if (rrset_holds(&changes[k]->old, w->faults[i].text) ||
 			    rrset_holds(&changes[k]->new_set, w->faults[i].text))
-				return 1;
+				return &w->faults[i];
 	}
-	return 0;
+	return NULL;
 }
 
 /* STATUS as the HTTP providers class it. */
@@ -200,8 +214,9 @@ static int wrap_submit(void *state, const char *zone, dnsb_change *const *change
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 401, "unauthorized", "fault: the credential expired");
 		return 0;
 	}
-	if ((f = fault_at(w, "refuse", k)) != NULL || matched(w, changes, n)) {
-		int status = f ? f->status : 409;
+	if ((f = fault_at(w, "refuse", k)) != NULL || (f = matched(w, changes, n)) != NULL) {
+		int status = f->status;
+		w->refused = 1;
 		dnsb_result_set(out, class_of(status), status, "refused", "fault: refused (%d)", status);
 		if (status == 429)
 			out->retry_after = 0.01;
@@ -223,10 +238,16 @@ static int wrap_submit(void *state, const char *zone, dnsb_change *const *change
 
 static int read_fails(wrap *w, dnsb_error *err)
 {
-	unsigned long k = ++w->reads;
+	unsigned long k = ++w->reads, after = w->refused ? ++w->reads_after : 0;
 
 	for (size_t i = 0; i < w->nfaults; i++) {
 		const fault *f = &w->faults[i];
+		if (strcmp(f->verb, "fail-reads-after-refuse") == 0 && after && (f->to == 0 || after <= f->to))
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "fault: read %lu failed after a refusal (503)", k);
+		if (strcmp(f->verb, "fail-reads-after") == 0 && w->writes >= f->from &&
+		    (f->to == 0 || ++w->reads_past[i] <= f->to))
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "fault: read %lu failed after write %lu (503)", k,
+					      f->from);
 		if (strcmp(f->verb, "fail-reads") == 0 && k >= f->from && (f->to == 0 || k <= f->to))
 			return dnsb_error_set(err, DNSB_ETRANSIENT, "fault: read %lu failed (503)", k);
 	}

@@ -137,18 +137,17 @@ scn_split() {
 	: >>"$2/zone"
 }
 
-# scn_faults_for DIR: DIR/faults kept for this provider: a line prefixed "http:", "dns:" or "mem:" only where the
-# driver has that capability (the prefix removed); others as they are
+# scn_faults_for DIR: DIR/faults kept for this provider: a line prefixed "CAP: " (http, dns, mem, ...) or
+# "PROVIDER: " only where the driver has that capability or is that provider (the prefix removed); others as they are
 scn_faults_for() {
 	local line pre
 	while IFS= read -r line; do
-		case $line in
-		http:* | dns:* | mem:*)
-			pre=${line%%:*}
-			has_cap "$pre" && printf '%s\n' "${line#*: }" ;;
-		'') ;;
-		*) printf '%s\n' "$line" ;;
-		esac
+		if [[ $line =~ ^([a-z0-9]+):\ (.*)$ ]]; then
+			pre=${BASH_REMATCH[1]}
+			{ has_cap "$pre" || [ "$pre" = "$PROVIDER" ]; } && printf '%s\n' "${BASH_REMATCH[2]}"
+		elif [ -n "$line" ]; then
+			printf '%s\n' "$line"
+		fi
 	done <"$1/faults"
 }
 
@@ -157,9 +156,9 @@ fault_needs() {
 	awk '{ v = $1
 		if (v == "lose-reply") print "lost-reply"; else if (v == "oob-before" || v == "oob-after") print "oob"
 		else if (v == "refuse" || v == "refuse-match") print "refuse"; else if (v == "rcode" || v == "rcode-match") print "rcode"
-		else if (v == "fail-reads") print "fail-reads"; else if (v == "delay") print "delay"
+		else if (v ~ /^fail-reads/) print "fail-reads"; else if (v == "delay") print "delay"
 		else if (v == "expire-credential") print "expire-credential"
-		if ((v == "refuse" || v == "refuse-match") && NF >= 4) print "body:" $4 }' "$1" | sort -u
+		if ((v == "refuse" || v == "refuse-match") && NF >= 4 && $4 != "-") print "body:" $4 }' "$1" | sort -u
 }
 
 has_cap() { case " $CAPS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -169,7 +168,10 @@ missing_caps() {
 	local need miss=()
 	for need in $( (cat "$1/needs"; fault_needs "$2") | tr ' ' '\n' | sort -u); do
 		case $need in
-		body:*) [ -f "$CONF/scenarios/bodies/$PROVIDER/${need#body:}" ] || miss+=("$need") ;;
+		body:*)
+			local b=$CONF/scenarios/bodies/$PROVIDER/${need#body:} e found=
+			for e in "" .json .xml .txt .html; do [ -f "$b$e" ] && found=1; done
+			[ -n "$found" ] || miss+=("$need") ;;
 		*) has_cap "$need" || miss+=("$need") ;;
 		esac
 	done
