@@ -35,14 +35,20 @@ drv_load() { cfk_tool azure load "$1"; }
 drv_truth() { cfk_tool azure truth; }
 drv_oob() { cfk_tool azure oob "$1"; }
 
+# cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
+cfk_args() {
+	CFK_CREDS=(AZURE_TENANT_ID=tenant-0001 AZURE_CLIENT_ID=client-0001 AZURE_CLIENT_SECRET="$DRV_SECRET"
+		AZURE_AUTHORITY_HOST="$DRV_URL")
+	CFK_ARGS=(--provider azure --azure-subscription-id sub-0001 --azure-resource-group rg-dns
+		--azure-api-endpoint "$1/" --azure-ca-file "$T/ca.pem")
+}
+
 drv_apply() {
 	local plan=$1 drops=$2 summary=$3 faults=$4
-	local creds=(AZURE_TENANT_ID=tenant-0001 AZURE_CLIENT_ID=client-0001 AZURE_CLIENT_SECRET="$DRV_SECRET"
-		AZURE_AUTHORITY_HOST="$DRV_URL")
 	shift 4
 	cfk_endpoint azure "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_run "$plan" "$drops" "$summary" creds --provider azure --azure-subscription-id sub-0001 \
-		--azure-resource-group rg-dns --azure-api-endpoint "$CFK_EP/" --azure-ca-file "$T/ca.pem" "$@"
+	cfk_args "$CFK_EP"
+	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
 	cfk_proxy_stop
 }
 

@@ -369,12 +369,23 @@ def a_auth():
     return {"Authorization": "Bearer " + must("azure token", status, doc)["access_token"]}
 
 
+def a_txt_value(strings):
+    """A TXT record's value list as Azure holds it: a long string cut into 255-octet character-strings (every one
+    but the last 255 octets long) is one string of up to 1,024 octets there, as Azure's portal and external-dns's
+    azure provider write a DKIM key; other strings as they are."""
+    if len(strings) > 1 and all(len(x.encode()) == 255 for x in strings[:-1]):
+        joined = "".join(strings)
+        if len(joined.encode()) <= 1024:
+            return [joined]
+    return strings
+
+
 def a_record(rtype, rdata):
     """One record's Azure fields from presentation RDATA."""
     f = rdata.split()
     host = lambda v: v.rstrip(".")  # noqa: E731
     if rtype == "TXT":
-        return {"value": txt_strings(rdata)}
+        return {"value": a_txt_value(txt_strings(rdata))}
     if rtype == "CAA":
         return {"flags": int(f[0]), "tag": f[1], "value": shlex.split(rdata)[2]}
     return {"A": lambda: {"ipv4Address": f[0]}, "AAAA": lambda: {"ipv6Address": f[0]},

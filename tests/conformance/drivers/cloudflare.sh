@@ -40,12 +40,19 @@ drv_load() { cfk_tool cloudflare load "$1"; }
 drv_truth() { cfk_tool cloudflare truth; }
 drv_oob() { cfk_tool cloudflare oob "$1"; }
 
+# cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
+cfk_args() {
+	CFK_CREDS=(CF_API_TOKEN="$DRV_API_TOKEN")
+	CFK_ARGS=(--provider cloudflare --cloudflare-zone-id "$DRV_ZONE" --cloudflare-api-endpoint "$1/client/v4"
+		--cloudflare-ca-file "$T/ca.pem")
+}
+
 drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4 creds=(CF_API_TOKEN="$DRV_API_TOKEN")
+	local plan=$1 drops=$2 summary=$3 faults=$4
 	shift 4
 	cfk_endpoint cloudflare "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_run "$plan" "$drops" "$summary" creds --provider cloudflare --cloudflare-zone-id "$DRV_ZONE" \
-		--cloudflare-api-endpoint "$CFK_EP/client/v4" --cloudflare-ca-file "$T/ca.pem" "$@"
+	cfk_args "$CFK_EP"
+	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
 	cfk_proxy_stop
 }
 

@@ -40,13 +40,20 @@ drv_load() { cfk_tool google load "$1"; }
 drv_truth() { cfk_tool google truth; }
 drv_oob() { cfk_tool google oob "$1"; }
 
+# cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
+cfk_args() {
+	CFK_CREDS=()
+	CFK_ARGS=(--provider google --google-project test-project --google-api-endpoint "$1/dns/v1/"
+		--google-ca-file "$T/ca.pem" --google-batch-change-interval 0 --google-zone example.com=example-com
+		--google-credentials "$T/google-sa.json")
+}
+
 drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4 none=()
+	local plan=$1 drops=$2 summary=$3 faults=$4
 	shift 4
 	cfk_endpoint google "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_run "$plan" "$drops" "$summary" none --provider google --google-project test-project \
-		--google-api-endpoint "$CFK_EP/dns/v1/" --google-ca-file "$T/ca.pem" --google-batch-change-interval 0 \
-		--google-zone example.com=example-com --google-credentials "$T/google-sa.json" "$@"
+	cfk_args "$CFK_EP"
+	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
 	cfk_proxy_stop
 }
 

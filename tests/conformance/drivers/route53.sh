@@ -43,14 +43,19 @@ drv_load() { cfk_tool route53 load "$1"; }
 drv_truth() { cfk_tool route53 truth; }
 drv_oob() { cfk_tool route53 oob "$1"; }
 
+# cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
+cfk_args() {
+	CFK_CREDS=(AWS_ENDPOINT_URL_ROUTE_53="$1" AWS_ENDPOINT_URL_STS="$DRV_URL" AWS_CA_BUNDLE="$T/ca.pem"
+		AWS_ROLE_ARN=arn:aws:iam::123456789012:role/dnsbatch AWS_WEB_IDENTITY_TOKEN_FILE="$T/route53.web-token")
+	CFK_ARGS=(--provider aws --aws-zone-id ZEXAMPLE --aws-batch-change-interval 0)
+}
+
 drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4 creds
+	local plan=$1 drops=$2 summary=$3 faults=$4
 	shift 4
 	cfk_endpoint route53 "$faults" "$DRV_URL" || { RC=99; return; }
-	creds=(AWS_ENDPOINT_URL_ROUTE_53="$CFK_EP" AWS_ENDPOINT_URL_STS="$DRV_URL" AWS_CA_BUNDLE="$T/ca.pem"
-		AWS_ROLE_ARN=arn:aws:iam::123456789012:role/dnsbatch AWS_WEB_IDENTITY_TOKEN_FILE="$T/route53.web-token")
-	cfk_run "$plan" "$drops" "$summary" creds --provider aws --aws-zone-id ZEXAMPLE \
-		--aws-batch-change-interval 0 "$@"
+	cfk_args "$CFK_EP"
+	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
 	cfk_proxy_stop
 }
 
