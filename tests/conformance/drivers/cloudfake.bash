@@ -58,28 +58,15 @@ cfk_tool() {
 	env "${DRV_ENV[@]}" CF_CA="$T/ca.pem" DNSBATCH="$DNSBATCH" python3 "$CFK_DIR/cloudfake.py" "$@"
 }
 
-# cfk_body PROVIDER NAME: the file of scenarios/bodies/PROVIDER that NAME means: NAME itself, else NAME with the
-# extension that provider's bodies have (409 -> 409.json for Cloud DNS, 409.xml for Route53), so that one fault line
-# serves every provider
-cfk_body() {
-	local dir=$CFK_CONF/scenarios/bodies/$1 stem=${2%.*} ext
-	[ -f "$dir/$2" ] && { echo "$2"; return; }
-	for ext in json xml txt; do
-		[ -f "$dir/$stem.$ext" ] && { echo "$stem.$ext"; return; }
-	done
-	echo "$2"
-}
-
 # cfk_faults PROVIDER FAULTFILE OUT: the fault lines the proxy is to meet, the driver's hooks applied:
-# - expire-credential W: for a provider whose credential is renewed on the refusal (Cloud DNS and Azure access tokens,
-#   Route53 temporary credentials from STS), the W-th write is refused with that provider's documented expiry answer
-#   and the renewed credential works; for Cloudflare, whose API token cannot be renewed, every request from W on is
-#   answered Cloudflare's authentication error;
-# - refuse W STATUS NAME: NAME resolved by cfk_body.
+# expire-credential W, for a provider whose credential is renewed on the refusal (Cloud DNS and Azure access tokens,
+# Route53 temporary credentials from STS), becomes a refusal of the W-th write with that provider's documented expiry
+# answer (the renewed credential works); for Cloudflare, whose API token cannot be renewed, every request from W on
+# is answered Cloudflare's authentication error. Every other line as it is (the proxy finds a body's extension).
 cfk_faults() {
-	local prov=$1 in=$2 out=$3 line verb w status name rest
+	local prov=$1 in=$2 out=$3 line verb w
 	while IFS= read -r line; do
-		read -r verb w status name rest <<<"$line"
+		read -r verb w _ <<<"$line"
 		case $verb in
 		expire-credential)
 			case $prov in
@@ -87,7 +74,6 @@ cfk_faults() {
 			route53) echo "refuse $w 403 403-expired-token.xml" ;;
 			cloudflare) echo "expire-credential $w 403-auth.json" ;;
 			esac ;;
-		refuse) echo "refuse $w $status $(cfk_body "$prov" "$name")${rest:+ $rest}" ;;
 		*) printf '%s\n' "$line" ;;
 		esac
 	done <"$in" >"$out"

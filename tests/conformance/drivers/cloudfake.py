@@ -14,7 +14,9 @@ record-set PUT/DELETE) and reads the truth from the fake's own state dump (/_fak
                 Cloudflare proxiable record, an Azure record set dnsbatch cannot represent) is printed
                 "owner. TTL TYPE RDATA ;; key=value ..." (judge.py's annotations: a set identifier as set=ID, the
                 properties under external-dns's names; a Route53 alias with its target as RDATA and alias=true; an
-                Azure record set without records with RDATA "-"), its RDATA as the fake holds it
+                Azure alias record set with "<resource>.target-resource.invalid." as RDATA, alias=true and
+                azure/target-resource=ID; an Azure record set without records is not printed), its RDATA as the fake
+                holds it
   oob RECORD    another client adds RECORD (one zone-file line, owner relative to example.com.) to its RRset
 
 Zone-file text is parsed, and presentation RDATA made canonical, by ldns through `$DNSBATCH records --provider
@@ -139,6 +141,34 @@ def quoted(strings, size=255):
     return " ".join(out)
 
 
+# The types each provider holds (its documentation; the fakes refuse the others). A record of another type in a
+# scenario's zone (an unknown type, HINFO where the provider has none) cannot be held there: the loader says so on
+# stderr and puts in its place, at the same owner, that provider's own kind of record set dnsbatch cannot represent
+# (Azure: an alias record set with targetResource; Cloudflare: a PTR, which dnsbatch's cloudflare provider does not
+# write), or, where the provider has none (Cloud DNS, Route53), leaves it out.
+HOLDS = {
+    "google": {"A", "AAAA", "CAA", "CNAME", "DNSKEY", "DS", "HINFO", "HTTPS", "IPSECKEY", "MX", "NAPTR", "NS", "PTR",
+               "SPF", "SRV", "SSHFP", "SVCB", "TLSA", "TXT"},
+    "route53": {"A", "AAAA", "CAA", "CNAME", "DS", "HTTPS", "MX", "NAPTR", "NS", "PTR", "SPF", "SRV", "SSHFP", "SVCB",
+                "TLSA", "TXT"},
+    "cloudflare": {"A", "AAAA", "CAA", "CNAME", "MX", "NS", "PTR", "SRV", "TXT"},
+    "azure": {"A", "AAAA", "CAA", "CNAME", "MX", "NS", "PTR", "SRV", "TXT"},
+}
+
+
+def holdable(provider, records):
+    """(the records the provider holds, the owners of those it cannot hold), the latter noted on stderr."""
+    keep, owners = [], []
+    for r in records:
+        if r[2] in HOLDS[provider]:
+            keep.append(r)
+            continue
+        sys.stderr.write("cloudfake: %s holds no %s record: %s %s left out\n" % (provider, r[2], r[0], r[2]))
+        if r[0] not in owners:
+            owners.append(r[0])
+    return keep, owners
+
+
 def rel(owner):
     return "@" if owner == ZONE else owner[:-len(ZONE) - 1]
 
@@ -169,7 +199,7 @@ def g_set(owner, rtype, ttl, rdatas):
 
 
 def g_load(records):
-    want = rrsets_of(records)
+    want = rrsets_of(holdable("google", records)[0])
     dels = [s for s in g_held() if not (s["name"] == ZONE and s["type"] in ("SOA", "NS"))]
     g_change([], dels)
     g_change([g_set(o, t, ttl, rd) for (o, t), (ttl, rd) in sorted(want.items())], [])
@@ -215,7 +245,7 @@ def r_set(owner, rtype, ttl, rdatas):
 
 def r_load(records):
     client = r_client()
-    want = rrsets_of(records)
+    want = rrsets_of(holdable("route53", records)[0])
     dels = [{"Action": "DELETE", "ResourceRecordSet": s} for s in r_held(client)
             if not (s["Name"] == ZONE and s["Type"] in ("SOA", "NS"))]
     # Aliases first out, last in: an alias may target a record of the zone.
@@ -290,7 +320,7 @@ def c_post(owner, ttl, rtype, rdata):
     """A record as Cloudflare's API takes it: content (and priority), or data for SRV and CAA."""
     name = owner.rstrip(".")
     f = rdata.split()
-    if rtype in ("CNAME", "NS"):
+    if rtype in ("CNAME", "NS", "PTR"):
         return {"name": name, "type": rtype, "ttl": ttl, "content": rdata.rstrip(".")}
     if rtype == "MX":
         return {"name": name, "type": rtype, "ttl": ttl, "priority": int(f[0]), "content": f[1].rstrip(".")}
@@ -309,16 +339,17 @@ def c_batch(body):
 
 
 def c_load(records):
+    keep, odd = holdable("cloudflare", records)
     dels = [{"id": r["id"]} for r in c_held() if not (r["name"] + "." == ZONE and r["type"] in ("SOA", "NS"))]
     c_batch({"deletes": dels})
-    c_batch({"posts": [c_post(o, ttl, t, rd) for (o, t), (ttl, rds) in sorted(rrsets_of(records).items())
-                       for rd in rds]})
+    c_batch({"posts": [c_post(o, ttl, t, rd) for (o, t), (ttl, rds) in sorted(rrsets_of(keep).items())
+                       for rd in rds] + [c_post(o, 300, "PTR", "unrepresentable.example.net.") for o in odd]})
 
 
 def c_rdata(r):
     """A record's RDATA in presentation form, from the fields the fake keeps."""
     t, c, d = r["type"], r.get("content", ""), r.get("data") or {}
-    if t in ("CNAME", "NS"):
+    if t in ("CNAME", "NS", "PTR"):
         return c + "."
     if t == "MX":
         return "%d %s." % (r.get("priority", 0), c)
@@ -336,13 +367,13 @@ CF_COMMENT = "external-dns.alpha.kubernetes.io/cloudflare-record-comment"
 
 
 def c_truth():
-    """The proxied flag of every proxiable record (A, AAAA, CNAME) and a comment (its blanks as %20) under
-    external-dns's names."""
+    """A proxied record's flag and a record's comment (its blanks as %20) under external-dns's names, each only where
+    it differs from the default (not proxied, no comment), as dnsbatch lists them back."""
     out = []
     for r in c_held():
         extra = []
-        if r["type"] in ("A", "AAAA", "CNAME"):
-            extra.append("%s=%s" % (CF_PROXIED, "true" if r.get("proxied") else "false"))
+        if r.get("proxied"):
+            extra.append("%s=true" % CF_PROXIED)
         if r.get("comment"):
             extra.append("%s=%s" % (CF_COMMENT, r["comment"].replace(" ", "%20")))
         out.append((r["name"] + ".", r["ttl"], r["type"], c_rdata(r), " ".join(extra)))
@@ -418,9 +449,16 @@ def a_load(records):
         if s["name"] == "@" and rtype in ("SOA", "NS"):
             continue
         must("azure delete", *http("DELETE", "%s/%s/%s%s" % (A_BASE, rtype, s["name"], A_API), headers=auth))
-    for (owner, rtype), (ttl, rds) in sorted(rrsets_of(records).items()):
+    keep, odd = holdable("azure", records)
+    for (owner, rtype), (ttl, rds) in sorted(rrsets_of(keep).items()):
         must("azure put", *http("PUT", "%s/%s/%s%s" % (A_BASE, rtype, rel(owner), A_API),
                                 {"properties": a_props(rtype, ttl, rds)}, auth))
+    for owner in odd:  # an alias record set: its addresses are a public IP resource's, no records of its own
+        ip = "/subscriptions/sub-0001/resourceGroups/rg-dns/providers/Microsoft.Network/publicIPAddresses/ip-" + \
+            rel(owner).replace(".", "-").replace("*", "w")
+        # through the fake's own writer (POST /_fake/put): its kept specification has no alias record sets
+        must("azure alias put", *http("POST", "/_fake/put/example.com/AAAA/" + rel(owner),
+                                      {"properties": {"TTL": 300, "targetResource": {"id": ip}}}))
 
 
 def a_rdata(rtype, rec):
@@ -444,9 +482,10 @@ def a_truth():
         key = A_KEYS.get(rtype)
         recs = p.get(key) if key else None
         recs = [recs] if isinstance(recs, dict) else (recs or [])
-        if p.get("targetResource", {}).get("id") or not recs:
-            what = "azure/target-resource=%s" % p["targetResource"]["id"] if p.get("targetResource") else "azure/empty=true"
-            out.append((owner, p.get("TTL", 0), rtype, "-", what))
+        target = (p.get("targetResource") or {}).get("id")
+        if target:  # an alias record set: its target resource as an alias's target name, the id as a property
+            out.append((owner, p.get("TTL", 0), rtype, "%s.target-resource.invalid." % target.rsplit("/", 1)[1],
+                        "alias=true azure/target-resource=%s" % target))
             continue
         out += [(owner, p.get("TTL", 0), rtype, a_rdata(rtype, rec), "") for rec in recs]
     return out
