@@ -3,8 +3,10 @@
 # run.sh - the conformance suite: every scenario (scenarios/*.scn) on every provider, judged by judge.py against
 # what the provider truly holds afterwards (tests/conformance/README.md says it all).
 #
-#   run.sh [--providers a,b] [--scenarios GLOB] [--random N --seed S] [--keep]
+#   run.sh [--providers a,b] [--scenarios GLOB] [--random N | --with-random N] [--seed S] [--jobs J] [--quiet] [--keep]
 #
+# --random N: N random fault schedules per provider instead of the scenarios; --with-random N: the scenarios, then
+# N schedules on the same servers; --jobs J: J providers at once; --quiet: the "ok" lines of checks left out.
 # Prints "ok - PROVIDER SCENARIO CHECK" / "not ok - ..." lines (SKIP lines for scenarios a provider cannot meet),
 # then per provider "conformance PROVIDER: N scenarios, F false outcomes" (random mode: "N schedules"). Exit 1 when
 # any check failed. Env: BUILD (build), DNSBATCH (build/dnsbatch), DNSB_KEEP_TMP=1 keeps the temp dir.
@@ -178,6 +180,15 @@ missing_caps() {
 	echo "${miss[*]}"
 }
 
+# run_shown NAME DIR: run_one, its lines printed (with --quiet, the "ok" lines of checks left out, SKIP lines kept)
+run_shown() {
+	local rc
+	run_one "$1" "$2" >"$2/out"
+	rc=$?
+	if [ -n "$QUIET" ]; then grep -v '^ok - [^#]*$' "$2/out"; else cat "$2/out"; fi
+	return $rc
+}
+
 # run_one NAME DIR: load, apply, read the truth, judge; prints the judge's lines; returns 1 on a false outcome
 run_one() {
 	local name=$1 d=$2 miss
@@ -188,26 +199,39 @@ run_one() {
 		SKIPPED=$((SKIPPED + 1))
 		return 0
 	fi
+	local tl=$EPOCHREALTIME
 	if ! drv_load "$d/zone" 2>"$d/load.err"; then
 		echo "not ok - $PROVIDER $name: the zone loads"
 		sed 's/^/#   /' "$d/load.err"
+		rm -f "$T/last.truth"
 		return 1
 	fi
 	conf_save_state
 	drv_truth >"$d/before" 2>"$d/truth.err"
+	# the zone as the scenario says (SOA aside: the driver's own)
+	conf_zone_file "$d/zone" "$d/want.zone" && conf_zone_truth "$d/want.zone" >"$d/want.truth"
+	if ! cmp -s "$d/want.truth" "$d/before"; then
+		echo "not ok - $PROVIDER $name: the zone loads as the scenario says"
+		diff "$d/want.truth" "$d/before" | sed 's/^/#   /' | head -n 20
+		rm -f "$T/last.truth"
+		return 1
+	fi
+	local tb=$EPOCHREALTIME
 	rm -f "$d/drops" "$d/summary.json" "$T/proxy.log"
 	local flags=()
 	read -r -a flags <"$d/flags" || true
 	RC=
 	drv_apply "$d/plan.json" "$d/drops" "$d/summary.json" "$d/faults.$PROVIDER" "${flags[@]}" 2>"$d/apply.err"
 	touch "$d/drops"
+	local ta=$EPOCHREALTIME
 	[ -f "$T/proxy.log" ] && cp "$T/proxy.log" "$d/proxy.log"
-	drv_truth >"$d/after" 2>>"$d/truth.err"
+	drv_truth >"$d/after" 2>>"$d/truth.err" && cp "$d/after" "$T/last.truth"
 	"$JUDGE_PY" "$CONF/judge.py" --provider "$PROVIDER" --scenario "$name" --plan "$d/plan.json" --before "$d/before" \
 		--after "$d/after" --drops "$d/drops" --summary "$d/summary.json" --faults "$d/faults.$PROVIDER" \
 		--rc "${RC:-}" --caps "$CAPS" --stderr "$d/apply.err" --props "${DRV_PROPS:-}" \
 		--ttl-loose "${DRV_TTL_LOOSE:-}" >"$d/judge.out" 2>"$d/judge.err"
 	local jrc=$?
+	[ -n "${CONF_TIMING:-}" ] && echo "# steps: load+truth $(awk -v a="$tl" -v b="$tb" 'BEGIN { printf "%.2f", b - a }') apply $(awk -v a="$tb" -v b="$ta" 'BEGIN { printf "%.2f", b - a }') truth+judge $(awk -v a="$ta" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')"
 	[ -s "$d/judge.out" ] || { echo "not ok - $PROVIDER $name: the judge runs"; sed 's/^/#   /' "$d/judge.err" | tail -n 5; jrc=1; }
 	cat "$d/judge.out"
 	if [ $jrc -ne 0 ]; then
@@ -234,33 +258,37 @@ run_provider() (
 		exit 1
 	fi
 	conf_save_state
-	local n=0 false=0 name d
+	local n=0 false=0 name d rn=0 rfalse=0 i f
 	SKIPPED=0
-	if [ -n "$RANDOM_N" ]; then
-		local i
-		for ((i = 1; i <= RANDOM_N; i++)); do
-			name=random-$RANDOM_SEED-$i
-			d=$T/$name
-			mkdir -p "$d"
-			python3 "$CONF/random_scn.py" --seed "$RANDOM_SEED" --index "$i" --provider "$PROVIDER" --caps "$CAPS" \
-				>"$d/scn" || { echo "not ok - $PROVIDER $name: a schedule is drawn"; false=$((false + 1)); continue; }
-			scn_split "$d/scn" "$d"
-			n=$((n + 1))
-			run_one "$name" "$d" || false=$((false + 1))
-		done
-		drv_stop
-		echo "conformance $PROVIDER: $n schedules, $false false outcomes"
-	else
+	if [ -z "$RANDOM_N" ]; then
 		for f in "${SCENARIOS[@]}"; do
 			name=$(basename "$f" .scn)
 			d=$T/$name
 			scn_split "$f" "$d"
 			n=$((n + 1))
-			run_one "$name" "$d" || false=$((false + 1))
+			run_shown "$name" "$d" || false=$((false + 1))
 		done
-		drv_stop
 		echo "conformance $PROVIDER: $((n - SKIPPED)) scenarios, $false false outcomes ($SKIPPED skipped)"
 	fi
+	for ((i = 1; i <= ${RANDOM_N:-$WITH_RANDOM}; i++)); do
+		name=random-$RANDOM_SEED-$i
+		d=$T/$name
+		mkdir -p "$d"
+		if ! "$JUDGE_PY" "$CONF/random_scn.py" --seed "$RANDOM_SEED" --index "$i" --provider "$PROVIDER" \
+			--caps "$CAPS" --bodies "$CONF/scenarios/bodies/$PROVIDER" >"$d/scn" 2>"$d/scn.err"; then
+			echo "not ok - $PROVIDER $name: a schedule is drawn"
+			sed 's/^/#   /' "$d/scn.err" | tail -n 5
+			rfalse=$((rfalse + 1))
+			continue
+		fi
+		scn_split "$d/scn" "$d"
+		rn=$((rn + 1))
+		run_shown "$name" "$d" || rfalse=$((rfalse + 1))
+	done
+	[ -n "$RANDOM_N" ] || [ "$WITH_RANDOM" -gt 0 ] &&
+		echo "conformance $PROVIDER: $rn schedules (seed $RANDOM_SEED), $rfalse false outcomes"
+	drv_stop
+	false=$((false + rfalse))
 	[ $false -eq 0 ]
 )
 
@@ -277,8 +305,11 @@ fi
 PROVIDERS=$ALL_PROVIDERS
 GLOB='*'
 RANDOM_N=
+WITH_RANDOM=0
 RANDOM_SEED=1
 KEEP=${DNSB_KEEP_TMP:-}
+JOBS=1
+QUIET=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--providers) PROVIDERS=${2//,/ }; shift 2 ;;
@@ -286,6 +317,9 @@ while [ $# -gt 0 ]; do
 	--random) RANDOM_N=$2; shift 2 ;;
 	--seed) RANDOM_SEED=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
+	--jobs) JOBS=$2; shift 2 ;;
+	--with-random) WITH_RANDOM=$2; shift 2 ;;
+	--quiet) QUIET=1; shift ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -298,12 +332,29 @@ fi
 TOP=$(mktemp -d "${TMPDIR:-/tmp}/dnsbatch-conf.XXXXXX") || exit 2
 export DNSBATCH BUILD ROOT CONF TOP
 status=0
+# one provider after another, or JOBS at once (each into its own file, printed in order when all are done)
+running=0
 for p in $PROVIDERS; do
 	if [ ! -f "$CONF/drivers/$p.sh" ]; then
-		echo "ok - $p # SKIP no driver (drivers/$p.sh)"
+		echo "ok - $p # SKIP no driver (drivers/$p.sh)" >"$TOP/$p.out"
+		echo 0 >"$TOP/$p.rc"
 		continue
 	fi
-	run_provider "$p" || status=1
+	if [ "$JOBS" -le 1 ]; then
+		run_provider "$p" || status=1
+		continue
+	fi
+	if [ $running -ge "$JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	{ run_provider "$p" >"$TOP/$p.out" 2>&1; echo $? >"$TOP/$p.rc"; } &
+	running=$((running + 1))
+done
+wait
+for p in $PROVIDERS; do
+	[ -f "$TOP/$p.out" ] && { [ "$JOBS" -gt 1 ] || [ ! -f "$CONF/drivers/$p.sh" ]; } && cat "$TOP/$p.out"
+	[ "$(cat "$TOP/$p.rc" 2>/dev/null || echo 0)" = 0 ] || status=1
 done
 if [ -n "$KEEP" ] || [ $status -ne 0 ]; then
 	echo "# temp dir kept: $TOP"

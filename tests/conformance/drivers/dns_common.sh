@@ -5,7 +5,7 @@
 # the truth by AXFR (dig) as ldns reads it, the other writer by nsupdate.
 . "$ROOT/tests/integration/servers.sh"
 
-drv_caps() { echo "dns lost-reply oob rcode fail-reads delay"; }
+drv_caps() { echo "dns lost-reply oob refuse rcode fail-reads delay"; }
 
 drv_start() {
 	DNSB_SERVERS_NOTRAP=1
@@ -31,11 +31,13 @@ drv_truth() {
 }
 
 # drv_load ZONE: one UPDATE that turns what the server holds into the scenario's zone: every RRset that differs
-# deleted and added again (the apex NS record by record: its last record cannot be deleted)
+# deleted and added again (the apex NS record by record: its last record cannot be deleted); run.sh checks the
+# truth it reads next against the scenario's zone
 drv_load() {
 	conf_zone_file "$1" "$T/want.zone" || return 1
 	conf_zone_truth "$T/want.zone" >"$T/want.truth" || return 1
-	drv_truth >"$T/have.truth" || return 1
+	# what the server holds: the last scenario's truth after its run (run.sh keeps it), else read now
+	[ -s "$T/last.truth" ] && cp "$T/last.truth" "$T/have.truth" || drv_truth >"$T/have.truth" || return 1
 	python3 - "$T/have.truth" "$T/want.truth" >"$T/reset.nsupdate" <<'PY' || return 1
 import sys
 def load(p):
@@ -64,10 +66,7 @@ if out:
     print("send")
 PY
 	[ -s "$T/reset.nsupdate" ] || return 0
-	dnsb_nsupdate "$DRV_PORT" "$DRV_KEY" <"$T/reset.nsupdate" || return 1
-	drv_truth >"$T/have.truth"
-	cmp -s "$T/have.truth" "$T/want.truth" || { echo "the zone did not reset:"; diff "$T/want.truth" "$T/have.truth"; } >&2
-	cmp -s "$T/have.truth" "$T/want.truth"
+	dnsb_nsupdate "$DRV_PORT" "$DRV_KEY" <"$T/reset.nsupdate"
 }
 
 drv_apply() {

@@ -4,7 +4,7 @@
 # between scenarios and the other writer through the API (curl, PATCH); truth from the API as ldns reads it.
 . "$ROOT/tests/integration/servers.sh"
 
-drv_caps() { echo "http lost-reply oob refuse fail-reads delay"; }
+drv_caps() { echo "http lost-reply oob refuse fail-reads delay expire-credential"; }
 
 drv_start() {
 	DNSB_SERVERS_NOTRAP=1
@@ -46,19 +46,16 @@ drv_patch() {
 }
 
 # drv_load ZONE: one PATCH that makes the zone hold the scenario's records: every RRset that differs replaced,
-# every one it lacks deleted
+# every one it lacks deleted (run.sh checks the truth it reads next against the scenario's zone)
 drv_load() {
 	conf_zone_file "$1" "$T/want.zone" || return 1
 	conf_zone_truth "$T/want.zone" >"$T/want.truth" || return 1
-	drv_truth >"$T/have.truth" || return 1
+	[ -s "$T/last.truth" ] && cp "$T/last.truth" "$T/have.truth" || drv_truth >"$T/have.truth" || return 1
 	cmp -s "$T/have.truth" "$T/want.truth" && return 0
 	awk '{ print $1 " " $3 }' "$T/have.truth" | sort -u >"$T/have.keys"
 	awk '{ print $1 " " $3 }' "$T/want.truth" | sort -u >"$T/want.keys"
 	comm -23 "$T/have.keys" "$T/want.keys" >"$T/del.keys"
-	drv_patch "$T/want.truth" "$T/del.keys" || return 1
-	drv_truth >"$T/have.truth"
-	cmp -s "$T/have.truth" "$T/want.truth" || { echo "the zone did not reset:"; diff "$T/want.truth" "$T/have.truth"; } >&2
-	cmp -s "$T/have.truth" "$T/want.truth"
+	drv_patch "$T/want.truth" "$T/del.keys"
 }
 
 drv_apply() {
