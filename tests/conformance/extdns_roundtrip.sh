@@ -35,7 +35,9 @@ mkdir -p "$TOP"
 
 # zone_file OUT: example.com. with its SOA and NS only
 zone_file() {
-	printf '$ORIGIN example.com.\n$TTL 300\n@ 3600 IN SOA ns1.example.net. hostmaster.example.com. 1 3600 600 86400 60\n@ 3600 IN NS ns1.example.net.\n' >"$1"
+	# shellcheck disable=SC2016
+	printf '%s\n' '$ORIGIN example.com.' '$TTL 300' \
+		'@ 3600 IN SOA ns1.example.net. hostmaster.example.com. 1 3600 600 86400 60' '@ 3600 IN NS ns1.example.net.' >"$1"
 }
 
 # roundtrip LABEL TRUTH-CMD SERVE-ARGS...: serve, five loops, the checks; TRUTH-CMD prints the provider's own view
@@ -135,6 +137,7 @@ run_cloud() (
 	PIDS=()
 	mkdir -p "$T"
 	trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; extdns_cleanup' EXIT
+	# shellcheck source=/dev/null
 	. "$CONF/drivers/$1.sh"
 	if ! drv_start 2>"$T/start.err"; then
 		echo "not ok - $1: the fake starts"

@@ -18,10 +18,9 @@ DRV_KEY_ID=AKIDCONFORMANCEDRV1
 DRV_SECRET=dnsb-conformance-driver-Kq2
 DRV_WEB_TOKEN=dnsb-conformance-web-identity-V8
 # the properties Route53 stores for a record set, under external-dns v0.22's names (judge.py --props)
-DRV_PROPS="alias aws/evaluate-target-health aws/weight aws/region aws/failover aws/geolocation-continent-code
-aws/geolocation-country-code aws/geolocation-subdivision-code aws/geoproximity-region aws/geoproximity-bias
-aws/geoproximity-coordinates aws/geoproximity-local-zone-group aws/multi-value-answer aws/health-check-id"
-DRV_PROPS=$(echo $DRV_PROPS)
+DRV_PROPS="alias aws/evaluate-target-health aws/weight aws/region aws/failover aws/geolocation-continent-code"
+DRV_PROPS+=" aws/geolocation-country-code aws/geolocation-subdivision-code aws/geoproximity-region aws/geoproximity-bias"
+DRV_PROPS+=" aws/geoproximity-coordinates aws/geoproximity-local-zone-group aws/multi-value-answer aws/health-check-id"
 
 drv_caps() {
 	echo http lost-reply oob refuse fail-reads delay expire-credential txt-long srv mx caa ns apex alias routing
