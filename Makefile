@@ -4,6 +4,7 @@
 #   make test       every test (unit, integration with real servers)
 #   make sanitize   the tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make bench      benchmarks (figures printed, nothing asserted)
+#   make soak       random fault schedules on every provider, judged (SOAK_SCHEDULES per provider, default 1000)
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make image-rootfs  the container image's root filesystem, without a container daemon ($(BUILD)/image/rootfs)
@@ -114,6 +115,16 @@ sanitize: deps
 	@BUILD=build-san SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
 
+SOAK_SCHEDULES ?= 1000
+SOAK_SEED ?= 1
+SOAK_PROVIDERS ?=
+SOAK_JOBS ?= 1
+# The conformance suite's random mode (tests/conformance/README.md): per provider the count run and the false outcomes.
+soak: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) bash tests/conformance/run.sh --random $(SOAK_SCHEDULES) --seed $(SOAK_SEED) --quiet \
+	  --jobs $(SOAK_JOBS) $(if $(SOAK_PROVIDERS),--providers $(SOAK_PROVIDERS))
+
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(FAKE_BIN)
 	@BUILD=$(BUILD) sh scripts/run-bench.sh
@@ -163,6 +174,6 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench fuzz run install image-rootfs check-headers clean
+.PHONY: all tests deps test sanitize bench soak fuzz run install image-rootfs check-headers clean
 
 -include $(wildcard $(DEPS))

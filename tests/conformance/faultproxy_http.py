@@ -195,7 +195,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             conn = http.client.HTTPConnection(up.hostname, up.port, timeout=60)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
-        headers["Host"] = up.netloc
+        # a transparent proxy: the client's Host stays (Route53's SigV4 signature covers it)
+        headers["Host"] = self.headers.get("Host", up.netloc)
         try:
             conn.request(self.command, up.path.rstrip("/") + self.path, body=body if body or
                          self.command in WRITES else None, headers=headers)

@@ -35,7 +35,8 @@ import dns.tokenizer
 
 ROOT = dns.name.root
 ROUTING = ("aws/", "alias")  # properties that never make sense on a TXT but as a set's routing policy
-ALIAS_PROPS = ("alias", "aws/evaluate-target-health")
+# properties that make no sense on a TXT (external-dns copies them onto its registry TXT): ignored there
+ALIAS_PROPS = ("alias", "aws/evaluate-target-health", "external-dns.alpha.kubernetes.io/cloudflare-proxied")
 
 
 class Judge:
@@ -184,7 +185,7 @@ def ep_rrset(ep, stored_props):
     keep = {k: v for k, v in props.items() if k in stored_props}
     if rtype == "TXT":  # external-dns copies providerSpecific onto its registry TXT: routing only with a set
         keep = {k: v for k, v in keep.items()
-                if not k.startswith(ROUTING) or (ep.get("setIdentifier") and k not in ALIAS_PROPS)}
+                if k not in ALIAS_PROPS and (not k.startswith(ROUTING) or ep.get("setIdentifier"))}
     rs.props = keep
     return rs
 
