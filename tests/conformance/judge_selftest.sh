@@ -76,4 +76,18 @@ judge stray-write fail "5 nothing outside the plan changed"
 judge txt-split-alike pass ""
 : >"$T/drops"; summary 3 0; after "$API" "$WEB_A" "web.example.com. 60 TXT $TXT"
 judge ttl-not-in-effect fail "1 no change reported applied"
+# exit 2 (nothing sent) prints no summary: fine while nothing changed, false when the plan's RRsets did
+judge_rc() {
+	"$PY" "$CONF/judge.py" --provider selftest --scenario "$1" --plan "$T/plan.json" --before "$T/before" \
+		--after "$T/after" --drops "$T/drops" --summary "$T/none.json" --rc 2 >"$T/out" 2>&1
+}
+: >"$T/drops"; after
+if judge_rc exit2-nothing-sent; then say ok "exit2-nothing-sent: true outcomes pass"; else
+	say "not ok" "exit2-nothing-sent: true outcomes pass"; sed 's/^/#   /' "$T/out"; fi
+after "$WEB_A"
+if ! judge_rc exit2-but-written && grep -q '^not ok - selftest exit2-but-written 3' "$T/out"; then
+	say ok "exit2-but-written: judge says not ok (3 every group whole)"
+else
+	say "not ok" "exit2-but-written: judge says not ok (3 every group whole)"; sed 's/^/#   /' "$T/out"
+fi
 [ $fails -eq 0 ]
