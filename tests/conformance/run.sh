@@ -10,7 +10,8 @@
 # all passed.
 # Prints "ok - PROVIDER SCENARIO CHECK" / "not ok - ..." lines (SKIP lines for scenarios a provider cannot meet),
 # then per provider "conformance PROVIDER: N scenarios, F false outcomes" (random mode: "N schedules"). Exit 1 when
-# any check failed. Env: BUILD (build), DNSBATCH (build/dnsbatch), DNSB_KEEP_TMP=1 keeps the temp dir.
+# any check failed. Env: BUILD (build), DNSBATCH (build/dnsbatch), DNSB_KEEP_TMP=1 keeps the temp dir,
+# CONF_TIMING=1 prints the seconds each scenario and its steps (load, apply, truth and judge) took.
 #
 # Internal entry (the fault proxies' out-of-band writer): run.sh --oob PROVIDER STATEFILE RECORD
 set -u
