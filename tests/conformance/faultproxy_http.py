@@ -23,8 +23,12 @@ the fault file (tests/conformance/README.md's vocabulary) says otherwise:
   fail-reads-after-refuse [COUNT]      once a write was refused, the next COUNT reads (all without) answer 503
   fail-reads-after W [COUNT]           once the W-th write was sent, the next COUNT reads (all without) answer 503
   delay W SECONDS                      hold the W-th write that long, then forward it
-  expire-credential W [BODYFILE]       from the W-th write on, every request (read or write) answers 401
-                                       (with --bodies/BODYFILE when given), not forwarded
+  expire-credential W [BODYFILE [STATUS [old-only]]]
+                                       from the W-th write on, every request (read or write) answers STATUS
+                                       (401) with --bodies/BODYFILE (a default JSON body without, or with "-"),
+                                       not forwarded; with old-only, only those carrying the credential the
+                                       W-th write carried (Bearer token, API key, AWS session token or access
+                                       key id): a renewed one passes
 
 Writes are POST, PUT, PATCH and DELETE; reads are GET (HEAD too); both counted from 1 in arrival order. A request
 whose path matches --ignore (e.g. a token endpoint) is forwarded untouched and not counted. One line per request
@@ -85,9 +89,12 @@ class State:
         self.refused = False        # a write was refused: fail-reads-after-refuse counts from here
         self.reads_after = 0
         self.past = {}              # fail-reads-after: reads since its write, per fault
+        self.old_only = False
+        self.old_cred = None
         for verb, a in self.faults:
             if verb == "expire-credential":
                 self.expired_from = int(a[0])
+                self.old_only = "old-only" in a[1:]
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
 
     def count(self, method):
@@ -99,9 +106,16 @@ class State:
             self.reads += 1
             return "R", self.reads
 
-    def expired(self):
+    def expired(self, cred, write_no=None):
+        """Is a request carrying credential `cred` refused as expired? The W-th write's credential is noted."""
         with self.lock:
-            return self.expired_from is not None and self.writes >= self.expired_from
+            if self.expired_from is None:
+                return False
+            if write_no == self.expired_from:
+                self.old_cred = cred
+            if self.writes < self.expired_from:
+                return False
+            return not self.old_only or cred == self.old_cred
 
     def for_write(self, w):
         return [(v, a) for v, a in self.faults if v in ("lose-reply", "oob-before", "oob-after", "refuse", "delay")
@@ -156,6 +170,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.rfile.readline()
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
+
+    def credential(self):
+        """What identifies the request's credential (never logged): an AWS session token or access key id, else
+        the Authorization header, else an API key header."""
+        h = self.headers
+        if h.get("X-Amz-Security-Token"):
+            return h["X-Amz-Security-Token"]
+        auth = h.get("Authorization", "")
+        m = re.search(r"Credential=([^/,\s]+)", auth)
+        if m:
+            return m.group(1)
+        return auth or h.get("X-API-Key") or h.get("X-Auth-Key") or ""
 
     def answer(self, status, body, ctype="application/json", extra=None):
         self.send_response(status)
@@ -225,13 +251,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         kind, n = st.count(self.command)
         tag = "%s%d %s %s" % (kind, n, self.command, self.path)
-        if st.expired():
-            data, ctype = (b'{"error":"credential expired"}', "application/json")
+        if st.expired(self.credential(), n if kind == "W" else None):
+            data, ctype, status = b'{"error":"credential expired"}', "application/json", 401
             for v, a in st.faults:
-                if v == "expire-credential" and len(a) > 1:
+                if v == "expire-credential" and len(a) > 1 and a[1] != "-":
                     data, ctype = self.body_file(a[1])
-            self.answer(401, data, ctype)
-            st.note("%s 401 expire-credential" % tag)
+                if v == "expire-credential" and len(a) > 2:
+                    status = int(a[2])
+            self.answer(status, data, ctype)
+            st.note("%s %d expire-credential" % (tag, status))
             return
         if kind == "R":
             if st.read_fails(n):
