@@ -14,6 +14,7 @@
 # CONF_TIMING=1 prints the seconds each scenario and its steps (load, apply, truth and judge) took.
 #
 # Internal entry (the fault proxies' out-of-band writer): run.sh --oob PROVIDER STATEFILE RECORD
+# shellcheck disable=SC2034 # PROXY_PORT, RC: set here and in the drivers for each other
 set -u
 export LC_ALL=C
 CONF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -255,7 +256,6 @@ run_one() {
 	cat "$d/judge.out"
 	if [ $jrc -ne 0 ]; then
 		echo "#   kept: $d"
-		KEEP_TMP=1
 		return 1
 	fi
 	return 0
@@ -268,6 +268,7 @@ run_provider() (
 	trap 'drv_stop 2>/dev/null; conf_stop_pids' EXIT
 	T=$TOP/$PROVIDER
 	mkdir -p "$T"
+	# shellcheck source=/dev/null
 	. "$CONF/drivers/$PROVIDER.sh"
 	CAPS=$(drv_caps)
 	if ! drv_start 2>"$T/start.err"; then
@@ -315,7 +316,9 @@ run_provider() (
 
 if [ "${1:-}" = "--oob" ]; then
 	PROVIDER=$2
+	# shellcheck source=/dev/null
 	. "$3"
+	# shellcheck source=/dev/null
 	. "$CONF/drivers/$PROVIDER.sh"
 	drv_oob "$4"
 	exit $?
@@ -343,6 +346,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 shopt -s nullglob
+# shellcheck disable=SC2206 # GLOB is a glob on purpose
 SCENARIOS=("$CONF"/scenarios/$GLOB.scn)
 if [ -z "$RANDOM_N" ] && [ ${#SCENARIOS[@]} -eq 0 ]; then
 	echo "run.sh: no scenario matches $GLOB" >&2

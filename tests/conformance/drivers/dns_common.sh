@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # variables run.sh and the sourcing driver read
 # drivers/dns_common.sh - what the bind and knot drivers share (sourced by bind.sh and knot.sh, which set
 # DNS_SERVER to named or knotd): one real server per run (tests/integration/servers.sh) with a TSIG key, the zone
 # reset between scenarios by one UPDATE (nsupdate), dnsbatch's rfc2136 provider sent through faultproxy_dns.py,

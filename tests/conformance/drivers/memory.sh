@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # RC is run.sh's
 # drivers/memory.sh - the memory provider, in process: tests/conformance/memory_driver.c loads the zone into it,
 # meets the faults in a provider wrapped around it (lost reply, another writer before a submission, refusals,
 # failing reads, delay, an expired credential), runs the engine and writes the zone back. Truth: that zone file,

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # variables run.sh and the sourcing driver read
 # drivers/pdns.sh - PowerDNS Authoritative (pdns_server, gsqlite3) started by tests/integration/servers.sh, one per
 # run; dnsbatch's pdns provider through faultproxy_http.py (plain HTTP, as the API serves it); the zone reset
 # between scenarios and the other writer through the API (curl, PATCH); truth from the API as ldns reads it.

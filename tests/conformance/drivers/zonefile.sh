@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # RC is run.sh's
 # drivers/zonefile.sh - the zone-file provider: dnsbatch rewrites a zone file; no network, so no fault at a
 # provider boundary (no lost reply, no other writer in the window). Truth: the file as ldns reads it.
 drv_caps() { echo "file"; }
