@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #
 # test_conformance.sh - the conformance suite (tests/conformance/README.md) as `make test` runs it: the judge's own
-# check (judge_selftest.sh: made-up false outcomes are called not ok), then every scenario on every provider
+# check (judge_selftest.sh: made-up false outcomes are called not ok), the external-dns round trip on every provider
+# (extdns_roundtrip.sh), then every scenario on every provider
 # (zonefile, memory, BIND, Knot, PowerDNS, and the Cloud DNS, Route53, Cloudflare and Azure fakes), each provider on
 # one server or fake for all its scenarios, followed by a short random run (CONF_RANDOM schedules per provider, 3;
 # seed CONF_SEED, 1) on the same servers. Two providers at a time (CONF_JOBS).
@@ -24,6 +25,9 @@ if [ ! -x "${DNSBATCH:-$BUILD/dnsbatch}" ] || [ ! -x "$BUILD/tests/conformance/m
 fi
 status=0
 bash tests/conformance/judge_selftest.sh || status=1
+# external-dns v0.22's loop on every provider: each type it writes there, registry TXT with its copied properties;
+# writes per loop 1,0,0,0,0
+BUILD=$BUILD bash tests/conformance/extdns_roundtrip.sh || status=1
 BUILD=$BUILD bash tests/conformance/run.sh --with-random "${CONF_RANDOM:-3}" --seed "${CONF_SEED:-1}" \
 	--jobs "${CONF_JOBS:-2}" --quiet ${CONF_PROVIDERS:+--providers "$CONF_PROVIDERS"} || status=1
 exit $status
