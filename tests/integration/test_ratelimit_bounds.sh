@@ -53,7 +53,7 @@ le "... within seconds (${SECS} s)" "$SECS" 5
 eq "... every change applied (by the local share)" "$(jq -r .applied "$T/days.json")" 5
 eq "... the nonsense said once" "$(grep -c 'answered nonsense' "$T/days.err")" 1
 
-fake long --take '*3\r\n:1\r\n:30000000\r\n:5000\r\n'
+fake long --take '*3\r\n:1\r\n:30000000\r\n:4850\r\n'
 "$DNSBATCH" apply --plan "$T/plan.json" --provider pdns --pdns-server "$URL" --pdns-api-key-file "$KEYFILE" \
 	--pdns-zone example.test --rate-budget "$REDIS_URL" --output json --drop-log "$T/long.drops" \
 	>"$T/long.json" 2>"$T/long.err" &
