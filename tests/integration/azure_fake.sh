@@ -63,6 +63,7 @@ apply() {
 	rm -f "$T/$name.drops"
 	run apply --plan "$planfile" "${AZ_FLAGS[@]}" --backoff-base 0.01 --backoff-cap 0.05 "$@" \
 		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
+	# shellcheck disable=SC2034 # the sourcing test reads RC
 	RC=$?
 	touch "$T/$name.drops"
 }
