@@ -30,8 +30,6 @@ import os
 import re
 import socket
 import struct
-import subprocess
-import sys
 import threading
 import time
 
@@ -39,6 +37,8 @@ import dns.message
 import dns.opcode
 import dns.rcode
 import dns.tsigkeyring
+
+from faultproxy_common import Faults
 
 
 def read_key(path):
@@ -52,25 +52,7 @@ def read_key(path):
     return dns.tsigkeyring.from_text({name: (alg, secret)})
 
 
-def parse_faults(path):
-    faults = []
-    if not path:
-        return faults
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            verb, _, rest = line.partition(" ")
-            if verb in ("oob-before", "oob-after"):
-                w, _, record = rest.strip().partition(" ")
-                faults.append((verb, [w, record.strip()]))
-            elif verb in ("lose-reply", "rcode", "rcode-match", "fail-reads", "fail-reads-after-refuse",
-                          "fail-reads-after", "delay"):
-                faults.append((verb, rest.split()))
-            else:
-                sys.exit("faultproxy_dns: %s:%d: cannot meet fault %r" % (path, n, verb))
-    return faults
+VERBS = ("lose-reply", "rcode", "rcode-match", "fail-reads", "fail-reads-after-refuse", "fail-reads-after", "delay")
 
 
 def recv_exact(sock, n):
@@ -95,23 +77,10 @@ def send_msg(sock, wire):
     sock.sendall(struct.pack("!H", len(wire)) + wire)
 
 
-class Proxy:
+class Proxy(Faults):
     def __init__(self, args):
-        self.args = args
+        super().__init__(args, VERBS, "faultproxy_dns")
         self.keyring = read_key(args.keyfile)
-        self.faults = parse_faults(args.faults)
-        self.lock = threading.Lock()
-        self.writes = self.reads = 0
-        self.refused = False
-        self.reads_after = 0
-        self.past = {}
-        self.log = open(args.log, "a", encoding="utf-8") if args.log else None
-
-    def note(self, line):
-        if self.log:
-            with self.lock:
-                self.log.write(line + "\n")
-                self.log.flush()
 
     def count(self, write):
         with self.lock:
@@ -123,25 +92,6 @@ class Proxy:
 
     def at(self, verb, n):
         return [a for v, a in self.faults if v == verb and int(a[0]) == n]
-
-    def read_fails(self, n):
-        with self.lock:
-            if self.refused:
-                self.reads_after += 1
-            after = self.reads_after
-        for v, a in self.faults:
-            if v == "fail-reads-after-refuse" and after and (not a or after <= int(a[0])):
-                return True
-        for i, (v, a) in enumerate(self.faults):
-            if v == "fail-reads-after" and self.writes >= int(a[0]):
-                with self.lock:
-                    self.past[i] = self.past.get(i, 0) + 1
-                    if len(a) < 2 or self.past[i] <= int(a[1]):
-                        return True
-        for v, a in self.faults:
-            if v == "fail-reads" and n >= int(a[0]) and (len(a) < 2 or n <= int(a[1])):
-                return True
-        return False
 
     def rcode_for(self, n, msg):
         for a in self.at("rcode", n):
@@ -179,12 +129,10 @@ class Proxy:
         for a in self.at("delay", n):
             time.sleep(float(a[1]))
         for a in self.at("oob-before", n):
-            rc = subprocess.run(self.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
-            self.note("%s oob-before %r rc=%d" % (tag, a[1], rc))
+            self.oob(tag, "oob-before", a[1])
         reply = self.forward_write(wire)
         for a in self.at("oob-after", n):
-            rc = subprocess.run(self.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
-            self.note("%s oob-after %r rc=%d" % (tag, a[1], rc))
+            self.oob(tag, "oob-after", a[1])
         if self.at("lose-reply", n):
             self.note("%s forwarded, reply lost, connection closed" % tag)
             return False

@@ -41,61 +41,32 @@ import os
 import re
 import socketserver
 import ssl
-import subprocess
-import sys
-import threading
 import time
 import urllib.parse
+
+from faultproxy_common import Faults
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
        "content-length", "host"}
 
 
-def parse_faults(path):
-    """The fault file as a list of (verb, args) tuples; '#' lines and blank lines skipped."""
-    faults = []
-    if not path:
-        return faults
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            verb, _, rest = line.partition(" ")
-            rest = rest.strip()
-            if verb in ("oob-before", "oob-after"):
-                w, _, record = rest.partition(" ")
-                faults.append((verb, [int(w), record.strip()]))
-            elif verb in ("lose-reply", "refuse", "refuse-match", "fail-reads", "fail-reads-after-refuse",
-                          "fail-reads-after", "delay",
-                          "expire-credential"):
-                faults.append((verb, rest.split()))
-            else:
-                sys.exit("faultproxy_http: %s:%d: unknown fault %r" % (path, n, verb))
-    return faults
+VERBS = ("lose-reply", "refuse", "refuse-match", "fail-reads", "fail-reads-after-refuse", "fail-reads-after", "delay",
+         "expire-credential")
 
 
-class State:
+class State(Faults):
     """Counters and the faults, shared by the handler threads."""
 
     def __init__(self, args):
-        self.args = args
-        self.faults = parse_faults(args.faults)
-        self.lock = threading.Lock()
-        self.writes = 0
-        self.reads = 0
+        super().__init__(args, VERBS, "faultproxy_http")
         self.expired_from = None
-        self.refused = False        # a write was refused: fail-reads-after-refuse counts from here
-        self.reads_after = 0
-        self.past = {}              # fail-reads-after: reads since its write, per fault
         self.old_only = False
         self.old_cred = None
         for verb, a in self.faults:
             if verb == "expire-credential":
                 self.expired_from = int(a[0])
                 self.old_only = "old-only" in a[1:]
-        self.log = open(args.log, "a", encoding="utf-8") if args.log else None
 
     def count(self, method):
         """('W', n) or ('R', n): this request's kind and number."""
@@ -120,34 +91,6 @@ class State:
     def for_write(self, w):
         return [(v, a) for v, a in self.faults if v in ("lose-reply", "oob-before", "oob-after", "refuse", "delay")
                 and int(a[0]) == w]
-
-    def read_fails(self, r):
-        with self.lock:
-            if self.refused:
-                self.reads_after += 1
-            after = self.reads_after
-        for v, a in self.faults:
-            if v == "fail-reads-after-refuse" and after and (not a or after <= int(a[0])):
-                return True
-        for i, (v, a) in enumerate(self.faults):
-            if v == "fail-reads-after" and self.writes >= int(a[0]):
-                with self.lock:
-                    self.past[i] = self.past.get(i, 0) + 1
-                    if len(a) < 2 or self.past[i] <= int(a[1]):
-                        return True
-        for v, a in self.faults:
-            if v == "fail-reads":
-                lo = int(a[0])
-                hi = int(a[1]) if len(a) > 1 else None
-                if r >= lo and (hi is None or r <= hi):
-                    return True
-        return False
-
-    def note(self, line):
-        if self.log:
-            with self.lock:
-                self.log.write(line + "\n")
-                self.log.flush()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -291,15 +234,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if v == "delay":
                 time.sleep(float(a[1]))
             elif v == "oob-before":
-                rc = subprocess.run(st.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
-                st.note("%s oob-before %r rc=%d" % (tag, a[1], rc))
+                st.oob(tag, "oob-before", a[1])
             elif v == "lose-reply":
                 lose = True
         status, headers, data = self.forward(body)
         for v, a in faults:
             if v == "oob-after":
-                rc = subprocess.run(st.args.oob + [a[1]], stdout=subprocess.DEVNULL).returncode
-                st.note("%s oob-after %r rc=%d" % (tag, a[1], rc))
+                st.oob(tag, "oob-after", a[1])
         if lose:
             self.answer(502, b'{"error":"fault proxy: reply lost"}')
             st.note("%s %d lose-reply (502 sent)" % (tag, status))

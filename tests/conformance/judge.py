@@ -272,12 +272,14 @@ def make_groups(changes):
             union(seen[key], i)
         seen[key] = i
 
+    named = []                  # (change, its endpoint, its owner) for each change whose name reads
     for c in changes:
         ep = c.ep()
         try:
-            owner = canon_name(ep["dnsName"])
+            named.append((c, ep, canon_name(ep["dnsName"])))
         except Exception:
             continue
+    for c, ep, owner in named:
         sid = ep.get("setIdentifier") or None
         join((owner, sid), c.index)
         if c.owned():
@@ -286,12 +288,7 @@ def make_groups(changes):
             old_sid = c.old.get("setIdentifier") or None
             if old_sid != sid:
                 join((canon_name(c.old["dnsName"]), old_sid), c.index)
-    for c in changes:
-        ep = c.ep()
-        try:
-            owner = canon_name(ep["dnsName"])
-        except Exception:
-            continue
+    for c, ep, owner in named:
         if ep.get("setIdentifier") and (owner, None) in seen:
             union(seen[(owner, None)], c.index)
     groups = {}

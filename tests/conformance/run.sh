@@ -31,6 +31,14 @@ done
 
 ##### helpers the drivers use ########################################################################################
 
+# conf_servers: the servers a driver starts with tests/integration/servers.sh live under $T/servers and are stopped
+# by its drv_stop (servers.sh sets no trap: run.sh's own stays)
+conf_servers() {
+	DNSB_SERVERS_NOTRAP=1
+	DNSB_SERVERS_TMP=$T/servers
+	mkdir -p "$DNSB_SERVERS_TMP"
+}
+
 # conf_wait_file FILE [SECONDS]: wait (10 s) for FILE to exist and be non-empty
 conf_wait_file() {
 	local i

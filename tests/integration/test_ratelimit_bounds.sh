@@ -80,11 +80,7 @@ api=$(dnsb_free_port) && mon=$(dnsb_free_port)
 spid=$!
 DNSB_SERVERS_PIDS+=("$spid")
 up=0
-for ((i = 0; i < 200; i++)); do
-	curl -sf -o /dev/null "http://127.0.0.1:$mon/healthz" && { up=1; break; }
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 0.05
-done
+dnsb_wait_healthz "$spid" "$mon" && up=1
 eq "serve against that Redis: listening within 10 s" "$up" 1
 check "... the budget's fallback counted in the metrics" \
 	sh -c 'curl -s "http://127.0.0.1:$1/metrics" | grep -q "^dnsbatch_rate_budget_fallbacks_total 1"' _ "$mon"

@@ -13,6 +13,7 @@
 # shellcheck shell=bash
 
 . "$(dirname "${BASH_SOURCE[0]}")/cloudfake.bash"
+CFK_NAME=azure
 
 DRV_SECRET=dnsb-conformance-az-secret-S5
 
@@ -31,9 +32,6 @@ drv_start() {
 	DRV_ENV=(CF_URL="$DRV_URL" CF_SECRET="$DRV_SECRET")
 }
 
-drv_load() { cfk_tool azure load "$1"; }
-drv_truth() { cfk_tool azure truth; }
-drv_oob() { cfk_tool azure oob "$1"; }
 
 # cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
 cfk_args() {
@@ -42,14 +40,3 @@ cfk_args() {
 	CFK_ARGS=(--provider azure --azure-subscription-id sub-0001 --azure-resource-group rg-dns
 		--azure-api-endpoint "$1/" --azure-ca-file "$T/ca.pem")
 }
-
-drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4
-	shift 4
-	cfk_endpoint azure "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_args "$CFK_EP"
-	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
-	cfk_proxy_stop
-}
-
-drv_stop() { cfk_proxy_stop; cfk_stop "${DRV_PID:-}"; DRV_PID=; }

@@ -8,7 +8,8 @@
 # (only when a scenario has faults). Gives: cfk_pki, cfk_wait_port, cfk_start NAME CMD... (sets CFK_PORT, CFK_PID),
 # cfk_endpoint PROVIDER FAULTFILE UPSTREAM [IGNORE] (sets CFK_EP, the URL dnsbatch is to use: the fake's, or a
 # fault proxy's in front of it), cfk_proxy_stop, cfk_tool PROVIDER VERB [ARG] (cloudfake.py with DRV_ENV),
-# cfk_run, cfk_stop. The drivers keep their state in DRV_* variables (run.sh saves them for its --oob entry).
+# cfk_run, cfk_stop, and drv_load, drv_truth, drv_oob, drv_apply and drv_stop for the driver named CFK_NAME. The
+# drivers keep their state in DRV_* variables (run.sh saves them for its --oob entry).
 # shellcheck shell=bash
 
 CFK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -112,3 +113,23 @@ cfk_run() {
 
 # cfk_stop PID: the fake, by its PID
 cfk_stop() { [ -n "${1:-}" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; return 0; }
+
+##### the driver interface (tests/conformance/README.md), the same for the four ###############################
+# Each driver sets CFK_NAME (its cloudfake.py name) and gives drv_caps, drv_start (sets DRV_PID, DRV_URL, DRV_ENV)
+# and cfk_args ENDPOINT (sets CFK_ARGS, dnsbatch's provider flags, and CFK_CREDS, its environment).
+drv_load() { cfk_tool "$CFK_NAME" load "$1"; }
+drv_truth() { cfk_tool "$CFK_NAME" truth; }
+drv_oob() { cfk_tool "$CFK_NAME" oob "$1"; }
+
+# drv_apply PLAN DROPLOG SUMMARY FAULTFILE [FLAGS...]: dnsbatch apply through a fault proxy when FAULTFILE has
+# faults; RC (99: the proxy did not start)
+drv_apply() {
+	local plan=$1 drops=$2 summary=$3 faults=$4
+	shift 4
+	cfk_endpoint "$CFK_NAME" "$faults" "$DRV_URL" || { RC=99; return; }
+	cfk_args "$CFK_EP"
+	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
+	cfk_proxy_stop
+}
+
+drv_stop() { cfk_proxy_stop; cfk_stop "${DRV_PID:-}"; DRV_PID=; }

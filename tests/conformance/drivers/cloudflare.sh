@@ -12,6 +12,7 @@
 # shellcheck shell=bash
 
 . "$(dirname "${BASH_SOURCE[0]}")/cloudfake.bash"
+CFK_NAME=cloudflare
 
 DRV_API_TOKEN=dnsb-conformance-cf-token-T3
 DRV_OWN_TOKEN=dnsb-conformance-cf-driver-D6
@@ -36,9 +37,6 @@ drv_start() {
 	DRV_ENV=(CF_URL="$DRV_URL" CF_TOKEN="$DRV_OWN_TOKEN")
 }
 
-drv_load() { cfk_tool cloudflare load "$1"; }
-drv_truth() { cfk_tool cloudflare truth; }
-drv_oob() { cfk_tool cloudflare oob "$1"; }
 
 # cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
 cfk_args() {
@@ -46,14 +44,3 @@ cfk_args() {
 	CFK_ARGS=(--provider cloudflare --cloudflare-zone-id "$DRV_ZONE" --cloudflare-api-endpoint "$1/client/v4"
 		--cloudflare-ca-file "$T/ca.pem")
 }
-
-drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4
-	shift 4
-	cfk_endpoint cloudflare "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_args "$CFK_EP"
-	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
-	cfk_proxy_stop
-}
-
-drv_stop() { cfk_proxy_stop; cfk_stop "${DRV_PID:-}"; DRV_PID=; }

@@ -8,9 +8,7 @@
 drv_caps() { echo "dns lost-reply oob refuse rcode fail-reads delay"; }
 
 drv_start() {
-	DNSB_SERVERS_NOTRAP=1
-	DNSB_SERVERS_TMP=$T/servers
-	mkdir -p "$DNSB_SERVERS_TMP"
+	conf_servers
 	DRV_KEY=$T/key.conf
 	dnsb_tsig_keygen "$DRV_KEY" || return 1
 	conf_zone_file /dev/null "$T/start.zone" || return 1

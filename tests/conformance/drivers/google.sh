@@ -10,6 +10,7 @@
 # shellcheck shell=bash
 
 . "$(dirname "${BASH_SOURCE[0]}")/cloudfake.bash"
+CFK_NAME=google
 
 DRV_TOKEN=dnsb-conformance-static-token-G4
 DRV_EMAIL=dnsbatch@test-project.iam.gserviceaccount.com
@@ -36,9 +37,6 @@ drv_start() {
 		  client_email: $email, client_id: "1234567890", token_uri: $uri}' >"$T/google-sa.json"
 }
 
-drv_load() { cfk_tool google load "$1"; }
-drv_truth() { cfk_tool google truth; }
-drv_oob() { cfk_tool google oob "$1"; }
 
 # cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
 cfk_args() {
@@ -47,14 +45,3 @@ cfk_args() {
 		--google-ca-file "$T/ca.pem" --google-batch-change-interval 0 --google-zone example.com=example-com
 		--google-credentials "$T/google-sa.json")
 }
-
-drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4
-	shift 4
-	cfk_endpoint google "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_args "$CFK_EP"
-	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
-	cfk_proxy_stop
-}
-
-drv_stop() { cfk_proxy_stop; cfk_stop "${DRV_PID:-}"; DRV_PID=; }

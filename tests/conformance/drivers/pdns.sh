@@ -7,9 +7,7 @@
 drv_caps() { echo "http lost-reply oob refuse fail-reads delay expire-credential"; }
 
 drv_start() {
-	DNSB_SERVERS_NOTRAP=1
-	DNSB_SERVERS_TMP=$T/servers
-	mkdir -p "$DNSB_SERVERS_TMP"
+	conf_servers
 	dnsb_start_pdns example.com || return 1
 	DRV_URL=$DNSB_PDNS_URL
 	DRV_KEYFILE=$DNSB_PDNS_KEYFILE

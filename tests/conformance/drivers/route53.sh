@@ -13,6 +13,7 @@
 # shellcheck shell=bash
 
 . "$(dirname "${BASH_SOURCE[0]}")/cloudfake.bash"
+CFK_NAME=route53
 
 DRV_KEY_ID=AKIDCONFORMANCEDRV1
 DRV_SECRET=dnsb-conformance-driver-Kq2
@@ -38,9 +39,6 @@ drv_start() {
 	DRV_ENV=(CF_URL="$DRV_URL" CF_KEY_ID="$DRV_KEY_ID" CF_SECRET="$DRV_SECRET")
 }
 
-drv_load() { cfk_tool route53 load "$1"; }
-drv_truth() { cfk_tool route53 truth; }
-drv_oob() { cfk_tool route53 oob "$1"; }
 
 # cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT
 cfk_args() {
@@ -48,14 +46,3 @@ cfk_args() {
 		AWS_ROLE_ARN=arn:aws:iam::123456789012:role/dnsbatch AWS_WEB_IDENTITY_TOKEN_FILE="$T/route53.web-token")
 	CFK_ARGS=(--provider aws --aws-zone-id ZEXAMPLE --aws-batch-change-interval 0)
 }
-
-drv_apply() {
-	local plan=$1 drops=$2 summary=$3 faults=$4
-	shift 4
-	cfk_endpoint route53 "$faults" "$DRV_URL" || { RC=99; return; }
-	cfk_args "$CFK_EP"
-	cfk_run "$plan" "$drops" "$summary" CFK_CREDS "${CFK_ARGS[@]}" "$@"
-	cfk_proxy_stop
-}
-
-drv_stop() { cfk_proxy_stop; cfk_stop "${DRV_PID:-}"; DRV_PID=; }
