@@ -61,8 +61,11 @@ static void usage(FILE *f)
 		   "or pX (probability X); ACTION is latency=S, transient, commit-transient (commit, then 502),\n"
 		   "rate-limit[=S] (429 with Retry-After S), fatal, conflict, wrong-hint (with --memory-hints,\n"
 		   "a refusal names a change that is not a culprit), read-transient (WHEN counts reads and\n"
-		   "lists, not submissions: that read fails with 503); plus seed=N.\n"
-		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n");
+		   "lists, not submissions: that read fails with 503), write=RECORD (another client writes\n"
+		   "RECORD, 'OWNER TTL [IN] TYPE RDATA' with an absolute OWNER and no ',' or ';', just before\n"
+		   "the submission: it replaces that owner and type's RRset); plus seed=N.\n"
+		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n"
+		   "         --memory-faults '1:write=www.example.test. 300 A 198.51.100.1'\n");
 }
 
 enum {
