@@ -50,9 +50,10 @@ static void usage(FILE *f)
 		"drop log, metrics file or zone directory, or provider setup (credentials, server id,\n"
 		"zones): nothing sent; 3 some changes dropped (with --dry-run: some are invalid or in no\n"
 		"zone); 4 some changes failed (retry later), or stopped by a signal; 1 internal error.\n"
-		"SIGINT/SIGTERM/SIGHUP/SIGQUIT: finish the batch in flight (a rate-budget wait ends at\n"
-		"once, its request not sent), then stop: the changes not sent are failed (reason\n"
-		"deadline), the summary, drop log and metrics are written as for a whole run.\n"
+		"SIGINT/SIGTERM/SIGHUP/SIGQUIT: finish the batch in flight (a wait - backoff, rate budget,\n"
+		"provider pacing or throttle - ends at once, its request not sent), then stop: the changes\n"
+		"not sent are failed (reason deadline), the summary, drop log and metrics are written as\n"
+		"for a whole run.\n"
 		"SIGUSR1/SIGUSR2 are ignored; SIGPIPE too (a closed stderr loses log lines, nothing else).\n"
 		"\n"
 		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");

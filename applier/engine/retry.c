@@ -8,13 +8,19 @@
 #include "applier/core/pacing.h"
 #include "applier/engine/internal.h"
 
-void dnsb_engine_wait(engine *e, double seconds)
+int dnsb_engine_wait(engine *e, double seconds)
 {
+	double start, slept;
+
 	if (!(seconds > 0))
-		return;
+		return 0;
+	start = dnsb_engine_now(e);
 	e->clock->sleep(e->clock->payload, seconds);
-	e->rep->backoff_seconds += seconds;
-	dnsb_metrics_backoff(e->o->metrics, seconds);
+	slept = dnsb_engine_now(e) - start;
+	slept = slept > 0 && slept < seconds ? slept : seconds; /* a stop cuts it short */
+	e->rep->backoff_seconds += slept;
+	dnsb_metrics_backoff(e->o->metrics, slept);
+	return dnsb_engine_stop_asked(e);
 }
 
 /* Seconds until the provider's pacing lets a request leave (<= 0: now). */
