@@ -164,8 +164,9 @@ void dnsb_engine_end_run(batch_run *br, dnsb_reason reason, const dnsb_result *r
 
 /* retry.c */
 double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason *give_up);
-/* Sleep on the engine's clock (counted as backoff). @return 1 when a stop was asked by its end (the system
- * clock's sleep ends at once then: the caller sends nothing more), else 0; 0 when there was nothing to wait */
+/* Sleep on the engine's clock (counted as backoff). @return 1 when a stop was asked by its end, of the apply
+ * (options.stop) or of the process (dnsb_stop_request: the system clock's sleep ends at once then), so the
+ * caller sends nothing more; else 0; 0 when there was nothing to wait */
 int dnsb_engine_wait(engine *e, double seconds);
 double dnsb_engine_pacing_wait(engine *e);
 void dnsb_engine_pacing_hold(engine *e, double seconds);

@@ -6,6 +6,7 @@
 #include "applier/core/backoff.h"
 #include "applier/core/clock.h"
 #include "applier/core/pacing.h"
+#include "applier/core/stop.h"
 #include "applier/engine/internal.h"
 
 int dnsb_engine_wait(engine *e, double seconds)
@@ -20,7 +21,9 @@ int dnsb_engine_wait(engine *e, double seconds)
 	slept = slept > 0 && slept < seconds ? slept : seconds; /* a stop cuts it short */
 	e->rep->backoff_seconds += slept;
 	dnsb_metrics_backoff(e->o->metrics, slept);
-	return dnsb_engine_stop_asked(e);
+	/* The process's stop too (serve's SIGTERM: no engine flag): a wait it cut short is not a wait served, and
+	 * the retry it preceded would go at once; the batch ends instead. */
+	return dnsb_engine_stop_asked(e) || dnsb_stop_requested();
 }
 
 /* Seconds until the provider's pacing lets a request leave (<= 0: now). */
