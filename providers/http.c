@@ -1,9 +1,16 @@
 /*
- * http.c - the HTTP client every HTTP provider shares: one libcurl easy
- * handle per provider (its connection cache gives keep-alive), guarded by a
- * mutex, a timeout from the caller's time left, TLS always verified, the
- * body kept within a cap, Retry-After, Content-Type and RateLimit(-Policy)
- * read from the headers.
+ * http.c - the HTTP client every HTTP provider shares: one libcurl share
+ * handle per provider holding its connection cache (keep-alive), DNS cache
+ * and TLS sessions, and a fresh easy handle for each request, one request at
+ * a time under a mutex; a timeout from the caller's time left, TLS always
+ * verified, the body kept within a cap, Retry-After, Content-Type and
+ * RateLimit(-Policy) read from the headers.
+ *
+ * A fresh easy handle, not one reset between requests: libcurl 7.88.1
+ * (Debian 12) reads freed memory on a reused easy handle when a later
+ * reply's first header line starts with a space (curl issue #11101, fixed in
+ * 8.1.0; found by fuzz_http). No state of one reply survives into the next;
+ * the connections do, in the share.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,8 +32,9 @@
 #include "providers/ratelimit.h"
 
 struct dnsb_http {
-	pthread_mutex_t lock;      /* one request at a time on curl */
-	CURL *curl;                /* its connection cache outlives each request */
+	pthread_mutex_t lock;      /* one request at a time */
+	CURLSH *share;             /* connections, DNS, TLS sessions: they outlive each request's easy handle */
+	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST]; /* one per kind of shared data (libcurl's rule) */
 	double timeout, connect_timeout;
 	char *ca_file;             /* NULL = the system's CAs */
 	char *user_agent;
@@ -35,6 +43,38 @@ struct dnsb_http {
 	_Atomic unsigned long requests;
 	dnsb_budget *budget;       /* borrowed: every counted request takes a token; NULL = none */
 };
+
+static void share_lock(CURL *c, curl_lock_data data, curl_lock_access access, void *userp)
+{
+	(void)c;
+	(void)access;
+	pthread_mutex_lock(&((dnsb_http *)userp)->share_locks[data]);
+}
+
+static void share_unlock(CURL *c, curl_lock_data data, void *userp)
+{
+	(void)c;
+	pthread_mutex_unlock(&((dnsb_http *)userp)->share_locks[data]);
+}
+
+/* The share handle of h: what it holds, and its locks. @return it, or NULL (out of memory) */
+static CURLSH *share_new(dnsb_http *h)
+{
+	CURLSH *s = curl_share_init();
+
+	if (s == NULL)
+		return NULL;
+	if (curl_share_setopt(s, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+	    curl_share_setopt(s, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+	    curl_share_setopt(s, CURLSHOPT_USERDATA, h) != CURLSHE_OK ||
+	    curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK ||
+	    curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+	    curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+		curl_share_cleanup(s);
+		return NULL;
+	}
+	return s;
+}
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc = CURLE_FAILED_INIT;
@@ -67,14 +107,16 @@ int dnsb_http_new(dnsb_http **out, const dnsb_http_options *opts, dnsb_error *er
 	h->timeout = opts->timeout;
 	h->connect_timeout = opts->connect_timeout;
 	h->max_body = opts->max_body ? opts->max_body : defaults.max_body;
-	h->curl = curl_easy_init();
+	pthread_mutex_init(&h->lock, NULL);
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&h->share_locks[i], NULL);
+	h->share = share_new(h);
 	h->ca_file = opts->ca_file ? strdup(opts->ca_file) : NULL;
 	h->user_agent = strdup(opts->user_agent ? opts->user_agent : "dnsbatch/" DNSBATCH_VERSION);
-	if (h->curl == NULL || (opts->ca_file && h->ca_file == NULL) || h->user_agent == NULL) {
+	if (h->share == NULL || (opts->ca_file && h->ca_file == NULL) || h->user_agent == NULL) {
 		dnsb_http_free(h);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
-	pthread_mutex_init(&h->lock, NULL);
 	*out = h;
 	return 0;
 }
@@ -83,11 +125,13 @@ void dnsb_http_free(dnsb_http *h)
 {
 	if (h == NULL)
 		return;
-	if (h->curl)
-		curl_easy_cleanup(h->curl);
+	if (h->share)
+		curl_share_cleanup(h->share); /* no easy handle outlives its request: nothing holds it */
 	free(h->ca_file);
 	free(h->user_agent);
 	pthread_mutex_destroy(&h->lock);
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&h->share_locks[i]);
 	free(h);
 }
 
@@ -307,11 +351,10 @@ static int curl_failure_code(CURLcode rc)
 	}
 }
 
-/* Set every option of one request on the (reset) handle. @return 0 or a CURLcode */
-static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign,
+/* Set every option of one request on its fresh easy handle c. @return 0 or a CURLcode */
+static CURLcode set_options(dnsb_http *h, CURL *c, const dnsb_http_request *req, const dnsb_http_sigv4 *sign,
 			    struct curl_slist *headers, exchange *x, double seconds, char *errbuf)
 {
-	CURL *c = h->curl;
 	long ms = (long)ceil(seconds * 1000), cms = (long)ceil(fmin(seconds, h->connect_timeout) * 1000);
 	CURLcode rc = CURLE_OK;
 
@@ -320,6 +363,7 @@ static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, const dn
 		if (rc == CURLE_OK) \
 			rc = curl_easy_setopt(c, opt, val); \
 	} while (0)
+	SET(CURLOPT_SHARE, h->share);
 	SET(CURLOPT_ERRORBUFFER, errbuf);
 	SET(CURLOPT_URL, req->url);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");
@@ -338,7 +382,7 @@ static CURLcode set_options(dnsb_http *h, const dnsb_http_request *req, const dn
 	SET(CURLOPT_ACCEPT_ENCODING, "");
 	SET(CURLOPT_HTTPHEADER, headers);
 	if (sign) {
-		/* Cleared by the next request's curl_easy_reset: only this one is signed. */
+		/* This request's handle only: only this one is signed. */
 		SET(CURLOPT_AWS_SIGV4, sign->provider);
 		SET(CURLOPT_USERPWD, sign->userpwd);
 	}
@@ -385,23 +429,23 @@ static int perform(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_s
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *headers = build_headers(req, sign);
+	CURL *c = headers ? curl_easy_init() : NULL;
 	long connects = 0;
 	CURLcode rc;
 
-	if (headers == NULL)
+	if (c == NULL) {
+		curl_slist_free_all(headers);
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	curl_easy_reset(h->curl); /* options only: the connection cache stays */
-	rc = set_options(h, req, sign, headers, x, seconds, errbuf);
+	}
+	rc = set_options(h, c, req, sign, headers, x, seconds, errbuf);
 	if (rc == CURLE_OK) {
 		atomic_fetch_add(&h->requests, 1);
-		rc = curl_easy_perform(h->curl);
-		if (curl_easy_getinfo(h->curl, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
+		rc = curl_easy_perform(c);
+		if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
 			atomic_fetch_add(&h->connections, (unsigned long)connects);
-		curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, status);
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	}
-	/* Nothing of this call's stack may stay referenced by the handle. */
-	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
-	curl_easy_setopt(h->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
+	curl_easy_cleanup(c); /* its connection stays in the share, for the next request */
 	curl_slist_free_all(headers);
 	if (x->oom)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory reading the reply of %s %s", req->method, req->url);

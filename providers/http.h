@@ -3,11 +3,13 @@
  * later pdns and aws): libcurl underneath, one connection reused across
  * requests. Not installed; a backend includes it as "providers/http.h".
  *
- * One dnsb_http is one libcurl easy handle and its connection cache: the
- * provider keeps one for its lifetime, so consecutive requests to the same
- * host reuse one TCP+TLS connection (keep-alive). A provider is used from
- * several threads (the sidecar), so the handle is guarded by a mutex: one
- * request at a time per handle, the others wait (within their time left).
+ * One dnsb_http is one libcurl share handle holding the connection cache
+ * (and DNS cache, TLS sessions), with a fresh easy handle per request (no
+ * state of one reply reaches the next: libcurl 7.88's #11101): the provider
+ * keeps one for its lifetime, so consecutive requests to the same host reuse
+ * one TCP+TLS connection (keep-alive). A provider is used from several
+ * threads (the sidecar), so requests are serialized by a mutex: one request
+ * at a time per client, the others wait (within their time left).
  *
  * TLS peer and host verification are always on; only the CA bundle can be
  * changed (ca_file). Redirects are never followed. Nothing here logs a

@@ -1,5 +1,6 @@
 /* interval.c - a provider's own submission interval (providers/interval.h). */
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "providers/interval.h"
 
 void dnsb_interval_init(dnsb_interval *iv, double every, const char *flag)
@@ -31,6 +32,8 @@ int dnsb_interval_wait(dnsb_interval *iv, double give_up, dnsb_error *err)
 	}
 	iv->next = slot + iv->every;
 	pthread_mutex_unlock(&iv->lock);
-	dnsb_sleep(slot - now);
+	if (dnsb_stop_sleep(slot - now)) /* a stop (a signal) ends the wait: not sent */
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "not sent: the apply was stopped while it waited for the "
+				      "next submission slot (--%s %g s)", iv->flag, iv->every);
 	return 0;
 }

@@ -31,7 +31,8 @@ void dnsb_interval_clear(dnsb_interval *iv);
  * waited for outside it, so concurrent submitters queue one interval apart).
  * @param give_up  monotonic time by which the caller must answer, or 0
  * @return 0; DNSB_ETRANSIENT (err names the flag) when the slot comes at or
- *         after give_up: nothing is taken
+ *         after give_up: nothing is taken; DNSB_ERATELIMIT when a stop
+ *         (dnsb_stop_request: SIGTERM, SIGINT) ends the wait: not to be sent
  */
 int dnsb_interval_wait(dnsb_interval *iv, double give_up, dnsb_error *err);
 

@@ -49,9 +49,12 @@ typedef struct dnsb_budget dnsb_budget;
 /** Settings of a budget; read during dnsb_budget_new, strings copied. */
 typedef struct dnsb_budget_options {
 	unsigned version;         /**< DNSB_BUDGET_OPTIONS_VERSION */
-	const char *url;          /**< "redis://[user[:password]@]HOST[:PORT][/DB]"; NULL = local only.
-				       rediss:// is refused: Debian 12's hiredis (0.14) has no TLS */
-	const char *password;     /**< overrides the URL's password; NULL = the URL's or none. Never logged */
+	const char *url;          /**< "redis://[user@]HOST[:PORT][/DB]"; NULL = local only. A password
+				       in the URL (user:password@) is refused (DNSB_EINVAL): it would sit in
+				       /proc/PID/cmdline. rediss:// is refused: Debian 12's hiredis (0.14)
+				       has no TLS */
+	const char *password;     /**< the Redis password (from --rate-budget-password-file or
+				       DNSBATCH_REDIS_PASSWORD); NULL = none. Never logged */
 	const char *key;          /**< the account ("aws:123456789012"): instances with the same key share
 				       one bucket; NULL = "default" */
 	double rate;              /**< tokens per second for the whole account, > 0 */
@@ -113,11 +116,15 @@ int dnsb_budget_from_config(dnsb_budget **out, const dnsb_config *cfg, const dns
 			    dnsb_error *err);
 
 /**
- * Take one token, sleeping as long as the bucket says (at most `time_left`).
- * @param time_left  seconds the caller has, > 0; 0 = no limit
+ * Take one token, sleeping as long as the bucket says: at most `time_left`,
+ * and never more than 60 s (issue 38 §1: a bucket set far in the future by
+ * whoever can write to that Redis stalls no one). A stop (SIGTERM, SIGINT:
+ * dnsb_stop_sleep) ends the sleep at once.
+ * @param time_left  seconds the caller has, > 0; 0 (or anything past 60) = 60 s
  * @param waited     receives the seconds slept (may be NULL)
  * @return 0 when the token was taken; DNSB_ERATELIMIT when the wait would pass
- *         time_left (nothing was taken, nothing slept)
+ *         time_left or 60 s (nothing was taken, nothing slept), or a stop
+ *         ended the sleep (nothing is sent)
  */
 int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
 

@@ -50,9 +50,10 @@ static void usage(FILE *f)
 		"drop log, metrics file or zone directory, or provider setup (credentials, server id,\n"
 		"zones): nothing sent; 3 some changes dropped (with --dry-run: some are invalid or in no\n"
 		"zone); 4 some changes failed (retry later), or stopped by a signal; 1 internal error.\n"
-		"SIGINT/SIGTERM/SIGHUP/SIGQUIT: finish the batch in flight (a rate-budget wait ends at\n"
-		"once, its request not sent), then stop: the changes not sent are failed (reason\n"
-		"deadline), the summary, drop log and metrics are written as for a whole run.\n"
+		"SIGINT/SIGTERM/SIGHUP/SIGQUIT: finish the batch in flight (a wait - backoff, rate budget,\n"
+		"provider pacing or throttle - ends at once, its request not sent), then stop: the changes\n"
+		"not sent are failed (reason deadline), the summary, drop log and metrics are written as\n"
+		"for a whole run.\n"
 		"SIGUSR1/SIGUSR2 are ignored; SIGPIPE too (a closed stderr loses log lines, nothing else).\n"
 		"\n"
 		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");
@@ -61,8 +62,11 @@ static void usage(FILE *f)
 		   "or pX (probability X); ACTION is latency=S, transient, commit-transient (commit, then 502),\n"
 		   "rate-limit[=S] (429 with Retry-After S), fatal, conflict, wrong-hint (with --memory-hints,\n"
 		   "a refusal names a change that is not a culprit), read-transient (WHEN counts reads and\n"
-		   "lists, not submissions: that read fails with 503); plus seed=N.\n"
-		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n");
+		   "lists, not submissions: that read fails with 503), write=RECORD (another client writes\n"
+		   "RECORD, 'OWNER TTL [IN] TYPE RDATA' with an absolute OWNER and no ',' or ';', just before\n"
+		   "the submission: it replaces that owner and type's RRset); plus seed=N.\n"
+		   "Example: --memory-faults '2:commit-transient,p0.1:transient,seed=7'\n"
+		   "         --memory-faults '1:write=www.example.test. 300 A 198.51.100.1'\n");
 }
 
 enum {

@@ -367,6 +367,9 @@ int dnsb_cmd_serve(int argc, char **argv)
 		pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 		/* A client that hangs up must not kill the process. */
 		signal(SIGPIPE, SIG_IGN);
+		/* Without its pipe a stop wakes no wait (stop.h): the applies in flight would sleep theirs out. */
+		if (dnsb_stop_init() < 0)
+			dnsb_log(DNSB_LOG_WARN, "serve: no stop pipe (%s): a stop will not end the waits in flight", strerror(errno));
 		rc = run(&a, provider, filter, droplog, metrics, quarantine, &sigs);
 	}
 	dnsb_droplog_free(droplog);

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "dnsbatch/clock.h"
 
 double dnsb_monotonic(void)
@@ -66,10 +67,11 @@ void dnsb_sleep(double seconds)
 		;
 }
 
+/* The engine's waits (backoff, pacing): a stop (a signal, stop.h) ends them at once. */
 static void system_sleep(void *payload, double seconds)
 {
 	(void)payload;
-	dnsb_sleep(seconds);
+	(void)dnsb_stop_sleep(seconds);
 }
 
 const dnsb_clock *dnsb_clock_system(void)

@@ -164,7 +164,10 @@ void dnsb_engine_end_run(batch_run *br, dnsb_reason reason, const dnsb_result *r
 
 /* retry.c */
 double dnsb_engine_retry_wait(batch_run *br, const dnsb_result *res, dnsb_reason *give_up);
-void dnsb_engine_wait(engine *e, double seconds);
+/* Sleep on the engine's clock (counted as backoff). @return 1 when a stop was asked by its end, of the apply
+ * (options.stop) or of the process (dnsb_stop_request: the system clock's sleep ends at once then), so the
+ * caller sends nothing more; else 0; 0 when there was nothing to wait */
+int dnsb_engine_wait(engine *e, double seconds);
 double dnsb_engine_pacing_wait(engine *e);
 void dnsb_engine_pacing_hold(engine *e, double seconds);
 
@@ -214,6 +217,7 @@ void dnsb_engine_release_held(engine *e, dnsb_plan *plan, group *groups, size_t 
 
 /* The message of a change never sent because a stop was asked (batch.c); outcome.c sums these up in one line. */
 #define DNSB_ENGINE_STOPPED_MESSAGE "not sent: the apply was stopped before this change's batch began"
+#define DNSB_ENGINE_STOPPED_WAIT_MESSAGE "the apply was stopped (a signal) while this change's batch waited to be sent or retried"
 
 /* progress.c: on_progress at the start (changes settled before sending), around each batch (before: its
  * changes' outcomes taken out, after: put back, told), and at the end from the report; and the stop asked */

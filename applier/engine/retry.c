@@ -6,15 +6,24 @@
 #include "applier/core/backoff.h"
 #include "applier/core/clock.h"
 #include "applier/core/pacing.h"
+#include "applier/core/stop.h"
 #include "applier/engine/internal.h"
 
-void dnsb_engine_wait(engine *e, double seconds)
+int dnsb_engine_wait(engine *e, double seconds)
 {
+	double start, slept;
+
 	if (!(seconds > 0))
-		return;
+		return 0;
+	start = dnsb_engine_now(e);
 	e->clock->sleep(e->clock->payload, seconds);
-	e->rep->backoff_seconds += seconds;
-	dnsb_metrics_backoff(e->o->metrics, seconds);
+	slept = dnsb_engine_now(e) - start;
+	slept = slept > 0 && slept < seconds ? slept : seconds; /* a stop cuts it short */
+	e->rep->backoff_seconds += slept;
+	dnsb_metrics_backoff(e->o->metrics, slept);
+	/* The process's stop too (serve's SIGTERM: no engine flag): a wait it cut short is not a wait served, and
+	 * the retry it preceded would go at once; the batch ends instead. */
+	return dnsb_engine_stop_asked(e) || dnsb_stop_requested();
 }
 
 /* Seconds until the provider's pacing lets a request leave (<= 0: now). */

@@ -120,7 +120,10 @@ static int submit_once(batch_run *br, size_t zone, dnsb_change **changes, size_t
 		dnsb_engine_end_run(br, DNSB_REASON_DEADLINE, NULL, "the apply deadline passed before this change was applied");
 		return 0;
 	}
-	dnsb_engine_wait(e, wait);
+	if (dnsb_engine_wait(e, wait)) { /* stopped (a signal) in the wait: not sent */
+		dnsb_engine_end_run(br, DNSB_REASON_DEADLINE, NULL, DNSB_ENGINE_STOPPED_WAIT_MESSAGE);
+		return 0;
+	}
 	if (e->o->on_batch)
 		e->o->on_batch(e->o->payload, zname, ++e->batch_no, changes, count);
 	rc = dnsb_provider_submit(e->p, zname, changes, count, dnsb_engine_time_left(e), res, &secs, &serr);
@@ -156,8 +159,10 @@ static int retry(batch_run *br, size_t count, const dnsb_result *res)
 	describe(what, sizeof(what), res);
 	dnsb_log(DNSB_LOG_INFO, "zone %s: %zu changes not applied yet: %s; retrying in %.3f s",
 		 dnsb_engine_zone_name(br->e, br->gs[0]->zone), count, what, wait);
-	if (res->cls == DNSB_CLASS_TRANSIENT)
-		dnsb_engine_wait(br->e, wait);
+	if (res->cls == DNSB_CLASS_TRANSIENT && dnsb_engine_wait(br->e, wait)) { /* stopped in the wait */
+		dnsb_engine_end_run(br, DNSB_REASON_DEADLINE, res, DNSB_ENGINE_STOPPED_WAIT_MESSAGE);
+		return 0;
+	}
 	return 1;
 }
 

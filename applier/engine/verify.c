@@ -104,7 +104,8 @@ int dnsb_engine_read_back(engine *e, group **gs, size_t n, int diagnose, dnsb_rr
 
 	if (e->deadline > 0 && dnsb_engine_now(e) + (wait > 0 ? wait : 0) >= e->deadline)
 		return dnsb_error_set(rerr, DNSB_EDEADLINE, "no time left before the deadline to read back");
-	dnsb_engine_wait(e, wait);
+	if (dnsb_engine_wait(e, wait))
+		return dnsb_error_set(rerr, DNSB_EDEADLINE, "the apply was stopped (a signal) before the read-back");
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = group_keys(&k, gs[i], diagnose);
 	if (rc == 0)

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/secret.h"
 #include "applier/obs/drop_record.h"
 #include "dnsbatch/log.h"
 #include "dnsbatch/plan.h"
@@ -43,13 +44,22 @@ static void format_time(char *buf, size_t size, double now)
 		snprintf(buf, size, "1970-01-01T00:00:00Z");
 }
 
-/* A string field, or null when absent, so a consumer tells "no code" from "empty code". */
+/* A string field, or null when absent, so a consumer tells "no code" from "empty code". No secret this process
+ * holds is in it (a provider's message, a culprit's note may quote one: issue 38 §4). */
 static int add_string(json_object *obj, const char *key, const char *value)
 {
 	json_object *v = NULL;
+	char *copy = NULL;
 
-	if (value && !(v = json_object_new_string(value)))
+	if (value && (copy = strdup(value)) == NULL)
 		return DNSB_ENOMEM;
+	if (copy) {
+		dnsb_secret_redact(copy);
+		v = json_object_new_string(copy);
+		free(copy);
+		if (v == NULL)
+			return DNSB_ENOMEM;
+	}
 	if (json_object_object_add(obj, key, v) != 0) {
 		json_object_put(v);
 		return DNSB_ENOMEM;

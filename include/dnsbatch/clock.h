@@ -30,7 +30,8 @@ typedef struct dnsb_clock {
 #define DNSB_CLOCK_VERSION 1
 #define DNSB_CLOCK_INIT { DNSB_CLOCK_VERSION, 0, 0, 0, 0 }
 
-/** The real clock: CLOCK_MONOTONIC, nanosleep and CLOCK_REALTIME. Static. */
+/** The real clock: CLOCK_MONOTONIC, poll and CLOCK_REALTIME; its sleep ends at once when the process is
+ *  asked to stop (SIGINT, SIGTERM, SIGHUP, SIGQUIT in the dnsbatch program). Static. */
 const dnsb_clock *dnsb_clock_system(void);
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "applier/core/clock.h"
+#include "applier/core/secret.h"
 #include "dnsbatch/sys/log.h"
 #include "providers/aws/aws.h"
 
@@ -45,6 +46,8 @@ time_t dnsb_aws_time(const char *text)
 static int keys_set(dnsb_aws_keys *k, const char *id, const char *secret, const char *token, time_t expires)
 {
 	dnsb_aws_keys_clear(k);
+	dnsb_secret_register(secret); /* every source's: redacted from all that is printed (an endpoint may echo) */
+	dnsb_secret_register(token);
 	k->access_key = strdup(id);
 	k->secret = strdup(secret);
 	k->token = token && *token ? strdup(token) : NULL;
@@ -190,6 +193,7 @@ static int init_source(dnsb_aws_creds *c, const dnsb_aws_config *cfg, dnsb_error
 		if (dup_env(&c->container_auth_file, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE") != 0 ||
 		    (c->container_auth_file == NULL && dup_env(&c->container_auth, "AWS_CONTAINER_AUTHORIZATION_TOKEN") != 0))
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		dnsb_secret_register(c->container_auth);
 		return 0;
 	}
 	if (file_path(path, sizeof(path)) == 0 && access(path, F_OK) == 0) {
@@ -282,6 +286,7 @@ static char *read_secret_file(const char *path, const char *what, dnsb_error *er
 		return NULL;
 	}
 	buf[len] = '\0';
+	dnsb_secret_register(buf); /* a web identity or container token: redacted from all that is printed */
 	return buf;
 }
 
@@ -423,6 +428,8 @@ static int fetch_imds(dnsb_aws_creds *c, dnsb_http *http, double give_up, dnsb_a
 	url = NULL;
 	if (rc == 0 && resp.status != 200)
 		rc = source_refused(&resp, "IMDSv2 token", err);
+	if (rc == 0)
+		dnsb_secret_register(trim(resp.body)); /* the IMDSv2 session token */
 	if (rc == 0 && asprintf(&header, "X-aws-ec2-metadata-token: %s", trim(resp.body)) < 0)
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory"), header = NULL;
 	dnsb_http_response_clear(&resp);

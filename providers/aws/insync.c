@@ -9,6 +9,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "providers/aws/aws.h"
 
 /* The change's id from a ChangeResourceRecordSets reply: ChangeInfo/Id without "/change/". @return malloc'd or NULL */
@@ -48,7 +49,8 @@ static int poll(dnsb_aws *a, const char *url, double start, double limit, unsign
 	while (rc == 0 || rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT) {
 		if (dnsb_monotonic() + delay >= limit)
 			return dnsb_error_set(err, DNSB_ETRANSIENT, "no time left for the next GetChange");
-		dnsb_sleep(delay);
+		if (dnsb_stop_sleep(delay)) /* a stop (a signal) ends the wait: the change was accepted, unconfirmed */
+			return dnsb_error_set(err, DNSB_ETRANSIENT, "the apply was stopped before INSYNC");
 		(*polls)++;
 		rc = poll_once(a, url, limit, err);
 		if (rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT)

@@ -13,6 +13,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "applier/core/secret.h"
 #include "providers/azure/azure.h"
 
 #define SCOPE "https://management.azure.com/.default"
@@ -147,6 +148,7 @@ static int token_take(dnsb_azure_auth *a, const dnsb_http_response *resp, const 
 		if (json_object_object_get_ex(doc, "expires_in", &exp) && json_object_get_double(exp) > 0)
 			expires_in = json_object_get_double(exp);
 		dnsb_azure_auth_clear(a);
+		dnsb_secret_register(json_object_get_string(tok)); /* redacted from all that is printed */
 		if (asprintf(&a->header, "Authorization: Bearer %s", json_object_get_string(tok)) < 0) {
 			a->header = NULL;
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applier/core/secret.h"
 #include "providers/azure/azure.h"
 
 void dnsb_azure_config_clear(dnsb_azure_config *cfg)
@@ -86,6 +87,7 @@ static int config_file_cred(dnsb_azure_config *out, json_object *doc, const char
 			return dnsb_error_set(err, DNSB_EINVAL,
 					      "%s: aadClientId and aadClientSecret are required without "
 					      "useManagedIdentityExtension or useWorkloadIdentityExtension", path);
+		dnsb_secret_register(out->secret); /* redacted from all that is printed: an endpoint may echo it */
 	}
 	return 0;
 }
@@ -130,6 +132,7 @@ static int env_cred(dnsb_azure_config *out, const char *user_identity)
 	if (have_app && secret && *secret) {
 		out->cred = DNSB_AZURE_CRED_SECRET;
 		out->cred_source = "$AZURE_CLIENT_SECRET";
+		dnsb_secret_register(secret); /* redacted from all that is printed: an endpoint may echo it */
 		return take(&out->secret, secret) || take(&out->client_id, getenv("AZURE_CLIENT_ID")) ? DNSB_ENOMEM : 0;
 	}
 	out->cred = DNSB_AZURE_CRED_MANAGED;

@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "providers/azure/azure.h"
 #include "providers/ratelimit.h"
 
@@ -319,6 +320,13 @@ static double start_some(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, 
 			(*next)++;
 			continue;
 		}
+		if (wait > 0 && dnsb_stop_requested()) { /* a stop (a signal) ends the wait: not sent */
+			not_sent(r, DNSB_CLASS_RATE_LIMITED, "quota", "held by the subscription's quota (its pace, a "
+				 "429's Retry-After) when the apply was stopped");
+			r->res.retry_after = wait;
+			(*next)++;
+			continue;
+		}
 		if (wait > 0)
 			return wait;
 		if ((got = take_budget(a, *running, give_up, now)) > 0)
@@ -359,7 +367,7 @@ static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, 
 		}
 		if (running == 0) {
 			if (wait > 0)
-				dnsb_sleep(wait);
+				(void)dnsb_stop_sleep(wait); /* a stop ends it: start_some sends none of those held */
 			continue;
 		}
 		curl_multi_perform(a->multi, &still);
@@ -384,10 +392,10 @@ static int run(dnsb_azure *a, dnsb_azure_write *w, const size_t *idx, size_t n, 
 	return rc;
 }
 
-/* Is request w worth sending again: refused with 401 (a new token is due) or 429 (nothing was done)? */
+/* Is request w worth sending again: refused with 401 (a new token is due) or 429 (nothing was done), and no stop asked? */
 static int again(const dnsb_azure_write *w, int round, double give_up)
 {
-	if (w->rc != 0 || (give_up > 0 && dnsb_monotonic() >= give_up))
+	if (w->rc != 0 || (give_up > 0 && dnsb_monotonic() >= give_up) || dnsb_stop_requested())
 		return 0;
 	return (w->res.status == 401 && round < MAX_401_ROUNDS) || w->res.status == 429;
 }

@@ -12,6 +12,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "providers/cloudflare/cloudflare.h"
 #include "providers/ratelimit.h"
 
@@ -32,15 +33,20 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (wait > 0 && give_up > 0 && now + wait > give_up) {
+	if (wait > DNSB_CF_PACE_CAP || (wait > 0 && give_up > 0 && now + wait > give_up)) {
 		dnsb_hb_refused(wait);
 		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: the token's limit (RateLimit header, "
-				      "429 Retry-After) leaves no request for %.1f s, past the time left", method, wait);
+				      "429 Retry-After) leaves no request for %.1f s, past the time left or the %.0f s "
+				      "cap", method, wait, DNSB_CF_PACE_CAP);
 	}
 	if (wait > 0) {
 		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s held back %.2f s (RateLimit: few requests left, or a 429)", method,
 			 wait);
-		dnsb_sleep(wait);
+		if (dnsb_stop_sleep(wait)) { /* a stop (a signal) ends the wait: not sent */
+			dnsb_hb_refused(wait);
+			return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: the apply was stopped while the "
+					      "token's limit held it back", method);
+		}
 	}
 	for (size_t i = 0; cf->cfg.auth[i]; i++)
 		headers[k++] = cf->cfg.auth[i];

@@ -241,7 +241,13 @@ typedef struct dnsb_cf_pace {
 	int low;                /**< 1 while the last header said less than a fifth of the quota is left */
 	unsigned long slowed;   /**< requests held back */
 	double waited;          /**< seconds they were held back in all */
+	unsigned long absurd;   /**< RateLimit headers ignored: a reset past DNSB_CF_RESET_MAX (logged once) */
 } dnsb_cf_pace;
+
+/** The longest a request is held (seconds), the rate budget's cap (ratelimit.h): a longer wait is not made. */
+#define DNSB_CF_PACE_CAP 60.0
+/** A RateLimit reset (t) past this many seconds makes no sense (Cloudflare's window is 300 s): ignored. */
+#define DNSB_CF_RESET_MAX 3600L
 
 /**
  * The tightest item of a RateLimit or RateLimit-Policy header
@@ -263,16 +269,18 @@ void dnsb_cf_pace_clear(dnsb_cf_pace *p);
  * more than a fifth of the quota is left; then what is left spread over the
  * time to the reset; none left, or a 429's hold, until the reset).
  * @param now      monotonic seconds
- * @param give_up  monotonic seconds, 0 = none: a wait that passes it reserves
- *                 nothing (the request is not to be sent; the seconds returned
- *                 say how long the token is held)
+ * @param give_up  monotonic seconds, 0 = none: a wait that passes it, or
+ *                 DNSB_CF_PACE_CAP, reserves nothing (the request is not to be
+ *                 sent: rate_limited; the seconds returned say how long the
+ *                 token is held)
  * @return seconds
  */
 double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up);
 
 /**
  * Take a reply's RateLimit and RateLimit-Policy headers (ignored when
- * absent); a 429 with Retry-After holds every request until it has passed,
+ * absent, and when the reset is past DNSB_CF_RESET_MAX: logged once, counted
+ * in `absurd`); a 429 with Retry-After holds every request until it has passed,
  * at most DNSB_RETRY_AFTER_CAP_FACTOR x DNSB_HB_THROTTLE_CAP seconds (as
  * dnsb_hb_get waits the same reply).
  * @return 1 when this reply brought what is left below the fifth of the quota, else 0

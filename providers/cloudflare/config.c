@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/secret.h"
 #include "providers/cloudflare/cloudflare.h"
 
 void dnsb_cf_config_clear(dnsb_cf_config *cfg)
@@ -67,6 +68,7 @@ static int take_token(dnsb_cf_config *out, const char *env, dnsb_error *err)
 		out->auth_source = "$" DNSB_CF_TOKEN_ENV;
 	}
 	if (rc == 0) {
+		dnsb_secret_register(token); /* from the environment too: redacted from all that is printed */
 		snprintf(line, sizeof(line), "Bearer %s", token);
 		rc = auth_line(&out->auth[0], "Authorization", line, err);
 	}
@@ -84,7 +86,7 @@ static int take_key(dnsb_cf_config *out, const char *key, const char *email, dns
 	if (email == NULL || *email == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "$" DNSB_CF_KEY_ENV " needs $" DNSB_CF_EMAIL_ENV " (its account's email)");
 	if ((rc = secret_text(text, sizeof(text), key, "$" DNSB_CF_KEY_ENV, err)) == 0 &&
-	    (rc = auth_line(&out->auth[0], "X-Auth-Key", text, err)) == 0 &&
+	    (dnsb_secret_register(text), rc = auth_line(&out->auth[0], "X-Auth-Key", text, err)) == 0 &&
 	    (rc = secret_text(text, sizeof(text), email, "$" DNSB_CF_EMAIL_ENV, err)) == 0)
 		rc = auth_line(&out->auth[1], "X-Auth-Email", text, err);
 	explicit_bzero(text, sizeof(text));

@@ -15,12 +15,17 @@
  * (the skeleton's throttle cap, not the engine's --backoff-cap), so a listing
  * without a deadline is held no longer than its read waits: after that the
  * request is sent again, and a second 429 sets a new hold. A request whose
- * hold or pace passes its give_up is not reserved (nor sent).
+ * hold or pace passes its give_up, or DNSB_CF_PACE_CAP (60 s, the cap of every
+ * wait, issue 38 §1: a listing has no give_up), is not reserved (nor sent).
+ * A RateLimit header whose reset makes no sense (past DNSB_CF_RESET_MAX; a
+ * fuzzed t=99999999999 held a listing for 3,000 years) is ignored, and said
+ * once.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "applier/core/backoff.h"
+#include "dnsbatch/sys/log.h"
 #include "providers/cloudflare/cloudflare.h"
 
 /* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
@@ -99,7 +104,7 @@ double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up)
 			start = now;
 	}
 	/* Not sent (the caller's test, on the same numbers): nothing spent, nobody held back. */
-	if (give_up > 0 && now + (start - now) > give_up) {
+	if (start - now > DNSB_CF_PACE_CAP || (give_up > 0 && now + (start - now) > give_up)) {
 		pthread_mutex_unlock(&p->lock);
 		return start - now;
 	}
@@ -119,6 +124,12 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 	long r, t = -1, q;
 	int fell = 0, known = dnsb_cf_ratelimit_read(resp->ratelimit, "r", &r, "t", &t) == 0;
 
+	if (known && t > DNSB_CF_RESET_MAX) {
+		known = 0;
+		if (__atomic_fetch_add(&p->absurd, 1, __ATOMIC_RELAXED) == 0)
+			dnsb_log(DNSB_LOG_WARN, "cloudflare: a RateLimit header resets in %ld s, past %ld s: it makes no "
+				 "sense and is ignored (said once)", t, DNSB_CF_RESET_MAX);
+	}
 	pthread_mutex_lock(&p->lock);
 	if (dnsb_cf_ratelimit_read(resp->ratelimit_policy, "q", &q, NULL, NULL) == 0 && q > 0)
 		p->quota = (double)q;

@@ -1,28 +1,62 @@
 #!/usr/bin/env python3
-"""echo_http.py - an HTTP endpoint that answers every request 500 with the request's headers quoted in a
-JSON error body, as a misconfigured proxy or a debug build of an API might: what a PowerDNS echoing
-X-API-Key looked like (issue 38 §4). Writes its port to PORTFILE once listening.
+"""echo_http.py - an HTTP endpoint that answers every request 500 with the request's body and headers
+quoted in a JSON error body, as a misconfigured proxy or a debug build of an API might: what a PowerDNS
+echoing X-API-Key looked like (issue 38 §4). Writes its port to PORTFILE once listening.
 
-usage: echo_http.py PORTFILE
+With --token VALUE, a POST to a path ending in /token (an OAuth token endpoint: Azure's) is answered 200
+with VALUE as its access_token, which the next requests then carry and have echoed; with --aws-creds
+SECRET:TOKEN, GET /creds (container credentials) is answered with those keys. --shape pdns (the
+default: 500 {"error": TEXT}), cloudflare, azure (400, their error bodies) or aws (400, Route53's XML error)
+puts the quote where that provider's client reads a message.
+
+usage: echo_http.py PORTFILE [--token VALUE] [--aws-creds SECRET:TOKEN] [--shape pdns|cloudflare|azure|aws]
 """
 import http.server
 import json
 import os
 import sys
+from xml.sax.saxutils import escape
+
+OPTS = {}
+CREDENTIAL_WORDS = ("key", "token", "auth", "secret")
 
 
 class Echo(http.server.BaseHTTPRequestHandler):
-    def answer(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
-        body = json.dumps({"error": "bad request; headers were: " +
-                           "; ".join("%s: %s" % kv for kv in self.headers.items())}).encode()
-        self.send_response(500)
+    def send(self, status, doc):
+        body = json.dumps(doc).encode()
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def answer(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        sent = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        if "--token" in OPTS and self.command == "POST" and self.path.split("?")[0].endswith("/token"):
+            return self.send(200, {"token_type": "Bearer", "expires_in": 3600, "access_token": OPTS["--token"]})
+        if "--aws-creds" in OPTS and self.path == "/creds":
+            secret, token = OPTS["--aws-creds"].split(":", 1)
+            return self.send(200, {"AccessKeyId": "AKIDECHO0001", "SecretAccessKey": secret, "Token": token,
+                                   "Expiration": "2099-01-01T00:00:00Z"})
+        # the credentials first: a client that cuts a long message short still quotes them
+        heads = sorted(self.headers.items(), key=lambda kv: not any(w in kv[0].lower() for w in CREDENTIAL_WORDS))
+        text = "bad request; body was: " + sent + "; headers were: " + "; ".join("%s: %s" % kv for kv in heads)
+        shape = OPTS.get("--shape", "pdns")
+        if shape == "aws":
+            body = ("<ErrorResponse><Error><Type>Sender</Type><Code>InvalidInput</Code><Message>%s</Message></Error>"
+                    "<RequestId>echo</RequestId></ErrorResponse>" % escape(text)).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "text/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return self.wfile.write(body)
+        if shape == "cloudflare":
+            return self.send(400, {"success": False, "errors": [{"code": 1004, "message": text}], "messages": [],
+                                   "result": None})
+        if shape == "azure":
+            return self.send(400, {"error": {"code": "BadRequest", "message": text}})
+        self.send(500, {"error": text})
 
     do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = answer
 
@@ -31,6 +65,8 @@ class Echo(http.server.BaseHTTPRequestHandler):
 
 
 def main():
+    args = sys.argv[2:]
+    OPTS.update(zip(args[::2], args[1::2]))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
     with open(sys.argv[1] + ".tmp", "w") as f:
         f.write("%d\n" % server.server_address[1])

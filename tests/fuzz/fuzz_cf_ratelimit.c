@@ -4,10 +4,12 @@
  * lines, a blank line ending each reply, "429" as a line making it a 429),
  * each reply's values trimmed as http.c's header callback does and given to
  * the pace (dnsb_cf_pace_note), then the next request reserved, one second
- * later each. A reserved wait must be a number of seconds >= 0 and at most
- * an hour: Cloudflare's window is 5 minutes (1,200 requests), a 429's hold
- * is capped at DNSB_RETRY_AFTER_CAP_FACTOR x DNSB_HB_THROTTLE_CAP, and a
- * request without a deadline (give_up 0) sleeps whatever is returned.
+ * later each. A wait must be a number of seconds >= 0, and one past
+ * DNSB_CF_PACE_CAP (the caller does not send then) must reserve nothing;
+ * what is said is at most a reset that makes sense (DNSB_CF_RESET_MAX) past
+ * the last request let go (at most the cap ahead): a reset past it is
+ * ignored, a 429's hold is capped at DNSB_RETRY_AFTER_CAP_FACTOR x
+ * DNSB_HB_THROTTLE_CAP.
  */
 #include <math.h>
 #include <stdint.h>
@@ -21,20 +23,22 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #ifndef WAIT_MAX
-#define WAIT_MAX 3600.0 /* -DWAIT_MAX=1e300 to look past an unbounded wait */
+#define WAIT_MAX ((double)DNSB_CF_RESET_MAX + DNSB_CF_PACE_CAP) /* -DWAIT_MAX=1e300 to look past it */
 #endif
 
 static void reply_done(dnsb_cf_pace *p, dnsb_http_response *resp, double *now, size_t round)
 {
 	double wait;
 	long v = -2, v2 = -2;
+	unsigned long slowed = p->slowed;
 
 	if (dnsb_cf_ratelimit_read(resp->ratelimit, "r", &v, "t", &v2) == 0 && (v < 0 || v2 < -1))
 		abort(); /* a value read negative */
 	(void)dnsb_cf_pace_note(p, resp, *now);
 	/* Every other request without a deadline, as a listing without one (give_up 0) makes it. */
+	slowed = p->slowed;
 	wait = dnsb_cf_pace_reserve(p, *now, round % 2 ? *now + 30.0 : 0);
-	if (!isfinite(wait) || wait < 0 || (round % 2 == 0 && wait > WAIT_MAX)) {
+	if (!isfinite(wait) || wait < 0 || wait > WAIT_MAX || (wait > DNSB_CF_PACE_CAP && p->slowed != slowed)) {
 		fprintf(stderr, "RateLimit '%s', RateLimit-Policy '%s', status %ld, Retry-After %.3f: a wait of %g s\n",
 			resp->ratelimit, resp->ratelimit_policy, resp->status, resp->retry_after, wait);
 		abort();

@@ -437,6 +437,12 @@ check "dry run json: zone file byte-identical" cmp -s "$T/dry.zone" "$ZONE"
 
 ##### memory provider with a fault script #############################################################
 
+for action in latency= transient commit-transient rate-limit fatal conflict wrong-hint read-transient write=RECORD \
+	seed=N; do
+	check "apply --help documents the --memory-faults action $action" \
+		sh -c '"$1" apply --help | sed -n "/^--memory-faults/,\$p" | grep -qF -- "$2"' _ "$DNSBATCH" "$action"
+done
+
 # 502 after committing, then 409 on the retry: verified whole, every change already applied.
 run "$T/m1.out" "$T/m1.err" apply --plan "$PLANS/clean.json" --provider memory --memory-zonefile "example.com=$ZONE" \
 	--memory-faults '1:commit-transient' --backoff-base 0.001 --backoff-cap 0.002 --output json

@@ -522,6 +522,37 @@ static void test_pace_hold(void **state)
 	dnsb_cf_pace_clear(&p);
 }
 
+/*
+ * Issue 38 §1 (fuzz_cf_ratelimit): RateLimit "default";r=0;t=99999999999 held
+ * a listing (no give_up) for 1e11 s. A reset past DNSB_CF_RESET_MAX is
+ * ignored (counted); a sensible one past the 60 s cap reserves nothing, as
+ * past a give_up: the caller does not send (rate_limited), nobody is held.
+ */
+static void test_pace_bounded(void **state)
+{
+	dnsb_http_response r = { 0 };
+	dnsb_cf_pace p;
+
+	(void)state;
+	dnsb_cf_pace_init(&p);
+	r.status = 200;
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=99999999999");
+	dnsb_cf_pace_note(&p, &r, 10.0);
+	assert_true(dnsb_cf_pace_reserve(&p, 10.0, 0) == 0);
+	dnsb_cf_pace_note(&p, &r, 11.0);
+	assert_int_equal(p.absurd, 2);
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=300");
+	dnsb_cf_pace_note(&p, &r, 20.0);
+	assert_true(near(dnsb_cf_pace_reserve(&p, 20.0, 0), 300.0)); /* held that long: more than the cap */
+	assert_true(near(dnsb_cf_pace_reserve(&p, 20.0, 0), 300.0));
+	assert_int_equal(p.slowed, 0); /* neither reserved */
+	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=%d", (int)DNSB_CF_PACE_CAP);
+	dnsb_cf_pace_note(&p, &r, 30.0);
+	assert_true(near(dnsb_cf_pace_reserve(&p, 30.0, 0), DNSB_CF_PACE_CAP)); /* at the cap: waited */
+	assert_int_equal(p.slowed, 1);
+	dnsb_cf_pace_clear(&p);
+}
+
 /* AdjustEndpoints with the provider's properties: defaults left out, a proxied record's TTL automatic. */
 static void adjusted(const char *in, const dnsb_cf_config *cfg, const char *want)
 {
@@ -578,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_pace),
 		cmocka_unit_test(test_pace_hold),
+		cmocka_unit_test(test_pace_bounded),
 		cmocka_unit_test(test_adjust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

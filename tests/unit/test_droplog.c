@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/secret.h"
 #include "dnsbatch/droplog.h"
 #include "dnsbatch/plan.h"
 
@@ -199,6 +200,45 @@ static void test_line_fields_exact(void **state)
 		"\"cause\":\"other\",\"change\":{\"create\":[{\"dnsName\":\"app.example.com\",\"targets\":[\"203.0.113.10\"],"
 		"\"recordType\":\"A\",\"recordTTL\":300,"
 		"\"labels\":{\"owner\":\"default\",\"resource\":\"ingress/default/app\"}}]}}");
+	json_object_put(line);
+	free(text);
+	drop_change(&c);
+}
+
+/*
+ * Issue 38 §4's leftover: a provider's message and a culprit's note were copied into the drop log without
+ * redaction; an endpoint echoing a credential put it there. Every secret this process holds (registered,
+ * applier/core/secret.h) is replaced in every field, the line still one JSON object.
+ */
+static void test_secrets_redacted(void **state)
+{
+	static char code[] = "echo-dnsb-secret-Zk31qa";
+	static char message[] = "bad request; headers were: Authorization: Bearer dnsb-secret-Zk31qa; "
+				"X-Auth-Key: dnsb-secret-Zk31qa";
+	struct fixture *fx = *state;
+	dnsb_change c = make_change(DNSB_CHANGE_CREATE, NULL, app_endpoint);
+	dnsb_droplog *log;
+	dnsb_error err;
+	json_object *line, *v;
+	char *text;
+
+	dnsb_secret_register("dnsb-secret-Zk31qa");
+	c.outcome = DNSB_OUTCOME_FAILED;
+	c.reason = DNSB_REASON_TRANSIENT;
+	c.status = 500;
+	c.code = code;
+	c.message = message;
+	assert_int_equal(dnsb_droplog_open(&log, fx->path, &err), 0);
+	assert_int_equal(dnsb_droplog_write(log, "example.com.", &c, NOW), 0);
+	dnsb_droplog_free(log);
+	text = slurp(fx->path);
+	assert_null(strstr(text, "Zk31qa"));
+	line = parse_line(text, strlen(text) - 1);
+	assert_true(json_object_object_get_ex(line, "message", &v));
+	assert_string_equal(json_object_get_string(v),
+			    "bad request; headers were: Authorization: Bearer ***; X-Auth-Key: ***");
+	assert_true(json_object_object_get_ex(line, "code", &v));
+	assert_string_equal(json_object_get_string(v), "echo-***");
 	json_object_put(line);
 	free(text);
 	drop_change(&c);
@@ -670,6 +710,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_line_fields_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_and_values_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_absent_detail_is_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secrets_redacted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_plan_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_feeds_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appends_across_opens, setup, teardown),

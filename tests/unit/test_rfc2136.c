@@ -278,6 +278,15 @@ static void test_config_secret_checks(void **state)
 	assert_int_equal(parse(kv, &c, &err), DNSB_EINVAL);
 	assert_non_null(strstr(err.message, "not base64"));
 	assert_null(strstr(err.message, "topsecret"));
+	/* issue 38 (fuzz_tsig): ldns's own check let these through, and then refused every one when signing */
+	for (size_t i = 0; i < 5; i++) {
+		static const char *const bad[] = { "-", "0", "====", "YQ==YQ==", "c2Vj-cmV0" };
+
+		setenv(DNSB_RFC2136_SECRET_ENV, bad[i], 1);
+		assert_int_equal(parse(kv, &c, &err), DNSB_EINVAL);
+		if (strstr(err.message, "$" DNSB_RFC2136_SECRET_ENV " is not base64") == NULL)
+			fail_msg("'%s': %s", bad[i], err.message);
+	}
 	setenv(DNSB_RFC2136_SECRET_ENV, SECRET, 1);
 	assert_int_equal(parse(kv, &c, &err), DNSB_EINVAL);
 	assert_non_null(strstr(err.message, "hmac-sha384"));
