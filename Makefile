@@ -4,6 +4,7 @@
 #   make test       every test (unit, integration with real servers)
 #   make sanitize   the tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make bench      benchmarks (figures printed, nothing asserted)
+#   make soak       random fault schedules on every provider, judged (SOAK_SCHEDULES per provider, default 1000)
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make image-rootfs  the container image's root filesystem, without a container daemon ($(BUILD)/image/rootfs)
@@ -54,6 +55,7 @@ UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
 BENCH_SRC = $(sort $(wildcard tests/bench/bench_*.c))
 FAKE_SRC = $(sort $(wildcard tests/fakes/*.c))
+CONF_SRC = $(sort $(wildcard tests/conformance/*.c))
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(BUILD)/%.o)
@@ -61,12 +63,13 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(INT_SRC:%.c=$(BUILD)/%)
 BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/%)
 FAKE_BIN = $(FAKE_SRC:tests/fakes/%.c=$(BUILD)/%)
+CONF_BIN = $(CONF_SRC:%.c=$(BUILD)/%)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 # Each compile writes the headers it read to a .d file beside its output (-MMD; -MP so that a header
 # deleted later is no error): touching a .c rebuilds its object alone, touching a header its dependents.
 DEPFLAGS = -MMD -MP
 PROG_DEPFLAGS = -MMD -MP -MF $@.d -MT $@
-DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_BIN) $(FAKE_BIN) $(FUZZ_BIN))
+DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_BIN) $(FAKE_BIN) $(FUZZ_BIN) $(CONF_BIN))
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 
@@ -98,7 +101,7 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libdnsbatch.a
 $(BUILD)/%: tests/fakes/%.c $(BUILD)/libdnsbatch.a
 	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 
-tests: all $(TEST_BIN) $(FAKE_BIN)
+tests: all $(TEST_BIN) $(FAKE_BIN) $(CONF_BIN)
 
 deps:
 	@sh scripts/deps.sh
@@ -111,6 +114,16 @@ sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 OPT="-O1 -g" tests
 	@BUILD=build-san SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
+
+SOAK_SCHEDULES ?= 1000
+SOAK_SEED ?= 1
+SOAK_PROVIDERS ?=
+SOAK_JOBS ?= 1
+# The conformance suite's random mode (tests/conformance/README.md): per provider the count run and the false outcomes.
+soak: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) bash tests/conformance/run.sh --random $(SOAK_SCHEDULES) --seed $(SOAK_SEED) --quiet \
+	  --jobs $(SOAK_JOBS) $(if $(SOAK_PROVIDERS),--providers $(SOAK_PROVIDERS))
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(FAKE_BIN)
@@ -170,6 +183,6 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench fuzz run install image-rootfs check-headers clean
+.PHONY: all tests deps test sanitize bench soak fuzz run install image-rootfs check-headers clean
 
 -include $(wildcard $(DEPS))

@@ -14,6 +14,7 @@
 #include "applier/core/array.h"
 #include "applier/core/backoff.h"
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "providers/backend.h"
 #include "providers/ratelimit.h"
 
@@ -166,7 +167,7 @@ int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dn
 	if (access(path, R_OK) != 0)
 		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag, path,
 				      strerror(errno));
-	return (*out = strdup(path)) ? 0 : DNSB_ENOMEM;
+	return (*out = strdup(path)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),
@@ -276,7 +277,8 @@ int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, d
 			return retry_after > 0 && retry_after >= wait ? past_time_left(err, retry_after) : rc;
 		}
 		dnsb_log(DNSB_LOG_INFO, "%s: %s throttled; retrying in %.2f s", b->m->ops.name, what, wait);
-		dnsb_sleep(wait);
+		if (dnsb_stop_sleep(wait)) /* a signal ends the wait at once: the read stays throttled */
+			return rc;
 	}
 }
 

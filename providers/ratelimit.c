@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "dnsbatch/sys/log.h"
 #include "dnsbatch/sys/provider.h"
 #include "providers/ratelimit.h"
@@ -16,6 +17,8 @@
 
 /* After Redis is found away, it is tried again at most this often (seconds). */
 #define REDIS_RETRY_EVERY 1.0
+/* No wait is longer than this (seconds), deadline or none: past it the request is rate_limited, not sent. */
+#define MAX_WAIT 60.0
 
 struct dnsb_budget {
 	pthread_mutex_t lock;        /* guards everything below */
@@ -181,6 +184,8 @@ int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited)
 
 	if (waited)
 		*waited = 0;
+	if (!(time_left > 0) || time_left > MAX_WAIT)
+		time_left = MAX_WAIT;
 	pthread_mutex_lock(&b->lock);
 	now = dnsb_monotonic();
 	if (!(b->shared && take_shared(b, now, time_left, &wait)))
@@ -188,9 +193,8 @@ int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited)
 	if (wait > 0)
 		b->st.wait_seconds += wait;
 	pthread_mutex_unlock(&b->lock);
-	if (wait < 0)
+	if (wait < 0 || dnsb_stop_sleep(wait)) /* a stop (a signal) ends the wait: not sent */
 		return DNSB_ERATELIMIT;
-	dnsb_sleep(wait);
 	if (waited)
 		*waited = wait;
 	return 0;

@@ -5,7 +5,7 @@
 set -eu
 PKGS="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev libssl-dev libldns-dev libcmocka-dev
 libmicrohttpd-dev libre2-dev libidn2-dev libxml2-dev libhiredis-dev redis-server bind9 bind9-utils bind9-dnsutils knot pdns-server pdns-backend-sqlite3 sqlite3
-prometheus jq curl openssl python3 python3-botocore python3-jsonschema python3-yaml bc universal-ctags $*"
+prometheus jq curl openssl python3 python3-botocore python3-jsonschema python3-yaml python3-dnspython ldnsutils bc universal-ctags $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

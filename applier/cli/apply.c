@@ -1,7 +1,8 @@
-/* apply.c - `dnsbatch apply`: one plan file, once; SIGINT or SIGTERM stops it between batches. */
+/* apply.c - `dnsbatch apply`: one plan file, once; SIGINT, SIGTERM, SIGHUP or SIGQUIT stops it between batches. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* sigaction */
 #endif
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/stop.h"
 #include "cli.h"
 
 typedef struct apply_args {
@@ -47,9 +49,11 @@ static void usage(FILE *f)
 		"exit: 0 all applied or already in effect; 2 usage error, unreadable plan, unwritable\n"
 		"drop log, metrics file or zone directory, or provider setup (credentials, server id,\n"
 		"zones): nothing sent; 3 some changes dropped (with --dry-run: some are invalid or in no\n"
-		"zone); 4 some changes failed (retry later), or stopped by SIGINT/SIGTERM; 1 internal error.\n"
-		"SIGINT/SIGTERM: finish the batch in flight, then stop: the changes not sent are failed\n"
-		"(reason deadline), the summary, drop log and metrics are written as for a whole run.\n"
+		"zone); 4 some changes failed (retry later), or stopped by a signal; 1 internal error.\n"
+		"SIGINT/SIGTERM/SIGHUP/SIGQUIT: finish the batch in flight (a rate-budget wait ends at\n"
+		"once, its request not sent), then stop: the changes not sent are failed (reason\n"
+		"deadline), the summary, drop log and metrics are written as for a whole run.\n"
+		"SIGUSR1/SIGUSR2 are ignored; SIGPIPE too (a closed stderr loses log lines, nothing else).\n"
 		"\n"
 		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");
 	dnsb_cli_provider_help(f);
@@ -240,25 +244,47 @@ static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 	}
 }
 
-/* The signal that asked the apply to stop (SIGINT or SIGTERM), 0 while none; the engine reads it between batches. */
+/* The signal that asked the apply to stop (SIGINT, SIGTERM, SIGHUP or SIGQUIT), 0 while none; the engine reads it
+ * between batches, and the waits of the rate budget end at once (dnsb_stop_request). */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
-	stop_signal = sig; /* a second signal changes nothing: the batch in flight still finishes */
+	if (!stop_signal)
+		stop_signal = sig; /* a second signal changes nothing: the batch in flight still finishes */
+	dnsb_stop_request();
 }
 
-/* SIGINT and SIGTERM stop the apply between batches instead of killing it mid-write. */
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGQUIT";
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP (a closed terminal) and SIGQUIT stop the apply
+ * between batches instead of killing it mid-write: the summary, drop log and
+ * metrics are still written. SIGUSR1 and SIGUSR2 are ignored (nothing here
+ * answers them). SIGPIPE is ignored: a log shipper that died must not kill the
+ * run between writing a zone and writing its drop log; a log line to a closed
+ * pipe is then lost (EPIPE), nothing else.
+ */
 static void catch_stop_signals(void)
 {
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa;
 
+	if (dnsb_stop_init() < 0)
+		dnsb_log(DNSB_LOG_WARN, "no pipe for the stop signal (%s): a rate-budget wait runs its course",
+			 strerror(errno));
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 }
 
 /* --log-format and --quiet. @return 0 or DNSB_EXIT_USAGE */
@@ -290,7 +316,7 @@ static int finish(const apply_args *a, int rc, const dnsb_report *report, dnsb_d
 		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err->message);
 	if (stop_signal)
 		dnsb_log(DNSB_LOG_WARN, "stopped by %s after the batch in flight: the changes not sent are counted failed; "
-			 "run the same plan again to apply them", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+			 "run the same plan again to apply them", signal_name(stop_signal));
 	if (droplog && dnsb_droplog_flush(droplog) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a->drop_log);
 		code = DNSB_EXIT_INTERNAL;
@@ -325,6 +351,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 		goto done;
 	}
 	json_logs = a.log_format && strcmp(a.log_format, "json") == 0;
+	catch_stop_signals(); /* before the provider opens: its probe may write, and wait on the rate budget */
 	if ((rc = dnsb_plan_load(&plan, a.plan, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
@@ -361,7 +388,6 @@ int dnsb_cmd_apply(int argc, char **argv)
 	o->metrics = metrics;
 	o->droplog = droplog;
 	o->stop = &stop_signal;
-	catch_stop_signals();
 	rc = dnsb_engine_apply(&report, p, plan, o, &err);
 	if (dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);

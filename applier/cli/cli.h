@@ -63,8 +63,9 @@ void dnsb_cli_engine_help(FILE *f, int serve);
  * Parse argv[1..argc-1] with getopt_long: `table`, the engine flags (when eng
  * is not NULL, taken into *eng), then (when cfg is not NULL) every built-in
  * provider's flags, added to cfg as given (switches get ""). --help and -h
- * print usage(stdout); --version prints the version. Unique prefixes of long
- * names are taken, as getopt_long does.
+ * print usage(stdout); --version prints the version. Long names are taken
+ * only whole: a prefix (`--pdns-api-key` for --pdns-api-key-file) is an
+ * unknown option, so a secret after it is never taken for a file name.
  * @param cmd  the subcommand's name, for messages ("apply")
  * @return -1 to go on; else the exit code: DNSB_EXIT_OK after --help or
  *         --version, DNSB_EXIT_USAGE after an unknown option or a missing or

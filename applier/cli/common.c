@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,11 +90,33 @@ static size_t table_len(const dnsb_cli_option *t)
 	return n;
 }
 
-/* The getopt_long table: `table`, the engine flags when asked, the providers' flags, --help, --version. */
+/* --allow-core-dumps was given (subcommands that take provider flags). */
+static int allow_core_dumps;
+
+/*
+ * A process that holds secrets (TSIG keys, API keys, tokens, the Redis
+ * password: in its memory and its environment) is made non-dumpable and gets
+ * no core file: a crashed serve's core held the TSIG secret twice, and a
+ * dumpable process's memory is open to ptrace by its user. Done before any
+ * secret is read, unless --allow-core-dumps.
+ */
+static void guard_secrets(const char *cmd)
+{
+	struct rlimit none = { 0, 0 };
+
+	if (allow_core_dumps)
+		return;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || setrlimit(RLIMIT_CORE, &none) != 0)
+		fprintf(stderr, "dnsbatch %s: cannot turn core dumps off (%s): a crash may leave secrets in a core "
+			"file\n", cmd, strerror(errno));
+}
+
+/* The getopt_long table: `table`, the engine flags when asked, the providers' flags (and --allow-core-dumps),
+ * --help, --version. */
 static struct option *long_options(const dnsb_cli_option *table, int engine, const dnsb_provider_flag **pf, size_t np)
 {
 	size_t nt = table_len(table), ne = engine ? table_len(dnsb_cli_engine_options) : 0, k = 0;
-	struct option *opts = calloc(nt + ne + np + 3, sizeof(*opts));
+	struct option *opts = calloc(nt + ne + np + 4, sizeof(*opts));
 
 	if (opts == NULL)
 		return NULL;
@@ -106,9 +130,24 @@ static struct option *long_options(const dnsb_cli_option *table, int engine, con
 	for (size_t i = 0; i < np; i++, k++)
 		opts[k] = (struct option){ pf[i]->name, pf[i]->takes_value ? required_argument : no_argument, NULL,
 					   PROVIDER_CODE + (int)i };
+	if (np > 0)
+		opts[k++] = (struct option){ "allow-core-dumps", no_argument, NULL, 'D' };
 	opts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[k] = (struct option){ "version", no_argument, NULL, 'V' };
 	return opts;
+}
+
+/*
+ * Was the long option opts[idx] written whole in `arg`? getopt_long takes any
+ * unique prefix, so `--pdns-api-key SECRET` was taken as --pdns-api-key-file
+ * and the secret quoted in the error about a missing file (issue 38 §4).
+ */
+static int written_whole(const char *arg, const char *name)
+{
+	size_t len = strlen(name);
+
+	return arg && arg[0] == '-' && arg[1] == '-' && strncmp(arg + 2, name, len) == 0 &&
+	       (arg[2 + len] == '\0' || arg[2 + len] == '=');
 }
 
 int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option *table, dnsb_cli_engine *eng,
@@ -124,12 +163,20 @@ int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option
 	optind = 0; /* glibc: start afresh */
 	opterr = 0; /* the messages below name the subcommand */
 	/* "-": operands come back in order as code 1; ":": a missing value is ':' */
-	while (rc < 0 && (c = getopt_long(argc, argv, "-:hV", opts, &idx)) != -1) {
-		if (c == 'h') {
+	for (int at = 1; rc < 0; at = optind) {
+		idx = -1; /* set by getopt_long for a long option only */
+		if ((c = getopt_long(argc, argv, "-:hV", opts, &idx)) == -1)
+			break;
+		if (idx >= 0 && at < argc && !written_whole(argv[at], opts[idx].name)) {
+			print_bad(cmd, argv[at], 0, 0); /* the name as written, never its value */
+			rc = DNSB_EXIT_USAGE;
+		} else if (c == 'h') {
 			usage(stdout);
 			rc = DNSB_EXIT_OK;
 		} else if (c == 'V') {
 			rc = dnsb_cli_version();
+		} else if (c == 'D') {
+			allow_core_dumps = 1;
 		} else if (c == ':') {
 			print_bad(cmd, argv[optind - 1], optopt, 1);
 			rc = DNSB_EXIT_USAGE;
@@ -152,6 +199,8 @@ int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option
 		}
 	}
 	free(opts);
+	if (rc < 0 && cfg)
+		guard_secrets(cmd);
 	return rc;
 }
 
@@ -196,6 +245,8 @@ void dnsb_cli_provider_help(FILE *f)
 		for (const dnsb_provider_flag *fl = b[k]->flags; fl && fl->name; fl++)
 			fprintf(f, "  --%-30s %s\n", fl->name, fl->help);
 	}
+	fprintf(f, "\n  --%-30s %s\n", "allow-core-dumps", "let the process be dumped and traced (by default it is not: it "
+		"holds secrets)");
 	fprintf(f, "\nproviders aws (and the HTTP providers that read it): one rate budget for every instance of an account\n");
 	for (const dnsb_provider_flag *fl = dnsb_backend_shared_flags(); fl->name; fl++)
 		fprintf(f, "  --%-30s %s\n", fl->name, fl->help);

@@ -8,6 +8,7 @@
 
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/webhook.h"
+#include "applier/core/stop.h"
 #include "cli.h"
 
 #define MAX_LIST 64
@@ -289,6 +290,7 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 		if (sig == SIGHUP)
 			reopen_droplog(droplog, a->drop_log);
 	}
+	dnsb_stop_request(); /* the rate budget's waits end at once: the apply in flight finishes sooner */
 	dnsb_log(DNSB_LOG_INFO, "received %s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	dnsb_webhook_free(wh);
 	dnsb_log(DNSB_LOG_INFO, "stopped");

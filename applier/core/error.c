@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "applier/core/secret.h"
 #include "dnsbatch/common.h"
 #include "dnsbatch/change.h"
 #include "dnsbatch/sys/provider.h"
@@ -39,6 +40,7 @@ int dnsb_error_set(dnsb_error *err, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
+	dnsb_secret_redact(err->message); /* a quoted reply may echo a key (issue 38 §4) */
 	return code;
 }
 
@@ -115,6 +117,7 @@ void dnsb_result_set(dnsb_result *res, dnsb_class cls, int status, const char *c
 	va_start(ap, fmt);
 	vsnprintf(res->message, sizeof(res->message), fmt, ap);
 	va_end(ap);
+	dnsb_secret_redact(res->message);
 	/* One line: messages from providers end up in log lines and labels. */
 	for (char *c = res->message; *c; c++)
 		if (*c == '\n' || *c == '\r')

@@ -11,6 +11,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/array.h"
 #include "applier/core/hmap.h"
+#include "applier/core/rdata_range.h"
 
 /*
  * ldns_rdf2str allocates a 64 KiB buffer for every call; a plan has a few
@@ -282,6 +283,8 @@ static int rdata_canonical_once(char **out, uint16_t type, const char *rdata, dn
 	if (canonical_single_field(out, type, rdata, &rc))
 		return rc;
 	*full = 1;
+	if ((rc = dnsb_rdata_check_ranges(type, rdata, err)) < 0) /* before ldns wraps MX 70000 to 4464 */
+		return rc;
 	if ((type == LDNS_RR_TYPE_TXT || type == LDNS_RR_TYPE_SPF) && (long_text = long_quoted_text(rdata)) != NULL) {
 		quoted = quote_txt(long_text);
 		free(long_text);
@@ -380,7 +383,7 @@ static int name_canonical_once(char **out, const char *name, dnsb_error *err)
 	if (name[0] == '.' ? len > 1 : strstr(name, "..") != NULL)
 		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a legal domain name (empty label)", name);
 	if (len + 2 > sizeof(buf) && (abs = malloc(len + 2)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	memcpy(abs, name, len);
 	abs[len] = '.';
 	abs[len + (name[len - 1] != '.')] = '\0';
@@ -398,7 +401,7 @@ static int name_canonical_once(char **out, const char *name, dnsb_error *err)
 	}
 	ldns_rdf_deep_free(dname);
 	if (s == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	*out = s;
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* log.c - diagnostics to stderr, one write(2) per line, as text or JSON built with json-c. */
+/* log.c - diagnostics to stderr, one write(2) per line, as text or JSON built with json-c; every secret the
+ * process holds (applier/core/secret.h) redacted from each line. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime, gmtime_r */
 #endif
@@ -15,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "applier/core/clock.h"
+#include "applier/core/secret.h"
 #include "dnsbatch/common.h"
 #include "dnsbatch/log.h"
 
@@ -115,10 +117,12 @@ static int write_json(const char *when, const char *level, const char *msg, json
 	if (!text)
 		goto out;
 	len = strlen(text);
-	line = malloc(len + 1);
+	line = malloc(len + 2);
 	if (!line)
 		goto out;
-	memcpy(line, text, len);
+	memcpy(line, text, len + 1);
+	dnsb_secret_redact(line); /* the fields too; the line only shrinks */
+	len = strlen(line);
 	line[len] = '\n';
 	write_all(line, len + 1);
 	free(line);
@@ -139,6 +143,7 @@ static void log_va(dnsb_log_level level, json_object *fields, const char *fmt, v
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (n < 0)
 		snprintf(msg, sizeof(msg), "(unformattable message)");
+	dnsb_secret_redact(msg); /* whatever the message quotes (a reply echoing a key): no secret held is printed */
 	format_now(when, sizeof(when));
 
 	if (atomic_load(&log_format) == DNSB_LOG_JSON && write_json(when, level_name(level), msg, fields)) {

@@ -130,10 +130,12 @@ int dnsb_azure_rrset_body(char **out, const dnsb_rrset *rrset, int private_zones
  * 255-octet character-strings (as Azure serves it). A record set this library
  * cannot represent as an RRset (an alias with targetResource, one registered
  * automatically in a private zone, one without records or with a record that
- * does not parse) is not appended: with tags, it is kept there as an entry
- * whose rdata is DNSB_AZURE_OPAQUE and the reason (dnsb_azure_opaque finds
- * it); without, an INFO log line names it.
- * @return 0; DNSB_EPARSE (not a record set); DNSB_ENOMEM
+ * does not parse, one whose name ldns refuses or whose TTL is missing, not an
+ * integer or outside 0..2147483647, RFC 2181 section 8) is not appended: with
+ * tags, it is kept there as an entry whose rdata is DNSB_AZURE_OPAQUE and the
+ * reason (dnsb_azure_opaque finds it); without, an INFO log line names it.
+ * Owners are in ldns's printed form (lower-cased), as every dnsb_rrset's.
+ * @return 0; DNSB_EPARSE (not a record set); DNSB_ENOMEM (memory ran out)
  */
 int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object *rs, const char *apex,
 			   const dnsb_rrkey *keys, size_t n, dnsb_error *err);

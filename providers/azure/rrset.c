@@ -352,21 +352,6 @@ static int record_add(dnsb_rrset_list *out, const rtype *t, json_object *rec, co
 	return rc;
 }
 
-/* The owner name of a record set: "@" is the apex, another name is relative to it. */
-static char *owner_of(const char *name, const char *apex)
-{
-	char *owner = NULL;
-
-	if (strcmp(name, "@") == 0)
-		return strdup(apex);
-	if (asprintf(&owner, "%s.%s", name, apex) < 0)
-		return NULL;
-	for (char *p = owner; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-	return owner;
-}
-
 static json_object *member(json_object *o, const char *a, const char *b)
 {
 	json_object *v = NULL;
@@ -374,6 +359,81 @@ static json_object *member(json_object *o, const char *a, const char *b)
 	if (json_object_object_get_ex(o, a, &v) || (b && json_object_object_get_ex(o, b, &v)))
 		return v;
 	return NULL;
+}
+
+/*
+ * A name ldns refuses as written, relative to the apex, lower-cased, each
+ * octet outside printable ASCII as \DDD (as ldns prints a name), so that a
+ * log line naming it stays one line. @return it (the caller's), or NULL
+ */
+static char *name_shown(const char *s, size_t len, const char *apex)
+{
+	char *text = malloc(len * 4 + strlen(apex) + 2), *p = text;
+
+	for (size_t i = 0; text && i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x21 || c > 0x7e)
+			p += sprintf(p, "\\%03u", c);
+		else
+			*p++ = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	if (text)
+		sprintf(p, ".%s", apex);
+	return text;
+}
+
+/*
+ * The owner name of a record set ("@" is the apex, another name is relative
+ * to it) as ldns prints it, lower-cased (the form of every dnsb_rrset owner),
+ * or, with why, as name_shown shows it when ldns refuses it (an empty label,
+ * a label over 63 octets, a name over 255) or it holds a NUL octet.
+ * @param owner  receives it (the caller's), unless DNSB_ENOMEM
+ * @return 0; 1 (refused: why says so); DNSB_ENOMEM
+ */
+static int owner_of(char **owner, json_object *name, const char *apex, char *why, size_t size)
+{
+	const char *s = json_object_get_string(name);
+	size_t len = (size_t)json_object_get_string_len(name);
+	int nul = strlen(s) < len;
+	ldns_rdf *rdf = NULL;
+	ldns_status st = LDNS_STATUS_SYNTAX_ERR;
+	char *text = NULL;
+
+	*owner = NULL;
+	if (!nul && (strcmp(s, "@") == 0 ? (text = strdup(apex)) == NULL : asprintf(&text, "%s.%s", s, apex) < 0))
+		return DNSB_ENOMEM;
+	if (!nul)
+		st = ldns_str2rdf_dname(&rdf, text);
+	free(text);
+	if (st == LDNS_STATUS_OK) {
+		ldns_dname2canonical(rdf);
+		*owner = ldns_rdf2str(rdf);
+		ldns_rdf_deep_free(rdf);
+		return *owner ? 0 : DNSB_ENOMEM;
+	}
+	if (st == LDNS_STATUS_MEM_ERR || (*owner = name_shown(s, len, apex)) == NULL)
+		return DNSB_ENOMEM;
+	snprintf(why, size, "a name dnsbatch cannot read (%s)", nul ? "a NUL octet" : ldns_get_errorstr_by_id(st));
+	return 1;
+}
+
+/* A record set's TTL, when it is one (an integer in 0..2^31-1, RFC 2181 §8). @return 0, or 1 (why says so) */
+static int ttl_of(uint32_t *ttl, json_object *props, char *why, size_t size)
+{
+	json_object *v = member(props, "TTL", "ttl");
+	int64_t n = json_object_get_int64(v);
+
+	*ttl = 0;
+	if (!json_object_is_type(v, json_type_int)) {
+		snprintf(why, size, "a TTL that is %s", v ? "not an integer" : "missing");
+		return 1;
+	}
+	if (n < 0 || n > INT32_MAX) {
+		snprintf(why, size, "a TTL of %s, outside 0..2147483647 (RFC 2181 section 8)", json_object_to_json_string(v));
+		return 1;
+	}
+	*ttl = (uint32_t)n;
+	return 0;
 }
 
 /*
@@ -447,15 +507,18 @@ static int opaque(dnsb_rrset_list *out, dnsb_hb_tags *tags, size_t n, dnsb_rrset
 	return 0;
 }
 
-/* One record set of a known type into out and tags (keys: n of them, 0 for the listing). */
+/*
+ * One record set of a known type into out and tags (keys: n of them, 0 for
+ * the listing); `why` (or NULL) says its name or TTL cannot be read.
+ */
 static int rrset_take(dnsb_rrset_list *out, dnsb_hb_tags *tags, size_t n, json_object *props, json_object *etag,
-		      const rtype *t, const char *owner)
+		      const rtype *t, const char *owner, uint32_t ttl, const char *why)
 {
-	uint32_t ttl = (uint32_t)json_object_get_int64(member(props, "TTL", "ttl"));
 	dnsb_rrset_list set = { 0 };
-	const char *why = opaque_why(props);
-	int rc = records_add(&set, t, props, owner, ttl);
+	int rc = why ? 1 : records_add(&set, t, props, owner, ttl);
 
+	if (why == NULL)
+		why = opaque_why(props);
 	if (rc == 1 || (rc == 0 && why)) {
 		json_object *recs = member(props, t->pub_key, t->priv_key);
 		int empty = recs == NULL || json_object_is_type(recs, json_type_null) ||
@@ -478,8 +541,9 @@ int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object
 	json_object *name = member(rs, "name", NULL), *type = member(rs, "type", NULL), *props = member(rs, "properties", NULL);
 	const char *slash;
 	const rtype *t;
-	char *owner;
-	int rc = 0;
+	char *owner, why[160];
+	uint32_t ttl = 0;
+	int rc, unreadable;
 
 	if (!json_object_is_type(name, json_type_string) || !json_object_is_type(type, json_type_string) ||
 	    !json_object_is_type(props, json_type_object))
@@ -487,12 +551,16 @@ int dnsb_azure_rrset_parse(dnsb_rrset_list *out, dnsb_hb_tags *tags, json_object
 	slash = strrchr(json_object_get_string(type), '/');
 	if ((t = type_of_seg(slash ? slash + 1 : json_object_get_string(type))) == NULL)
 		return 0;
-	if ((owner = owner_of(json_object_get_string(name), apex)) == NULL)
+	if ((rc = owner_of(&owner, name, apex, why, sizeof(why))) == DNSB_ENOMEM)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if (dnsb_rrkeys_want(keys, n, owner, t->type))
-		rc = rrset_take(out, tags, n, props, member(rs, "etag", NULL), t, owner);
+	unreadable = rc == 1 || ttl_of(&ttl, props, why, sizeof(why)) != 0;
+	rc = dnsb_rrkeys_want(keys, n, owner, t->type)
+		     ? rrset_take(out, tags, n, props, member(rs, "etag", NULL), t, owner, ttl, unreadable ? why : NULL)
+		     : 0;
+	if (rc != 0)
+		dnsb_error_set(err, rc, "%s %s: %s", owner, t->seg, rc == DNSB_ENOMEM ? "out of memory" : "not read");
 	free(owner);
-	return rc ? dnsb_error_set(err, rc, "out of memory") : 0;
+	return rc;
 }
 
 const char *dnsb_azure_opaque(const dnsb_hb_tags *tags, const char *owner, uint16_t type)

@@ -15,6 +15,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "applier/core/secret.h"
 #include "providers/google/google.h"
 
 /* A key file is a few kilobytes; refuse anything absurd. */
@@ -202,6 +203,7 @@ int dnsb_google_auth_init(dnsb_google_auth *a, const dnsb_google_config *cfg, dn
 	if (env && *env) {
 		if ((a->token = strdup(env)) == NULL)
 			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		dnsb_secret_register(a->token);
 		a->kind = DNSB_GOOGLE_AUTH_ENV;
 		snprintf(a->source, sizeof(a->source), "$" DNSB_GOOGLE_TOKEN_ENV);
 		if (cfg->credentials)
@@ -346,6 +348,7 @@ int dnsb_google_token_take(dnsb_google_auth *a, const dnsb_http_response *resp, 
 	json_object_put(doc);
 	if (a->token == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	dnsb_secret_register(a->token); /* redacted from every printed text: an endpoint may echo it */
 	margin = expires_in / 4 < REFRESH_MARGIN ? expires_in / 4 : REFRESH_MARGIN;
 	a->refresh_at = dnsb_monotonic() + expires_in - margin;
 	a->fetches++;

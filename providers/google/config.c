@@ -32,18 +32,19 @@ static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
 {
 	const char *eq = strchr(spec, '=');
 	char *dns, *apex;
-	dnsb_error e;
+	dnsb_error e = { 0, "" };
+	int rc;
 
 	if (eq == NULL || eq == spec || !zone_name_ok(eq + 1))
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "--google-zone %s: expected DNSNAME=ZONENAME (example.com=example-com; a zone name is a-z, 0-9 and '-', from a letter)",
 				      spec);
 	if ((dns = strndup(spec, (size_t)(eq - spec))) == NULL)
-		return DNSB_ENOMEM;
-	if (dnsb_name_canonical(&apex, dns, &e) != 0) {
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if ((rc = dnsb_name_canonical(&apex, dns, &e)) != 0) {
 		free(dns);
-		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--google-zone %s: %s",
-				      spec, e.message);
+		return dnsb_error_set(err, rc == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--google-zone %s: %s",
+				      spec, rc == DNSB_ENOMEM ? "out of memory" : e.message);
 	}
 	free(dns);
 	for (size_t i = 0; i < out->zone_count; i++) {
@@ -53,7 +54,8 @@ static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
 					      out->zones[i].apex);
 		}
 	}
-	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, eq + 1);
+	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, eq + 1) == 0 ? 0
+		: dnsb_error_set(err, DNSB_ENOMEM, "--google-zone %s: out of memory", spec);
 }
 
 /* --google-api-endpoint: https only (tokens travel with every request), ending in '/'. */
@@ -66,7 +68,7 @@ static int set_endpoint(dnsb_google_config *out, const char *v, dnsb_error *err)
 				      "--google-api-endpoint %s: expected an https:// URL (the default is " DNSB_GOOGLE_ENDPOINT_DEFAULT ")",
 				      v);
 	if ((out->endpoint = malloc(len + 2)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	memcpy(out->endpoint, v, len + 1);
 	if (v[len - 1] != '/')
 		memcpy(out->endpoint + len, "/", 2);
@@ -79,7 +81,7 @@ static int take_file(char **slot, const char *path, const char *what, dnsb_error
 	if (access(path, R_OK) != 0)
 		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "%s %s: %s", what, path,
 				      strerror(errno));
-	return (*slot = strdup(path)) ? 0 : DNSB_ENOMEM;
+	return (*slot = strdup(path)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
@@ -93,7 +95,7 @@ static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *er
 	if ((v = dnsb_config_get(cfg, "google-project")) == NULL || *v == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "--google-project is required (the project holding the zones)");
 	if ((out->project = strdup(v)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	while ((v = dnsb_config_next(cfg, "google-zone", &iter)) != NULL)
 		if ((rc = add_zone(out, v, err)) != 0)
 			return rc;

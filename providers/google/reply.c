@@ -10,9 +10,10 @@
 
 #include <ldns/ldns.h>
 
+#include "applier/core/secret.h"
 #include "providers/google/google.h"
 
-/* Copy text onto one line (control characters become spaces), truncated to fit. */
+/* Copy text onto one line (control characters become spaces), truncated to fit, no secret held in it. */
 static void one_line(char *dst, size_t size, const char *src, size_t len)
 {
 	size_t n = 0;
@@ -20,6 +21,7 @@ static void one_line(char *dst, size_t size, const char *src, size_t len)
 	for (size_t i = 0; i < len && src[i] && n + 1 < size; i++)
 		dst[n++] = iscntrl((unsigned char)src[i]) ? ' ' : src[i];
 	dst[n] = '\0';
+	dnsb_secret_redact(dst); /* the reply of a proxy or an endpoint may echo the bearer token */
 }
 
 static const char *str_member(json_object *o, const char *name)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applier/core/secret.h"
 #include "providers/pdns/pdns.h"
 
 void dnsb_pdns_config_clear(dnsb_pdns_config *cfg)
@@ -31,25 +32,27 @@ static int set_server(dnsb_pdns_config *out, const char *v, dnsb_error *err)
 				      v);
 	while (len > 0 && v[len - 1] == '/')
 		len--;
-	return (out->server = strndup(v, len)) ? 0 : DNSB_ENOMEM;
+	return (out->server = strndup(v, len)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 /* One --pdns-zone NAME (its API id taken to be the name itself). */
 static int add_zone(dnsb_pdns_config *out, const char *v, dnsb_error *err)
 {
 	char *apex;
-	dnsb_error e;
+	dnsb_error e = { 0, "" };
+	int rc;
 
-	if (dnsb_name_canonical(&apex, v, &e) != 0)
-		return dnsb_error_set(err, e.code == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--pdns-zone %s: %s", v,
-				      e.message);
+	if ((rc = dnsb_name_canonical(&apex, v, &e)) != 0)
+		return dnsb_error_set(err, rc == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EINVAL, "--pdns-zone %s: %s", v,
+				      rc == DNSB_ENOMEM ? "out of memory" : e.message);
 	for (size_t i = 0; i < out->zone_count; i++) {
 		if (strcmp(out->zones[i].apex, apex) == 0) {
 			free(apex);
 			return dnsb_error_set(err, DNSB_EINVAL, "--pdns-zone %s is given twice", v);
 		}
 	}
-	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, apex);
+	return dnsb_hb_zones_push(&out->zones, &out->zone_count, apex, apex) == 0 ? 0
+		: dnsb_error_set(err, DNSB_ENOMEM, "--pdns-zone %s: out of memory", v);
 }
 
 /* A key's text: surrounding white space removed; printable ASCII only (it goes into a header). */
@@ -69,25 +72,22 @@ static int take_key(dnsb_pdns_config *out, const char *text, const char *source,
 			return dnsb_error_set(err, DNSB_EINVAL, "%s: the API key holds a character that is not printable",
 					      source);
 	out->key_source = source;
-	return (out->api_key = strndup(start, (size_t)(end - start))) ? 0 : DNSB_ENOMEM;
+	if ((out->api_key = strndup(start, (size_t)(end - start))) == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", source);
+	dnsb_secret_register(out->api_key); /* redacted from all that is printed: a server may echo X-API-Key */
+	return 0;
 }
 
-/* The key file's first line. The buffer is wiped: it held a secret. */
+/* The key file's first line, read by the one secret reader (an error past 64 KiB, where a 4 KiB buffer cut it). */
 static int read_key_file(dnsb_pdns_config *out, const char *path, dnsb_error *err)
 {
-	char buf[4096];
-	size_t got;
-	FILE *f = fopen(path, "r");
+	char *text;
 	int rc;
 
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--pdns-api-key-file %s: %s",
-				      path, strerror(errno));
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	rc = take_key(out, buf, "--pdns-api-key-file", err);
-	explicit_bzero(buf, sizeof(buf));
+	if ((rc = dnsb_secret_read_file(&text, path, "--pdns-api-key-file", err)) < 0)
+		return rc;
+	rc = take_key(out, text, "--pdns-api-key-file", err);
+	dnsb_secret_free(text);
 	return rc;
 }
 
@@ -107,7 +107,7 @@ static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *er
 	if (v && (*v == '\0' || strchr(v, '/')))
 		return dnsb_error_set(err, DNSB_EINVAL, "--pdns-server-id '%s': expected a server id (default localhost)", v);
 	if ((out->server_id = strdup(v ? v : DNSB_PDNS_SERVER_ID_DEFAULT)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	while ((v = dnsb_config_next(cfg, "pdns-zone", &iter)) != NULL)
 		if ((rc = add_zone(out, v, err)) != 0)
 			return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/secret.h"
 #include "rfc2136.h"
 
 /* A secret or key file is a few lines; refuse anything absurd. */
@@ -61,7 +62,7 @@ static int read_small_file(char **out, const char *path, const char *flag, dnsb_
 				      path, strerror(errno));
 	if ((buf = malloc(KEYFILE_MAX + 1)) == NULL) {
 		fclose(f);
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
 	len = fread(buf, 1, KEYFILE_MAX + 1, f);
 	if (ferror(f)) {
@@ -94,6 +95,7 @@ static int check_secret(const char *secret, const char *source, dnsb_error *err)
 				      strstr(secret, "key") && strchr(secret, '{') ?
 					      " (a BIND key file? give it as --rfc2136-tsig-keyfile)" : "");
 	ldns_rdf_deep_free(rdf);
+	dnsb_secret_register(secret); /* redacted from every printed text */
 	return 0;
 }
 
@@ -323,7 +325,7 @@ static int keyfile_algorithm(dnsb_rfc2136_config *out, const char *flag_alg, con
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "%s: TSIG algorithm %s is not usable (ldns 1.8.3 computes hmac-sha1, hmac-sha256, hmac-sha512, hmac-md5; its hmac-sha384 is broken): use hmac-sha256",
 				      keyfile, kalg);
-	return (out->algorithm = strdup(ldns_alg)) ? 0 : DNSB_ENOMEM;
+	return (out->algorithm = strdup(ldns_alg)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 /* Secret, key name and algorithm from one of the three sources. */
@@ -369,7 +371,7 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 		out->secret_source = "--rfc2136-tsig-secret-file";
 	} else if (env && *env) {
 		if ((out->secret = strdup(env)) == NULL)
-			return DNSB_ENOMEM;
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		trim(out->secret);
 		out->secret_source = "$" DNSB_RFC2136_SECRET_ENV;
 	} else {
@@ -390,7 +392,8 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "--rfc2136-tsig-secret-alg %s is not usable (ldns 1.8.3 computes hmac-sha1, hmac-sha256, hmac-sha512, hmac-md5; its hmac-sha384 is broken): use hmac-sha256",
 				      alg);
-	return (out->algorithm = strdup(dnsb_rfc2136_algorithm(alg))) ? 0 : DNSB_ENOMEM;
+	return (out->algorithm = strdup(dnsb_rfc2136_algorithm(alg))) ? 0
+									: dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_error *err)
@@ -404,7 +407,7 @@ int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, 
 	if (host == NULL || *host == '\0')
 		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-host is required (the primary server's address)");
 	if ((out->host = strdup(host)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = dnsb_config_uint(&port, cfg, "rfc2136-port", 53, 1, 65535, err)) != 0)
 		goto fail;
 	out->port = (unsigned)port;
@@ -445,5 +448,5 @@ int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, 
 	return 0;
 fail:
 	dnsb_rfc2136_config_clear(out);
-	return rc;
+	return rc == DNSB_ENOMEM ? dnsb_error_set(err, rc, "out of memory") : rc;
 }

@@ -38,7 +38,7 @@ static int rr_from_rrset(ldns_rr **out, const dnsb_rrset *set, size_t i, uint32_
 	ldns_status st;
 
 	if (asprintf(&line, "%s %u IN %s %s", set->owner, ttl, type_name(set->type), set->rdata[i]) < 0)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	*out = NULL;
 	st = ldns_rr_new_frm_str(out, line, 0, NULL, NULL);
 	free(line);
@@ -253,6 +253,8 @@ bad_change:
 done:
 	ldns_rr_list_deep_free(pr);
 	ldns_rr_list_deep_free(up);
+	if (rc == DNSB_ENOMEM) /* the paths above that ran out of memory said nothing */
+		dnsb_error_set(err, rc, "out of memory building an UPDATE of %zu changes", count);
 	return rc;
 }
 

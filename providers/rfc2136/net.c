@@ -241,7 +241,7 @@ static int to_wire(ldns_buffer **out, const ldns_pkt *query, const dnsb_rfc2136_
 	ldns_status st;
 
 	if (qb == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((st = ldns_pkt2buffer_wire(qb, query)) != LDNS_STATUS_OK) {
 		ldns_buffer_free(qb);
 		return dnsb_error_set(err, st == LDNS_STATUS_MEM_ERR ? DNSB_ENOMEM : DNSB_EINVAL,
@@ -356,7 +356,7 @@ int dnsb_rfc2136_axfr(dnsb_rfc2136_net *net, const char *zone, ldns_rr_list *rrs
 		return dnsb_error_set(err, DNSB_EINVAL, "zone '%s' is not a domain name", zone);
 	/* Takes apex. Flags 0: no recursion. */
 	if ((query = ldns_pkt_query_new(apex, LDNS_RR_TYPE_AXFR, LDNS_RR_CLASS_IN, 0)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	ldns_pkt_set_random_id(query);
 	if ((rc = sign(net, query, err)) != 0 || (rc = to_wire(&qb, query, net, err)) != 0)
 		goto done;

@@ -52,7 +52,7 @@ static int prepare_all(pipe_run *p, dnsb_error *err)
 	int rc = 0;
 
 	if (used == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < p->n; i++) {
 		uint16_t id;
 		do {
@@ -226,7 +226,7 @@ int dnsb_rfc2136_exchange_all(dnsb_rfc2136_net *net, ldns_pkt *const *queries, s
 	}
 	memset(tsig_ok, 0, n * sizeof(int));
 	if ((p.qb = calloc(n, sizeof(ldns_buffer *))) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = prepare_all(&p, err)) != 0)
 		goto done;
 	fd = dnsb_rfc2136_pool_take(net);

@@ -15,7 +15,7 @@ static int read_query(const dnsb_rrkey *key, ldns_pkt **out, dnsb_error *err)
 		return dnsb_error_set(err, DNSB_EINVAL, "'%s' is not a domain name", key->owner);
 	/* Takes owner. Flags 0: no recursion, the server answers from its zone. */
 	if ((*out = ldns_pkt_query_new(owner, (ldns_rr_type)key->type, LDNS_RR_CLASS_IN, 0)) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -68,5 +68,7 @@ int dnsb_rfc2136_read(dnsb_rfc2136_net *net, const dnsb_rrkey *keys, size_t n, d
 	free(queries);
 	free(replies);
 	free(tsig_ok);
+	if (rc == DNSB_ENOMEM) /* the allocations here and the lists built from replies fill no error */
+		dnsb_error_set(err, rc, "out of memory reading %zu RRsets", n);
 	return rc;
 }

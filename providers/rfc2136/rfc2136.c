@@ -105,7 +105,7 @@ static int rfc2136_list(void *opaque, const char *zone, dnsb_rrset_list *out, dn
 	int rc;
 
 	if (rrs == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	rc = dnsb_rfc2136_axfr(&st->net, zone, rrs, 0, err);
 	if (rc == 0)
 		rc = dnsb_rfc2136_rrsets_from_rrs(out, rrs, NULL, 0);

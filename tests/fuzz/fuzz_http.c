@@ -13,26 +13,19 @@
  * seconds >= 0 or none (-1).
  */
 #include <math.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "providers/http.h"
+#include "loopback_server.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static pthread_mutex_t answer_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint8_t *answer;   /* what the server sends next (a copy, under answer_lock) */
-static size_t answer_len;
-static int listen_fd = -1;
 static char url[64];
 
 /* An input holds up to ANSWERS_MAX answers, each ending at a line "=====". */
@@ -43,7 +36,7 @@ static char url[64];
 
 /* Read the request up to the blank line that ends its headers (a GET has no body): nothing is left unread,
  * so the close after the answer is a FIN, not a reset that could cut the answer short. */
-static void read_request(int fd)
+static int read_request(int fd)
 {
 	char buf[4096];
 	size_t seen = 0;
@@ -52,68 +45,24 @@ static void read_request(int fd)
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 		if (n <= 0)
-			return;
+			return 0; /* answered all the same */
 		for (ssize_t i = 0; i < n; i++, seen++) {
 			memmove(tail, tail + 1, 3);
 			tail[3] = buf[i];
 			if (seen >= 3 && memcmp(tail, "\r\n\r\n", 4) == 0)
-				return;
+				return 0;
 		}
 	}
 }
 
-static void *serve(void *arg)
-{
-	struct timeval tv = { 2, 0 };
-
-	(void)arg;
-	for (;;) {
-		int fd = accept(listen_fd, NULL, NULL);
-		uint8_t *copy;
-		size_t len, off = 0;
-
-		if (fd < 0)
-			continue;
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		read_request(fd);
-		pthread_mutex_lock(&answer_lock);
-		len = answer_len;
-		copy = malloc(len ? len : 1);
-		if (copy)
-			memcpy(copy, answer, len);
-		pthread_mutex_unlock(&answer_lock);
-		while (copy && off < len) {
-			ssize_t n = send(fd, copy + off, len - off, MSG_NOSIGNAL);
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		free(copy);
-		shutdown(fd, SHUT_WR);
-		close(fd);
-	}
-	return NULL;
-}
-
+/* The server on loopback, its URL in url; 0, or -1 */
 static int start_server(void)
 {
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
-	pthread_t t;
-	int one = 1;
+	int port = loopback_start(read_request, 0);
 
-	signal(SIGPIPE, SIG_IGN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((listen_fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
-	    setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(listen_fd, 16) < 0 ||
-	    getsockname(listen_fd, (struct sockaddr *)&sa, &salen) < 0 || pthread_create(&t, NULL, serve, NULL) != 0)
+	if (port < 0)
 		return -1;
-	pthread_detach(t);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/zones?page=1", ntohs(sa.sin_port));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/zones?page=1", port);
 	return 0;
 }
 
@@ -134,21 +83,6 @@ static void lines(const uint8_t *data, size_t size)
 		(void)dnsb_http_is_json(buf);
 		at += len + 1;
 	}
-}
-
-/* The answer to the next request. */
-static void set_answer(const uint8_t *data, size_t size)
-{
-	uint8_t *copy = malloc(size ? size : 1);
-
-	if (copy == NULL)
-		abort();
-	memcpy(copy, data, size);
-	pthread_mutex_lock(&answer_lock);
-	free(answer);
-	answer = copy;
-	answer_len = size;
-	pthread_mutex_unlock(&answer_lock);
 }
 
 static void exchange(dnsb_http *h, size_t max_body)
@@ -176,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dnsb_error err;
 	size_t at = 0;
 
-	if (listen_fd < 0 && start_server() != 0)
+	if (url[0] == '\0' && start_server() != 0)
 		abort();
 	lines(data, size);
 	/* One client per input, as a provider keeps one: its answers, one after another, on its one handle. */
@@ -186,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *next = memmem(data + at, size - at, ANSWER_SEP, sizeof(ANSWER_SEP) - 1);
 		size_t len = next ? (size_t)(next - (data + at)) : size - at;
 
-		set_answer(data + at, len);
+		if (loopback_answer(data + at, len) != 0)
+			abort();
 		exchange(h, size % 2 ? 64 : 8u << 20);
 		at += len + (next ? sizeof(ANSWER_SEP) - 1 : 0);
 	}

@@ -10,88 +10,21 @@
  * wait and a rate that are numbers.
  */
 #include <math.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "providers/ratelimit_redis.h"
+#include "loopback_server.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static pthread_mutex_t answer_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint8_t *answer;   /* what the server sends next (a copy, under answer_lock) */
-static size_t answer_len;
-static int listen_fd = -1, port;
-
-/* One connection: the first command read, the answer sent, our side closed, the rest drained until the client
- * closes (so that no unread byte turns the close into a reset that could cut the answer short). */
-static void serve_one(int fd)
+/* The first command: one read (-1, nothing answered, when the client sent none). */
+static int read_command(int fd)
 {
-	struct timeval tv = { 2, 0 };
 	char buf[4096];
-	uint8_t *copy;
-	size_t len, off = 0;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (recv(fd, buf, sizeof(buf), 0) <= 0)
-		return;
-	pthread_mutex_lock(&answer_lock);
-	len = answer_len;
-	copy = malloc(len ? len : 1);
-	if (copy)
-		memcpy(copy, answer, len);
-	pthread_mutex_unlock(&answer_lock);
-	while (copy && off < len) {
-		ssize_t n = send(fd, copy + off, len - off, MSG_NOSIGNAL);
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	free(copy);
-	shutdown(fd, SHUT_WR);
-	while (recv(fd, buf, sizeof(buf), 0) > 0)
-		;
-}
-
-static void *serve(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		int fd = accept(listen_fd, NULL, NULL);
-		if (fd < 0)
-			continue;
-		serve_one(fd);
-		close(fd);
-	}
-	return NULL;
-}
-
-static int start_server(void)
-{
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
-	pthread_t t;
-	int one = 1;
-
-	signal(SIGPIPE, SIG_IGN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((listen_fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
-	    setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(listen_fd, 16) < 0 ||
-	    getsockname(listen_fd, (struct sockaddr *)&sa, &salen) < 0 || pthread_create(&t, NULL, serve, NULL) != 0)
-		return -1;
-	pthread_detach(t);
-	port = ntohs(sa.sin_port);
-	return 0;
+	return recv(fd, buf, sizeof(buf), 0) > 0 ? 0 : -1;
 }
 
 static void take(dnsb_redis *r)
@@ -110,9 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dnsb_redis_target target = { host, 0, 0, NULL, NULL };
 	dnsb_redis *r;
 	dnsb_error err;
-	uint8_t *copy;
+	int port = loopback_start(read_command, 1);
 
-	if (listen_fd < 0 && start_server() != 0)
+	if (port < 0)
 		abort();
 	if (size == 0)
 		return 0;
@@ -120,14 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	target.password = data[0] & 1 ? password : NULL;
 	target.user = data[0] & 2 ? user : NULL;
 	target.db = data[0] & 4 ? 3 : 0;
-	if ((copy = malloc(size)) == NULL)
+	if (loopback_answer(data + 1, size - 1) != 0)
 		return 0;
-	memcpy(copy, data + 1, size - 1);
-	pthread_mutex_lock(&answer_lock);
-	free(answer);
-	answer = copy;
-	answer_len = size - 1;
-	pthread_mutex_unlock(&answer_lock);
 	if (dnsb_redis_connect(&r, &target, 1.0, &err) != 0)
 		return 0;
 	take(r);

@@ -5,7 +5,7 @@
 #
 # Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh), and the
 # certificates of tls_pki (checks.sh).
-# Gives: the credentials the fake accepts (AZ_SECRET, AZ_FEDERATED), start_fake, stop_fake, stat,
+# Gives: the credentials the fake accepts (AZ_SECRET, AZ_FEDERATED), start_fake, stop_fake, stat, apply,
 # zone, clean_requests, run (dnsbatch with $CREDS), AZ_FLAGS.
 # shellcheck shell=bash
 
@@ -54,4 +54,16 @@ CREDS=(AZURE_TENANT_ID=$AZ_TENANT AZURE_CLIENT_ID=$AZ_CLIENT AZURE_CLIENT_SECRET
 run() {
 	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
 		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AZURE_AUTHORITY_HOST="$URL" "${CREDS[@]}" "$DNSBATCH" "$@"
+}
+# apply NAME PLAN [flags...]: dnsbatch apply of PLAN against the fake (fast backoff); sets RC; leaves
+# $T/NAME.json (the JSON report), .err and .drops
+apply() {
+	local name=$1 planfile=$2
+	shift 2
+	rm -f "$T/$name.drops"
+	run apply --plan "$planfile" "${AZ_FLAGS[@]}" --backoff-base 0.01 --backoff-cap 0.05 "$@" \
+		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
+	# shellcheck disable=SC2034 # the sourcing test reads RC
+	RC=$?
+	touch "$T/$name.drops"
 }

@@ -120,3 +120,22 @@ tls_pki() {
 	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -out "$T/server.pem" \
 		-days 2 -extfile "$T/ext.cnf"
 }
+
+# fake_needs IMPORT PACKAGE TOOL...: what a test against one of tests/fakes/ needs before it starts:
+# each TOOL installed, `python3 -c "import IMPORT"` working (else "PACKAGE is installed") and
+# $DNSBATCH built; the first missing is one failed check, and the test stops
+fake_needs() {
+	local import=$1 package=$2
+	shift 2
+	needs "$@"
+	python3 -c "import $import" 2>/dev/null || { not_ok "$package is installed (make deps)"; exit 1; }
+	[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
+}
+# fake_scratch: scratch, the certificates of tls_pki in $T and an empty $T/home (the HOME of the
+# runs); a failed tls_pki is one failed check, and the test stops
+fake_scratch() {
+	scratch
+	tls_pki >"$T/pki.log" 2>&1 ||
+		{ not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
+	mkdir -p "$T/home"
+}

@@ -166,6 +166,18 @@ dnsb_wait_port() {
 	return 1
 }
 
+# dnsb_wait_healthz PID PORT: wait (up to 10 s) until the dnsbatch serve of PID answers GET /healthz on
+# 127.0.0.1:PORT (its --metrics-listen). @return 0, or 1 when it did not or exited first
+dnsb_wait_healthz() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		curl -sf -o /dev/null "http://127.0.0.1:$2/healthz" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 dnsb_free_port() {
 	local i port
 	for ((i = 0; i < 200; i++)); do

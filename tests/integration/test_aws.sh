@@ -24,29 +24,8 @@ ZONEFILE=$ROOT/examples/zones/example.com.zone
 . tests/integration/checks.sh
 . tests/integration/aws_fake.sh
 
-for tool in openssl jq curl python3 bc; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed"
-		exit 1
-	fi
-done
-if ! python3 -c 'import botocore.auth, botocore.loaders' 2>/dev/null; then
-	not_ok "python3-botocore is installed (make deps)"
-	exit 1
-fi
-if [ ! -x "$DNSBATCH" ]; then
-	not_ok "$DNSBATCH is built (make tests)"
-	exit 1
-fi
-
-scratch
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
-
-mkdir -p "$T/home"
+fake_needs 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3 bc
+fake_scratch
 printf '%s' "$WEB_TOKEN" >"$T/web-token"
 printf '%s\n' "$CONTAINER_TOKEN" >"$T/container-token"
 cat >"$T/credentials" <<EOF

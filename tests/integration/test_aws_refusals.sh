@@ -20,13 +20,8 @@ DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/checks.sh
 . tests/integration/aws_fake.sh
 
-needs openssl jq curl python3
-python3 -c 'import botocore.session, botocore.auth' 2>/dev/null || { not_ok "python3-botocore is installed"; exit 1; }
-[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
-
-scratch
-tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
-mkdir -p "$T/home"
+fake_needs 'botocore.session, botocore.auth' python3-botocore openssl jq curl python3
+fake_scratch
 
 AWS_APPLY_FLAGS=(--aws-zone-id ZEXAMPLE)
 # why NAME DNSNAME: "reason | message" of DNSNAME's drop

@@ -25,13 +25,8 @@ DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
 . tests/integration/extdns_client.sh
 . tests/integration/aws_fake.sh
 
-needs openssl jq curl python3
-python3 -c 'import botocore.auth' 2>/dev/null || { not_ok "python3-botocore is installed (make deps)"; exit 1; }
-[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
-
-scratch
-mkdir -p "$T/home"
-tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
+fake_needs botocore.auth python3-botocore openssl jq curl python3
+fake_scratch
 start_fake registry || exit 1
 export HOME=$T/home AWS_ENDPOINT_URL_ROUTE_53=$URL AWS_CA_BUNDLE=$T/ca.pem AWS_ACCESS_KEY_ID=$KEY_ID \
 	AWS_SECRET_ACCESS_KEY=$SECRET

@@ -21,44 +21,14 @@ ZONEFILE=$ROOT/examples/zones/example.com.zone
 . tests/integration/checks.sh
 . tests/integration/azure_fake.sh
 
-for tool in openssl jq curl python3; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed"
-		exit 1
-	fi
-done
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-	not_ok "python3-jsonschema is installed (make deps)"
-	exit 1
-fi
-if [ ! -x "$DNSBATCH" ]; then
-	not_ok "$DNSBATCH is built (make tests)"
-	exit 1
-fi
-
-scratch
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
-mkdir -p "$T/home"
+fake_needs jsonschema python3-jsonschema openssl jq curl python3
+fake_scratch
 cp "$ZONEFILE" "$T/example.com.zone" # a copy: the zone-file provider leaves a lock file beside it
 ZONEFILE=$T/example.com.zone
 "$DNSBATCH" records --provider zonefile --zonefile "example.com=$ZONEFILE" |
 	awk -F'\t' '!($1 == "example.com." && ($4 == "SOA" || $4 == "NS")) { print "example.com", $1, $2, $4, $5 }' \
 		>"$T/example.records"
 
-# apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops
-apply() {
-	local name=$1 planfile=$2
-	shift 2
-	rm -f "$T/$name.drops"
-	run apply --plan "$planfile" "${AZ_FLAGS[@]}" --backoff-base 0.01 --backoff-cap 0.05 "$@" \
-		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
-	RC=$?
-	touch "$T/$name.drops"
-}
 # secrets_absent NAME: no secret or token in what dnsbatch printed
 secrets_absent() {
 	eq "$1: no secret or token in stderr, stdout or the drop log" \

@@ -29,13 +29,8 @@ DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/azure_fake.sh
 . tests/integration/redis.sh
 
-needs openssl jq curl python3 bc redis-server redis-cli
-python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
-[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
-
-scratch
-tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate"; exit 1; }
-mkdir -p "$T/home"
+fake_needs jsonschema python3-jsonschema openssl jq curl python3 bc redis-server redis-cli
+fake_scratch
 
 # apply NAME PLAN [flags...]: sets RC and TOOK (seconds); leaves $T/NAME.json, .err
 apply() {

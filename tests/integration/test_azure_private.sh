@@ -20,13 +20,8 @@ PLANS=$ROOT/examples/plans
 . tests/integration/checks.sh
 . tests/integration/azure_fake.sh
 
-needs openssl jq curl python3
-python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
-[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
-
-scratch
-tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate"; exit 1; }
-mkdir -p "$T/home"
+fake_needs jsonschema python3-jsonschema openssl jq curl python3
+fake_scratch
 cp "$ROOT/examples/zones/example.com.zone" "$T/example.com.zone"
 "$DNSBATCH" records --provider zonefile --zonefile "example.com=$T/example.com.zone" |
 	awk -F'\t' '$4 != "SOA" && $4 != "NS" && $4 != "CAA" { print "example.com", $1, $2, $4, $5 }' >"$T/example.records"
@@ -35,16 +30,6 @@ cp "$ROOT/examples/zones/example.com.zone" "$T/example.com.zone"
 start_private() {
 	start_fake "$@" --private || return 1
 	AZ_FLAGS+=(--azure-private-zones)
-}
-# apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops
-apply() {
-	local name=$1 planfile=$2
-	shift 2
-	rm -f "$T/$name.drops"
-	run apply --plan "$planfile" "${AZ_FLAGS[@]}" --backoff-base 0.01 --backoff-cap 0.05 "$@" \
-		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
-	RC=$?
-	touch "$T/$name.drops"
 }
 pair() {
 	plan "$1" create="$(list "$(ep "$2" A 300 "$3")" \

@@ -25,39 +25,9 @@ DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/checks.sh
 . tests/integration/azure_fake.sh
 
-for tool in openssl jq curl python3; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed"
-		exit 1
-	fi
-done
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-	not_ok "python3-jsonschema is installed (make deps)"
-	exit 1
-fi
-if [ ! -x "$DNSBATCH" ]; then
-	not_ok "$DNSBATCH is built (make tests)"
-	exit 1
-fi
+fake_needs jsonschema python3-jsonschema openssl jq curl python3
+fake_scratch
 
-scratch
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
-mkdir -p "$T/home"
-
-# apply NAME PLAN [flags...]: sets RC; leaves $T/NAME.json, .err, .drops
-apply() {
-	local name=$1 planfile=$2
-	shift 2
-	rm -f "$T/$name.drops"
-	run apply --plan "$planfile" "${AZ_FLAGS[@]}" --backoff-base 0.01 --backoff-cap 0.05 "$@" \
-		--drop-log "$T/$name.drops" --output json >"$T/$name.json" 2>"$T/$name.err"
-	RC=$?
-	touch "$T/$name.drops"
-}
 # no_sanitizer LABEL NAME: apply NAME's stderr holds no sanitizer report
 no_sanitizer() {
 	eq "$1: no sanitizer report" "$(grep -cE 'AddressSanitizer|runtime error|LeakSanitizer' "$T/$2.err")" 0

@@ -22,20 +22,7 @@ DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 . tests/integration/cloudflare_fake.sh
 . tests/integration/redis.sh
 
-for tool in openssl jq curl python3 redis-server redis-cli; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed"
-		exit 1
-	fi
-done
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-	not_ok "python3-jsonschema is installed (make deps)"
-	exit 1
-fi
-if [ ! -x "$DNSBATCH" ]; then
-	not_ok "$DNSBATCH is built (make tests)"
-	exit 1
-fi
+fake_needs jsonschema python3-jsonschema openssl jq curl python3 redis-server redis-cli
 
 T=$(mktemp -d)
 PIDS=()

@@ -16,11 +16,8 @@ DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
 . tests/integration/checks.sh
 . tests/integration/cloudflare_fake.sh
 
-needs openssl jq curl python3
-python3 -c 'import jsonschema' 2>/dev/null || { not_ok "python3-jsonschema is installed (make deps)"; exit 1; }
-[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
-scratch
-tls_pki >"$T/pki.log" 2>&1 || { not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
+fake_needs jsonschema python3-jsonschema openssl jq curl python3
+fake_scratch
 
 cat >"$T/seed" <<EOF
 $Z1 www.example.com 300 A 192.0.2.1

@@ -10,13 +10,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 ZONE=$ROOT/examples/zones/example.com.zone
 PLANS=$ROOT/examples/plans
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-failures=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', want '$3')"; fi; }
+. "$ROOT/tests/integration/checks.sh"
+scratch
 # apply PLAN ZONECOPY [ARGS...]: apply to a fresh copy of the example zone; sets $rc, stderr in $T/err
 apply() {
 	local plan=$1 zone=$2
@@ -40,7 +35,7 @@ apply conflicts.json "$T/plain.zone"
 want=$rc
 apply conflicts.json "$T/null.zone" --drop-log /dev/null
 eq "plan with drops, --drop-log /dev/null: the exit code without a drop log ($want)" "$rc" "$want"
-if cmp -s "$T/plain.zone" "$T/null.zone"; then ok "the same zone written"; else not_ok "the same zone written"; fi
+check "the same zone written" cmp -s "$T/plain.zone" "$T/null.zone"
 
 apply conflicts.json "$T/file.zone" --drop-log "$T/drops"
 eq "plan with drops, a regular drop log: the same exit code" "$rc" "$want"

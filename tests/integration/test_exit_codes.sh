@@ -90,11 +90,7 @@ api=$(dnsb_free_port) && mon=$(dnsb_free_port)
 spid=$!
 DNSB_SERVERS_PIDS+=("$spid")
 up=0
-for ((i = 0; i < 200; i++)); do
-	curl -sf -o /dev/null "http://127.0.0.1:$mon/healthz" && { up=1; break; }
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 0.05
-done
+dnsb_wait_healthz "$spid" "$mon" && up=1
 eq "serve takes --backoff-base/--backoff-cap/--max-rate-limit-waits/--seed/--timeout/--metrics-file" "$up" 1
 check "serve: --timeout and --metrics-file ignored, and it says so" \
 	grep -q -- '--timeout means nothing to serve.*ignored' "$T/serve.err"

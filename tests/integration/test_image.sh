@@ -89,7 +89,7 @@ if ! extdns_serve "$tmp/serve.log" --provider memory --memory-zone example.com 2
 fi
 echo "ok - in the image: dnsbatch serve --provider memory starts"
 extdns_check "it runs as the Dockerfile's user $user" \
-	[ "$(stat -c %u:%g "/proc/$EXTDNS_PID")" = "$user" ]
+	[ "$(awk '/^Uid:/ { u = $2 } /^Gid:/ { g = $2 } END { print u ":" g }' "/proc/$EXTDNS_PID/status")" = "$user" ]
 extdns_check "in the image: GET /healthz answers 200" extdns_wait_ready 10
 printf '{"create":[{"dnsName":"app.example.com","targets":["192.0.2.1"],"recordType":"A"}]}' >"$tmp/plan.json"
 extdns_post "$EXTDNS_API" /records "$tmp/plan.json" >/dev/null

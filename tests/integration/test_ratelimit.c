@@ -288,6 +288,39 @@ static void test_password(void **state)
 	assert_int_equal(start_redis(NULL), 0);
 }
 
+/* The bucket's key set far ahead (anyone who can write to that Redis can): never a wait of that length. */
+static void test_tat_in_the_future(void **state)
+{
+	dnsb_budget *a = budget("acct-future", 100, 10), *b = budget("acct-soon", 100, 10);
+	dnsb_budget_stats st;
+	redisContext *c;
+	redisReply *r;
+	double start;
+
+	(void)state;
+	assert_non_null(c = connect_when_up());
+	/* ten years ahead (µs of Redis's clock): nonsense, the local share takes over; it stalled apply 35 min */
+	assert_non_null(r = redisCommand(c, "SET dnsbatch:{acct-future}:tat %.0f", (dnsb_wall_clock() + 3.2e8) * 1e6));
+	freeReplyObject(r);
+	/* five minutes ahead: a real wait, past the cap (no deadline given): rate_limited at once */
+	assert_non_null(r = redisCommand(c, "SET dnsbatch:{acct-soon}:tat %.0f", (dnsb_wall_clock() + 300) * 1e6));
+	freeReplyObject(r);
+	redisFree(c);
+	start = dnsb_monotonic();
+	assert_int_equal(dnsb_budget_take(a, 0, NULL), 0);
+	dnsb_budget_stats_get(a, &st);
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.local_tokens, 1);
+	assert_int_equal(dnsb_budget_take(b, 0, NULL), DNSB_ERATELIMIT);
+	assert_int_equal(dnsb_budget_take(b, 10, NULL), DNSB_ERATELIMIT);
+	dnsb_budget_stats_get(b, &st);
+	assert_int_equal(st.fallbacks, 0);
+	assert_int_equal(st.shared_tokens + st.local_tokens, 0);
+	assert_true(dnsb_monotonic() - start < 1.0);
+	dnsb_budget_free(a);
+	dnsb_budget_free(b);
+}
+
 static void expect_config_error(const char *key, const char *value, const char *want)
 {
 	dnsb_config *cfg;
@@ -320,6 +353,9 @@ static void test_config_errors(void **state)
 	expect_config_error("rate-budget", "http://u:hunter2@127.0.0.1:6380", "redis://");
 	expect_config_error("rate-budget", "redis://u:hunter2@127.0.0.1:99999", "Port");
 	expect_config_error("rate-budget", "redis://u:hunter2@127.0.0.1:6379/x", "database");
+	/* a password in the URL would sit in /proc/PID/cmdline: refused, naming where it belongs */
+	expect_config_error("rate-budget", "redis://:hunter2@127.0.0.1:6379", "--rate-budget-password-file");
+	expect_config_error("rate-budget", "redis://u:hunter2@127.0.0.1:6379/1", "DNSBATCH_REDIS_PASSWORD");
 	expect_config_error("rate-budget-rate", "fast", "--rate-budget-rate");
 	expect_config_error("rate-budget-rate", "0/s", "--rate-budget-rate");
 	expect_config_error("rate-budget-key", "a{b}", "--rate-budget-key");
@@ -340,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_throttle_lowers_for_everyone),
 		cmocka_unit_test(test_redis_away_and_back),
 		cmocka_unit_test(test_password),
+		cmocka_unit_test(test_tat_in_the_future),
 		cmocka_unit_test(test_config_errors),
 	};
 

@@ -26,6 +26,7 @@
 #include "dnsbatch/clock.h"
 #include "providers/aws/aws.h"
 #include "unit/change_fixture.h"
+#include "unit/http_fixture.h"
 
 /* ---- helpers ---- */
 
@@ -47,14 +48,7 @@ static void batch_make(dnsb_change **c)
 
 static dnsb_http_response reply(long status, const char *body)
 {
-	dnsb_http_response r;
-
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	r.body = (char *)body;
-	r.body_len = strlen(body);
-	r.retry_after = -1;
-	return r;
+	return http_reply(status, NULL, body, -1);
 }
 
 #define ERR(code, msg) \

@@ -16,18 +16,11 @@
 
 #include "providers/azure/azure.h"
 #include "unit/change_fixture.h"
+#include "unit/http_fixture.h"
 
 static dnsb_http_response reply(long status, const char *body, double retry_after)
 {
-	dnsb_http_response r;
-
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	r.body = (char *)body;
-	r.body_len = strlen(body);
-	snprintf(r.content_type, sizeof(r.content_type), "application/json; charset=utf-8");
-	r.retry_after = retry_after;
-	return r;
+	return http_reply(status, "application/json; charset=utf-8", body, retry_after);
 }
 
 /* The body of an RRset of one RDATA, then that body read back as a listed record set. */

@@ -19,6 +19,7 @@
 
 #include "providers/azure/azure.h"
 #include "unit/change_fixture.h"
+#include "unit/http_fixture.h"
 
 /* n octets of c, as a malloc'd string. */
 static char *octets(size_t n, char c)
@@ -139,15 +140,7 @@ static void test_txt_2048_written_within_the_limit(void **state)
 
 static dnsb_http_response reply(long status, const char *body)
 {
-	dnsb_http_response r;
-
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	r.body = (char *)body;
-	r.body_len = strlen(body);
-	r.retry_after = -1;
-	snprintf(r.content_type, sizeof(r.content_type), "application/json; charset=utf-8");
-	return r;
+	return http_reply(status, "application/json; charset=utf-8", body, -1);
 }
 
 static void test_error_shapes(void **state)

@@ -22,6 +22,7 @@
 #include "applier/core/backoff.h"
 #include "providers/cloudflare/cloudflare.h"
 #include "unit/change_fixture.h"
+#include "unit/http_fixture.h"
 
 /* A configuration of key, value, ..., NULL pairs (the caller's). */
 static dnsb_config *config_of(const char *first, ...)
@@ -40,14 +41,7 @@ static dnsb_config *config_of(const char *first, ...)
 /* A reply of `status` with a JSON body (borrowed). */
 static dnsb_http_response reply(long status, const char *json)
 {
-	dnsb_http_response r = { 0 };
-
-	r.status = status;
-	r.body = (char *)json;
-	r.body_len = strlen(json);
-	strcpy(r.content_type, "application/json");
-	r.retry_after = -1;
-	return r;
+	return http_reply(status, "application/json", json, -1);
 }
 
 static void test_classify(void **state)

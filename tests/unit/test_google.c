@@ -27,6 +27,7 @@
 #include "providers/google/google.h"
 #include "providers/http.h"
 #include "unit/change_fixture.h"
+#include "unit/http_fixture.h"
 #include "unit/config_fixture.h"
 
 /* ---- helpers ---- */
@@ -59,19 +60,6 @@ static void batch_free(batch *b)
 	changes_free(b->c, 4);
 }
 
-static dnsb_http_response reply(long status, const char *ctype, const char *body, double retry_after)
-{
-	dnsb_http_response r;
-
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	r.body = (char *)body;
-	r.body_len = strlen(body);
-	snprintf(r.content_type, sizeof(r.content_type), "%s", ctype);
-	r.retry_after = retry_after;
-	return r;
-}
-
 #define JSON "application/json; charset=UTF-8"
 
 /* An error body as Cloud DNS writes it, with one errors[] entry. */
@@ -87,7 +75,7 @@ static char *error_body(int code, const char *reason, const char *message)
 static dnsb_result classify(batch *b, long status, const char *reason, const char *message, double retry_after)
 {
 	char *body = error_body((int)status, reason, message);
-	dnsb_http_response r = reply(status, JSON, body, retry_after);
+	dnsb_http_response r = http_reply(status, JSON, body, retry_after);
 	dnsb_result res;
 
 	dnsb_google_classify(&res, &r, &b->layout, b->c, 4);
@@ -151,8 +139,8 @@ static void test_classify_table(void **state)
 
 static void test_success_must_be_json(void **state)
 {
-	dnsb_http_response ok = reply(200, JSON, "{\"kind\":\"dns#change\",\"id\":\"7\",\"status\":\"pending\"}", -1);
-	dnsb_http_response page = reply(200, "text/html", "<html>captive portal</html>", -1);
+	dnsb_http_response ok = http_reply(200, JSON, "{\"kind\":\"dns#change\",\"id\":\"7\",\"status\":\"pending\"}", -1);
+	dnsb_http_response page = http_reply(200, "text/html", "<html>captive portal</html>", -1);
 	dnsb_result res;
 	batch b;
 
@@ -170,7 +158,7 @@ static void test_success_must_be_json(void **state)
 
 static void test_non_json_error_keeps_its_first_line(void **state)
 {
-	dnsb_http_response r = reply(502, "text/html; charset=UTF-8", "<!DOCTYPE html>\n<p><b>502.</b> That's an error.", 3);
+	dnsb_http_response r = http_reply(502, "text/html; charset=UTF-8", "<!DOCTYPE html>\n<p><b>502.</b> That's an error.", 3);
 	dnsb_result res;
 	batch b;
 
@@ -217,7 +205,7 @@ static void test_every_error_entry_is_a_culprit(void **state)
 		"{\"error\":{\"code\":404,\"message\":\"The 'entity.change.deletions[0]' resource named 'b.example.com. (TXT)' does not exist.\","
 		"\"errors\":[{\"message\":\"The 'entity.change.deletions[0]' resource named 'b.example.com. (TXT)' does not exist.\",\"reason\":\"notFound\"},"
 		"{\"message\":\"The 'entity.change.deletions[1]' resource named 'c.example.com. (A)' does not exist.\",\"reason\":\"notFound\"}]}}";
-	dnsb_http_response r = reply(404, JSON, body, -1);
+	dnsb_http_response r = http_reply(404, JSON, body, -1);
 	dnsb_result res;
 	batch b;
 
@@ -423,7 +411,7 @@ static void test_read_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char *body = error_body((int)rows[i].status, rows[i].reason, "why");
-		dnsb_http_response r = reply(rows[i].status, JSON, body, -1);
+		dnsb_http_response r = http_reply(rows[i].status, JSON, body, -1);
 		assert_int_equal(dnsb_google_reply_error(&r, "rrsets.list z", &err), rows[i].code);
 		assert_non_null(strstr(err.message, "rrsets.list z: HTTP"));
 		assert_non_null(strstr(err.message, "why"));
@@ -713,7 +701,7 @@ static void test_retry_after(void **state)
 
 static void test_content_type(void **state)
 {
-	dnsb_http_response r = reply(200, "text/html", "{}", -1);
+	dnsb_http_response r = http_reply(200, "text/html", "{}", -1);
 	json_object *doc;
 	dnsb_error err;
 
@@ -726,11 +714,11 @@ static void test_content_type(void **state)
 	assert_false(dnsb_http_is_json(""));
 	assert_int_equal(dnsb_http_json(&doc, &r, &err), DNSB_EPARSE);
 	assert_non_null(strstr(err.message, "text/html"));
-	r = reply(200, JSON, "{\"a\":1} x", -1);
+	r = http_reply(200, JSON, "{\"a\":1} x", -1);
 	assert_int_equal(dnsb_http_json(&doc, &r, &err), DNSB_EPARSE);
-	r = reply(200, JSON, "{\"a\":", -1);
+	r = http_reply(200, JSON, "{\"a\":", -1);
 	assert_int_equal(dnsb_http_json(&doc, &r, &err), DNSB_EPARSE);
-	r = reply(200, JSON, "{\"a\":1}\n", -1);
+	r = http_reply(200, JSON, "{\"a\":1}\n", -1);
 	r.truncated = 1;
 	assert_int_equal(dnsb_http_json(&doc, &r, &err), DNSB_EPARSE);
 	r.truncated = 0;

@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/secret.h"
 #include "dnsbatch/common.h"
 #include "dnsbatch/log.h"
 
@@ -291,6 +292,37 @@ static void test_threads_whole_lines(void **state)
 	free(out);
 }
 
+/*
+ * Issue 38 §4: a secret the process holds is printed by no log line, whatever
+ * quotes it (an error body echoing X-API-Key), in text or in JSON (message and
+ * fields), nor kept in an error message or a provider result.
+ */
+static void test_secrets_redacted(void **state)
+{
+	struct capture *cap = *state;
+	json_object *fields = json_object_new_object();
+	dnsb_error err = { 0 };
+	char *out;
+
+	dnsb_secret_register("k3y-0f-the-api");
+	dnsb_secret_register("pw-of-redis");
+	dnsb_secret_register("short"); /* under DNSB_SECRET_MIN_LEN: not registered, "short" stays */
+	dnsb_log(DNSB_LOG_WARN, "HTTP 500: headers were: X-API-Key: k3y-0f-the-api; AUTH pw-of-redis pw-of-redis short");
+	dnsb_log_set_format(DNSB_LOG_JSON);
+	json_object_object_add(fields, "body", json_object_new_string("{\"key\":\"k3y-0f-the-api\"}"));
+	dnsb_log_fields(DNSB_LOG_WARN, fields, "echo: k3y-0f-the-api");
+	json_object_put(fields);
+	out = captured(cap);
+	assert_null(strstr(out, "k3y-0f-the-api"));
+	assert_null(strstr(out, "pw-of-redis"));
+	assert_non_null(strstr(out, " warn HTTP 500: headers were: X-API-Key: ***; AUTH *** *** short\n"));
+	assert_non_null(strstr(out, "\"msg\":\"echo: ***\""));
+	assert_non_null(strstr(out, "\"body\":\"{\\\"key\\\":\\\"***\\\"}\""));
+	free(out);
+	dnsb_error_set(&err, DNSB_EFATAL, "refused: %s", "X-API-Key: k3y-0f-the-api");
+	assert_string_equal(err.message, "refused: X-API-Key: ***");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +334,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errno_preserved, setup, teardown),
 		cmocka_unit_test(test_parse_format),
 		cmocka_unit_test_setup_teardown(test_threads_whole_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secrets_redacted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 
 #include "providers/pdns/pdns.h"
 #include "unit/change_fixture.h"
+#include "unit/http_fixture.h"
 #include "unit/config_fixture.h"
 
 /* ---- helpers ---- */
@@ -36,19 +37,6 @@ static void held_add(dnsb_rrset_list *held, const char *owner, uint16_t type, ui
 
 	rrset_set(&s, owner, type, ttl, rdata);
 	assert_int_equal(dnsb_rrset_list_push(held, &s), 0);
-}
-
-static dnsb_http_response reply(long status, const char *ctype, const char *body, double retry_after)
-{
-	dnsb_http_response r;
-
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	r.body = (char *)body;
-	r.body_len = strlen(body);
-	snprintf(r.content_type, sizeof(r.content_type), "%s", ctype);
-	r.retry_after = retry_after;
-	return r;
 }
 
 #define JSON "application/json"
@@ -70,7 +58,7 @@ static void batch_make(batch *b)
 
 static dnsb_result classify(batch *b, long status, const char *ctype, const char *body, double retry_after)
 {
-	dnsb_http_response r = reply(status, ctype, body, retry_after);
+	dnsb_http_response r = http_reply(status, ctype, body, retry_after);
 	dnsb_result res;
 
 	dnsb_pdns_classify(&res, &r, b->c, 5);
@@ -187,14 +175,14 @@ static void test_read_errors(void **state)
 	dnsb_error err;
 
 	(void)state;
-	r = reply(401, TEXT, "Unauthorized", -1);
+	r = http_reply(401, TEXT, "Unauthorized", -1);
 	assert_int_equal(dnsb_pdns_reply_error(&r, "GET zone example.test.", &err), DNSB_EFATAL);
 	assert_string_equal(err.message, "GET zone example.test.: HTTP 401: Unauthorized");
-	r = reply(404, TEXT, "Not Found", -1);
+	r = http_reply(404, TEXT, "Not Found", -1);
 	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_EFATAL);
-	r = reply(502, TEXT, "Bad Gateway", -1);
+	r = http_reply(502, TEXT, "Bad Gateway", -1);
 	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ETRANSIENT);
-	r = reply(429, TEXT, "", -1);
+	r = http_reply(429, TEXT, "", -1);
 	assert_int_equal(dnsb_pdns_reply_error(&r, "GET", &err), DNSB_ERATELIMIT);
 	assert_string_equal(err.message, "GET: HTTP 429: (no message)");
 }

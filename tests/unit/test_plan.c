@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <ldns/ldns.h>
 
 #include "dnsbatch/plan.h"
 #include "applier/plan/internal.h"
@@ -496,6 +497,83 @@ static void test_rdata_canonical_function(void **state)
 	assert_int_equal(dnsb_rdata_canonical(&out, TYPE_A, "   ", &err), DNSB_EINVAL);
 	assert_string_equal(err.message, "empty A target");
 	assert_null(out);
+}
+
+/* rdata of type is refused as invalid, with this message. */
+static void rdata_refused(uint16_t type, const char *rdata, const char *message)
+{
+	dnsb_error err = { 0 };
+	char *out = NULL;
+	int rc = dnsb_rdata_canonical(&out, type, rdata, &err);
+
+	if (rc != DNSB_EINVAL)
+		fail_msg("type %u '%s': accepted as '%s' (rc %d)", (unsigned)type, rdata, out ? out : "", rc);
+	assert_null(out);
+	assert_string_equal(err.message, message);
+}
+
+/* rdata of type is accepted, written as `want`. */
+static void rdata_kept(uint16_t type, const char *rdata, const char *want)
+{
+	dnsb_error err = { 0 };
+	char *out = NULL;
+
+	if (dnsb_rdata_canonical(&out, type, rdata, &err) != 0)
+		fail_msg("type %u '%s' refused: %s", (unsigned)type, rdata, err.message);
+	assert_string_equal(out, want);
+	free(out);
+}
+
+/*
+ * Issue 38 §3: every numeric RDATA field against its wire width, before
+ * ldns's int8/int16 conversion wraps it (MX 70000 was written 4464, MX -1
+ * 65535, CAA flags 256 as 0, TLSA 259 as 3, NAPTR 65537 as 1).
+ */
+static void test_rdata_numeric_ranges(void **state)
+{
+	(void)state;
+	rdata_refused(TYPE_MX, "70000 mx.example.com.", "MX preference 70000 is out of range (0 to 65535)");
+	rdata_refused(TYPE_MX, "-1 mx.example.com.", "MX preference -1 is out of range (0 to 65535)");
+	rdata_refused(TYPE_MX, "999999999999999999 mx.example.com.",
+			    "MX preference 999999999999999999 is out of range (0 to 65535)");
+	rdata_refused(TYPE_MX, "99999999999999999999999 mx.example.com.",
+			    "MX preference 99999999999999999999999 is out of range (0 to 65535)");
+	rdata_refused(TYPE_MX, "( 65536 mx.example.com. )", "MX preference 65536 is out of range (0 to 65535)");
+	rdata_kept(TYPE_MX, "65535 mx.example.com.", "65535 mx.example.com.");
+	rdata_kept(TYPE_MX, "0 .", "0 .");
+	rdata_refused(TYPE_SRV, "-1 99999999 65536 sip.example.com.",
+			    "SRV priority -1 is out of range (0 to 65535)");
+	rdata_refused(TYPE_SRV, "1 99999999 65536 sip.example.com.",
+			    "SRV weight 99999999 is out of range (0 to 65535)");
+	rdata_refused(TYPE_SRV, "1 2 65536 sip.example.com.", "SRV port 65536 is out of range (0 to 65535)");
+	rdata_kept(TYPE_SRV, "65535 65535 65535 sip.example.com.", "65535 65535 65535 sip.example.com.");
+	rdata_refused(257, "256 issue \"ca.example.net\"", "CAA flags 256 is out of range (0 to 255)");
+	rdata_kept(257, "128 issue \"ca.example.net\"", "128 issue \"ca.example.net\"");
+	rdata_refused(52, "259 1 1 d2abde240d7cd3ee6b4b28c54df034b97983a1d16e8a410e4561cb106618e971",
+			    "TLSA certificate usage 259 is out of range (0 to 255)");
+	rdata_refused(52, "3 256 1 d2abde240d7cd3ee6b4b28c54df034b97983a1d16e8a410e4561cb106618e971",
+			    "TLSA selector 256 is out of range (0 to 255)");
+	rdata_refused(52, "3 1 300 d2abde240d7cd3ee6b4b28c54df034b97983a1d16e8a410e4561cb106618e971",
+			    "TLSA matching type 300 is out of range (0 to 255)");
+	rdata_refused(35, "65537 10 \"u\" \"E2U+sip\" \"\" sip.example.com.",
+			    "NAPTR order 65537 is out of range (0 to 65535)");
+	rdata_refused(35, "100 -10 \"u\" \"E2U+sip\" \"\" sip.example.com.",
+			    "NAPTR preference -10 is out of range (0 to 65535)");
+	rdata_refused(44, "256 1 123456789abcdef67890123456789abcdef67890",
+			    "SSHFP algorithm 256 is out of range (0 to 255)");
+	rdata_refused(44, "1 257 123456789abcdef67890123456789abcdef67890",
+			    "SSHFP fingerprint type 257 is out of range (0 to 255)");
+	rdata_refused(43, "65536 8 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE2D9A3C2AE6E5A1A5A0C2E2F5",
+			    "DS key tag 65536 is out of range (0 to 65535)");
+	rdata_refused(43, "60485 264 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE2D9A3C2AE6E5A1A5A0C2E2F5",
+			    "DS algorithm 264 is out of range (0 to 255)");
+	rdata_refused(43, "60485 8 258 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE2D9A3C2AE6E5A1A5A0C2E2F5",
+			    "DS digest type 258 is out of range (0 to 255)");
+	/* a mnemonic is ldns's to read, never a wrapped number */
+	rdata_kept(43, "60485 RSASHA256 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE2D9A3C2AE6E5A1A5A0C2E2F5",
+			"60485 8 2 49fd46e6c4b45c55d4ac69cbd3cd34ac1afe51de2d9a3c2ae6e5a1a5a0c2e2f5");
+	if (ldns_rr_descript(64)->_name != NULL) /* SVCB and HTTPS where this ldns knows them */
+		rdata_refused(65, "65536 . alpn=h2", "HTTPS priority 65536 is out of range (0 to 65535)");
 }
 
 static void test_name_canonical_function(void **state)
@@ -1412,6 +1490,7 @@ int main(void)
 		cmocka_unit_test(test_txt_bare_keeps_its_spaces),
 		cmocka_unit_test(test_canonical_rdata),
 		cmocka_unit_test(test_rdata_canonical_function),
+		cmocka_unit_test(test_rdata_numeric_ranges),
 		cmocka_unit_test(test_name_canonical_function),
 		cmocka_unit_test(test_invalid_ipv4),
 		cmocka_unit_test(test_invalid_record_type),
