@@ -40,7 +40,7 @@ typedef struct dnsb_precheck {
 	size_t count;
 } dnsb_precheck;
 
-/** Why the pre-check names a change (DESIGN §7's causes). */
+/** Why the pre-check names a change (docs/design.md §7's causes). */
 typedef enum dnsb_precheck_mismatch {
 	DNSB_PRECHECK_MATCH = 0,
 	DNSB_PRECHECK_EXISTS,   /**< a create (or an update's new RRset of another type) whose RRset is held */

@@ -1,6 +1,6 @@
 /*
  * providers/ratelimit.h - one rate budget for every instance writing to one
- * provider account (DESIGN §4, "Rate budget"). Not installed; the HTTP
+ * provider account (docs/design.md §3.6, "Rate budget"). Not installed; the HTTP
  * backends reach it through their client (providers/http.h).
  *
  * A provider's request limit belongs to the account (Route53: a token bucket

@@ -4,7 +4,7 @@
 
 #include "dnsbatch/dnsbatch.h"
 
-/* Exit codes (DESIGN §5). */
+/* Exit codes (docs/design.md §5.1). */
 enum {
 	DNSB_EXIT_OK = 0,        /* every change applied or already in effect */
 	DNSB_EXIT_INTERNAL = 1,  /* a bug or an unexpected system failure */

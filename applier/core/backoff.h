@@ -1,6 +1,6 @@
 /*
  * backoff.h - the full-jitter backoff and the one rule for a throttle's
- * Retry-After (DESIGN §3: honoured as a floor, within bounds), shared by the
+ * Retry-After (docs/design.md §3.6: honoured as a floor, within bounds), shared by the
  * engine's batches and the HTTP backends' own reads, so both wait alike.
  */
 #ifndef DNSBATCH_CORE_BACKOFF_H
@@ -10,7 +10,7 @@
 #define DNSB_RETRY_AFTER_CAP_FACTOR 10.0
 
 /**
- * The full-jitter backoff (DESIGN §3).
+ * The full-jitter backoff (docs/design.md §3.6).
  * @param attempt  0 for the first wait
  * @param base     seconds: the first wait's ceiling
  * @param cap      seconds: no wait's ceiling passes it

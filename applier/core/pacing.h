@@ -1,7 +1,8 @@
 /*
- * pacing.h - the pacing shared by every batch sent to one provider (DESIGN §3:
- * "a rate limit slows the whole provider, not one batch"). The engine's own:
- * backends never pace themselves. Times are on the engine's clock.
+ * pacing.h - the pacing shared by every batch sent to one provider
+ * (docs/design.md §3.6: "a rate limit slows the whole provider, not one
+ * batch"). The engine's own; the pacers some backends keep beside it are
+ * listed in docs/design.md §9. Times are on the engine's clock.
  */
 #ifndef DNSBATCH_CORE_PACING_H
 #define DNSBATCH_CORE_PACING_H

@@ -1,6 +1,6 @@
 /*
  * batch.c - a zone's groups, in order, cut into batches within --batch-size
- * and the provider's declared limits (DESIGN §2).
+ * and the provider's declared limits (docs/design.md §2.2).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * engine.c - the batch engine's orchestration (DESIGN §3): options, then
+ * engine.c - the batch engine's orchestration (docs/design.md §3): options, then
  * zones, groups, the quarantine, each zone's batches, and the tally. Every
  * change leaves with exactly one outcome. The stages live in the other files
  * of applier/engine/ (see internal.h).

@@ -1,5 +1,5 @@
 /*
- * group.c - change groups (DESIGN §2): changes with one owner name, joined
+ * group.c - change groups (docs/design.md §2.1): changes with one owner name, joined
  * by the external-dns registry's ownership records (labels.ownedRecord).
  * The sets of a routing policy (distinct set identifiers at one owner name)
  * are groups apart: the registry's TXT record of a set carries the set's

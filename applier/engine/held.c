@@ -1,5 +1,5 @@
 /*
- * held.c - the engine's use of the quarantine (DESIGN §5): a group whose
+ * held.c - the engine's use of the quarantine (docs/design.md §5.3): a group whose
  * changes were dropped for conflict is held back, without a request, until
  * its backoff runs out. The whole group is held, whichever of its changes
  * conflicted: a group lands or drops as one (a change in effect beside a

@@ -21,7 +21,7 @@
 #include "dnsbatch/log.h"
 #include "dnsbatch/sys/provider.h"
 
-/* A change group: changes that land or drop together (DESIGN §2). */
+/* A change group: changes that land or drop together (docs/design.md §2.1). */
 typedef struct group {
 	dnsb_change **changes;   /* deletions, then updates, then creations; a slice of one block that holds every
 				  * group's list (dnsb_engine_make_groups), freed whole by dnsb_engine_free_groups */
@@ -100,7 +100,7 @@ typedef enum sent {
 	SENT_OVER         /* the run is over (br->over): every unsettled group of the batch has an outcome */
 } sent;
 
-/* What a read-back says (DESIGN §3: three values). */
+/* What a read-back says (docs/design.md §3.3: three values). */
 typedef enum verdict { NOT_IN_EFFECT = 0, IN_EFFECT = 1, UNKNOWN = -1 } verdict;
 
 /* Groups up to this size are held by the quarantine under every subset of conflicting changes; larger ones
@@ -139,8 +139,8 @@ void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
 /* zones.c */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
 
-/* group.c: the plan's change groups (DESIGN §2), in order of first appearance, into *out (*ngroups of them; free with
- * dnsb_engine_free_groups, also after an error). @return 0 or DNSB_ENOMEM */
+/* group.c: the plan's change groups (docs/design.md §2.1), in order of first appearance, into *out (*ngroups of
+ * them; free with dnsb_engine_free_groups, also after an error). @return 0 or DNSB_ENOMEM */
 int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
 void dnsb_engine_drop_invalid_groups(group *groups, size_t n);
 /* g->key, g's content key for the quarantine. @return 0, or DNSB_ENOMEM (g->key NULL) */

@@ -1,6 +1,6 @@
 /*
  * isolate.c - running one batch: apply every group that can be applied and
- * isolate the ones the provider refuses (DESIGN §3, bisection).
+ * isolate the ones the provider refuses (docs/design.md §3.2, culprit isolation).
  *
  * Adaptive group testing without knowing how many groups conflict: the batch
  * is sent in parts of `chunk` groups (the whole batch first); a part that

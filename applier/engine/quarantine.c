@@ -1,5 +1,5 @@
 /*
- * quarantine.c - per-group backoff for groups dropped for conflict (DESIGN §5),
+ * quarantine.c - per-group backoff for groups dropped for conflict (docs/design.md §5.3),
  * and with the same backoff the memory of drops already logged (noted entries).
  */
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /*
- * retry.c - waiting: the full-jitter backoff (DESIGN §3), Retry-After as a
+ * retry.c - waiting: the full-jitter backoff (docs/design.md §3.6), Retry-After as a
  * floor within bounds, and the pacing every batch to one provider shares.
  */
 

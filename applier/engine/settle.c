@@ -1,5 +1,5 @@
 /*
- * settle.c - settling the groups a batch's refusals point at (DESIGN §3,
+ * settle.c - settling the groups a batch's refusals point at (docs/design.md §3.3,
  * verify before drop): one sent on its own, one part in effect and part not,
  * and the groups refused, which wait to be settled together by one read
  * (what is in effect is already_applied; the rest is dropped with what is in
@@ -101,7 +101,7 @@ static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
  * After the rest of g was sent on its own: the changes of g found in effect
  * share its end. When the rest landed they are already_applied; when it did
  * not, the group did not land: they end as the rest did (a group lands or
- * drops as one, DESIGN §4), naming the change that stopped it; but after a
+ * drops as one, docs/design.md §4.3), naming the change that stopped it; but after a
  * transient answer a drop would be a guess (settle_unknown).
  */
 static void settle_with_rest(group *g, const group *rest)
@@ -311,7 +311,7 @@ void dnsb_engine_settle_refused(batch_run *br)
  * One group that a refusal points at: refused on its own (`alone`), named by a
  * reply, or the last suspect of a search. Read back first: in effect ends
  * already_applied; a group refused on its own, or whose refusal the read
- * explains, is dropped; any other is sent on its own (DESIGN §3).
+ * explains, is dropped; any other is sent on its own (docs/design.md §3.3).
  */
 void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, int alone)
 {

@@ -167,7 +167,7 @@ static int retry(batch_run *br, size_t count, const dnsb_result *res)
 }
 
 /*
- * Send gs as one submission and act on the class of the answer (DESIGN §3):
+ * Send gs as one submission and act on the class of the answer (docs/design.md §3.1):
  * retry transient and rate-limited answers within the batch's budget, stop the
  * zone on a fatal one, and hand the rest back. br->suspect tells whether this
  * part met a transient answer (a lost reply may have committed it).

@@ -1,5 +1,5 @@
 /*
- * verify.c - reading back what the provider holds and judging it (DESIGN §3,
+ * verify.c - reading back what the provider holds and judging it (docs/design.md §3.3,
  * verify before drop): is a group's whole desired final state in effect, and
  * does the read show why a group was refused? Three values: in effect, not in
  * effect, unknown (the read could not be made).

@@ -1,4 +1,4 @@
-/* zones.c - each change to the configured zone with the longest matching apex (DESIGN §2). */
+/* zones.c - each change to the configured zone with the longest matching apex (docs/design.md §2). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * drop_record.h - internal: one writer for what a dropped change shows. The
  * drop log's line, the JSON log line's fields and a GET /quarantine entry are
  * each a subset of the same keys, built by dnsb_drop_record_add, so that they
- * agree field by field (DESIGN §6). The engine hands changes here and needs
+ * agree field by field (docs/design.md §6.2). The engine hands changes here and needs
  * no JSON of its own.
  */
 #ifndef DNSBATCH_OBS_DROP_RECORD_H
@@ -23,7 +23,7 @@ typedef struct dnsb_drop {
 
 /* Which keys, each form a subset of the drop log's line in its order. */
 typedef enum dnsb_drop_form {
-	/* The drop log's line (DESIGN §6): time, zone, outcome, reason, status, code, message (code and
+	/* The drop log's line (docs/design.md §6.2): time, zone, outcome, reason, status, code, message (code and
 	 * message null when absent), quarantine, quarantine_seconds, cause, current, owner, owner_resource,
 	 * change. */
 	DNSB_DROP_LINE,

@@ -1,6 +1,6 @@
 /*
  * droplog.c - the drop log: one JSON line per dropped or failed change, as
- * drop_record.c builds it (DESIGN §6); rotated past a size, reopened on request.
+ * drop_record.c builds it (docs/design.md §6.2); rotated past a size, reopened on request.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L  /* fdopen, fsync */

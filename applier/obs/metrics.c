@@ -1,4 +1,4 @@
-/* metrics.c - the DESIGN §6 series, kept in memory and written in the Prometheus text format. */
+/* metrics.c - the docs/design.md §6.1 series, kept in memory and written in the Prometheus text format. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L  /* open_memstream, mkstemp, fsync, fchmod */
 #endif

@@ -162,7 +162,7 @@ typedef enum dnsb_reason {
  */
 /**
  * What is in a dropped change's way, for operators: from the read-back that
- * verify-before-drop makes anyway (DESIGN §3), at no extra request.
+ * verify-before-drop makes anyway (docs/design.md §3.3, §7), at no extra request.
  */
 typedef enum dnsb_cause {
 	DNSB_CAUSE_NONE = 0,     /**< not dropped */

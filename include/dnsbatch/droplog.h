@@ -1,6 +1,6 @@
 /*
  * dnsbatch/droplog.h - the drop log: JSON Lines, one object per dropped or
- * failed change (DESIGN §6):
+ * failed change (docs/design.md §6.2):
  *   {"time":"2026-11-20T23:59:59Z","zone":"example.com.","outcome":"dropped",
  *    "reason":"conflict","status":409,"code":"alreadyExists","message":"...",
  *    "change":{"create":[{endpoint}]}}
@@ -113,7 +113,7 @@ int dnsb_droplog_write(dnsb_droplog *log, const char *zone, const dnsb_change *c
 int dnsb_droplog_write_omitted(dnsb_droplog *log, const char *zone, const char *outcome, const char *reason,
 			       size_t count, double now);
 
-/** What the sidecar's quarantine did to the group of a line's change (DESIGN §5), key "quarantine". */
+/** What the sidecar's quarantine did to the group of a line's change (docs/design.md §5.3), key "quarantine". */
 typedef enum dnsb_droplog_quarantine {
 	DNSB_DROPLOG_QUARANTINE_NONE = 0,   /**< no key: the line dnsb_droplog_write writes */
 	DNSB_DROPLOG_QUARANTINE_START = 1,  /**< "start": it conflicted and is held back for

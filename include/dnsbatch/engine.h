@@ -2,7 +2,7 @@
  * dnsbatch/engine.h - the batch engine.
  *
  * dnsb_engine_apply takes a parsed plan and a provider and gives every
- * change exactly one outcome (DESIGN §3):
+ * change exactly one outcome (docs/design.md §3):
  *   map each change to the zone with the longest matching apex (none:
  *   dropped, reason no_zone); form change groups (same owner name, plus the
  *   ownership TXT records of the external-dns registry, labels.ownedRecord);
@@ -51,7 +51,7 @@ extern "C" {
 
 /**
  * Quarantine of change groups dropped for conflict (the sidecar's memory
- * across requests, DESIGN §5): the changes of a group that conflicted are
+ * across requests, docs/design.md §5.3): the changes of a group that conflicted are
  * not resubmitted while its backoff runs (initial, doubling up to max) and
  * end dropped/quarantined; changes of the group that were in effect beside
  * them are sent and proved again. It is reset when the group applies or

@@ -1,9 +1,9 @@
 /*
  * dnsbatch/metrics.h - counters and gauges in the Prometheus text format.
  *
- * Series (DESIGN §6), all thread-safe:
+ * Series (docs/design.md §6.1), all thread-safe:
  *   dnsbatch_changes_total{zone,outcome}                         counter
- *   dnsbatch_dropped_changes_total{zone,record_type,reason}      counter
+ *   dnsbatch_dropped_changes_total{zone,record_type,reason,cause} counter
  *   dnsbatch_failed_changes_total{zone,record_type,reason}       counter
  *   dnsbatch_batches_total{zone,class}                           counter
  *   dnsbatch_provider_requests_total{provider,operation,class}   counter

@@ -196,7 +196,7 @@ typedef struct dnsb_webhook_options {
 	 * after every apply that wrote to it. */
 	dnsb_droplog *droplog;
 	/** Borrowed for the life of the server; NULL = the server keeps its own
-	 * (60 s doubling to 3600 s, DESIGN §5). */
+	 * (60 s doubling to 3600 s, docs/design.md §5.3). */
 	dnsb_quarantine *quarantine;
 	/** Seconds between readiness probes of the provider until it first
 	 * answers; <= 0 means 5. */

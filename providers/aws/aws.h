@@ -289,7 +289,7 @@ char *dnsb_aws_xml_find(const char *xml, size_t len, const char *name);
 /* ---- replies (reply.c) ---- */
 
 /**
- * The class of a ChangeResourceRecordSets reply (DESIGN §3): 2xx ok; 400
+ * The class of a ChangeResourceRecordSets reply (docs/design.md §3.1): 2xx ok; 400
  * InvalidChangeBatch conflict when a message says a record exists, is not
  * found, does not match, or meets a CNAME, invalid otherwise, too_large for
  * the 1000-record limit; Throttling and PriorRequestNotComplete

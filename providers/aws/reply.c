@@ -1,6 +1,6 @@
 /*
  * reply.c - what a Route53 reply means: the class of a
- * ChangeResourceRecordSets answer (DESIGN §3, the reference's Route53
+ * ChangeResourceRecordSets answer (docs/design.md §3.1, the reference's Route53
  * section) and every batch change its InvalidChangeBatch messages name.
  * No network here: unit-tested alone.
  */

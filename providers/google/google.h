@@ -241,7 +241,7 @@ typedef struct dnsb_google_error {
 void dnsb_google_error_parse(dnsb_google_error *out, const dnsb_http_response *resp);
 
 /**
- * The class of a changes.create reply (DESIGN §3): 2xx ok; 409 alreadyExists,
+ * The class of a changes.create reply (docs/design.md §3.1): 2xx ok; 409 alreadyExists,
  * 412 conditionNotMet, 404 naming a deletion, 400 cnameResourceRecordSetConflict
  * conflict; other 400 invalid; 403 quotaExceeded for a per-change quota and 413
  * too_large; 429, 403 rateLimitExceeded/userRateLimitExceeded (and a 403

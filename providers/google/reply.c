@@ -1,6 +1,6 @@
 /*
  * reply.c - what a Cloud DNS reply means: the class of a changes.create
- * answer (DESIGN §3, the reference's table), the batch changes its errors
+ * answer (docs/design.md §3.1, the reference's table), the batch changes its errors
  * name, and the code of a failed read. No network here: unit-tested alone.
  */
 #include <ctype.h>

@@ -1,6 +1,6 @@
 /*
  * reply.c - what a PowerDNS reply means: the class of a PATCH answer
- * (DESIGN §3, the reference's table), the RRset its 422 names, and the code
+ * (docs/design.md §3.1, the reference's table), the RRset its 422 names, and the code
  * of a failed read. No network here: unit-tested alone.
  */
 #include <ctype.h>

@@ -102,8 +102,8 @@ reg() {
 }
 plan "$T/c.plan.json" create="$(list "$x" "$(reg "$x")" "$y" "$(reg "$y")")"
 apply conflict "$T/c.plan.json"
-# Sets at one owner name are groups apart (DESIGN §2), each with its registry TXT record: the refused set is dropped
-# with its TXT, the other set is applied with its own.
+# Sets at one owner name are groups apart (docs/design.md §2.1), each with its registry TXT record: the refused set is
+# dropped with its TXT, the other set is applied with its own.
 eq "conflict: exit 3 (drops), set 'primary' and its TXT dropped, set 'third' and its TXT applied" \
 	"$RC $(counts conflict)" "3 4 2 0 2 0"
 eq "conflict: the TXT of set 'primary' dropped with it" \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The engine's files call one way along the pipeline (DESIGN §1): scripts/engine-calls.sh reads the
+# The engine's files call one way along the pipeline (docs/design.md §1): scripts/engine-calls.sh reads the
 # cross-file calls of applier/engine with ctags and fails on a call that runs back. Also checked: the
 # check itself sees a back-call when one is planted (a copy of the engine with one added).
 set -u

@@ -1,6 +1,6 @@
 /*
  * test_aws.c - the aws provider without a server: the class of every
- * Route53 reply of DESIGN §3 and the reference, culprits from every
+ * Route53 reply of docs/design.md §3.1 and the reference, culprits from every
  * [name='...', type='...'] and "RRSet of type T with DNS name N" message of
  * one InvalidChangeBatch (none when two changes hold the name and type),
  * the ChangeResourceRecordSets body (DELETE before CREATE, never UPSERT,

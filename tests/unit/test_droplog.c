@@ -185,7 +185,7 @@ static void test_line_fields_exact(void **state)
 	assert_non_null(strstr(text, "\"resource\":\"ingress/default/app\""));
 	line = parse_line(text, strlen(text) - 1);
 
-	/* The keys, in the order DESIGN §6 gives them. */
+	/* The keys, in the order docs/design.md §6.2 gives them. */
 	json_object_object_foreach(line, key, val) {
 		(void)val;
 		assert_true(k < sizeof(keys) / sizeof(keys[0]));

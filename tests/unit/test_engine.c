@@ -60,7 +60,7 @@ static void test_deferred_commit_flushed_before_outcomes(void **state)
 	}
 }
 
-/* n = 8 groups, one conflict at position `pos`: submissions counted by hand from DESIGN §3. */
+/* n = 8 groups, one conflict at position `pos`: submissions counted by hand from docs/design.md §3.2. */
 static unsigned long submissions_for_culprit(size_t pos)
 {
 	run r;

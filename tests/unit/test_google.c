@@ -1,6 +1,6 @@
 /*
  * test_google.c - the google provider without a server: the class of every
- * row of DESIGN §3's table and the reference's, culprits mapped from the
+ * row of docs/design.md §3.1's table and the reference's, culprits mapped from the
  * request's additions/deletions layout back to the batch, the changes.create
  * body (unset old TTLs filled from the read), rrsets.list pages to RRsets
  * (DNSB_RRKEY_ANY included), read errors, base64url and the RS256 JWT

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-/** What a submission's reply means to the engine (DESIGN §3). */
+/** What a submission's reply means to the engine (docs/design.md §3.1). */
 typedef enum dnsb_class {
 	DNSB_CLASS_OK = 0,            /**< the whole batch was committed */
 	DNSB_CLASS_CONFLICT = 1,      /**< a change conflicts with current data; nothing committed */
