@@ -169,6 +169,9 @@ static int open_zones(dnsb_pdns *p, dnsb_error *err)
 	if (rc == 0)
 		rc = dnsb_pdns_zones_parse(&p->base.zones, &p->base.zone_count, doc, &e);
 	json_object_put(doc);
+	if (rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT) /* no answer, 5xx, 429: not a setup fault, retry later */
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "listing the zones at %s failed (retry later): %s",
+				      p->cfg.server, e.message);
 	if (rc != 0)
 		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EINVAL, "%s at %s (or give the zones with --pdns-zone)",
 				      e.message, p->cfg.server);
