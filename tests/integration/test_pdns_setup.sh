@@ -2,9 +2,9 @@
 #
 # test_pdns_setup.sh - the pdns provider's start against a real PowerDNS Authoritative server (servers.sh, as
 # test_pdns.sh starts it) behind tests/conformance/faultproxy_http.py: a transient answer while the zones are
-# listed at start (503, the server busy) is a retryable failure, exit 4 ("some changes failed (retry later)"),
-# not a setup fault (exit 2, which tells the operator to fix a flag); nothing is sent. The same run without the
-# fault applies (exit 0), and a refused API key stays exit 2.
+# listed at start (503, the server busy) is tried again with backoff (5 tries), then a retryable failure, exit 4
+# ("some changes failed (retry later)"), not a setup fault (exit 2, which tells the operator to fix a flag);
+# nothing is sent. A listing that answers on a later try applies (exit 0); a refused API key stays exit 2.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
@@ -65,22 +65,29 @@ held() { curl -s -H "X-API-Key: $(cat "$KEYFILE")" "$API" | jq -r '[.rrsets[] | 
 
 plan "$T/plan.json" create="$(list "$(ep setup.example.test A 300 192.0.2.80)")"
 
-# The zone listing (the second read: the probe of .../servers/localhost is the first) answers 503.
-proxy busy "fail-reads 2 2"
+# The zone listing (the second read: the probe of .../servers/localhost is the first) answers 503 on every try.
+proxy busy "fail-reads 2"
 apply busy --pdns-api-key-file "$KEYFILE"
 dnsb_stop_pid "$PPID_"
-eq "a 503 on the zone listing at start: exit 4 (failed, retry later), not 2" "$RC" 4
-check "it says the listing failed and to retry later" grep -q 'listing the zones at .* failed (retry later): .*503' "$T/busy.err"
-eq "the proxy saw the 503 on the listing and no write" \
-	"$(grep -c ' 503' "$T/busy.proxy") $(grep -c '^W' "$T/busy.proxy")" "1 0"
+eq "a 503 on every try of the zone listing at start: exit 4 (failed, retry later), not 2" "$RC" 4
+check "it says the listing failed and to retry later" \
+	grep -q 'listing the zones at .* failed 5 times (retry later): .*503' "$T/busy.err"
+eq "the listing was tried 5 times, and nothing written" \
+	"$(grep -c 'zones 503' "$T/busy.proxy") $(grep -c '^W' "$T/busy.proxy")" "5 0"
 eq "nothing was written" "$(held)" ""
+
+# The listing answers 503 three times, then the server is back: tried again, the run applies.
+proxy blip "fail-reads 2 4"
+apply blip --pdns-api-key-file "$KEYFILE"
+dnsb_stop_pid "$PPID_"
+eq "a 503 on the zone listing, then an answer: the run applies (exit 0)" "$RC $(counts blip)" "0 1 1 0 0 0"
+eq "the record is held" "$(held)" "192.0.2.80"
 
 # The probe answers 503 and the listing does not: the run goes on (the batches retry what is transient).
 proxy probe "fail-reads 1 1"
 apply probe --pdns-api-key-file "$KEYFILE"
 dnsb_stop_pid "$PPID_"
-eq "a 503 on the probe alone: the run applies (exit 0)" "$RC $(counts probe)" "0 1 1 0 0 0"
-eq "the record is held" "$(held)" "192.0.2.80"
+eq "a 503 on the probe alone: the run goes on (exit 0, the record already held)" "$RC $(counts probe)" "0 1 0 1 0 0"
 
 # A refused key is a setup fault: exit 2.
 echo "not-the-key" >"$T/wrong.key"
