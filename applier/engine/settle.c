@@ -67,9 +67,8 @@ static void forget_diagnosis(dnsb_change *c)
 /* Why a change of a group that met a lost reply ends failed, not dropped: "unknown after a lost reply: ..." */
 static void unknown_message(char *msg, size_t size, const char *what)
 {
-	snprintf(msg, size, "unknown after a lost reply: a transient error may have hidden this run's commit of its "
-		 "group and another client may have written there since, so nothing proves the write did not land "
-		 "(retried next time); %s", what);
+	snprintf(msg, size, "unknown after a lost reply, retried next time: a transient error may have hidden this "
+		 "run's commit, changed since by another client; %s", what);
 }
 
 /* Every pending change of g failed (transient, unknown) with `msg`, no conflict shown on it. */
