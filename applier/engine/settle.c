@@ -64,28 +64,16 @@ static void forget_diagnosis(dnsb_change *c)
 	c->txt_owner = c->txt_resource = NULL;
 }
 
-/*
- * g met a transient answer, which may have hidden a commit of it (a lost
- * reply), and the rest was refused on its own: the part in effect may be this
- * run's own write, the rest's names taken since by another client. Whether g
- * landed is unknown: every change of g settled here, the rest's too, is
- * failed (transient), never dropped (issue 31 §1).
- */
-static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
+/* Why a change of a group that met a lost reply ends failed, not dropped: "unknown after a lost reply: ..." */
+static void unknown_message(char *msg, size_t size, const char *what)
 {
-	char msg[DNSB_ERROR_MESSAGE_MAX];
-	int status = why->status;
-	char code[64];
+	snprintf(msg, size, "unknown after a lost reply, retried next time: a transient error may have hidden this "
+		 "run's commit, changed since by another client; %s", what);
+}
 
-	snprintf(code, sizeof(code), "%s", why->code ? why->code : "");
-	snprintf(msg, sizeof(msg), "unknown after a transient error: part of its group is in effect (this run's "
-		 "commit whose reply was lost, or another client's write) and the rest was refused: %s %s: %s",
-		 dnsb_change_owner(why) ? dnsb_change_owner(why) : "", dnsb_type_name(why->kind == DNSB_CHANGE_DELETE ?
-										why->old.type : why->new_set.type),
-		 why->message ? why->message : dnsb_reason_name(why->reason));
-	for (size_t i = 0; i < rest->count; i++)
-		if (rest->changes[i]->outcome == DNSB_OUTCOME_DROPPED)
-			rest->changes[i]->outcome = DNSB_OUTCOME_PENDING; /* settled again below, with the part in effect */
+/* Every pending change of g failed (transient, unknown) with `msg`, no conflict shown on it. */
+static void fail_unknown(group *g, int status, const char *code, const char *msg)
+{
 	for (size_t i = 0; i < g->count; i++) {
 		dnsb_change *c = g->changes[i];
 		if (c->outcome != DNSB_OUTCOME_PENDING)
@@ -95,6 +83,57 @@ static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
 		dnsb_engine_set_detail(c, status, code, msg);
 		forget_diagnosis(c);
 	}
+}
+
+/*
+ * g met a transient answer, which may have hidden a commit of it (a lost
+ * reply), and the rest was refused on its own: the part in effect may be this
+ * run's own write, the rest's names taken since by another client. Whether g
+ * landed is unknown: every change of g settled here, the rest's too, is
+ * failed (transient), never dropped (issue 31 §1).
+ */
+static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
+{
+	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 512], what[DNSB_ERROR_MESSAGE_MAX * 2 + 256];
+	int status = why->status;
+	char code[64];
+
+	snprintf(code, sizeof(code), "%s", why->code ? why->code : "");
+	snprintf(what, sizeof(what), "part of the group is in effect while the rest was refused: %s %s: %s",
+		 dnsb_change_owner(why) ? dnsb_change_owner(why) : "", dnsb_type_name(why->kind == DNSB_CHANGE_DELETE ?
+										why->old.type : why->new_set.type),
+		 why->message ? why->message : dnsb_reason_name(why->reason));
+	if (why->outcome == DNSB_OUTCOME_FAILED && why->reason == DNSB_REASON_TRANSIENT && why->message)
+		snprintf(msg, sizeof(msg), "%s", why->message); /* the rest's own: it says why already */
+	else
+		unknown_message(msg, sizeof(msg), what);
+	for (size_t i = 0; i < rest->count; i++)
+		if (rest->changes[i]->outcome == DNSB_OUTCOME_DROPPED)
+			rest->changes[i]->outcome = DNSB_OUTCOME_PENDING; /* settled again below, with the part in effect */
+	fail_unknown(g, status, code, msg);
+}
+
+/*
+ * g is refused and the read shows it not in effect: dropped (a conflict, with
+ * what is in its way), unless g met a lost reply. Then the read cannot tell
+ * this run's own commit, changed since by another client (a record added to
+ * the RRset it wrote, or its value replaced), from a conflict that was there
+ * before: nothing proves this run's write did not land, so g is failed
+ * (transient), never dropped (issue 31 §1).
+ */
+static void drop_refused(batch_run *br, group *g, const dnsb_rrset_list *held, const dnsb_result *res)
+{
+	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 512], what[DNSB_ERROR_MESSAGE_MAX + 128];
+
+	if (!g->lost_reply) {
+		dnsb_engine_diagnose(br->e, g, held);
+		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
+		return;
+	}
+	snprintf(what, sizeof(what), "the retry was refused (%s) while the read-back shows not exactly what it "
+		 "wants", res->message[0] ? res->message : dnsb_class_name(res->cls));
+	unknown_message(msg, sizeof(msg), what);
+	fail_unknown(g, res->status, res->code, msg);
 }
 
 /*
@@ -117,7 +156,8 @@ static void settle_with_rest(group *g, const group *rest)
 		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL, NULL);
 		return;
 	}
-	if (why->outcome == DNSB_OUTCOME_DROPPED && (g->lost_reply || rest->lost_reply)) {
+	if ((why->outcome == DNSB_OUTCOME_DROPPED || why->outcome == DNSB_OUTCOME_FAILED) &&
+	    (g->lost_reply || rest->lost_reply)) {
 		settle_unknown(g, rest, why);
 		return;
 	}
@@ -295,8 +335,7 @@ void dnsb_engine_settle_refused(batch_run *br)
 		} else if (dnsb_engine_settle_partial(br, g, &held)) {
 			continue;
 		} else if (alone || dnsb_engine_cause_shown(br->e, g, &held)) {
-			dnsb_engine_diagnose(br->e, g, &held);
-			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, &res, NULL);
+			drop_refused(br, g, &held, &res);
 		} else {
 			wrong += dnsb_engine_try_alone(br, g) && kind[i] == 3;
 		}
@@ -342,8 +381,7 @@ void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, in
 	} else if (dnsb_engine_settle_partial(br, g, &held)) {
 		/* settled change by change */
 	} else if (alone || dnsb_engine_cause_shown(br->e, g, &held)) {
-		dnsb_engine_diagnose(br->e, g, &held);
-		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
+		drop_refused(br, g, &held, res);
 	} else {
 		dnsb_engine_try_alone(br, g);
 	}

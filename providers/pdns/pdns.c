@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "dnsbatch/sys/log.h"
+#include "applier/core/backoff.h"
 #include "applier/core/clock.h"
+#include "applier/core/stop.h"
 #include "providers/pdns/pdns.h"
 #include "providers/registry.h"
 
@@ -150,6 +152,33 @@ static void pdns_close(dnsb_hb *b)
 	dnsb_pdns_config_clear(&p->cfg);
 }
 
+/* Tries of the zone listing at start when it meets a transient answer (waits of full-jitter backoff between). */
+#define DNSB_PDNS_LIST_TRIES 5
+
+/*
+ * GET .../zones into doc. A transient answer (no answer, 5xx) is tried
+ * again with backoff, as the batches retry theirs: a server busy at start is
+ * not a setup fault. @return 0, or the last try's error code (e filled)
+ */
+static int list_zones(dnsb_pdns *p, const char *url, json_object **doc, dnsb_error *e)
+{
+	int rc = 0;
+
+	for (unsigned attempt = 0; attempt < DNSB_PDNS_LIST_TRIES; attempt++) {
+		double wait;
+
+		rc = dnsb_hb_get_json(&p->base, url, "GET zones", dnsb_monotonic() + DNSB_PDNS_TIMEOUT, doc, NULL, e);
+		if (rc != DNSB_ETRANSIENT || attempt + 1 == DNSB_PDNS_LIST_TRIES) /* a throttle was waited out already */
+			break;
+		wait = dnsb_backoff_delay(attempt, DNSB_HB_THROTTLE_BASE, DNSB_HB_THROTTLE_CAP, dnsb_uniform01(&p->base.rng));
+		dnsb_log(DNSB_LOG_INFO, "pdns: listing the zones at %s: %s; retrying in %.2f s", p->cfg.server, e->message,
+			 wait);
+		if (dnsb_stop_sleep(wait))
+			break; /* a stop asked: the listing stays failed */
+	}
+	return rc;
+}
+
 /* The zones of --pdns-zone, or every zone of the server (GET .../zones). */
 static int open_zones(dnsb_pdns *p, dnsb_error *err)
 {
@@ -164,11 +193,14 @@ static int open_zones(dnsb_pdns *p, dnsb_error *err)
 	}
 	if ((url = dnsb_pdns_url(&p->cfg, "/zones")) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	rc = dnsb_hb_get_json(&p->base, url, "GET zones", dnsb_monotonic() + DNSB_PDNS_TIMEOUT, &doc, NULL, &e);
+	rc = list_zones(p, url, &doc, &e);
 	free(url);
 	if (rc == 0)
 		rc = dnsb_pdns_zones_parse(&p->base.zones, &p->base.zone_count, doc, &e);
 	json_object_put(doc);
+	if (rc == DNSB_ETRANSIENT || rc == DNSB_ERATELIMIT) /* no answer, 5xx, 429 on every try: retry later */
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "listing the zones at %s failed %d times (retry later): %s",
+				      p->cfg.server, DNSB_PDNS_LIST_TRIES, e.message);
 	if (rc != 0)
 		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EINVAL, "%s at %s (or give the zones with --pdns-zone)",
 				      e.message, p->cfg.server);

@@ -13,6 +13,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,13 +104,26 @@ struct timeval dnsb_rfc2136_wait_for(const dnsb_rfc2136_net *net, double limit)
 }
 
 
+/* Is an idle pooled connection still open? Anything to read on it (the server's close, a reset) says no. */
+static int idle_open(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 0;
+}
+
 int dnsb_rfc2136_pool_take(dnsb_rfc2136_net *net)
 {
 	int fd = -1;
 
 	pthread_mutex_lock(&net->lock);
-	if (net->pool_count > 0)
+	while (fd < 0 && net->pool_count > 0) {
 		fd = net->pool[--net->pool_count];
+		if (!idle_open(fd)) {
+			close(fd); /* closed by the server while idle: not a connection to send on */
+			fd = -1;
+		}
+	}
 	pthread_mutex_unlock(&net->lock);
 	return fd;
 }
@@ -205,8 +219,11 @@ int dnsb_rfc2136_exchange_wire(dnsb_rfc2136_net *net, ldns_buffer *qb, double li
 			}
 			close(fd);
 			fd = -1;
-			/* An idle connection closed by the server fails at once, not after a timeout. */
-			if (!reused || dnsb_monotonic() - start >= tv_seconds(wait) / 2)
+			/* An idle connection closed by the server fails at once, not after a timeout: a query is
+			 * sent again on a fresh one, never an UPDATE, which the server may have committed before
+			 * it closed (a lost reply: the engine reads back, issue 31). */
+			if (!reused || LDNS_OPCODE_WIRE(ldns_buffer_begin(qb)) == LDNS_PACKET_UPDATE ||
+			    dnsb_monotonic() - start >= tv_seconds(wait) / 2)
 				return dnsb_error_set(err, DNSB_ETRANSIENT,
 						      "no reply from %s within %g s (timeout or connection closed)",
 						      net->server, tv_seconds(wait));
