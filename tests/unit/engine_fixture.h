@@ -114,6 +114,19 @@ static inline void put_a(dnsb_provider *p, const char *owner, const char *rdata)
 	dnsb_rrset_clear(&r);
 }
 
+/* Is the A RRset owner -> rdata held by the provider right now (one RDATA, that one)? */
+static inline int holds_a(dnsb_provider *p, const char *owner, const char *rdata)
+{
+	dnsb_rrkey key = { owner, 1 };
+	dnsb_rrset_list held = { 0 };
+	int yes;
+
+	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
+	yes = held.count == 1 && held.items[0].rdata_count == 1 && strcmp(held.items[0].rdata[0], rdata) == 0;
+	dnsb_rrset_list_clear(&held);
+	return yes;
+}
+
 /* Every change has exactly one outcome and the report adds up. */
 static inline void assert_invariant(dnsb_plan *plan, const dnsb_report *rep)
 {

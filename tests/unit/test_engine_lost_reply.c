@@ -90,19 +90,6 @@ static int current_shows(json_object *lines, const char *value)
 	return 0;
 }
 
-/* Is the A RRset owner -> rdata held right now? */
-static int holds_a(dnsb_provider *p, const char *owner, const char *rdata)
-{
-	dnsb_rrkey key = { owner, 1 };
-	dnsb_rrset_list held = { 0 };
-	int yes;
-
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
-	yes = held.count == 1 && held.items[0].rdata_count == 1 && strcmp(held.items[0].rdata[0], rdata) == 0;
-	dnsb_rrset_list_clear(&held);
-	return yes;
-}
-
 /*
  * The issue's steps with the memory provider: submission 1 commits the
  * group (h0 A + its ownership TXT) and its reply is lost; before submission

@@ -7,19 +7,6 @@
  */
 #include "engine_fixture.h"
 
-/* Is the A RRset owner -> rdata held by the provider right now? */
-static int holds_a(dnsb_provider *p, const char *owner, const char *rdata)
-{
-	dnsb_rrkey key = { owner, 1 };
-	dnsb_rrset_list held = { 0 };
-	int yes;
-
-	assert_int_equal(dnsb_provider_read(p, "example.com.", &key, 1, 0, &held, NULL, NULL), 0);
-	yes = held.count == 1 && held.items[0].rdata_count == 1 && strcmp(held.items[0].rdata[0], rdata) == 0;
-	dnsb_rrset_list_clear(&held);
-	return yes;
-}
-
 /* Delete + create of one RRset in one group, committed, reply lost (502), then 409: both in effect. */
 static void test_delete_and_create_of_one_rrset_502_then_409(void **state)
 {
