@@ -3,14 +3,17 @@
 # - merged over the chart's defaults as Helm merges them, it validates against the chart's
 #   values.schema.json (a copy in tests/integration/helm, its source in helm/SOURCE), and values
 #   that break the schema are refused (so the check can fail);
-# - the webhook container's args and env run: `dnsbatch serve` with them (host, port, drop log and
-#   listen addresses pointed at the test's) starts against a real BIND with TSIG, and its /healthz
-#   on the metrics port answers as the probes expect: 200 once BIND answered;
+# - the webhook container's args run: `dnsbatch serve` with them (host, port, key file, drop log
+#   and listen addresses pointed at the test's) starts against a real BIND with TSIG, and its
+#   /healthz on the metrics port answers as the probes expect: 200 once BIND answered;
+# - one TSIG setup in the values and the manifest: the key file from the Secret dnsbatch-tsig,
+#   mounted read-only where --rfc2136-tsig-keyfile reads it, no secret in env or args;
 # - the probes ask /healthz on the chart's webhook port, which is where --metrics-listen serves,
 #   and the container runs as the Dockerfile's user.
 # examples/kubernetes/external-dns-dnsbatch.yaml, the same pod as a plain manifest: its dnsbatch
-# container's probes ask /healthz on the port --metrics-listen serves, it runs as the Dockerfile's
-# user, and every flag in its args is one `dnsbatch serve --help` lists.
+# container's probes ask /healthz on the port --metrics-listen serves (named http-webhook, as the
+# chart names it), it runs as the Dockerfile's user, it has the values' image, and every flag in its
+# args is one `dnsbatch serve --help` lists.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/servers.sh
@@ -60,7 +63,7 @@ PY
 get() { jq -r "$1 | if type == \"array\" then .[] else . end" "$T/values.json"; }
 
 if validate "$values" >"$T/valid.out"; then
-	echo "ok - $values validates against the chart's values.schema.json ($(sed -n 's/.*\(chart external-dns [0-9.]*\).*/\1/p' tests/integration/helm/SOURCE))"
+	echo "ok - $values validates against the chart's values.schema.json (commit $(sed -n 's/^  commit *\([0-9a-f]\{8\}\).*/\1/p' tests/integration/helm/SOURCE))"
 else
 	echo "not ok - $values validates against the chart's values.schema.json"
 	sed 's/^/#   /' "$T/valid.out"
@@ -83,6 +86,10 @@ for bad in bad-args bad-policy no-policy; do
 done
 
 extdns_check "provider.name is webhook" [ "$(get .provider.name)" = webhook ]
+version=$(sed -n 's/^#define DNSBATCH_VERSION "\(.*\)"$/\1/p' include/dnsbatch/version.h)
+extdns_check "the image is the release's, ghcr.io/dnsbatch/dnsbatch:$version (include/dnsbatch/version.h)" \
+	[ "$(get '.provider.webhook.image | "\(.repository):\(.tag)"')" = "ghcr.io/dnsbatch/dnsbatch:$version" ]
+extdns_check "external-dns is v0.22.0 (image.tag)" [ "$(get .image.tag)" = v0.22.0 ]
 extdns_check "the image's repository and tag are set (the chart fails without them)" \
 	jq -e '.provider.webhook.image | (.repository | type == "string") and (.tag | type == "string")' "$T/values.json"
 for probe in readinessProbe livenessProbe; do
@@ -96,12 +103,25 @@ docker_user=$(sed -n 's/^USER[[:space:]]\{1,\}\([0-9]*:[0-9]*\).*/\1/p' Dockerfi
 extdns_check "securityContext runs as the Dockerfile's user ($docker_user), non-root" \
 	[ "$(get '.provider.webhook.securityContext | "\(.runAsUser):\(.runAsGroup) \(.runAsNonRoot)"')" = "$docker_user true" ]
 
-# The args and env, run. BIND serves example.com with a TSIG key of the name and algorithm the
-# values give; the secret goes where the values' env puts it.
+# One TSIG setup in both: the key file tsig-keygen writes, from the Secret dnsbatch-tsig, mounted
+# read-only where --rfc2136-tsig-keyfile reads it; no secret in env or args.
+tsig_mount() { # JSON (the pod spec or the values): "SECRET MOUNTPATH" of the volume mounted for the key
+	jq -r '. as $p | ($p.volumes // $p.extraVolumes)[] | select(.secret) | .name as $v | .secret.secretName as $s |
+		($p.containers // [{volumeMounts: $p.provider.webhook.extraVolumeMounts}])[] | .volumeMounts[]? |
+		select(.name == $v and .readOnly == true) | "\($s) \(.mountPath)"' "$1" | sort -u
+}
+keyfile=$(sed -n 's/^--rfc2136-tsig-keyfile=//p' "$T/args")
+extdns_check "the values read the TSIG key from a file (--rfc2136-tsig-keyfile)" [ -n "$keyfile" ]
+extdns_check "no secret in the webhook's env or args" \
+	jq -e '(.provider.webhook.env // []) == [] and ([.provider.webhook.args[] | select(test("secret"))] == [])' "$T/values.json"
+extdns_check "the key file is in the Secret dnsbatch-tsig, mounted read-only at its directory" \
+	[ "$(tsig_mount "$T/values.json")" = "dnsbatch-tsig ${keyfile%/*}" ]
+
+# The args, run. BIND serves example.com with a TSIG key of the name and algorithm of the example
+# Secret (secret-tsig.example.yaml); the key file goes where the values' --rfc2136-tsig-keyfile says.
 [ "$(head -n 1 "$T/args")" = serve ] || { echo "not ok - the args start with the command, serve"; exit 1; }
-env_name=$(get '.provider.webhook.env[0].name')
-keyname=$(sed -n 's/^--rfc2136-tsig-keyname=//p' "$T/args")
-alg=$(sed -n 's/^--rfc2136-tsig-secret-alg=//p' "$T/args")
+keyname=$(sed -n 's/^[[:space:]]*key "\([^"]*\)".*/\1/p' examples/kubernetes/secret-tsig.example.yaml)
+alg=$(sed -n 's/^[[:space:]]*algorithm \([^;]*\);.*/\1/p' examples/kubernetes/secret-tsig.example.yaml)
 if ! dnsb_tsig_keygen "$T/key.conf" "$keyname" "$alg" ||
 	! dnsb_start_named example.com examples/zones/example.com.zone "$T/key.conf"; then
 	echo "not ok - named starts"
@@ -109,19 +129,19 @@ if ! dnsb_tsig_keygen "$T/key.conf" "$keyname" "$alg" ||
 fi
 sed -e '1d' -e '/^--listen=/d' -e '/^--metrics-listen=/d' \
 	-e "s|^--rfc2136-host=.*|--rfc2136-host=127.0.0.1|" -e "s|^--rfc2136-port=.*|--rfc2136-port=$DNSB_SERVER_PORT|" \
+	-e "s|^--rfc2136-tsig-keyfile=.*|--rfc2136-tsig-keyfile=$T/key.conf|" \
 	-e "s|^--drop-log=.*|--drop-log=$T/drops.jsonl|" "$T/args" >"$T/test-args"
 mapfile -t args <"$T/test-args"
-export "$env_name=$(dnsb_keyfile_secret "$T/key.conf")"
 if extdns_serve "$T/serve.log" "${args[@]}" 2>"$T/serve.start"; then
-	echo "ok - dnsbatch serve starts with the values' args and env"
+	echo "ok - dnsbatch serve starts with the values' args"
 	extdns_check "its /healthz answers 200 once BIND answered" extdns_wait_ready 10
 	extdns_get "$EXTDNS_API" /records >"$T/records.json"
-	extdns_check "it lists the zone through the TSIG key from $env_name" \
+	extdns_check "it lists the zone through the TSIG key file" \
 		jq -e 'any(.[]; .dnsName == "www.example.com")' "$T/records.json"
 	extdns_stop
 	extdns_check "SIGTERM: exit status 0" [ "$EXTDNS_EXIT" = 0 ]
 else
-	echo "not ok - dnsbatch serve starts with the values' args and env"
+	echo "not ok - dnsbatch serve starts with the values' args"
 	sed 's/^/#   /' "$T/serve.start"
 	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
 fi
@@ -134,12 +154,18 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 jq '.containers[] | select(.name == "dnsbatch")' "$T/pod.json" >"$T/k8s.json"
 extdns_check "$manifest: a dnsbatch container with an image" jq -e '.image | type == "string"' "$T/k8s.json"
 metrics_port=$(jq -r '.args[] | select(startswith("--metrics-listen=")) | sub(".*:"; "")' "$T/k8s.json")
-extdns_check "$manifest: the port named metrics is --metrics-listen's ($metrics_port)" \
-	jq -e --argjson p "${metrics_port:-0}" 'any(.ports[]; .name == "metrics" and .containerPort == $p)' "$T/k8s.json"
+extdns_check "$manifest: the port named http-webhook, as the chart names it, is --metrics-listen's ($metrics_port)" \
+	jq -e --argjson p "${metrics_port:-0}" 'any(.ports[]; .name == "http-webhook" and .containerPort == $p)' "$T/k8s.json"
 for probe in readinessProbe startupProbe livenessProbe; do
-	extdns_check "$manifest: $probe asks /healthz on the metrics port" \
-		jq -e ".$probe.httpGet | .path == \"/healthz\" and .port == \"metrics\"" "$T/k8s.json"
+	extdns_check "$manifest: $probe asks /healthz on the http-webhook port" \
+		jq -e ".$probe.httpGet | .path == \"/healthz\" and .port == \"http-webhook\"" "$T/k8s.json"
 done
+extdns_check "$manifest: the same TSIG key file as the Helm values (--rfc2136-tsig-keyfile=$keyfile)" \
+	jq -e --arg k "$keyfile" 'any(.args[]; . == "--rfc2136-tsig-keyfile=" + $k) and ((.env // []) == [])' "$T/k8s.json"
+extdns_check "$manifest: the key file from the same Secret, mounted read-only at the same directory" \
+	[ "$(tsig_mount "$T/pod.json")" = "dnsbatch-tsig ${keyfile%/*}" ]
+extdns_check "$manifest: the same image as the Helm values" \
+	[ "$(jq -r .image "$T/k8s.json")" = "$(get '.provider.webhook.image | "\(.repository):\(.tag)"')" ]
 extdns_check "$manifest: the pod runs as the Dockerfile's user ($docker_user)" \
 	[ "$(jq -r '.securityContext | "\(.runAsUser):\(.runAsGroup)"' "$T/pod.json")" = "$docker_user" ]
 "$DNSBATCH" serve --help >"$T/serve-help" 2>&1
