@@ -53,6 +53,7 @@ enum family_id {
 	F_WH_APPLIES,
 	F_WH_ADJUSTED,
 	F_WH_OWNERS,
+	F_WH_OVERSIZED,
 	F_BUDGET_TOKENS,
 	F_BUDGET_WAIT,
 	F_BUDGET_FALLBACKS,
@@ -136,6 +137,10 @@ static const struct family families[F_COUNT] = {
 		"Change groups quarantined now, by zone and the external-dns owner of what is in their way "
 		"(none: no ownership record).",
 		"gauge", 2, { "zone", "foreign_owner" }, NULL, 0, 1 },
+	[F_WH_OVERSIZED] = { "dnsbatch_webhook_oversized_replies_total",
+		"GET /records answers larger than --max-body-size: external-dns (after v0.22) refuses a body over "
+		"its --webhook-provider-max-body-size, 32 MiB by default.",
+		"counter", 0, { NULL }, NULL, 0, 1 },
 	[F_BUDGET_TOKENS] = { "dnsbatch_rate_budget_tokens_total",
 		"Provider requests that took a token of the account's rate budget, by bucket (shared: Redis; "
 		"local: this instance's share while Redis is away).",
@@ -474,6 +479,16 @@ void dnsb_metrics_webhook_adjusted(dnsb_metrics *m, const char *reason, size_t e
 	m->sidecar = 1;
 	pthread_mutex_unlock(&m->lock);
 	counter_add(m, F_WH_ADJUSTED, (const char *const[]){ reason }, (double)endpoints);
+}
+
+void dnsb_metrics_webhook_oversized(dnsb_metrics *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->sidecar = 1;
+	pthread_mutex_unlock(&m->lock);
+	counter_add(m, F_WH_OVERSIZED, (const char *const[]){ NULL }, 1);
 }
 
 void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies)

@@ -38,6 +38,7 @@ struct records_stream {
 	double start;
 	int failed;
 	int counted;                /* in the metrics: at the end of the body, or when the reply is dropped */
+	uint64_t bytes;             /* handed over so far */
 };
 
 /* Count the reply once: when its last bytes are handed over (before the client can see the end and scrape
@@ -137,6 +138,8 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 				return MHD_CONTENT_READER_END_WITH_ERROR;
 			}
 			if (rc == 0) {
+				if (!s->counted)
+					dnsb_webhook_records_sent(s->wh, s->bytes);
 				count_once(s);
 				break;
 			}
@@ -144,6 +147,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 		take = s->len - s->off < max - n ? s->len - s->off : max - n;
 		memcpy(buf + n, s->pending + s->off, take);
 		s->off += take;
+		s->bytes += take;
 		n += take;
 	}
 	return n > 0 ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;

@@ -126,6 +126,13 @@ void dnsb_metrics_set_owner_groups(dnsb_metrics *m, const char *const *zones, co
  */
 void dnsb_metrics_webhook_adjusted(dnsb_metrics *m, const char *reason, size_t endpoints);
 
+/**
+ * Count one GET /records answer larger than --max-body-size in
+ * dnsbatch_webhook_oversized_replies_total: external-dns after v0.22 refuses
+ * a body over its --webhook-provider-max-body-size (32 MiB by default).
+ */
+void dnsb_metrics_webhook_oversized(dnsb_metrics *m);
+
 /** Set the sidecar's gauges: dnsbatch_webhook_ready (0/1), _requests_in_flight, _applies_in_flight. */
 void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies);
 
