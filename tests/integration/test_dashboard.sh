@@ -165,4 +165,5 @@ printf '%s' 'sum by (zone) (rate(dnsbatch_change_total{namespace=~".*"}[5m])) / 
 eq "a query naming metrics not exported is caught" "$(comm -23 "$T/names" "$T/exported" | paste -sd' ')" "dnsbatch_change_total up"
 
 extdns_stop
+eq "the sidecar: SIGTERM, exit status 0" "$EXTDNS_EXIT" 0
 exit $((failures > 0))
