@@ -102,9 +102,7 @@ static void run_zone_held(engine *e, size_t zone, group **gs, size_t n)
 			dnsb_change *c = gs[g]->changes[i];
 			if (c->outcome != DNSB_OUTCOME_APPLIED && c->outcome != DNSB_OUTCOME_ALREADY_APPLIED)
 				continue;
-			c->outcome = DNSB_OUTCOME_FAILED;
-			c->reason = DNSB_REASON_TRANSIENT;
-			dnsb_engine_set_detail(c, 0, "io", ferr.message);
+			dnsb_engine_settle_change(e, c, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, 0, "io", ferr.message);
 		}
 }
 
@@ -149,7 +147,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	e.groups = groups;
 	e.ngroups = ngroups;
 	e.plan = plan;
-	dnsb_engine_drop_invalid_groups(groups, ngroups);
+	dnsb_engine_drop_invalid_groups(&e, groups, ngroups);
 	/* A deadline already past (the sidecar's zones stayed busy) touches no quarantine entry. */
 	if (quarantine && !(e.deadline > 0 && dnsb_engine_now(&e) >= e.deadline)) {
 		e.qtoken = dnsb_quarantine_begin(o->quarantine);
@@ -167,7 +165,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		dnsb_engine_release_held(&e, plan, groups, ngroups);
 done:
 	if (e.rc < 0 && !o->dry_run)
-		dnsb_engine_fail_pending(plan, e.rc);
+		dnsb_engine_fail_pending(&e, plan, e.rc);
 	if (out->zones) {
 		dnsb_engine_tally(&e, plan);
 		dnsb_engine_progress_final(&e);

@@ -8,6 +8,12 @@
 #include "dnsbatch/common.h"
 
 /*
+ * drop.c: the plan stage's one writer of an outcome: c is dropped, reason invalid, before anything is sent.
+ * `message` (malloc'd, owned by c from here; NULL keeps c's own) says why, naming the JSON path.
+ */
+void dnsb_plan_drop_invalid(dnsb_change *c, char *message);
+
+/*
  * endpoint_read.c: an Endpoint's members, found in one walk of the object rather than one hash lookup per use
  * (a plan of 100,000 endpoints asked about thirty each). Each is borrowed from the endpoint, NULL when absent or a JSON
  * null; `has` tells which keys are present (DNSB_EP_* bits), `others` counts keys outside the seven.
