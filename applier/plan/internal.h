@@ -28,10 +28,11 @@ typedef struct dnsb_endpoint_fields {
 	size_t others;
 } dnsb_endpoint_fields;
 
-/* endpoint_read.c: fill *f from `ep` (any JSON value: a non-object has no members). */
+/* endpoint_fields.c: fill *f from `ep` (any JSON value: a non-object has no members). */
 void dnsb_endpoint_fields_read(json_object *ep, dnsb_endpoint_fields *f);
 
-/* The string member `key` of a JSON object (any JSON value as json-c prints it), or NULL when absent. Borrowed. */
+/* endpoint_fields.c: the string member `key` of a JSON object (any JSON value as json-c prints it), or NULL when
+ * absent. Borrowed. */
 const char *dnsb_endpoint_string(json_object *ep, const char *key);
 
 /*

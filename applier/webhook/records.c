@@ -15,22 +15,6 @@
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
 
-int dnsb_webhook_type_listed(uint16_t type)
-{
-	return !dnsb_type_is_server(type);
-}
-
-const char *dnsb_webhook_class_of(int rc)
-{
-	switch (rc) {
-	case 0: return "ok";
-	case DNSB_ETRANSIENT: return "transient";
-	case DNSB_ERATELIMIT: return "rate_limited";
-	case DNSB_EFATAL: return "fatal";
-	default: return "error";
-	}
-}
-
 /* List one zone and mark what is in scope. @return 0, or the provider's error (z is then empty) */
 static int list_zone(dnsb_webhook *wh, const char *zone, struct stream_zone *z, dnsb_error *err)
 {
