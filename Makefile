@@ -98,6 +98,13 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libdnsbatch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(TEST_LIBS) $(LIBS)
 
+# test_alloc_fail fails libdnsbatch.a's allocations one at a time: the allocator its objects call is wrapped at link
+# time (under the sanitizers too).
+ALLOC_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=asprintf,--wrap=vasprintf
+$(BUILD)/tests/unit/test_alloc_fail: tests/unit/test_alloc_fail.c $(BUILD)/libdnsbatch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests $(ALLOC_WRAP) -o $@ $< $(BUILD)/libdnsbatch.a $(TEST_LIBS) $(LIBS)
+
 $(BUILD)/bench_%: tests/bench/bench_%.c $(BUILD)/libdnsbatch.a
 	$(CC) $(ALL_CFLAGS) $(PROG_DEPFLAGS) -Itests -o $@ $< $(BUILD)/libdnsbatch.a $(LIBS)
 

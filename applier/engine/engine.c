@@ -61,8 +61,11 @@ static int engine_init(engine *e, dnsb_report *out, dnsb_provider *p, const dnsb
 	e->zone_stopped = calloc(zones, sizeof(int));
 	e->zone_stop_message = calloc(zones, sizeof(char *));
 	out->zones = calloc(zones, sizeof(dnsb_zone_report));
-	if (!e->zone_slot || !e->zone_stopped || !e->zone_stop_message || !out->zones)
-		return DNSB_ENOMEM;
+	if (!e->zone_slot || !e->zone_stopped || !e->zone_stop_message || !out->zones) {
+		free(out->zones); /* no report to tally: its zone slots are not there */
+		out->zones = NULL;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory starting the apply");
+	}
 	for (size_t i = 0; i < zones; i++)
 		e->zone_slot[i] = -1;
 	return 0;
@@ -141,9 +144,11 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		return rc;
 	if ((e.rc = engine_init(&e, out, p, o, err)) < 0)
 		goto done;
-	dnsb_engine_map_zones(&e, plan);
-	if ((e.rc = dnsb_engine_make_groups(plan, e.zone_count, &groups, &ngroups)) < 0)
+	dnsb_engine_map_zones(&e, plan); /* may set e.rc (a detail not kept): the apply goes on, its error kept */
+	if ((rc = dnsb_engine_make_groups(plan, e.zone_count, &groups, &ngroups)) < 0) {
+		e.rc = dnsb_error_set(err, rc, "out of memory forming the change groups");
 		goto done;
+	}
 	e.groups = groups;
 	e.ngroups = ngroups;
 	e.plan = plan;

@@ -309,12 +309,14 @@ done:
 	free(parent);
 	free(slot);
 	*out = groups;
-	*ngroups = count;
+	*ngroups = groups ? count : 0; /* none made: nothing for dnsb_engine_free_groups to walk */
 	return rc;
 }
 
 void dnsb_engine_free_groups(group *groups, size_t n)
 {
+	if (groups == NULL)
+		return;
 	for (size_t g = 0; g < n; g++)
 		free(groups[g].key);
 	if (n > 0)

@@ -143,9 +143,12 @@ void dnsb_engine_finish(engine *e, group *g, dnsb_outcome outcome, dnsb_reason r
 void dnsb_engine_tally(engine *e, dnsb_plan *plan);
 /* The drop-log lines of the changes of `zone` dropped so far, written and synced before the commit that settles
  * the zone (a provider that defers its commits): on disk before the zone changes, and not written again by the
- * tally. Not with the quarantine, which decides the lines after every zone ran. @return 0, or DNSB_EIO (e->rc
- * set) when the drop log could not be written or synced */
+ * tally. Not with the quarantine, which decides the lines after every zone ran. @return 0, or DNSB_EIO or
+ * DNSB_ENOMEM (e->rc set, dnsb_engine_droplog_failed) when the drop log could not be written or synced */
 int dnsb_engine_record_zone(engine *e, size_t zone);
+/* A drop-log write returned rc < 0: the apply's error (the first kept), DNSB_ENOMEM when the line could not be made,
+ * else DNSB_EIO. */
+void dnsb_engine_droplog_failed(engine *e, int rc);
 void dnsb_engine_fail_pending(engine *e, dnsb_plan *plan, int rc);
 
 /* zones.c */
@@ -285,7 +288,8 @@ failed_sums *dnsb_engine_failed_new(void);
  * @return 1 when c still gets a drop-log line of its own, 0 when it is only counted */
 int dnsb_engine_failed_add(failed_sums *s, const char *zone, const dnsb_change *c);
 /* Log one line per zone and reason, write the drop log's line for those left out of it, free s.
- * NULL is a no-op. @return 0, or DNSB_EIO when the drop log could not be written */
+ * NULL is a no-op. @return 0, DNSB_EIO when the drop log could not be written, or DNSB_ENOMEM when its line could
+ * not be made */
 int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall);
 
 #endif

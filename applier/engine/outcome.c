@@ -138,8 +138,18 @@ static void tell(engine *e, const dnsb_change *c, int quiet, int recorded, drop_
 		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "%s", held);
 		dnsb_drop_log(&d, tail);
 	}
-	if (e->o->droplog && !recorded &&
-	    dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event, d.seconds) < 0 && e->rc == 0)
+	if (e->o->droplog && !recorded)
+		dnsb_engine_droplog_failed(e, dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event,
+									    d.seconds));
+}
+
+void dnsb_engine_droplog_failed(engine *e, int rc)
+{
+	if (rc >= 0 || e->rc != 0)
+		return;
+	if (rc == DNSB_ENOMEM)
+		e->rc = dnsb_error_set(e->err, DNSB_ENOMEM, "out of memory writing the drop log");
+	else
 		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
 }
 
@@ -164,9 +174,8 @@ int dnsb_engine_record_zone(engine *e, size_t zone)
 	}
 	if (rc == 0 && written > 0)
 		rc = dnsb_droplog_flush(e->o->droplog); /* one fsync for the zone's lines */
-	if (rc < 0 && e->rc == 0)
-		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
-	return rc < 0 ? DNSB_EIO : 0;
+	dnsb_engine_droplog_failed(e, rc);
+	return rc == DNSB_ENOMEM ? DNSB_ENOMEM : rc < 0 ? DNSB_EIO : 0;
 }
 
 void dnsb_engine_tally(engine *e, dnsb_plan *plan)
@@ -195,8 +204,7 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
-	if (dnsb_engine_failed_log(fsum, e->o->droplog, wall) != 0 && e->rc == 0)
-		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
+	dnsb_engine_droplog_failed(e, dnsb_engine_failed_log(fsum, e->o->droplog, wall));
 	if (e->unsent > 0)
 		dnsb_log(DNSB_LOG_WARN, "%zu changes not sent: the apply was stopped before their batches began "
 			 "(failed, reason deadline)", e->unsent);

@@ -226,11 +226,15 @@ int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *h
  */
 static int defer(batch_run *br, group *g, const dnsb_result *res, int kind, const char *message)
 {
+	int lost = 0;
+
 	if (DNSB_ARRAY_RESERVE(br->refused, br->refused_cap, br->nrefused + 1, 16) < 0)
 		return 0; /* read it now, alone */
 	for (size_t i = 0; i < g->count; i++)
 		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
-			dnsb_engine_set_detail(g->changes[i], res->status, res->code, message);
+			lost |= dnsb_engine_set_detail(g->changes[i], res->status, res->code, message) != 0;
+	if (lost)
+		return 0; /* a detail not kept (out of memory) would be a drop with no message: read it now, alone */
 	g->deferred = kind;
 	br->refused[br->nrefused++] = g;
 	br->nnamed += kind == 3;
