@@ -581,8 +581,10 @@ static void index_update(dnsb_rrset_list *list)
 
 int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset)
 {
-	if (DNSB_ARRAY_RESERVE(list->items, list->capacity, list->count + 1, 16) < 0)
+	if (DNSB_ARRAY_RESERVE(list->items, list->capacity, list->count + 1, 16) < 0) {
+		dnsb_rrset_clear(rrset); /* taken either way: `copy || push` leaves no copy behind */
 		return DNSB_ENOMEM;
+	}
 	list->items[list->count++] = *rrset;
 	memset(rrset, 0, sizeof(*rrset));
 	index_update(list);

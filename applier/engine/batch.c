@@ -50,7 +50,7 @@ static void take_batch(engine *e, group **gs, size_t n)
 
 	if (!e->o->dry_run && dnsb_engine_stop_asked(e)) {
 		for (size_t i = 0; i < n; i++) /* stopped (a signal): the batch is never begun */
-			dnsb_engine_finish(gs[i], DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, NULL,
+			dnsb_engine_finish(e, gs[i], DNSB_OUTCOME_FAILED, DNSB_REASON_DEADLINE, NULL,
 					   DNSB_ENGINE_STOPPED_MESSAGE);
 		return;
 	}

@@ -105,8 +105,10 @@ static void find_owner(const group *g, const dnsb_change *c, const dnsb_rrset_li
 	char *names[8];
 	size_t n = 0;
 
-	if (dnsb_engine_registry_names(g, c, names, 8, &n) != 0)
-		n = 0;
+	if (dnsb_engine_registry_names(g, c, names, 8, &n) != 0) {
+		while (n > 0) /* out of memory: none is read, those made are freed */
+			free(names[--n]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const dnsb_rrset *txt = dnsb_rrset_list_find(held, names[i], LDNS_RR_TYPE_TXT);
 		for (size_t k = 0; txt && out->txt_owner == NULL && k < txt->rdata_count; k++)

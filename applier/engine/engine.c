@@ -61,8 +61,11 @@ static int engine_init(engine *e, dnsb_report *out, dnsb_provider *p, const dnsb
 	e->zone_stopped = calloc(zones, sizeof(int));
 	e->zone_stop_message = calloc(zones, sizeof(char *));
 	out->zones = calloc(zones, sizeof(dnsb_zone_report));
-	if (!e->zone_slot || !e->zone_stopped || !e->zone_stop_message || !out->zones)
-		return DNSB_ENOMEM;
+	if (!e->zone_slot || !e->zone_stopped || !e->zone_stop_message || !out->zones) {
+		free(out->zones); /* no report to tally: its zone slots are not there */
+		out->zones = NULL;
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory starting the apply");
+	}
 	for (size_t i = 0; i < zones; i++)
 		e->zone_slot[i] = -1;
 	return 0;
@@ -102,9 +105,7 @@ static void run_zone_held(engine *e, size_t zone, group **gs, size_t n)
 			dnsb_change *c = gs[g]->changes[i];
 			if (c->outcome != DNSB_OUTCOME_APPLIED && c->outcome != DNSB_OUTCOME_ALREADY_APPLIED)
 				continue;
-			c->outcome = DNSB_OUTCOME_FAILED;
-			c->reason = DNSB_REASON_TRANSIENT;
-			dnsb_engine_set_detail(c, 0, "io", ferr.message);
+			dnsb_engine_settle_change(e, c, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, 0, "io", ferr.message);
 		}
 }
 
@@ -143,13 +144,15 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		return rc;
 	if ((e.rc = engine_init(&e, out, p, o, err)) < 0)
 		goto done;
-	dnsb_engine_map_zones(&e, plan);
-	if ((e.rc = dnsb_engine_make_groups(plan, e.zone_count, &groups, &ngroups)) < 0)
+	dnsb_engine_map_zones(&e, plan); /* may set e.rc (a detail not kept): the apply goes on, its error kept */
+	if ((rc = dnsb_engine_make_groups(plan, e.zone_count, &groups, &ngroups)) < 0) {
+		e.rc = dnsb_error_set(err, rc, "out of memory forming the change groups");
 		goto done;
+	}
 	e.groups = groups;
 	e.ngroups = ngroups;
 	e.plan = plan;
-	dnsb_engine_drop_invalid_groups(groups, ngroups);
+	dnsb_engine_drop_invalid_groups(&e, groups, ngroups);
 	/* A deadline already past (the sidecar's zones stayed busy) touches no quarantine entry. */
 	if (quarantine && !(e.deadline > 0 && dnsb_engine_now(&e) >= e.deadline)) {
 		e.qtoken = dnsb_quarantine_begin(o->quarantine);
@@ -167,7 +170,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		dnsb_engine_release_held(&e, plan, groups, ngroups);
 done:
 	if (e.rc < 0 && !o->dry_run)
-		dnsb_engine_fail_pending(plan, e.rc);
+		dnsb_engine_fail_pending(&e, plan, e.rc);
 	if (out->zones) {
 		dnsb_engine_tally(&e, plan);
 		dnsb_engine_progress_final(&e);

@@ -86,7 +86,7 @@ static void log_one(const failed_sum *f)
 
 int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall)
 {
-	int rc = 0;
+	int rc = 0, w;
 
 	if (s == NULL)
 		return 0;
@@ -94,9 +94,9 @@ int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall)
 		failed_sum *f = &s->at[k];
 		log_one(f);
 		if (f->t.count > f->logged &&
-		    dnsb_droplog_write_omitted(log, f->zone, "failed", dnsb_reason_name(f->reason), f->t.count - f->logged,
-					       wall) != 0)
-			rc = DNSB_EIO;
+		    (w = dnsb_droplog_write_omitted(log, f->zone, "failed", dnsb_reason_name(f->reason),
+						    f->t.count - f->logged, wall)) != 0 && rc == 0)
+			rc = w == DNSB_ENOMEM ? DNSB_ENOMEM : DNSB_EIO;
 		dnsb_tally_clear(&f->t);
 	}
 	free(s->at);

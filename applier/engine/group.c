@@ -195,7 +195,7 @@ static int groupable(const dnsb_change *c, size_t zone_count)
 }
 
 /* A group with an invalid member is dropped whole: half of a pair misleads the registry. */
-void dnsb_engine_drop_invalid_groups(group *groups, size_t n)
+void dnsb_engine_drop_invalid_groups(engine *e, group *groups, size_t n)
 {
 	for (size_t g = 0; g < n; g++) {
 		const dnsb_change *bad = NULL;
@@ -211,9 +211,7 @@ void dnsb_engine_drop_invalid_groups(group *groups, size_t n)
 			dnsb_change *c = groups[g].changes[i];
 			if (c->outcome != DNSB_OUTCOME_PENDING)
 				continue;
-			c->outcome = DNSB_OUTCOME_DROPPED;
-			c->reason = DNSB_REASON_INVALID;
-			dnsb_engine_set_detail(c, 0, NULL, msg);
+			dnsb_engine_settle_change(e, c, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, 0, NULL, msg);
 		}
 	}
 }
@@ -311,12 +309,14 @@ done:
 	free(parent);
 	free(slot);
 	*out = groups;
-	*ngroups = count;
+	*ngroups = groups ? count : 0; /* none made: nothing for dnsb_engine_free_groups to walk */
 	return rc;
 }
 
 void dnsb_engine_free_groups(group *groups, size_t n)
 {
+	if (groups == NULL)
+		return;
 	for (size_t g = 0; g < n; g++)
 		free(groups[g].key);
 	if (n > 0)

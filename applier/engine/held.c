@@ -74,11 +74,9 @@ void dnsb_engine_hold_back(engine *e, group *groups, size_t n)
 		/* The whole group, whichever of its changes conflicted: a group lands or drops as one. */
 		for (size_t k = 0; k < g->count; k++) {
 			dnsb_change *c = g->changes[k];
-			if (c->outcome == DNSB_OUTCOME_PENDING) {
-				c->outcome = DNSB_OUTCOME_DROPPED;
-				c->reason = DNSB_REASON_QUARANTINED;
-				dnsb_engine_set_detail(c, 0, NULL, "conflicted before; held back until its quarantine ends");
-			}
+			if (c->outcome == DNSB_OUTCOME_PENDING)
+				dnsb_engine_settle_change(e, c, DNSB_OUTCOME_DROPPED, DNSB_REASON_QUARANTINED, 0, NULL,
+							  "conflicted before; held back until its quarantine ends");
 		}
 	}
 }

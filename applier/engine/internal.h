@@ -116,8 +116,9 @@ double dnsb_engine_time_left(engine *e);
 const char *dnsb_engine_zone_name(const engine *e, size_t zone);
 /* The report's entry for `zone`, added on first use (e->rc = DNSB_ENOMEM when its name cannot be copied). */
 dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone);
-/* Set c's provider detail: status, code and message (copied; NULL or "" = none). */
-void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
+/* Set c's provider detail: status, code and message (copied; NULL or "" = none).
+ * @return 0, or DNSB_ENOMEM when a copy failed (that part is NULL) */
+int dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message);
 /* The owner name a change concerns (its old RRset's for a deletion), borrowed; may be NULL. */
 const char *dnsb_change_owner(const dnsb_change *c);
 /* @return 1 when some change of g is still pending, else 0 */
@@ -125,16 +126,30 @@ int dnsb_engine_group_open(const group *g);
 /* Is change k of g among those `mask` names (a mask of held.c)? @return 1 or 0 */
 int dnsb_engine_in_mask(const group *g, size_t k, unsigned long mask);
 
-/* outcome.c */
-void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
+/*
+ * outcome.c: the one writer of a change's outcome (issue 32 §4; tests/integration/test_outcome_writer.sh fails on
+ * another). Every settlement of the engine comes here: c gets `outcome`, `reason` and the detail (status, code,
+ * message: copied, NULL or "" = none). DNSB_OUTCOME_PENDING takes a settlement back, for a caller that settles c
+ * again at once (settle.c). A rule for every outcome goes here; what is told of an outcome (report, metrics, logs,
+ * the drop log, dnsb_engine_options.on_outcome) is told once per change by dnsb_engine_tally, from the final one.
+ * `e` may be NULL (a parallel pass, which keeps the error itself).
+ * @return 0, or DNSB_ENOMEM when the detail could not be copied (e->rc set and e->err filled when e is given)
+ */
+int dnsb_engine_settle_change(engine *e, dnsb_change *c, dnsb_outcome outcome, dnsb_reason reason, int status,
+			      const char *code, const char *message);
+/* Settle every change of g still pending (dnsb_engine_settle_change); changes settled apart keep their outcome. */
+void dnsb_engine_finish(engine *e, group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			const char *message);
 void dnsb_engine_tally(engine *e, dnsb_plan *plan);
 /* The drop-log lines of the changes of `zone` dropped so far, written and synced before the commit that settles
  * the zone (a provider that defers its commits): on disk before the zone changes, and not written again by the
- * tally. Not with the quarantine, which decides the lines after every zone ran. @return 0, or DNSB_EIO (e->rc
- * set) when the drop log could not be written or synced */
+ * tally. Not with the quarantine, which decides the lines after every zone ran. @return 0, or DNSB_EIO or
+ * DNSB_ENOMEM (e->rc set, dnsb_engine_droplog_failed) when the drop log could not be written or synced */
 int dnsb_engine_record_zone(engine *e, size_t zone);
-void dnsb_engine_fail_pending(dnsb_plan *plan, int rc);
+/* A drop-log write returned rc < 0: the apply's error (the first kept), DNSB_ENOMEM when the line could not be made,
+ * else DNSB_EIO. */
+void dnsb_engine_droplog_failed(engine *e, int rc);
+void dnsb_engine_fail_pending(engine *e, dnsb_plan *plan, int rc);
 
 /* zones.c */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
@@ -142,7 +157,7 @@ void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
 /* group.c: the plan's change groups (docs/design.md §2.1), in order of first appearance, into *out (*ngroups of
  * them; free with dnsb_engine_free_groups, also after an error). @return 0 or DNSB_ENOMEM */
 int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
-void dnsb_engine_drop_invalid_groups(group *groups, size_t n);
+void dnsb_engine_drop_invalid_groups(engine *e, group *groups, size_t n);
 /* g->key, g's content key for the quarantine. @return 0, or DNSB_ENOMEM (g->key NULL) */
 int dnsb_engine_group_key(group *g);
 /* The content key of each group (dnsb_engine_group_key), before the quarantine is asked.
@@ -273,7 +288,8 @@ failed_sums *dnsb_engine_failed_new(void);
  * @return 1 when c still gets a drop-log line of its own, 0 when it is only counted */
 int dnsb_engine_failed_add(failed_sums *s, const char *zone, const dnsb_change *c);
 /* Log one line per zone and reason, write the drop log's line for those left out of it, free s.
- * NULL is a no-op. @return 0, or DNSB_EIO when the drop log could not be written */
+ * NULL is a no-op. @return 0, DNSB_EIO when the drop log could not be written, or DNSB_ENOMEM when its line could
+ * not be made */
 int dnsb_engine_failed_log(failed_sums *s, dnsb_droplog *log, double wall);
 
 #endif

@@ -23,10 +23,10 @@ static int open_here(const group *g)
 	return !g->deferred && dnsb_engine_group_open(g);
 }
 
-static void finish_all(group **gs, size_t n, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res)
+static void finish_all(engine *e, group **gs, size_t n, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res)
 {
 	for (size_t i = 0; i < n; i++)
-		dnsb_engine_finish(gs[i], outcome, reason, res, NULL);
+		dnsb_engine_finish(e, gs[i], outcome, reason, res, NULL);
 }
 
 /* The open groups of gs, in order, moved to its front. @return how many */
@@ -60,7 +60,7 @@ static size_t check_suspect(batch_run *br, group **part, size_t m, const dnsb_re
 			 each ? rerr.message : "out of memory");
 		br->over = 1;
 		for (size_t i = 0; i < br->n; i++)
-			dnsb_engine_finish(br->gs[i], DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
+			dnsb_engine_finish(br->e, br->gs[i], DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
 		free(each);
 		return 0;
 	}
@@ -171,7 +171,7 @@ static void search_first(batch_run *br, group **part, size_t m, const dnsb_resul
 		size_t mid = lo + (hi - lo) / 2;
 		switch (dnsb_engine_send(br, part + lo, mid - lo, &r)) {
 		case SENT_OK:
-			finish_all(part + lo, mid - lo, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL);
+			finish_all(br->e, part + lo, mid - lo, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL);
 			lo = mid;
 			break;
 		case SENT_REFUSED:
@@ -256,7 +256,7 @@ static void run_part(batch_run *br, group **part, size_t m)
 
 	switch (dnsb_engine_send(br, part, m, &res)) {
 	case SENT_OK:
-		finish_all(part, m, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL);
+		finish_all(br->e, part, m, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL);
 		grow(br);
 		break;
 	case SENT_OVER:
@@ -264,7 +264,7 @@ static void run_part(batch_run *br, group **part, size_t m)
 	case SENT_TOO_LARGE:
 		/* Split: no retry counted, nothing dropped, and never grown past it again. */
 		if (m == 1)
-			dnsb_engine_finish(part[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
+			dnsb_engine_finish(br->e, part[0], DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &res, NULL);
 		else
 			br->chunk = br->chunk_cap = m / 2;
 		break;

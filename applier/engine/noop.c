@@ -134,7 +134,7 @@ void dnsb_engine_prove_noops(batch_run *br)
 	if (n > 0 && dnsb_engine_read_back(br->e, quiet, n, 0, &held, &rerr) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			if (dnsb_engine_group_in_effect(br->e, quiet[i], &held))
-				dnsb_engine_finish(quiet[i], DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL,
+				dnsb_engine_finish(br->e, quiet[i], DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL,
 						   "nothing to change: the provider holds it");
 			else
 				dnsb_engine_upgrade_group(br, quiet[i], &held);

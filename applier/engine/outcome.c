@@ -1,6 +1,6 @@
 /*
- * outcome.c - settling changes (outcome, reason, the provider's detail) and
- * the tally: the report, the metrics and the drop log, each change once.
+ * outcome.c - settling changes (outcome, reason, the provider's detail: the
+ * one writer of a change's outcome, dnsb_engine_settle_change) and the tally: the report, the metrics and the drop log, each change once.
  * The metrics count every change of every apply; the logs (stderr and the
  * drop log) tell what is new: a change still held by the quarantine gets no
  * line, its group gets lines when the hold starts and when it ends.
@@ -23,8 +23,20 @@ static void with_group_message(char *buf, size_t size, const dnsb_change *refuse
 		 r->owner ? r->owner : "(no name)", dnsb_type_name(r->type), why && *why ? ": " : "", why ? why : "");
 }
 
-/* Settle every change of g still pending; changes settled apart keep their outcome. */
-void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
+int dnsb_engine_settle_change(engine *e, dnsb_change *c, dnsb_outcome outcome, dnsb_reason reason, int status,
+			      const char *code, const char *message)
+{
+	c->outcome = outcome;
+	c->reason = reason;
+	if (dnsb_engine_set_detail(c, status, code, message) == 0)
+		return 0;
+	if (e && e->rc == 0)
+		e->rc = dnsb_error_set(e->err, DNSB_ENOMEM, "out of memory keeping a change's detail (%s)",
+				       dnsb_outcome_name(outcome));
+	return DNSB_ENOMEM;
+}
+
+void dnsb_engine_finish(engine *e, group *g, dnsb_outcome outcome, dnsb_reason reason, const dnsb_result *res,
 			 const char *message)
 {
 	char grouped[DNSB_ERROR_MESSAGE_MAX * 2];
@@ -32,19 +44,20 @@ void dnsb_engine_finish(group *g, dnsb_outcome outcome, dnsb_reason reason, cons
 	for (size_t i = 0; i < g->count; i++) {
 		dnsb_change *c = g->changes[i];
 		const char *text = message ? message : res ? res->message : NULL;
+		dnsb_outcome end = outcome;
+
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue; /* settled apart (already in effect) */
 		/* Accepted with its group, an update that changes nothing was in effect before: the accepting
 		 * answer proved its old RRset, which is its new one. */
-		c->outcome = outcome == DNSB_OUTCOME_APPLIED && dnsb_engine_change_noop(c, 1) ? DNSB_OUTCOME_ALREADY_APPLIED
-											 : outcome;
-		c->reason = reason;
+		if (outcome == DNSB_OUTCOME_APPLIED && dnsb_engine_change_noop(c, 1))
+			end = DNSB_OUTCOME_ALREADY_APPLIED;
 		if (outcome == DNSB_OUTCOME_DROPPED && g->refused && g->refused != c && i < sizeof(g->with_group) * 8 &&
 		    (g->with_group >> i & 1)) {
 			with_group_message(grouped, sizeof(grouped), g->refused, text);
 			text = grouped;
 		}
-		dnsb_engine_set_detail(c, res ? res->status : 0, res ? res->code : NULL, text);
+		dnsb_engine_settle_change(e, c, end, reason, res ? res->status : 0, res ? res->code : NULL, text);
 	}
 }
 
@@ -125,8 +138,18 @@ static void tell(engine *e, const dnsb_change *c, int quiet, int recorded, drop_
 		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "%s", held);
 		dnsb_drop_log(&d, tail);
 	}
-	if (e->o->droplog && !recorded &&
-	    dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event, d.seconds) < 0 && e->rc == 0)
+	if (e->o->droplog && !recorded)
+		dnsb_engine_droplog_failed(e, dnsb_droplog_write_quarantine(e->o->droplog, zone, c, wall, d.event,
+									    d.seconds));
+}
+
+void dnsb_engine_droplog_failed(engine *e, int rc)
+{
+	if (rc >= 0 || e->rc != 0)
+		return;
+	if (rc == DNSB_ENOMEM)
+		e->rc = dnsb_error_set(e->err, DNSB_ENOMEM, "out of memory writing the drop log");
+	else
 		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
 }
 
@@ -151,9 +174,8 @@ int dnsb_engine_record_zone(engine *e, size_t zone)
 	}
 	if (rc == 0 && written > 0)
 		rc = dnsb_droplog_flush(e->o->droplog); /* one fsync for the zone's lines */
-	if (rc < 0 && e->rc == 0)
-		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
-	return rc < 0 ? DNSB_EIO : 0;
+	dnsb_engine_droplog_failed(e, rc);
+	return rc == DNSB_ENOMEM ? DNSB_ENOMEM : rc < 0 ? DNSB_EIO : 0;
 }
 
 void dnsb_engine_tally(engine *e, dnsb_plan *plan)
@@ -177,25 +199,23 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		case DNSB_OUTCOME_PENDING: continue; /* dry run */
 		}
 		dnsb_metrics_change(e->o->metrics, zone, c);
+		if (e->o->on_outcome)
+			e->o->on_outcome(e->o->outcome_payload, zone, c);
 		tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
-	if (dnsb_engine_failed_log(fsum, e->o->droplog, wall) != 0 && e->rc == 0)
-		e->rc = dnsb_error_set(e->err, DNSB_EIO, "the drop log could not be written");
+	dnsb_engine_droplog_failed(e, dnsb_engine_failed_log(fsum, e->o->droplog, wall));
 	if (e->unsent > 0)
 		dnsb_log(DNSB_LOG_WARN, "%zu changes not sent: the apply was stopped before their batches began "
 			 "(failed, reason deadline)", e->unsent);
 }
 
 /* After a local error nothing is lost silently: whatever is still pending is reported failed. */
-void dnsb_engine_fail_pending(dnsb_plan *plan, int rc)
+void dnsb_engine_fail_pending(engine *e, dnsb_plan *plan, int rc)
 {
 	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
 		dnsb_change *c = dnsb_plan_change(plan, i);
-		if (c->outcome == DNSB_OUTCOME_PENDING) {
-			c->outcome = DNSB_OUTCOME_FAILED;
-			c->reason = DNSB_REASON_TRANSIENT;
-			dnsb_engine_set_detail(c, 0, NULL, dnsb_strerror(rc));
-		}
+		if (c->outcome == DNSB_OUTCOME_PENDING)
+			dnsb_engine_settle_change(e, c, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, 0, NULL, dnsb_strerror(rc));
 	}
 }

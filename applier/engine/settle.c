@@ -24,13 +24,13 @@ int dnsb_engine_try_alone(batch_run *br, group *g)
 
 	switch (dnsb_engine_send(br, &g, 1, &r)) {
 	case SENT_OK:
-		dnsb_engine_finish(g, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL, NULL);
+		dnsb_engine_finish(br->e, g, DNSB_OUTCOME_APPLIED, DNSB_REASON_NONE, NULL, NULL);
 		return 1;
 	case SENT_REFUSED:
 		dnsb_engine_settle_lone(br, g, &r, 1);
 		break;
 	case SENT_TOO_LARGE:
-		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &r, NULL);
+		dnsb_engine_finish(br->e, g, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, &r, NULL);
 		break;
 	case SENT_OVER:
 		break;
@@ -72,15 +72,13 @@ static void unknown_message(char *msg, size_t size, const char *what)
 }
 
 /* Every pending change of g failed (transient, unknown) with `msg`, no conflict shown on it. */
-static void fail_unknown(group *g, int status, const char *code, const char *msg)
+static void fail_unknown(engine *e, group *g, int status, const char *code, const char *msg)
 {
 	for (size_t i = 0; i < g->count; i++) {
 		dnsb_change *c = g->changes[i];
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue;
-		c->outcome = DNSB_OUTCOME_FAILED;
-		c->reason = DNSB_REASON_TRANSIENT;
-		dnsb_engine_set_detail(c, status, code, msg);
+		dnsb_engine_settle_change(e, c, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, status, code, msg);
 		forget_diagnosis(c);
 	}
 }
@@ -92,7 +90,7 @@ static void fail_unknown(group *g, int status, const char *code, const char *msg
  * landed is unknown: every change of g settled here, the rest's too, is
  * failed (transient), never dropped (issue 31 §1).
  */
-static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
+static void settle_unknown(engine *e, group *g, const group *rest, const dnsb_change *why)
 {
 	char msg[DNSB_ERROR_MESSAGE_MAX * 2 + 512], what[DNSB_ERROR_MESSAGE_MAX * 2 + 256];
 	int status = why->status;
@@ -109,8 +107,9 @@ static void settle_unknown(group *g, const group *rest, const dnsb_change *why)
 		unknown_message(msg, sizeof(msg), what);
 	for (size_t i = 0; i < rest->count; i++)
 		if (rest->changes[i]->outcome == DNSB_OUTCOME_DROPPED)
-			rest->changes[i]->outcome = DNSB_OUTCOME_PENDING; /* settled again below, with the part in effect */
-	fail_unknown(g, status, code, msg);
+			dnsb_engine_settle_change(e, rest->changes[i], DNSB_OUTCOME_PENDING, DNSB_REASON_NONE, 0, NULL,
+						  NULL); /* settled again below, with the part in effect */
+	fail_unknown(e, g, status, code, msg);
 }
 
 /*
@@ -127,13 +126,13 @@ static void drop_refused(batch_run *br, group *g, const dnsb_rrset_list *held, c
 
 	if (!g->lost_reply) {
 		dnsb_engine_diagnose(br->e, g, held);
-		dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
+		dnsb_engine_finish(br->e, g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, res, NULL);
 		return;
 	}
 	snprintf(what, sizeof(what), "the retry was refused (%s) while the read-back shows not exactly what it "
 		 "wants", res->message[0] ? res->message : dnsb_class_name(res->cls));
 	unknown_message(msg, sizeof(msg), what);
-	fail_unknown(g, res->status, res->code, msg);
+	fail_unknown(br->e, g, res->status, res->code, msg);
 }
 
 /*
@@ -143,7 +142,7 @@ static void drop_refused(batch_run *br, group *g, const dnsb_rrset_list *held, c
  * drops as one, docs/design.md §4.3), naming the change that stopped it; but after a
  * transient answer a drop would be a guess (settle_unknown).
  */
-static void settle_with_rest(group *g, const group *rest)
+static void settle_with_rest(engine *e, group *g, const group *rest)
 {
 	const dnsb_change *why = NULL;
 	char msg[DNSB_ERROR_MESSAGE_MAX];
@@ -153,12 +152,12 @@ static void settle_with_rest(group *g, const group *rest)
 		    rest->changes[i]->outcome != DNSB_OUTCOME_ALREADY_APPLIED)
 			why = rest->changes[i];
 	if (why == NULL) {
-		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL, NULL);
+		dnsb_engine_finish(e, g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, NULL, NULL);
 		return;
 	}
 	if ((why->outcome == DNSB_OUTCOME_DROPPED || why->outcome == DNSB_OUTCOME_FAILED) &&
 	    (g->lost_reply || rest->lost_reply)) {
-		settle_unknown(g, rest, why);
+		settle_unknown(e, g, rest, why);
 		return;
 	}
 	snprintf(msg, sizeof(msg), "dropped with its group: %s %s %s: %s", dnsb_outcome_name(why->outcome),
@@ -169,9 +168,7 @@ static void settle_with_rest(group *g, const group *rest)
 		dnsb_change *c = g->changes[i];
 		if (c->outcome != DNSB_OUTCOME_PENDING)
 			continue;
-		c->outcome = why->outcome;
-		c->reason = why->reason;
-		dnsb_engine_set_detail(c, why->status, why->code, msg);
+		dnsb_engine_settle_change(e, c, why->outcome, why->reason, why->status, why->code, msg);
 		share_diagnosis(c, why);
 	}
 }
@@ -208,7 +205,7 @@ int dnsb_engine_settle_partial(batch_run *br, group *g, const dnsb_rrset_list *h
 			dnsb_engine_try_alone(br, &rest);
 			br->no_defer = was;
 		}
-		settle_with_rest(g, &rest);
+		settle_with_rest(br->e, g, &rest);
 	}
 	free(rest.changes);
 	return marked > 0;
@@ -229,11 +226,15 @@ int dnsb_engine_settle_upgrade(batch_run *br, group *g, const dnsb_rrset_list *h
  */
 static int defer(batch_run *br, group *g, const dnsb_result *res, int kind, const char *message)
 {
+	int lost = 0;
+
 	if (DNSB_ARRAY_RESERVE(br->refused, br->refused_cap, br->nrefused + 1, 16) < 0)
 		return 0; /* read it now, alone */
 	for (size_t i = 0; i < g->count; i++)
 		if (g->changes[i]->outcome == DNSB_OUTCOME_PENDING)
-			dnsb_engine_set_detail(g->changes[i], res->status, res->code, message);
+			lost |= dnsb_engine_set_detail(g->changes[i], res->status, res->code, message) != 0;
+	if (lost)
+		return 0; /* a detail not kept (out of memory) would be a drop with no message: read it now, alone */
 	g->deferred = kind;
 	br->refused[br->nrefused++] = g;
 	br->nnamed += kind == 3;
@@ -325,11 +326,11 @@ void dnsb_engine_settle_refused(batch_run *br)
 		named += kind[i] == 3;
 		if (!read && alone) {
 			snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res.message, rerr.message);
-			dnsb_engine_finish(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, &res, msg);
+			dnsb_engine_finish(br->e, g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, &res, msg);
 		} else if (!read) {
 			wrong += dnsb_engine_try_alone(br, g) && kind[i] == 3;
 		} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
-			dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, &res, NULL);
+			dnsb_engine_finish(br->e, g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, &res, NULL);
 		} else if (dnsb_engine_settle_upgrade(br, g, &held)) {
 			continue;
 		} else if (dnsb_engine_settle_partial(br, g, &held)) {
@@ -360,7 +361,7 @@ void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, in
 
 	if (res->cls == DNSB_CLASS_INVALID) {
 		if (alone)
-			dnsb_engine_finish(g, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, res, NULL);
+			dnsb_engine_finish(br->e, g, DNSB_OUTCOME_DROPPED, DNSB_REASON_INVALID, res, NULL);
 		else
 			dnsb_engine_try_alone(br, g);
 		return;
@@ -371,11 +372,11 @@ void dnsb_engine_settle_lone(batch_run *br, group *g, const dnsb_result *res, in
 		/* Unverified: dropping could lose a change that is in fact applied. */
 		snprintf(msg, sizeof(msg), "%s; verifying it failed: %s", res->message, rerr.message);
 		if (alone)
-			dnsb_engine_finish(g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
+			dnsb_engine_finish(br->e, g, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, res, msg);
 		else
 			dnsb_engine_try_alone(br, g);
 	} else if (dnsb_engine_group_in_effect(br->e, g, &held)) {
-		dnsb_engine_finish(g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+		dnsb_engine_finish(br->e, g, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
 	} else if (dnsb_engine_settle_upgrade(br, g, &held)) {
 		/* sent again, the missing ownership record as a create */
 	} else if (dnsb_engine_settle_partial(br, g, &held)) {

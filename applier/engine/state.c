@@ -44,13 +44,14 @@ dnsb_zone_report *dnsb_engine_zone_report(engine *e, size_t zone)
 	return &e->rep->zones[e->zone_slot[idx]];
 }
 
-void dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message)
+int dnsb_engine_set_detail(dnsb_change *c, int status, const char *code, const char *message)
 {
 	c->status = status;
 	free(c->code);
 	free(c->message);
 	c->code = code && *code ? strdup(code) : NULL;
 	c->message = message && *message ? strdup(message) : NULL;
+	return (code && *code && c->code == NULL) || (message && *message && c->message == NULL) ? DNSB_ENOMEM : 0;
 }
 
 const char *dnsb_change_owner(const dnsb_change *c)

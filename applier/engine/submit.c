@@ -27,10 +27,10 @@ size_t dnsb_engine_flatten(group **gs, size_t n, dnsb_change ***out)
 }
 
 /* Settle the open groups of gs as failed with `reason`, no read. */
-static void fail_open(group **gs, size_t n, dnsb_reason reason, const dnsb_result *res, const char *message)
+static void fail_open(engine *e, group **gs, size_t n, dnsb_reason reason, const dnsb_result *res, const char *message)
 {
 	for (size_t i = 0; i < n; i++)
-		dnsb_engine_finish(gs[i], DNSB_OUTCOME_FAILED, reason, res, message);
+		dnsb_engine_finish(e, gs[i], DNSB_OUTCOME_FAILED, reason, res, message);
 }
 
 /*
@@ -48,7 +48,7 @@ void dnsb_engine_end_run(batch_run *br, dnsb_reason reason, const dnsb_result *r
 	br->over = 1;
 	if (open == NULL) {
 		br->e->rc = DNSB_ENOMEM;
-		fail_open(br->gs, br->n, reason, res, message);
+		fail_open(br->e, br->gs, br->n, reason, res, message);
 		return;
 	}
 	for (size_t i = 0; i < br->n; i++)
@@ -68,7 +68,7 @@ void dnsb_engine_end_run(batch_run *br, dnsb_reason reason, const dnsb_result *r
 		}
 		free(each);
 	}
-	fail_open(open, n, reason, res, message);
+	fail_open(br->e, open, n, reason, res, message);
 	free(open);
 }
 

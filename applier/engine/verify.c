@@ -254,7 +254,7 @@ void dnsb_engine_settle_verified(engine *e, group **gs, size_t n, const verdict 
 	for (size_t i = 0; i < n; i++) {
 		if (each[i] != IN_EFFECT)
 			continue;
-		dnsb_engine_finish(gs[i], DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
+		dnsb_engine_finish(e, gs[i], DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, res, NULL);
 		settled++;
 	}
 	if (settled > 0)

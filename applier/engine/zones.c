@@ -1,4 +1,5 @@
 /* zones.c - each change to the configured zone with the longest matching apex (docs/design.md §2). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -67,15 +68,15 @@ static const char *type_of(const dnsb_change *c)
 	return dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type);
 }
 
-/* A change no batch will carry: dropped before anything is sent, for `reason`, with `msg`. */
-static void drop_unsent(dnsb_change *c, dnsb_reason reason, const char *msg)
+/* A change no batch will carry: dropped before anything is sent, for `reason`, with `msg`.
+ * @return 0 or DNSB_ENOMEM (dnsb_engine_settle_change, told by the parallel pass) */
+static int drop_unsent(dnsb_change *c, dnsb_reason reason, const char *msg)
 {
-	c->outcome = DNSB_OUTCOME_DROPPED;
-	c->reason = reason;
-	dnsb_engine_set_detail(c, 0, NULL, msg);
+	return dnsb_engine_settle_change(NULL, c, DNSB_OUTCOME_DROPPED, reason, 0, NULL, msg);
 }
 
-static void map_change(const engine *e, dnsb_change *c)
+/* @return 0, or DNSB_ENOMEM when c's settlement could not keep its detail */
+static int map_change(const engine *e, dnsb_change *c)
 {
 	const char *owner = dnsb_change_owner(c);
 	long z = owner ? dnsb_provider_zone_for(e->p, owner) : -1;
@@ -84,11 +85,10 @@ static void map_change(const engine *e, dnsb_change *c)
 
 	c->zone = z < 0 ? e->zone_count : (size_t)z;
 	if (c->outcome != DNSB_OUTCOME_PENDING)
-		return;
+		return 0;
 	if (z < 0) {
 		snprintf(msg, sizeof(msg), "no configured zone holds %s", owner);
-		drop_unsent(c, DNSB_REASON_NO_ZONE, msg);
-		return;
+		return drop_unsent(c, DNSB_REASON_NO_ZONE, msg);
 	}
 	if (e->limits->aliases && holds_alias(c))
 		resolve_health(c, e->limits->alias_health);
@@ -96,57 +96,55 @@ static void map_change(const engine *e, dnsb_change *c)
 		snprintf(msg, sizeof(msg), "%s %s is an alias (providerSpecific alias=true): provider %s "
 			 "stores no aliases (Route53's AliasTarget; use --provider aws)", owner, type_of(c),
 			 dnsb_provider_name(e->p));
-		drop_unsent(c, DNSB_REASON_INVALID, msg);
-		return;
+		return drop_unsent(c, DNSB_REASON_INVALID, msg);
 	}
 	if (!e->limits->set_ids && set_id_of(c) != NULL) {
 		snprintf(msg, sizeof(msg), "%s %s: setIdentifier '%s' (a routing policy): provider %s stores no "
 			 "set identifiers (use --provider aws)", owner, type_of(c), set_id_of(c), dnsb_provider_name(e->p));
-		drop_unsent(c, DNSB_REASON_INVALID, msg);
-		return;
+		return drop_unsent(c, DNSB_REASON_INVALID, msg);
 	}
 	if (e->limits->properties == NULL && holds_property(c)) {
 		snprintf(msg, sizeof(msg), "%s %s: providerSpecific %s or %s: provider %s stores no such "
 			 "property (use --provider cloudflare)", owner, type_of(c), DNSB_PROPERTY_CF_PROXIED,
 			 DNSB_PROPERTY_CF_COMMENT, dnsb_provider_name(e->p));
-		drop_unsent(c, DNSB_REASON_INVALID, msg);
-		return;
+		return drop_unsent(c, DNSB_REASON_INVALID, msg);
 	}
 	if (e->limits->properties && (rc = resolve_properties(c, e->limits)) == DNSB_EINVAL) {
 		snprintf(msg, sizeof(msg), "%s %s: provider %s writes no record of this type", owner, type_of(c),
 			 dnsb_provider_name(e->p));
-		drop_unsent(c, DNSB_REASON_INVALID, msg);
-		return;
+		return drop_unsent(c, DNSB_REASON_INVALID, msg);
 	}
-	if (rc != 0) {
-		c->outcome = DNSB_OUTCOME_FAILED;
-		c->reason = DNSB_REASON_TRANSIENT;
-		dnsb_engine_set_detail(c, 0, NULL, "out of memory resolving provider properties");
-		return;
-	}
+	if (rc != 0)
+		return dnsb_engine_settle_change(NULL, c, DNSB_OUTCOME_FAILED, DNSB_REASON_TRANSIENT, 0, NULL,
+						 "out of memory resolving provider properties");
 	/* An ownership record joins its owner's group only inside one zone. */
 	if (c->owned_record && dnsb_provider_zone_for(e->p, c->owned_record) != z) {
 		free(c->owned_record);
 		c->owned_record = NULL;
 	}
+	return 0;
 }
 
 typedef struct map_pass {
 	const engine *e;
 	dnsb_plan *plan;
+	atomic_int nomem;        /* a change ran out of memory (both halves may tell it) */
 } map_pass;
 
 static void map_one(void *ctx, size_t i)
 {
 	map_pass *m = ctx;
 
-	map_change(m->e, dnsb_plan_change(m->plan, i));
+	if (map_change(m->e, dnsb_plan_change(m->plan, i)) != 0)
+		atomic_store(&m->nomem, 1);
 }
 
 /* Each change on its own: a long plan is mapped in two halves at once (dnsb_par_for). */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan)
 {
-	map_pass m = { e, plan };
+	map_pass m = { e, plan, 0 };
 
 	dnsb_par_for(dnsb_plan_count(plan), map_one, &m);
+	if (atomic_load(&m.nomem) && e->rc == 0)
+		e->rc = dnsb_error_set(e->err, DNSB_ENOMEM, "out of memory mapping the plan's changes to zones");
 }

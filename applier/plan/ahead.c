@@ -34,7 +34,7 @@ static void *ahead_run(void *arg)
 	ahead *a = arg;
 
 	a->r.off = a->start;
-	a->rc = dnsb_plan_items(&a->r, a->which, 0, NULL);
+	a->rc = a->items(&a->r, a->which, 0, NULL);
 	return NULL;
 }
 
@@ -61,7 +61,14 @@ static size_t guess_boundary(const reader *r, size_t from)
 	return SIZE_MAX;
 }
 
-int dnsb_plan_ahead_start(reader *r, int which, ahead *a)
+void dnsb_plan_list_clear(change_list *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		dnsb_plan_change_clear(&l->items[i]);
+	free(l->items);
+}
+
+int dnsb_plan_ahead_start(reader *r, int which, ahead *a, dnsb_plan_items_fn items)
 {
 	size_t from = r->split_from != 0 ? r->split_from :
 		      r->len - r->off >= split_min ? r->off + (r->len - r->off) / 2 : SIZE_MAX;
@@ -75,6 +82,7 @@ int dnsb_plan_ahead_start(reader *r, int which, ahead *a)
 	a->r.source = r->source;
 	a->r.split_from = SIZE_MAX;
 	a->r.stop = &a->stop;
+	a->items = items;
 	a->which = which;
 	atomic_init(&a->stop, 0);
 	if ((a->r.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH)) == NULL)

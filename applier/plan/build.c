@@ -114,8 +114,7 @@ int dnsb_plan_finish_change(dnsb_change *c)
 		return DNSB_ENOMEM;
 	}
 	if (c->message != NULL) {
-		c->outcome = DNSB_OUTCOME_DROPPED;
-		c->reason = DNSB_REASON_INVALID;
+		dnsb_plan_drop_invalid(c, NULL);
 		return 0;
 	}
 	/* Keep an endpoint only for what its RRset cannot print again (labels, a set identifier, its own spelling).

@@ -35,10 +35,7 @@ static int mark_twice(dnsb_change *a, const dnsb_change *b)
 		     a->new_set.owner, dnsb_type_name(a->new_set.type),
 		     dnsb_rrset_same_data(&a->new_set, &b->new_set) ? "" : ", with different values") < 0)
 		return DNSB_ENOMEM;
-	free(a->message);
-	a->message = why;
-	a->outcome = DNSB_OUTCOME_DROPPED;
-	a->reason = DNSB_REASON_INVALID;
+	dnsb_plan_drop_invalid(a, why);
 	return 0;
 }
 

@@ -8,6 +8,12 @@
 #include "dnsbatch/common.h"
 
 /*
+ * drop.c: the plan stage's one writer of an outcome: c is dropped, reason invalid, before anything is sent.
+ * `message` (malloc'd, owned by c from here; NULL keeps c's own) says why, naming the JSON path.
+ */
+void dnsb_plan_drop_invalid(dnsb_change *c, char *message);
+
+/*
  * endpoint_read.c: an Endpoint's members, found in one walk of the object rather than one hash lookup per use
  * (a plan of 100,000 endpoints asked about thirty each). Each is borrowed from the endpoint, NULL when absent or a JSON
  * null; `has` tells which keys are present (DNSB_EP_* bits), `others` counts keys outside the seven.
@@ -22,10 +28,11 @@ typedef struct dnsb_endpoint_fields {
 	size_t others;
 } dnsb_endpoint_fields;
 
-/* endpoint_read.c: fill *f from `ep` (any JSON value: a non-object has no members). */
+/* endpoint_fields.c: fill *f from `ep` (any JSON value: a non-object has no members). */
 void dnsb_endpoint_fields_read(json_object *ep, dnsb_endpoint_fields *f);
 
-/* The string member `key` of a JSON object (any JSON value as json-c prints it), or NULL when absent. Borrowed. */
+/* endpoint_fields.c: the string member `key` of a JSON object (any JSON value as json-c prints it), or NULL when
+ * absent. Borrowed. */
 const char *dnsb_endpoint_string(json_object *ep, const char *key);
 
 /*

@@ -240,7 +240,7 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 
 	*out = NULL;
 	if ((plan = calloc(1, sizeof(*plan))) == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", ctx.source);
 	rc = dnsb_plan_stream(&plan->changes, &plan->count, json, len, ctx.source);
 	if (rc == 0) {
 		plan->capacity = plan->count;
@@ -264,7 +264,7 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	}
 	if ((plan = calloc(1, sizeof(*plan))) == NULL) {
 		json_object_put(root);
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", ctx.source);
 	}
 	if ((rc = find_lists(&ctx, root, lists)) == 0)
 		rc = build_changes(&ctx, plan, lists);

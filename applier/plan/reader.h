@@ -40,9 +40,15 @@ typedef struct reader {
 	atomic_int *stop;               /* a second reader's: set when its result is no longer wanted */
 } reader;
 
+struct ahead;
+/* How a reader reads a list's endpoints (stream.c's dnsb_plan_items), given to ahead.c, which runs it on a second
+ * thread: ahead.c sits below stream.c and calls it only through this. */
+typedef int (*dnsb_plan_items_fn)(reader *r, int which, size_t i, struct ahead *a);
+
 /* A second reader: list `which` read from `start` (an endpoint's first octet, guessed) to the `]` after an endpoint. */
 typedef struct ahead {
 	reader r;
+	dnsb_plan_items_fn items;   /* what the second thread runs */
 	int which;
 	size_t start;
 	int rc;             /* 0: read to a `]` (r.off past it), NEED_TREE, DNSB_ENOMEM, or 1 + NEED_TREE: stopped */
@@ -50,7 +56,7 @@ typedef struct ahead {
 	pthread_t thread;
 } ahead;
 
-/* stream.c: free the changes of a list and its array. */
+/* ahead.c: free the changes of a list and its array. */
 void dnsb_plan_list_clear(change_list *l);
 
 /*
@@ -60,9 +66,10 @@ void dnsb_plan_list_clear(change_list *l);
  */
 int dnsb_plan_items(reader *r, int which, size_t i, ahead *a);
 
-/* ahead.c: start a second reader on list `which`, whose first endpoint begins at r->off, when the list is long.
- * @return 1 when started (end it with dnsb_plan_ahead_take or dnsb_plan_ahead_end), 0 when not */
-int dnsb_plan_ahead_start(reader *r, int which, ahead *a);
+/* ahead.c: start a second reader on list `which`, whose first endpoint begins at r->off, when the list is long; it
+ * reads with `items` (dnsb_plan_items). @return 1 when started (end it with dnsb_plan_ahead_take or
+ * dnsb_plan_ahead_end), 0 when not */
+int dnsb_plan_ahead_start(reader *r, int which, ahead *a, dnsb_plan_items_fn items);
 
 /*
  * ahead.c: the first reader is at the second's start, endpoint `i` of the list: the second reader's changes become

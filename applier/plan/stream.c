@@ -24,13 +24,6 @@
 #include "applier/plan/internal.h"
 #include "applier/plan/reader.h"
 
-void dnsb_plan_list_clear(change_list *l)
-{
-	for (size_t i = 0; i < l->count; i++)
-		dnsb_plan_change_clear(&l->items[i]);
-	free(l->items);
-}
-
 /* Step over JSON whitespace (RFC 8259 §2). */
 static void skip_space(reader *r)
 {
@@ -167,7 +160,7 @@ static int list(reader *r, int which)
 	if (take(r, ']'))
 		return 0;
 	skip_space(r);
-	return dnsb_plan_items(r, which, 0, dnsb_plan_ahead_start(r, which, &a) ? &a : NULL);
+	return dnsb_plan_items(r, which, 0, dnsb_plan_ahead_start(r, which, &a, dnsb_plan_items) ? &a : NULL);
 }
 
 /* A key that names no list: its value is read and let go of, the key kept for a warning. */

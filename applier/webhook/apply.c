@@ -57,32 +57,6 @@ static void flush_droplog(dnsb_webhook *wh)
 	pthread_mutex_unlock(&wh->droplog_lock);
 }
 
-void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
-{
-	const dnsb_clock *clk = wh->engine.clock ? wh->engine.clock : dnsb_clock_system();
-	double now = clk->now(clk->payload);
-	struct json_object *held = NULL;
-	const char **zones = NULL, **owners = NULL;
-	size_t n = 0;
-
-	dnsb_metrics_set_quarantined(wh->metrics, dnsb_quarantine_count(wh->quarantine, now));
-	if (dnsb_quarantine_list(wh->quarantine, now, dnsb_wall_clock(), &held) != 0)
-		return;
-	n = json_object_array_length(held);
-	zones = calloc(n ? n : 1, sizeof(*zones));
-	owners = calloc(n ? n : 1, sizeof(*owners));
-	for (size_t i = 0; zones && owners && i < n; i++) {
-		struct json_object *g = json_object_array_get_idx(held, i), *v;
-		zones[i] = json_object_object_get_ex(g, "zone", &v) ? json_object_get_string(v) : "";
-		owners[i] = json_object_object_get_ex(g, "owner", &v) ? json_object_get_string(v) : NULL;
-	}
-	if (zones && owners)
-		dnsb_metrics_set_owner_groups(wh->metrics, zones, owners, n);
-	free(zones);
-	free(owners);
-	json_object_put(held);
-}
-
 /* Mark the zones the plan's changes fall in; a change in no zone marks none.
  * @return a zone_count-long array (the caller's), or NULL when out of memory */
 static unsigned char *touched_zones(dnsb_webhook *wh, dnsb_plan *plan)

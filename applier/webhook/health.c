@@ -16,26 +16,6 @@
 #include "applier/core/provider.h"
 #include "applier/webhook/internal.h"
 
-void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why)
-{
-	int was;
-	pthread_mutex_lock(&wh->lock);
-	was = wh->ready;
-	wh->ready = 1;
-	pthread_mutex_unlock(&wh->lock);
-	if (!was)
-		dnsb_log(DNSB_LOG_INFO, "provider %s answered (%s): ready", dnsb_provider_name(wh->provider), why);
-}
-
-int dnsb_webhook_ready(dnsb_webhook *wh)
-{
-	int r;
-	pthread_mutex_lock(&wh->lock);
-	r = wh->ready;
-	pthread_mutex_unlock(&wh->lock);
-	return r;
-}
-
 enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)
 {
 	int ready, stopping;
@@ -50,6 +30,32 @@ enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_we
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  "not ready: provider %s has not answered yet", dnsb_provider_name(wh->provider));
 	return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_OK, "ok");
+}
+
+void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
+{
+	const dnsb_clock *clk = wh->engine.clock ? wh->engine.clock : dnsb_clock_system();
+	double now = clk->now(clk->payload);
+	struct json_object *held = NULL;
+	const char **zones = NULL, **owners = NULL;
+	size_t n = 0;
+
+	dnsb_metrics_set_quarantined(wh->metrics, dnsb_quarantine_count(wh->quarantine, now));
+	if (dnsb_quarantine_list(wh->quarantine, now, dnsb_wall_clock(), &held) != 0)
+		return;
+	n = json_object_array_length(held);
+	zones = calloc(n ? n : 1, sizeof(*zones));
+	owners = calloc(n ? n : 1, sizeof(*owners));
+	for (size_t i = 0; zones && owners && i < n; i++) {
+		struct json_object *g = json_object_array_get_idx(held, i), *v;
+		zones[i] = json_object_object_get_ex(g, "zone", &v) ? json_object_get_string(v) : "";
+		owners[i] = json_object_object_get_ex(g, "owner", &v) ? json_object_get_string(v) : NULL;
+	}
+	if (zones && owners)
+		dnsb_metrics_set_owner_groups(wh->metrics, zones, owners, n);
+	free(zones);
+	free(owners);
+	json_object_put(held);
 }
 
 enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req)

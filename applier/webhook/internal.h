@@ -173,7 +173,7 @@ int dnsb_webhook_alias_split(struct json_object *ep, const struct dnsb_provider_
 /* adjust.c: free the names logged as unsupported (release). */
 void dnsb_webhook_unsupported_clear(dnsb_webhook *wh);
 
-/* health.c: the provider answered (a read, a list or an apply): /healthz turns ready. */
+/* ready.c: the provider answered (a read, a list or an apply): /healthz turns ready. */
 void dnsb_webhook_set_ready(dnsb_webhook *wh, const char *why);
 /* health.c: the readiness probe thread (arg: the dnsb_webhook). */
 void *dnsb_webhook_probe_main(void *arg);
@@ -183,12 +183,12 @@ void *dnsb_webhook_probe_main(void *arg);
  * too. @return 0 or DNSB_ENOMEM */
 int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, const dnsb_rrset_list *list,
 		       const char *wildcard);
-/* records.c: a provider call's return code as a metrics class label. */
+/* ready.c: a provider call's return code as a metrics class label. */
 const char *dnsb_webhook_class_of(int rc);
 /* records.c: a GET /records body of `bytes` was written whole; over --max-body-size (external-dns's
  * --webhook-provider-max-body-size, 32 MiB by default after v0.22) it is logged and counted. */
 void dnsb_webhook_records_sent(dnsb_webhook *wh, uint64_t bytes);
-/* apply.c: refresh dnsbatch_quarantined_groups. */
+/* health.c: refresh dnsbatch_quarantined_groups (after an apply, and for /metrics). */
 void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh);
 
 /* listen.c: a listen address, "HOST:PORT", "[V6]:PORT" or ":PORT" (every IPv4 interface), split. */

@@ -15,22 +15,6 @@
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
 
-int dnsb_webhook_type_listed(uint16_t type)
-{
-	return !dnsb_type_is_server(type);
-}
-
-const char *dnsb_webhook_class_of(int rc)
-{
-	switch (rc) {
-	case 0: return "ok";
-	case DNSB_ETRANSIENT: return "transient";
-	case DNSB_ERATELIMIT: return "rate_limited";
-	case DNSB_EFATAL: return "fatal";
-	default: return "error";
-	}
-}
-
 /*
  * external-dns after v0.22 refuses a webhook body over --webhook-provider-max-body-size (32 MiB by
  * default, the default of dnsbatch's --max-body-size for POST too): a GET /records answer over it

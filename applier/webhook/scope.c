@@ -34,6 +34,11 @@
 #include "applier/core/hmap.h"
 #include "applier/webhook/internal.h"
 
+int dnsb_webhook_type_listed(uint16_t type)
+{
+	return !dnsb_type_is_server(type);
+}
+
 enum { TYPE_TXT = 16 };
 
 /* The first labels of in-scope owners that share one parent ("example.com."). */

@@ -276,7 +276,8 @@ int dnsb_rrset_matches_old(const dnsb_rrset *held, const dnsb_rrset *old);
  */
 size_t dnsb_rrset_rdata_bytes(const dnsb_rrset *rrset);
 
-/** Move an RRset into a list: the list takes ownership, *rrset is zeroed. @return 0 or DNSB_ENOMEM */
+/** Move an RRset into a list: the list takes ownership, *rrset is zeroed; on DNSB_ENOMEM *rrset is freed and
+ *  zeroed (taken either way). @return 0 or DNSB_ENOMEM */
 int dnsb_rrset_list_push(dnsb_rrset_list *list, dnsb_rrset *rrset);
 
 /** Find an RRset without set identifier by owner and type. @return a borrowed pointer, or NULL */

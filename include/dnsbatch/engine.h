@@ -144,12 +144,20 @@ typedef struct dnsb_engine_options {
 	 *  and every change not yet sent ends failed, reason deadline, its message saying the
 	 *  apply was stopped. */
 	const volatile sig_atomic_t *stop;
+	/** Called once for each settled change, with its final outcome: after every zone ran,
+	 *  before dnsb_engine_apply returns, in plan order, alongside the report, metrics and
+	 *  drop log (a change the plan itself dropped as invalid too). `zone` is its zone's
+	 *  apex ("" for none); both are borrowed for the call. Not called for a change still
+	 *  pending (a dry run). The one place to hang a notification on outcomes (the
+	 *  sidecar's Kubernetes Events). May be NULL. */
+	void (*on_outcome)(void *outcome_payload, const char *zone, const dnsb_change *change);
+	void *outcome_payload;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
 	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0, \
-	  NULL, NULL, NULL }
+	  NULL, NULL, NULL, NULL, NULL }
 
 /**
  * Figures of one zone. submissions count every request sent (parts and

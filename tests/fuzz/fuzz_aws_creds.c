@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "providers/aws/aws.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 /* The credentials file, read as the chain reads it: from a path (a memfd's). */
 static void credentials_file(const uint8_t *data, size_t size)
@@ -56,21 +55,15 @@ static void xml_replies(const char *text, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	dnsb_http_response resp;
 	dnsb_aws_keys keys;
 	dnsb_error err;
 
 	if (text == NULL)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	credentials_file(data, size);
-	memset(&resp, 0, sizeof(resp));
-	resp.status = 200;
-	resp.body = text;
-	resp.body_len = size;
-	resp.retry_after = -1;
+	fuzz_reply(&resp, 200, text, size, -1, NULL);
 	memset(&keys, 0, sizeof(keys));
 	(void)dnsb_aws_keys_from_json(&keys, &resp, "IMDS credentials", &err);
 	dnsb_aws_keys_clear(&keys);

@@ -13,11 +13,10 @@
 #include <string.h>
 
 #include "providers/rfc2136/rfc2136.h"
+#include "fuzz_common.h"
 
 #define AXFR_ID 0xdb02
 #define ZONE "example.com."
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Feed each whole framed message until the transfer completes or fails. */
 static void transfer(const uint8_t *data, size_t size, dnsb_rfc2136_axfr_state *ax)
@@ -58,19 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ldns_rdf *apex = ldns_dname_new_frm_str(ZONE);
 	ldns_pkt *query;
 
-	if (net.server[0] == '\0')
-		strcpy(net.server, "127.0.0.1#53");
 	/* As dnsb_rfc2136_axfr asks: takes apex; flags 0, no recursion. */
 	if (apex == NULL || (query = ldns_pkt_query_new(apex, LDNS_RR_TYPE_AXFR, LDNS_RR_CLASS_IN, 0)) == NULL)
 		return 0;
 	ldns_pkt_set_id(query, AXFR_ID);
-	net.keyname = NULL;
-	run(data, size, query, &net);
-	net.keyname = "dnsbatch-key.";
-	net.algorithm = "hmac-sha256.";
-	net.secret = "c2VjcmV0IHNlY3JldCBzZWNyZXQgc2VjcmV0IDMyYg==";
-	if (ldns_pkt_tsig_sign(query, net.keyname, net.secret, 300, net.algorithm, NULL) == LDNS_STATUS_OK)
-		run(data, size, query, &net);
-	ldns_pkt_free(query);
+	fuzz_dns_both(data, size, query, &net, run);
 	return 0;
 }

@@ -15,8 +15,7 @@
 #include <json-c/json.h>
 
 #include "providers/azure/azure.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define APEX "example.com."
 
@@ -109,7 +108,7 @@ static void listing(json_object *doc, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const long statuses[] = { 200, 412, 409, 400, 429, 503, 401, 403, 404, 408, 201 };
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	dnsb_http_response resp;
 	json_object *doc;
 	dnsb_result res;
@@ -117,18 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (text == NULL)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	doc = json_tokener_parse(text);
 	listing(doc, size);
 	json_object_put(doc);
-	memset(&resp, 0, sizeof(resp));
-	resp.status = statuses[size % (sizeof(statuses) / sizeof(statuses[0]))];
-	resp.body = text;
-	resp.body_len = size;
-	resp.retry_after = size % 5 ? -1 : 7;
-	snprintf(resp.content_type, sizeof(resp.content_type), "%s",
-		 size % 4 ? "application/json; charset=utf-8" : "text/html");
+	fuzz_reply(&resp, statuses[size % (sizeof(statuses) / sizeof(statuses[0]))],
+		   text, size, size % 5 ? -1 : 7, size % 4 ? "application/json; charset=utf-8" : "text/html");
 	dnsb_result_init(&res);
 	dnsb_azure_classify(&res, &resp);
 	(void)dnsb_azure_reply_error(&resp, "list record sets", &err);

@@ -22,8 +22,7 @@
 #include "providers/azure/azure.h"
 #include "providers/backend.h"
 #include "providers/http.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define REMAINING "x-ms-ratelimit-remaining-subscription-writes:"
 #define LOW_WATER 10

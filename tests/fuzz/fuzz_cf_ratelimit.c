@@ -19,8 +19,7 @@
 #include <strings.h>
 
 #include "providers/cloudflare/cloudflare.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #ifndef WAIT_MAX
 #define WAIT_MAX ((double)DNSB_CF_RESET_MAX + DNSB_CF_PACE_CAP) /* -DWAIT_MAX=1e300 to look past it */
@@ -67,7 +66,7 @@ static void header_line(dnsb_http_response *resp, const char *line, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), *line, *end;
+	char *text = fuzz_text(data, size), *line, *end;
 	dnsb_http_response resp;
 	dnsb_cf_pace pace;
 	double now = 1000.0;
@@ -75,8 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (text == NULL)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	dnsb_cf_pace_init(&pace);
 	memset(&resp, 0, sizeof(resp));
 	resp.status = 200;

@@ -13,8 +13,7 @@
 #include <json-c/json.h>
 
 #include "providers/cloudflare/cloudflare.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 static void listing(const char *text, size_t size)
 {
@@ -44,22 +43,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static size_t deletes[] = { 0, 2 }, posts[] = { 1, 3 };
 	static const char *delete_ids[] = { "372e67954025e0ba6aaa6d586b9e0b59", "023e105f4ecef8ad9ca31a8372d0c353" };
 	dnsb_cf_batch layout = { NULL, deletes, 2, delete_ids, posts, 2 };
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	dnsb_http_response resp;
 	dnsb_result res;
 	dnsb_error err;
 
 	if (text == NULL)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	listing(text, size);
-	memset(&resp, 0, sizeof(resp));
-	resp.status = statuses[size % (sizeof(statuses) / sizeof(statuses[0]))];
-	resp.body = text;
-	resp.body_len = size;
-	resp.retry_after = size % 5 ? -1 : 3;
-	snprintf(resp.content_type, sizeof(resp.content_type), "%s", size % 4 ? "application/json" : "text/html");
+	fuzz_reply(&resp, statuses[size % (sizeof(statuses) / sizeof(statuses[0]))],
+		   text, size, size % 5 ? -1 : 3, size % 4 ? "application/json" : "text/html");
 	dnsb_cf_classify(&res, &resp, &layout);
 	for (size_t i = 0; i < res.culprit_count; i++)
 		if (res.culprits[i] > 3)

@@ -6,8 +6,7 @@
 #include <json-c/json.h>
 
 #include "applier/obs/droplog_read.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,8 +9,7 @@
 #include "dnsbatch/memory.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/provider.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define ZONE "example.test."
 
@@ -46,14 +45,12 @@ static void exercise(dnsb_provider *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *zones[] = { ZONE };
-	char *script = malloc(size + 1);
+	char *script = fuzz_text(data, size);
 	dnsb_provider *p = NULL;
 	dnsb_error err;
 
 	if (script == NULL)
 		return 0;
-	memcpy(script, data, size);
-	script[size] = '\0';
 	if (dnsb_memory_new(&p, zones, 1, script, &err) == 0) {
 		/* latency rules sleep in real time: parse them, never wait on them */
 		if (strstr(script, "latency") == NULL)

@@ -19,8 +19,7 @@
 
 #include "applier/webhook/re2.h"
 #include "dnsbatch/webhook.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define NAMES_MAX 16
 

@@ -15,25 +15,7 @@
 #include <json-c/json.h>
 
 #include "providers/google/google.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static dnsb_change *change(dnsb_change_kind kind, const char *owner, uint16_t type, const char *rdata)
-{
-	dnsb_change *c = calloc(1, sizeof(*c));
-	dnsb_rrset *r;
-
-	if (c == NULL)
-		abort();
-	c->kind = kind;
-	r = kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
-	r->owner = strdup(owner);
-	r->type = type;
-	r->ttl = 300;
-	if (r->owner == NULL || dnsb_rrset_add_rdata(r, rdata) != 0)
-		abort();
-	return c;
-}
+#include "fuzz_common.h"
 
 static void rrsets_page(const char *text, size_t size)
 {
@@ -78,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const long statuses[] = { 400, 403, 404, 409, 412, 429, 200, 500, 401 };
 	static dnsb_change *batch[3];
 	static dnsb_google_change layout;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	dnsb_http_response resp;
 	dnsb_google_error ge;
 	dnsb_result res;
@@ -87,20 +69,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (text == NULL)
 		return 0;
 	if (batch[0] == NULL) {
-		batch[0] = change(DNSB_CHANGE_CREATE, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1");
-		batch[1] = change(DNSB_CHANGE_DELETE, "*.example.com.", LDNS_RR_TYPE_TXT, "\"x\"");
-		batch[2] = change(DNSB_CHANGE_CREATE, "mail.example.com.", LDNS_RR_TYPE_MX, "10 mx.example.com.");
+		batch[0] = fuzz_change(DNSB_CHANGE_CREATE, "www.example.com.", LDNS_RR_TYPE_A, "192.0.2.1");
+		batch[1] = fuzz_change(DNSB_CHANGE_DELETE, "*.example.com.", LDNS_RR_TYPE_TXT, "\"x\"");
+		batch[2] = fuzz_change(DNSB_CHANGE_CREATE, "mail.example.com.", LDNS_RR_TYPE_MX, "10 mx.example.com.");
 		if (dnsb_google_change_build(&layout, batch, 3, NULL, &err) != 0)
 			abort();
 	}
-	memcpy(text, data, size);
-	text[size] = '\0';
-	memset(&resp, 0, sizeof(resp));
-	resp.status = statuses[size % (sizeof(statuses) / sizeof(statuses[0]))];
-	resp.body = text;
-	resp.body_len = size;
-	resp.retry_after = -1;
-	snprintf(resp.content_type, sizeof(resp.content_type), "%s", size % 4 ? "application/json; charset=UTF-8" : "text/html");
+	fuzz_reply(&resp, statuses[size % (sizeof(statuses) / sizeof(statuses[0]))],
+		   text, size, -1, size % 4 ? "application/json; charset=UTF-8" : "text/html");
 	rrsets_page(text, size);
 	dnsb_google_error_parse(&ge, &resp);
 	dnsb_result_init(&res);

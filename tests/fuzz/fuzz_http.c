@@ -22,9 +22,8 @@
 #include <json-c/json.h>
 
 #include "providers/http.h"
+#include "fuzz_common.h"
 #include "loopback_server.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char url[64];
 

@@ -4,18 +4,15 @@
 #include <string.h>
 
 #include "providers/rfc2136/rfc2136.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), *name, *alg, *secret;
+	char *text = fuzz_text(data, size), *name, *alg, *secret;
 	dnsb_error err;
 
 	if (text == NULL)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	/* odd sizes ask for a named key, even ones take the only key */
 	if (dnsb_rfc2136_keyfile_parse(&name, &alg, &secret, text, size % 2 ? "k" : NULL, "fuzz", &err) == 0) {
 		free(name);

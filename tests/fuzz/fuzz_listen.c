@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "applier/webhook/internal.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 /* Only addresses getaddrinfo answers without asking DNS: a fuzzer must not send queries. */
 static int numeric(const char *host)
@@ -18,7 +17,7 @@ static int numeric(const char *host)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *spec = malloc(size + 1);
+	char *spec = fuzz_text(data, size);
 	struct dnsb_listen_spec ls;
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -27,8 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (spec == NULL)
 		return 0;
-	memcpy(spec, data, size);
-	spec[size] = '\0';
 	if (dnsb_webhook_listen_split(&ls, spec, &err) == 0) {
 		if (ls.port > 65535 || strlen(ls.host) >= sizeof(ls.host))
 			abort();

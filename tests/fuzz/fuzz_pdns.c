@@ -11,25 +11,7 @@
 #include <json-c/json.h>
 
 #include "providers/pdns/pdns.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static dnsb_change *change(dnsb_change_kind kind, const char *owner, uint16_t type, const char *rdata)
-{
-	dnsb_change *c = calloc(1, sizeof(*c));
-	dnsb_rrset *r;
-
-	if (c == NULL)
-		abort();
-	c->kind = kind;
-	r = kind == DNSB_CHANGE_DELETE ? &c->old : &c->new_set;
-	r->owner = strdup(owner);
-	r->type = type;
-	r->ttl = 300;
-	if (r->owner == NULL || dnsb_rrset_add_rdata(r, rdata) != 0)
-		abort();
-	return c;
-}
+#include "fuzz_common.h"
 
 static void documents(const char *text, size_t size)
 {
@@ -51,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const long statuses[] = { 422, 400, 409, 404, 429, 204, 500, 401 };
 	static dnsb_change *batch[3];
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	dnsb_http_response resp;
 	dnsb_result res;
 	dnsb_error err;
@@ -59,18 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (text == NULL)
 		return 0;
 	if (batch[0] == NULL) {
-		batch[0] = change(DNSB_CHANGE_CREATE, "www.example.test.", LDNS_RR_TYPE_A, "192.0.2.1");
-		batch[1] = change(DNSB_CHANGE_DELETE, "*.example.test.", LDNS_RR_TYPE_TXT, "\"x\"");
-		batch[2] = change(DNSB_CHANGE_CREATE, "mix.example.test.", LDNS_RR_TYPE_CNAME, "www.example.test.");
+		batch[0] = fuzz_change(DNSB_CHANGE_CREATE, "www.example.test.", LDNS_RR_TYPE_A, "192.0.2.1");
+		batch[1] = fuzz_change(DNSB_CHANGE_DELETE, "*.example.test.", LDNS_RR_TYPE_TXT, "\"x\"");
+		batch[2] = fuzz_change(DNSB_CHANGE_CREATE, "mix.example.test.", LDNS_RR_TYPE_CNAME, "www.example.test.");
 	}
-	memcpy(text, data, size);
-	text[size] = '\0';
-	memset(&resp, 0, sizeof(resp));
-	resp.status = statuses[size % (sizeof(statuses) / sizeof(statuses[0]))];
-	resp.body = text;
-	resp.body_len = size;
-	resp.retry_after = -1;
-	snprintf(resp.content_type, sizeof(resp.content_type), "%s", size % 4 ? "application/json" : "text/plain");
+	fuzz_reply(&resp, statuses[size % (sizeof(statuses) / sizeof(statuses[0]))],
+		   text, size, -1, size % 4 ? "application/json" : "text/plain");
 	documents(text, size);
 	dnsb_result_init(&res);
 	dnsb_pdns_classify(&res, &resp, batch, 3);

@@ -17,8 +17,7 @@
 #include "dnsbatch/config.h"
 #include "providers/ratelimit.h"
 #include "providers/ratelimit_redis.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define URL_PASSWORD "Pw-0x5eCr3t-url"
 #define ENV_PASSWORD "Pw-0x5eCr3t-env"

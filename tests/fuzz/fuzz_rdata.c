@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "dnsbatch/change.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

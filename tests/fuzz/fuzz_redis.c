@@ -15,9 +15,8 @@
 #include <sys/socket.h>
 
 #include "providers/ratelimit_redis.h"
+#include "fuzz_common.h"
 #include "loopback_server.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The first command: one read (-1, nothing answered, when the client sent none). */
 static int read_command(int fd)

@@ -12,11 +12,10 @@
 #include <string.h>
 
 #include "providers/rfc2136/rfc2136.h"
+#include "fuzz_common.h"
 
 #define REPLY_ID 0xdb01
 #define ZONE "example.com."
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char owner_www[] = "www.example.com.", owner_old[] = "old.example.com.", owner_c[] = "c.example.com.";
 static char rdata_new[] = "192.0.2.1", rdata_old[] = "192.0.2.9", rdata_txt[] = "\"gone\"",
@@ -65,18 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static dnsb_rfc2136_net net;
 	ldns_pkt *query = NULL;
 
-	if (net.server[0] == '\0')
-		strcpy(net.server, "127.0.0.1#53");
 	if (dnsb_rfc2136_update_build(&query, ZONE, changes, CHANGE_COUNT, NULL, NULL) != 0)
 		return 0;
 	ldns_pkt_set_id(query, REPLY_ID);
-	net.keyname = NULL;
-	judge(data, size, query, &net);
-	net.keyname = "dnsbatch-key.";
-	net.algorithm = "hmac-sha256.";
-	net.secret = "c2VjcmV0IHNlY3JldCBzZWNyZXQgc2VjcmV0IDMyYg==";
-	if (ldns_pkt_tsig_sign(query, net.keyname, net.secret, 300, net.algorithm, NULL) == LDNS_STATUS_OK)
-		judge(data, size, query, &net);
-	ldns_pkt_free(query);
+	fuzz_dns_both(data, size, query, &net, judge);
 	return 0;
 }

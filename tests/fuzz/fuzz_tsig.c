@@ -16,8 +16,7 @@
 
 #include "dnsbatch/config.h"
 #include "providers/rfc2136/rfc2136.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 static dnsb_change *change(void)
 {

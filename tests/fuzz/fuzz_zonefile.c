@@ -6,8 +6,7 @@
 
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/memory.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

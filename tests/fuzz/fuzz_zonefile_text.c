@@ -18,8 +18,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "providers/store.h"
 #include "providers/zonefile_text.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define APEX "example.com."
 

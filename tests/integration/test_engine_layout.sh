@@ -1,7 +1,9 @@
 #!/bin/bash
-# The engine's files call one way along the pipeline (docs/design.md §1): scripts/engine-calls.sh reads the
-# cross-file calls of applier/engine with ctags and fails on a call that runs back. Also checked: the
-# check itself sees a back-call when one is planted (a copy of the engine with one added).
+# Calls run one way (docs/design.md §1, issue 32 §5): scripts/engine-calls.sh reads the cross-file calls of the
+# whole tree (applier/*, providers/*) with ctags and fails on a call circle (two files that call each other,
+# directly or round a loop; the circles being removed elsewhere are listed in the script's KNOWN_CIRCLES), and
+# on a call that runs back up the engine's pipeline. Also checked: the check itself sees a back-call and a
+# circle when one is planted (in copies).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -10,19 +12,29 @@ ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
 
 if sh scripts/engine-calls.sh >"$tmp/calls" 2>&1; then
-	ok "applier/engine: no call runs back up the pipeline ($(wc -l <"$tmp/calls") file pairs)"
+	ok "applier/ and providers/: no call circle, no call back up the engine's pipeline ($(grep -c ' -> ' "$tmp/calls") file pairs)"
 else
-	not_ok "applier/engine: calls that run back"
-	grep 'BACK' "$tmp/calls"
+	not_ok "call circles or calls that run back"
+	grep -E 'BACK$|^CIRCLE' "$tmp/calls" | sed 's/^/#   /'
 fi
+grep '^known circle' "$tmp/calls" | sed 's/^/# (excused until it lands) /'
 # Plant one: state.c (the ground floor) calling the first stage.
 cp -r applier/engine "$tmp/engine"
 printf '\nvoid planted(void);\nvoid planted(void) { dnsb_engine_map_zones(0, 0); }\n' >>"$tmp/engine/state.c"
 if sh scripts/engine-calls.sh "$tmp/engine" >"$tmp/planted" 2>&1; then
 	not_ok "a planted back-call (state -> zones) is not seen"
 else
-	grep -q '^state -> zones: .*BACK' "$tmp/planted" && ok "a planted back-call is seen (state -> zones)" ||
+	grep -q 'engine/state -> .*engine/zones: .*BACK$' "$tmp/planted" && ok "a planted back-call is seen (state -> zones)" ||
 		not_ok "the planted back-call is named: $(grep BACK "$tmp/planted")"
+fi
+# Plant a circle: the plan's lowest endpoint file calling one that calls it.
+cp -r applier/plan "$tmp/plan"
+printf '\nvoid planted(void);\nvoid planted(void) { dnsb_endpoint_reproduced(0, 0); }\n' >>"$tmp/plan/endpoint_fields.c"
+if sh scripts/engine-calls.sh "$tmp/plan" >"$tmp/circle" 2>&1; then
+	not_ok "a planted circle (endpoint_fields -> endpoint -> endpoint_fields) is not seen"
+else
+	grep -q '^CIRCLE: .*plan/endpoint .*plan/endpoint_fields' "$tmp/circle" && ok "a planted circle is seen" ||
+		not_ok "the planted circle is named: $(grep CIRCLE "$tmp/circle")"
 fi
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
