@@ -185,9 +185,6 @@ int dnsb_webhook_scope(unsigned char *keep, const dnsb_domain_filter *filter, co
 		       const char *wildcard);
 /* ready.c: a provider call's return code as a metrics class label. */
 const char *dnsb_webhook_class_of(int rc);
-/* records.c: a GET /records body of `bytes` was written whole; over --max-body-size (external-dns's
- * --webhook-provider-max-body-size, 32 MiB by default after v0.22) it is logged and counted. */
-void dnsb_webhook_records_sent(dnsb_webhook *wh, uint64_t bytes);
 /* health.c: refresh dnsbatch_quarantined_groups (after an apply, and for /metrics). */
 void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh);
 

@@ -15,22 +15,6 @@
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
 
-/*
- * external-dns after v0.22 refuses a webhook body over --webhook-provider-max-body-size (32 MiB by
- * default, the default of dnsbatch's --max-body-size for POST too): a GET /records answer over it
- * makes every loop fail to list the zones. It is still sent (a larger limit may be set), but said.
- */
-void dnsb_webhook_records_sent(dnsb_webhook *wh, uint64_t bytes)
-{
-	if (bytes <= wh->max_body)
-		return;
-	dnsb_log(DNSB_LOG_WARN, "GET /records: the answer was %llu bytes, over %zu (--max-body-size): external-dns "
-		 "(after v0.22) refuses a body over its --webhook-provider-max-body-size (32 MiB by default); raise "
-		 "both above %llu, or narrow --domain-filter", (unsigned long long)bytes, wh->max_body,
-		 (unsigned long long)bytes);
-	dnsb_metrics_webhook_oversized(wh->metrics);
-}
-
 /* List one zone and mark what is in scope. @return 0, or the provider's error (z is then empty) */
 static int list_zone(dnsb_webhook *wh, const char *zone, struct stream_zone *z, dnsb_error *err)
 {

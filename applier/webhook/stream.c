@@ -17,9 +17,26 @@
 #include <microhttpd.h>
 
 #include "dnsbatch/log.h"
+#include "dnsbatch/metrics.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/clock.h"
 #include "applier/webhook/internal.h"
+
+/*
+ * external-dns after v0.22 refuses a webhook body over --webhook-provider-max-body-size (32 MiB by
+ * default, the default of dnsbatch's --max-body-size for POST too): a GET /records answer over it
+ * makes every loop fail to list the zones. It is still sent (a larger limit may be set), but said.
+ */
+static void records_sent(dnsb_webhook *wh, uint64_t bytes)
+{
+	if (bytes <= wh->max_body)
+		return;
+	dnsb_log(DNSB_LOG_WARN, "GET /records: the answer was %llu bytes, over %zu (--max-body-size): external-dns "
+		 "(after v0.22) refuses a body over its --webhook-provider-max-body-size (32 MiB by default); raise "
+		 "both above %llu, or narrow --domain-filter", (unsigned long long)bytes, wh->max_body,
+		 (unsigned long long)bytes);
+	dnsb_metrics_webhook_oversized(wh->metrics);
+}
 
 /* Bytes asked of the reader at a time (libmicrohttpd's buffer for the reply). */
 #define STREAM_BLOCK (64 * 1024)
@@ -139,7 +156,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 			}
 			if (rc == 0) {
 				if (!s->counted)
-					dnsb_webhook_records_sent(s->wh, s->bytes);
+					records_sent(s->wh, s->bytes);
 				count_once(s);
 				break;
 			}
