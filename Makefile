@@ -6,7 +6,14 @@
 #   make bench      benchmarks (figures printed, nothing asserted)
 #   make soak       random fault schedules on every provider, judged (SOAK_SCHEDULES per provider, default 1000)
 #   make deps       install the Debian packages the build and tests need
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make test-deps  install the servers and tools the tests start (make test and make sanitize run it)
+#   make shared     the shared library build/libdnsbatch.so.$(VERSION) (soname libdnsbatch.so.$(SOVERSION))
+#   make install    PREFIX=/usr/local DESTDIR=  (program, both libraries, headers, dnsbatch.pc, man pages, completion)
+#   make man        man pages and bash completion, generated from `dnsbatch help --json` (build/man, build/completion)
+#   make deb        Debian packages dnsbatch, libdnsbatch$(SOVERSION), libdnsbatch-dev in build/deb
+#   make dist       the source tarball build/dnsbatch-$(VERSION).tar.gz
+#   make check-repro  two .deb builds from the tarball, in two directories, are byte-identical
+#   make image      the container image $(IMAGE):$(VERSION) (docker, podman or buildah)
 #   make image-rootfs  the container image's root filesystem, without a container daemon ($(BUILD)/image/rootfs)
 .SUFFIXES:
 
@@ -24,6 +31,9 @@ endif
 AR      ?= ar
 PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0 hiredis
 VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h)
+# The shared library's ABI number (its soname libdnsbatch.so.N): raised when an exported function changes or goes.
+SOVERSION = 0
+IMAGE   ?= ghcr.io/dnsbatch/dnsbatch
 SAN     ?= 0
 
 WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
@@ -73,6 +83,14 @@ DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 
+# The library's objects are position-independent: the same objects make libdnsbatch.a (which the
+# program and the tests link) and libdnsbatch.so. The stamp rebuilds objects compiled before that.
+$(LIB_OBJ): ALL_CFLAGS += -fPIC
+$(LIB_OBJ): ALL_CXXFLAGS += -fPIC
+$(LIB_OBJ): $(BUILD)/.fpic
+$(BUILD)/.fpic:
+	@mkdir -p $(BUILD) && touch $@
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -84,6 +102,16 @@ $(BUILD)/%.o: %.cc
 $(BUILD)/libdnsbatch.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
+
+# Only the public headers' functions are exported (packaging/libdnsbatch.map, scripts/public-symbols.sh).
+SHLIB = $(BUILD)/libdnsbatch.so.$(VERSION)
+$(SHLIB): $(LIB_OBJ) packaging/libdnsbatch.map
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,libdnsbatch.so.$(SOVERSION) -Wl,--version-script=packaging/libdnsbatch.map \
+	  -Wl,--no-undefined -Wl,--no-undefined-version -Wl,-z,relro -Wl,-z,now -o $@ $(LIB_OBJ) $(LIBS)
+	ln -sf libdnsbatch.so.$(VERSION) $(BUILD)/libdnsbatch.so.$(SOVERSION)
+	ln -sf libdnsbatch.so.$(SOVERSION) $(BUILD)/libdnsbatch.so
+
+shared: $(SHLIB)
 
 $(BUILD)/dnsbatch: $(CLI_OBJ) $(BUILD)/libdnsbatch.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdnsbatch.a $(LIBS)
