@@ -18,6 +18,7 @@
 .SUFFIXES:
 
 PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
@@ -134,11 +135,17 @@ tests: all $(TEST_BIN) $(FAKE_BIN) $(CONF_BIN)
 deps:
 	@sh scripts/deps.sh
 
-test: deps
+test-deps:
+	@sh scripts/deps.sh --test
+
+package-deps:
+	@sh scripts/deps.sh --package
+
+test: test-deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) sh scripts/run-tests.sh
 
-sanitize: deps
+sanitize: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 OPT="-O1 -g" tests
 	@BUILD=build-san SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
@@ -148,12 +155,12 @@ SOAK_SEED ?= 1
 SOAK_PROVIDERS ?=
 SOAK_JOBS ?= 1
 # The conformance suite's random mode (tests/conformance/README.md): per provider the count run and the false outcomes.
-soak: deps
+soak: test-deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) bash tests/conformance/run.sh --random $(SOAK_SCHEDULES) --seed $(SOAK_SEED) --quiet \
 	  --jobs $(SOAK_JOBS) $(if $(SOAK_PROVIDERS),--providers $(SOAK_PROVIDERS))
 
-bench: deps
+bench: test-deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(FAKE_BIN)
 	@BUILD=$(BUILD) sh scripts/run-bench.sh
 
@@ -181,16 +188,62 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) sh scripts/run-example.sh
 
-install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
-	cp $(BUILD)/dnsbatch $(DESTDIR)$(PREFIX)/bin/
-	cp $(BUILD)/libdnsbatch.a $(DESTDIR)$(PREFIX)/lib/
-	cp include/dnsbatch/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/
-	cp include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+# The program, both libraries, the headers and dnsbatch.pc: what building needs alone (the image's
+# build stage runs it). The man pages, the completion and the examples: make install-doc.
+install: all shared
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
+	install -m 0755 $(BUILD)/dnsbatch $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(BUILD)/libdnsbatch.a $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libdnsbatch.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnsbatch.so.$(SOVERSION)
+	ln -sf libdnsbatch.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdnsbatch.so
+	install -m 0644 include/dnsbatch/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/
+	install -m 0644 include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$${prefix}/include' '' \
 	  'Name: dnsbatch' 'Description: apply DNS change batches without one conflict blocking the rest' \
-	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm -lstdc++' \
-	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dnsbatch.pc
+	  'Version: $(VERSION)' 'Requires: ldns' 'Requires.private: $(filter-out ldns,$(PKGS))' \
+	  'Libs: -L$${libdir} -ldnsbatch' 'Libs.private: -lpthread -lm -lstdc++' \
+	  'Cflags: -I$${includedir}' > $(DESTDIR)$(LIBDIR)/pkgconfig/dnsbatch.pc
+
+install-doc: man
+	mkdir -p $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/doc/dnsbatch
+	install -m 0644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(BUILD)/man/completion/dnsbatch $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dnsbatch
+	cp -R examples $(DESTDIR)$(PREFIX)/share/doc/dnsbatch/
+
+# Man pages and bash completion from the flag tables, as `dnsbatch help --json` prints them
+# (HELP_JSON=FILE takes them from a file instead: tests/integration/help_fixture.json in its test).
+HELP_JSON ?=
+man: all
+	@sh scripts/deps.sh --package
+	@rm -rf $(BUILD)/man
+	@mkdir -p $(BUILD)/man
+	@if [ -n "$(HELP_JSON)" ]; then cp $(HELP_JSON) $(BUILD)/man/help.json; \
+	else $(BUILD)/dnsbatch help --json > $(BUILD)/man/help.json; fi
+	python3 scripts/gen-man.py $(BUILD)/man/help.json $(BUILD)/man $(VERSION)
+
+# The Debian packages (packaging/, scripts/deb.sh): dnsbatch, libdnsbatch$(SOVERSION), libdnsbatch-dev.
+deb:
+	@sh scripts/deps.sh --package
+	@sh scripts/deb.sh $(BUILD)/deb
+
+# The source tarball: the files git tracks (git archive) at HEAD, or the tree's files outside a checkout.
+dist:
+	@sh scripts/deps.sh --package
+	@sh scripts/dist.sh $(BUILD)
+
+# Two builds of the .deb from the tarball, in two directories, are byte-identical (scripts/check-repro.sh).
+check-repro: dist
+	@sh scripts/check-repro.sh $(BUILD)/dnsbatch-$(VERSION).tar.gz $(BUILD)/repro
+
+# The container image, tagged with the version of include/dnsbatch/version.h.
+image:
+	@echo "$(IMAGE):$(VERSION)"
+	@tool=$$(for t in docker podman buildah; do command -v $$t >/dev/null && echo $$t && break; done); \
+	[ -n "$$tool" ] || { echo "make image: no docker, podman or buildah; make image-rootfs makes its root filesystem" >&2; exit 1; }; \
+	if [ $$tool = buildah ]; then buildah bud --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .; \
+	else $$tool build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .; fi
 
 # The Dockerfile's runtime stage as a directory: its packages (scripts/runtime-packages.txt) and their
 # dependencies, unpacked, and the program installed as the Dockerfile installs it. Debs kept in $(BUILD)/image/debs.
@@ -211,6 +264,7 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench soak fuzz run install image-rootfs check-headers clean
+.PHONY: all tests deps test-deps package-deps test sanitize bench soak fuzz run install install-doc man deb dist \
+	check-repro image shared image-rootfs check-headers clean
 
 -include $(wildcard $(DEPS))

@@ -14,7 +14,7 @@ PACKAGE_PKGS="python3 dpkg-dev git"
 # Python, and the tools the scripts call (lintian and groff for the package and man page tests).
 TEST_PKGS="libcmocka-dev redis-server bind9 bind9-utils bind9-dnsutils knot pdns-server pdns-backend-sqlite3
 sqlite3 prometheus jq curl openssl python3-botocore python3-jsonschema python3-yaml python3-dnspython
-ldnsutils bc universal-ctags lintian groff-base $PACKAGE_PKGS"
+ldnsutils bc universal-ctags lintian groff-base mmdebstrap $PACKAGE_PKGS"
 PKGS=$BUILD_PKGS
 case ${1:-} in
 --package) PKGS="$BUILD_PKGS $PACKAGE_PKGS"; shift ;;
