@@ -85,12 +85,17 @@ DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 
 # The library's objects are position-independent: the same objects make libdnsbatch.a (which the
-# program and the tests link) and libdnsbatch.so. The stamp rebuilds objects compiled before that.
-$(LIB_OBJ): ALL_CFLAGS += -fPIC
-$(LIB_OBJ): ALL_CXXFLAGS += -fPIC
-$(LIB_OBJ): $(BUILD)/.fpic
-$(BUILD)/.fpic:
-	@mkdir -p $(BUILD) && touch $@
+# program and the tests link) and libdnsbatch.so. Its few thread-local variables take the
+# initial-exec model: with -fPIC's default every program would need __tls_get_addr, and so name
+# ld-linux among its libraries (scripts/runtime-packages.sh). The stamp holds these flags: objects
+# compiled with others are compiled again.
+LIB_PIC = -fPIC -ftls-model=initial-exec
+$(LIB_OBJ): ALL_CFLAGS += $(LIB_PIC)
+$(LIB_OBJ): ALL_CXXFLAGS += $(LIB_PIC)
+$(LIB_OBJ): $(BUILD)/.lib-pic
+$(BUILD)/.lib-pic: FORCE
+	@mkdir -p $(BUILD); [ "$$(cat $@ 2>/dev/null)" = "$(LIB_PIC)" ] || echo "$(LIB_PIC)" > $@
+FORCE:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -238,6 +243,9 @@ check-repro: dist
 	@sh scripts/check-repro.sh $(BUILD)/dnsbatch-$(VERSION).tar.gz $(BUILD)/repro
 
 # The container image, tagged with the version of include/dnsbatch/version.h.
+image-name:
+	@echo "$(IMAGE):$(VERSION)"
+
 image:
 	@echo "$(IMAGE):$(VERSION)"
 	@tool=$$(for t in docker podman buildah; do command -v $$t >/dev/null && echo $$t && break; done); \
@@ -265,6 +273,6 @@ clean:
 	rm -rf build build-san build-fuzz
 
 .PHONY: all tests deps test-deps package-deps test sanitize bench soak fuzz run install install-doc man deb dist \
-	check-repro image shared image-rootfs check-headers clean
+	check-repro image image-name shared FORCE image-rootfs check-headers clean
 
 -include $(wildcard $(DEPS))

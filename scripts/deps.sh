@@ -21,6 +21,11 @@ case ${1:-} in
 --test) PKGS="$BUILD_PKGS $TEST_PKGS"; shift ;;
 esac
 PKGS="$PKGS $*"
+# DEPS_PRINT=1: print the packages, one a line, and install nothing (tests/integration/test_image.sh).
+if [ "${DEPS_PRINT:-0}" = 1 ]; then
+	printf '%s\n' $PKGS
+	exit 0
+fi
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
