@@ -21,6 +21,14 @@ a=$(find "$dir/a" -path '*/build/deb/*.deb' | LC_ALL=C sort)
 [ -n "$a" ] || { echo "check-repro: no package built" >&2; exit 1; }
 for deb in $a; do
 	other=$(find "$dir/elsewhere/b" -path "*/build/deb/$(basename "$deb")")
+	x=$(dirname "$deb")/x-$(basename "$deb" .deb)
+	dpkg-deb -x "$deb" "$x"
+	if grep -rlF "$(cd "$dir" && pwd)" "$x" >"$x.paths" 2>/dev/null; then
+		echo "not ok - $(basename "$deb") holds its build path: $(head -n 3 "$x.paths" | tr '\n' ' ')"
+		status=1
+	else
+		echo "ok - $(basename "$deb") holds no build path"
+	fi
 	if cmp -s "$deb" "$other"; then
 		echo "ok - $(basename "$deb") is byte-identical from two directories ($(sha256sum "$deb" | cut -c1-16))"
 	else

@@ -42,7 +42,7 @@ def flag_entry(flag):
     if default not in (None, "") and "default" not in (flag.get("help") or ""):
         extra.append("Default: " + roff(default) + ".")
     if flag.get("secret"):
-        extra.append("The value is a secret: give it in a file or the environment, never on the command line.")
+        extra.append("It concerns a secret: the secret itself is never given on the command line.")
     return ".TP\n" + head + "\n" + body + ("\n" + " ".join(extra) if extra else "") + "\n"
 
 
