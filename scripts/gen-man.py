@@ -18,6 +18,17 @@ import sys
 import time
 
 SEE_ALSO_DOCS = "/usr/share/doc/dnsbatch"
+# A command's one line in NAME when the JSON gives no "summary" (as the usage lists them).
+SUMMARIES = {
+    "apply": "apply a plan file (the external-dns POST /records body) once",
+    "serve": "run the external-dns webhook provider (sidecar)",
+    "records": "list the RRsets of the provider's zones",
+    "drops": "summarise a drop log, or turn it back into a plan",
+}
+
+
+def summary(command):
+    return command.get("summary") or SUMMARIES.get(command["name"]) or "the %s command" % command["name"]
 
 
 def roff(text):
@@ -36,7 +47,7 @@ def flag_entry(flag):
     head = "\\fB" + roff(flag["name"]) + "\\fR"
     if arg:
         head += " \\fI" + roff(arg) + "\\fR"
-    body = roff(flag.get("help") or "")
+    body = roff(" ".join((flag.get("help") or "").split()))
     extra = []
     default = flag.get("default")
     if default not in (None, "") and "default" not in (flag.get("help") or ""):
@@ -68,7 +79,7 @@ def takes_provider(command):
 
 def command_page(command, providers, version, date, prose_dir):
     name = command["name"]
-    out = header("dnsbatch-" + name, version, date, command.get("summary") or name)
+    out = header("dnsbatch-" + name, version, date, summary(command))
     synopsis = "\\fBdnsbatch " + roff(name) + "\\fR"
     if takes_provider(command):
         synopsis += " \\fB\\-\\-provider\\fR \\fINAME\\fR [\\fIprovider flags\\fR]"
@@ -97,7 +108,7 @@ def main_page(data, version, date, prose_dir):
     out += ".SH COMMANDS\n"
     for c in data["commands"]:
         out += ".TP\n\\fB%s\\fR\n%s; see \\fBdnsbatch\\-%s\\fR(1).\n" % (
-            roff(c["name"]), roff(c.get("summary") or ""), roff(c["name"]))
+            roff(c["name"]), roff(summary(c)), roff(c["name"]))
     out += (".TP\n\\fBhelp\\fR [\\fICOMMAND\\fR]\nthe usage, or a command's (as \\fICOMMAND\\fR \\fB\\-\\-help\\fR)."
             "\n.TP\n\\fBversion\\fR\nthe version, the libraries' versions as loaded, the features built in.\n")
     out += ".SH PROVIDERS\n"
