@@ -5,11 +5,12 @@
 #   make sanitize   the tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make bench      benchmarks (figures printed, nothing asserted)
 #   make soak       random fault schedules on every provider, judged (SOAK_SCHEDULES per provider, default 1000)
-#   make deps       install the Debian packages the build and tests need
+#   make deps       install the Debian packages building needs (no server: those are make test-deps)
 #   make test-deps  install the servers and tools the tests start (make test and make sanitize run it)
 #   make shared     the shared library build/libdnsbatch.so.$(VERSION) (soname libdnsbatch.so.$(SOVERSION))
-#   make install    PREFIX=/usr/local DESTDIR=  (program, both libraries, headers, dnsbatch.pc, man pages, completion)
-#   make man        man pages and bash completion, generated from `dnsbatch help --json` (build/man, build/completion)
+#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=  (program, both libraries, headers, dnsbatch.pc)
+#   make install-doc  the man pages, the bash completion and the examples (after make man)
+#   make man        man pages and bash completion from `dnsbatch help --json` (build/man/man1, build/man/completion)
 #   make deb        Debian packages dnsbatch, libdnsbatch$(SOVERSION), libdnsbatch-dev in build/deb
 #   make dist       the source tarball build/dnsbatch-$(VERSION).tar.gz
 #   make check-repro  two .deb builds from the tarball, in two directories, are byte-identical
