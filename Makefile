@@ -5,13 +5,22 @@
 #   make sanitize   the tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make bench      benchmarks (figures printed, nothing asserted)
 #   make soak       random fault schedules on every provider, judged (SOAK_SCHEDULES per provider, default 1000)
-#   make deps       install the Debian packages the build and tests need
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install the Debian packages building needs (no server: those are make test-deps)
+#   make test-deps  install the servers and tools the tests start (make test and make sanitize run it)
+#   make shared     the shared library build/libdnsbatch.so.$(VERSION) (soname libdnsbatch.so.$(SOVERSION))
 #   make WERROR=0   warnings stay warnings (packagers on newer compilers); the default keeps -Werror
+#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=  (program, both libraries, headers, dnsbatch.pc)
+#   make install-doc  the man pages, the bash completion and the examples (after make man)
+#   make man        man pages and bash completion from `dnsbatch help --json` (build/man/man1, build/man/completion)
+#   make deb        Debian packages dnsbatch, libdnsbatch$(SOVERSION), libdnsbatch-dev in build/deb
+#   make dist       the source tarball build/dnsbatch-$(VERSION).tar.gz
+#   make check-repro  two .deb builds from the tarball, in two directories, are byte-identical
+#   make image      the container image $(IMAGE):$(VERSION) (docker, podman or buildah)
 #   make image-rootfs  the container image's root filesystem, without a container daemon ($(BUILD)/image/rootfs)
 .SUFFIXES:
 
 PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
@@ -25,6 +34,9 @@ endif
 AR      ?= ar
 PKGS     = libcurl json-c openssl ldns libmicrohttpd re2 libidn2 libxml-2.0 hiredis
 VERSION  = $(shell sed -n 's/^\#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h)
+# The shared library's ABI number (its soname libdnsbatch.so.N): raised when an exported function changes or goes.
+SOVERSION = 0
+IMAGE   ?= ghcr.io/dnsbatch/dnsbatch
 SAN     ?= 0
 
 # WERROR=0 builds with the warnings but without -Werror, for packagers on a newer compiler than CI's (as hiredis's
@@ -79,6 +91,19 @@ DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(addsuffix .d,$(TEST_BIN) $(BENCH_
 
 all: $(BUILD)/libdnsbatch.a $(BUILD)/dnsbatch
 
+# The library's objects are position-independent: the same objects make libdnsbatch.a (which the
+# program and the tests link) and libdnsbatch.so. Its few thread-local variables take the
+# initial-exec model: with -fPIC's default every program would need __tls_get_addr, and so name
+# ld-linux among its libraries (scripts/runtime-packages.sh). The stamp holds these flags: objects
+# compiled with others are compiled again.
+LIB_PIC = -fPIC -ftls-model=initial-exec
+$(LIB_OBJ): ALL_CFLAGS += $(LIB_PIC)
+$(LIB_OBJ): ALL_CXXFLAGS += $(LIB_PIC)
+$(LIB_OBJ): $(BUILD)/.lib-pic
+$(BUILD)/.lib-pic: FORCE
+	@mkdir -p $(BUILD); [ "$$(cat $@ 2>/dev/null)" = "$(LIB_PIC)" ] || echo "$(LIB_PIC)" > $@
+FORCE:
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -90,6 +115,16 @@ $(BUILD)/%.o: %.cc
 $(BUILD)/libdnsbatch.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
+
+# Only the public headers' functions are exported (packaging/libdnsbatch.map, scripts/public-symbols.sh).
+SHLIB = $(BUILD)/libdnsbatch.so.$(VERSION)
+$(SHLIB): $(LIB_OBJ) packaging/libdnsbatch.map
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,libdnsbatch.so.$(SOVERSION) -Wl,--version-script=packaging/libdnsbatch.map \
+	  -Wl,--no-undefined -Wl,--no-undefined-version -Wl,-z,relro -Wl,-z,now -o $@ $(LIB_OBJ) $(LIBS)
+	ln -sf libdnsbatch.so.$(VERSION) $(BUILD)/libdnsbatch.so.$(SOVERSION)
+	ln -sf libdnsbatch.so.$(SOVERSION) $(BUILD)/libdnsbatch.so
+
+shared: $(SHLIB)
 
 $(BUILD)/dnsbatch: $(CLI_OBJ) $(BUILD)/libdnsbatch.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libdnsbatch.a $(LIBS)
@@ -119,11 +154,17 @@ tests: all $(TEST_BIN) $(FAKE_BIN) $(CONF_BIN)
 deps:
 	@sh scripts/deps.sh
 
-test: deps
+test-deps:
+	@sh scripts/deps.sh --test
+
+package-deps:
+	@sh scripts/deps.sh --package
+
+test: test-deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) sh scripts/run-tests.sh
 
-sanitize: deps
+sanitize: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 OPT="-O1 -g" tests
 	@BUILD=build-san SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
@@ -133,12 +174,12 @@ SOAK_SEED ?= 1
 SOAK_PROVIDERS ?=
 SOAK_JOBS ?= 1
 # The conformance suite's random mode (tests/conformance/README.md): per provider the count run and the false outcomes.
-soak: deps
+soak: test-deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) bash tests/conformance/run.sh --random $(SOAK_SCHEDULES) --seed $(SOAK_SEED) --quiet \
 	  --jobs $(SOAK_JOBS) $(if $(SOAK_PROVIDERS),--providers $(SOAK_PROVIDERS))
 
-bench: deps
+bench: test-deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(FAKE_BIN)
 	@BUILD=$(BUILD) sh scripts/run-bench.sh
 
@@ -166,16 +207,65 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) sh scripts/run-example.sh
 
-install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
-	cp $(BUILD)/dnsbatch $(DESTDIR)$(PREFIX)/bin/
-	cp $(BUILD)/libdnsbatch.a $(DESTDIR)$(PREFIX)/lib/
-	cp include/dnsbatch/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/
-	cp include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+# The program, both libraries, the headers and dnsbatch.pc: what building needs alone (the image's
+# build stage runs it). The man pages, the completion and the examples: make install-doc.
+install: all shared
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/dnsbatch/sys
+	install -m 0755 $(BUILD)/dnsbatch $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(BUILD)/libdnsbatch.a $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libdnsbatch.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnsbatch.so.$(SOVERSION)
+	ln -sf libdnsbatch.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdnsbatch.so
+	install -m 0644 include/dnsbatch/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/
+	install -m 0644 include/dnsbatch/sys/*.h $(DESTDIR)$(PREFIX)/include/dnsbatch/sys/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$${prefix}/include' '' \
 	  'Name: dnsbatch' 'Description: apply DNS change batches without one conflict blocking the rest' \
-	  'Version: $(VERSION)' 'Requires: $(PKGS)' 'Libs: -L$${libdir} -ldnsbatch -lpthread -lm -lstdc++' \
-	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dnsbatch.pc
+	  'Version: $(VERSION)' 'Requires: ldns' 'Requires.private: $(filter-out ldns,$(PKGS))' \
+	  'Libs: -L$${libdir} -ldnsbatch' 'Libs.private: -lpthread -lm -lstdc++' \
+	  'Cflags: -I$${includedir}' > $(DESTDIR)$(LIBDIR)/pkgconfig/dnsbatch.pc
+
+install-doc: man
+	mkdir -p $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/doc/dnsbatch
+	install -m 0644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(BUILD)/man/completion/dnsbatch $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dnsbatch
+	cp -R examples $(DESTDIR)$(PREFIX)/share/doc/dnsbatch/
+
+# Man pages and bash completion from the flag tables, as `dnsbatch help --json` prints them
+# (HELP_JSON=FILE takes them from a file instead: tests/integration/help_fixture.json in its test).
+HELP_JSON ?=
+man: all
+	@sh scripts/deps.sh --package
+	@rm -rf $(BUILD)/man
+	@mkdir -p $(BUILD)/man
+	@if [ -n "$(HELP_JSON)" ]; then cp $(HELP_JSON) $(BUILD)/man/help.json; \
+	else $(BUILD)/dnsbatch help --json > $(BUILD)/man/help.json; fi
+	python3 scripts/gen-man.py $(BUILD)/man/help.json $(BUILD)/man $(VERSION)
+
+# The Debian packages (packaging/, scripts/deb.sh): dnsbatch, libdnsbatch$(SOVERSION), libdnsbatch-dev.
+deb:
+	@sh scripts/deps.sh --package
+	@sh scripts/deb.sh $(BUILD)/deb
+
+# The source tarball: the files git tracks (git archive) at HEAD, or the tree's files outside a checkout.
+dist:
+	@sh scripts/deps.sh --package
+	@sh scripts/dist.sh $(BUILD)
+
+# Two builds of the .deb from the tarball, in two directories, are byte-identical (scripts/check-repro.sh).
+check-repro: dist
+	@sh scripts/check-repro.sh $(BUILD)/dnsbatch-$(VERSION).tar.gz $(BUILD)/repro
+
+# The container image, tagged with the version of include/dnsbatch/version.h.
+image-name:
+	@echo "$(IMAGE):$(VERSION)"
+
+image:
+	@echo "$(IMAGE):$(VERSION)"
+	@tool=$$(for t in docker podman buildah; do command -v $$t >/dev/null && echo $$t && break; done); \
+	[ -n "$$tool" ] || { echo "make image: no docker, podman or buildah; make image-rootfs makes its root filesystem" >&2; exit 1; }; \
+	if [ $$tool = buildah ]; then buildah bud --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .; \
+	else $$tool build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .; fi
 
 # The Dockerfile's runtime stage as a directory: its packages (scripts/runtime-packages.txt) and their
 # dependencies, unpacked, and the program installed as the Dockerfile installs it. Debs kept in $(BUILD)/image/debs.
@@ -196,6 +286,7 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests deps test sanitize bench soak fuzz run install image-rootfs check-headers clean
+.PHONY: all tests deps test-deps package-deps test sanitize bench soak fuzz run install install-doc man deb dist \
+	check-repro image image-name shared FORCE image-rootfs check-headers clean
 
 -include $(wildcard $(DEPS))

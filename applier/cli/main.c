@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "version_report.h"
 
 static void usage(FILE *f)
 {
@@ -41,8 +42,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return DNSB_EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)
+	if (strcmp(argv[1], "--version") == 0)
 		return dnsb_cli_version();
+	if (strcmp(argv[1], "version") == 0)
+		return dnsb_cli_version_report();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);

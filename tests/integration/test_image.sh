@@ -12,6 +12,43 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/extdns_client.sh
 BUILD=${BUILD:-build}
 
+# What needs neither root nor a daemon: the image's name and version, and what its build stage installs.
+version=$(sed -n 's/^#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h)
+image=ghcr.io/dnsbatch/dnsbatch:$version
+extdns_check "make image names $image (the tag from include/dnsbatch/version.h)" \
+	[ "$(make -s --no-print-directory image-name)" = "$image" ]
+extdns_check "the Dockerfile's build stage checks VERSION against version.h and runs make deps, not make test-deps" \
+	bash -c 'grep -v "^#" Dockerfile >"$1" && grep -q "include/dnsbatch/version.h" "$1" && grep -q "make deps" "$1" &&
+		! grep -q "test-deps" "$1"' _ "${TMPDIR:-/tmp}/dockerfile.$$"
+rm -f "${TMPDIR:-/tmp}/dockerfile.$$"
+servers=$(DEPS_PRINT=1 sh scripts/deps.sh | grep -x -e bind9 -e knot -e pdns-server -e redis-server -e prometheus -e libcmocka-dev)
+extdns_check "make deps (the image's build stage) installs no server and no test library${servers:+ (it does: $servers)}" \
+	[ -z "$servers" ]
+servers=$(DEPS_PRINT=1 sh scripts/deps.sh --test | grep -c -x -e bind9 -e knot -e pdns-server -e redis-server -e prometheus)
+extdns_check "make test-deps installs the servers the tests start ($servers of 5)" [ "$servers" = 5 ]
+# The examples name the image `make image` makes (examples/kubernetes, examples/helm).
+for f in examples/kubernetes/*.yaml; do
+	grep -E '^[[:space:]]*image:[[:space:]]' "$f" | grep -v 'external-dns' | awk '{ print $2 }' >"${TMPDIR:-/tmp}/images.$$"
+	if [ -s "${TMPDIR:-/tmp}/images.$$" ]; then
+		extdns_check "$f names $image" bash -c '! grep -qvx "$1" "$2"' _ "$image" "${TMPDIR:-/tmp}/images.$$"
+	fi
+	rm -f "${TMPDIR:-/tmp}/images.$$"
+done
+helm_image=$(python3 -c '
+import sys, yaml
+def find(node):
+    if isinstance(node, dict):
+        if "repository" in node and "tag" in node and "dnsbatch" in str(node["repository"]):
+            yield "%s:%s" % (node["repository"], node["tag"])
+        for v in node.values():
+            yield from find(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from find(v)
+print(" ".join(find(yaml.safe_load(open(sys.argv[1])))))' examples/helm/values.yaml 2>&1)
+extdns_check "examples/helm/values.yaml names $image (got: $helm_image)" [ "$helm_image" = "$image" ]
+extdns_check "no placeholder image left in examples/ (ghcr.io/example)" bash -c '! grep -rq "ghcr.io/example" examples'
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# skip: test_image.sh needs root to chroot into the image's root filesystem (running as uid $(id -u))"
 	exit 0

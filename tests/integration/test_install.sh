@@ -54,7 +54,7 @@ if cc -std=c11 $san -o "$tmp/user" "$tmp/user.c" $(PKG_CONFIG_PATH="$(dirname "$
 else
 	not_ok "a program builds with pkg-config --cflags --libs dnsbatch"; cat "$tmp/cc.log"
 fi
-out=$("$tmp/user" 2>&1)
+out=$(LD_LIBRARY_PATH=$tmp/root/opt/dnsbatch/lib "$tmp/user" 2>&1)
 [ "$out" = "0.1.0 applied=1" ] && ok "it applies a plan through the installed library" \
 	|| not_ok "it applies a plan through the installed library (got '$out')"
 echo "# $failures failed"
