@@ -162,12 +162,12 @@ package-deps:
 
 test: test-deps
 	@$(MAKE) --no-print-directory tests
-	@BUILD=$(BUILD) sh scripts/run-tests.sh
+	@BUILD=$(BUILD) bash scripts/run-tests.sh
 
 sanitize: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 OPT="-O1 -g" tests
 	@BUILD=build-san SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh scripts/run-tests.sh
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 bash scripts/run-tests.sh
 
 SOAK_SCHEDULES ?= 1000
 SOAK_SEED ?= 1
