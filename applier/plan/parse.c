@@ -163,6 +163,18 @@ static void position(const char *json, size_t off, size_t *line, size_t *col)
 	}
 }
 
+/* Whether the syntax error at `off` is a `]` or `}` right after a `,`: a trailing comma. */
+static int trailing_comma(const char *json, size_t off)
+{
+	size_t i = off;
+
+	if (json[off] != ']' && json[off] != '}')
+		return 0;
+	while (i > 0 && (json[i - 1] == ' ' || json[i - 1] == '\n' || json[i - 1] == '\r' || json[i - 1] == '\t'))
+		i--;
+	return i > 0 && json[i - 1] == ',';
+}
+
 static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_t len)
 {
 	json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
@@ -172,6 +184,7 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 
 	if (tok == NULL)
 		return DNSB_ENOMEM;
+	json_tokener_set_flags(tok, DNSB_PLAN_JSON_FLAGS);
 	if (len > INT_MAX) {
 		json_tokener_free(tok);
 		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: larger than 2 GiB", ctx->source);
@@ -202,7 +215,8 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu: not JSON: unexpected end of input",
 					      ctx->source, line, col);
 		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu (offset %zu): not JSON: %s", ctx->source,
-				      line, col, end, json_tokener_error_desc(jerr));
+				      line, col, end, trailing_comma(json, end) ? "a comma before the closing bracket "
+				      "(RFC 8259 JSON allows no trailing comma)" : json_tokener_error_desc(jerr));
 	}
 	for (size_t i = end; i < len; i++) {
 		if (json[i] != ' ' && json[i] != '\n' && json[i] != '\r' && json[i] != '\t') {
@@ -239,6 +253,10 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	int rc;
 
 	*out = NULL;
+	if (len >= 3 && memcmp(json, "\xEF\xBB\xBF", 3) == 0) {
+		json += 3; /* a UTF-8 byte order mark, which RFC 8259 §8.1 lets a parser ignore */
+		len -= 3;
+	}
 	if ((plan = calloc(1, sizeof(*plan))) == NULL)
 		return DNSB_ENOMEM;
 	rc = dnsb_plan_stream(&plan->changes, &plan->count, json, len, ctx.source);
@@ -256,11 +274,9 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 		json_object_put(root);
 		return dnsb_error_set(err, DNSB_EPARSE, "%s: %s", ctx.source, where);
 	}
-	if (!json_object_is_type(root, json_type_object)) {
+	if ((rc = dnsb_plan_refuse_not_plan(ctx.source, err, root)) < 0) {
 		json_object_put(root);
-		return dnsb_error_set(err, DNSB_EPARSE,
-				      "%s: $: expected an object with create, updateOld, updateNew and delete lists",
-				      ctx.source);
+		return rc;
 	}
 	if ((plan = calloc(1, sizeof(*plan))) == NULL) {
 		json_object_put(root);

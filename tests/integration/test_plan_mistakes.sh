@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test_plan_mistakes.sh - the mistakes users make with `dnsbatch apply` (issue 33 §3), through the real binary: each
+# told with the place and the fix, with the exit code the README promises (2: nothing sent; 3: some dropped).
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. tests/integration/checks.sh
+. tests/integration/servers.sh
+dnsb_servers_init
+T=$(dnsb_newdir mistakes) || exit 1
+
+ZONE0=$ROOT/examples/zones/example.com.zone
+# run NAME PLAN-TEXT [ARGS...]: the plan written to $T/NAME.json, applied to a fresh copy of the example zone;
+# stdout in $T/NAME.out, stderr in $T/NAME.err, RC set
+run() {
+	local n=$1
+	printf '%s' "$2" >"$T/$n.json"
+	shift 2
+	cp "$ZONE0" "$T/$n.zone"
+	"$DNSBATCH" apply --plan "$T/$n.json" --provider zonefile --zonefile "example.com=$T/$n.zone" "$@" \
+		>"$T/$n.out" 2>"$T/$n.err"
+	RC=$?
+}
+untouched() { cmp -s "$ZONE0" "$T/$1.zone"; }
+A='{"dnsName":"new.example.com","targets":["192.0.2.7"],"recordType":"A"}'
+
+##### not a plan ##############################################################################################
+
+run r53 '{"Changes":[{"Action":"CREATE","ResourceRecordSet":{"Name":"new.example.com","Type":"A","TTL":300,"ResourceRecords":[{"Value":"192.0.2.7"}]}}]}'
+eq "a Route53 change batch: exit 2" "$RC" 2
+check "... says what was expected and what it looks like" grep -Fq \
+	"$T/r53.json: \$: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this one has only the key Changes: it looks like a Route53 change batch" "$T/r53.err"
+check "... the zone is untouched" untouched r53
+run nolists '{"creates":['"$A"']}'
+eq "an object with none of the four lists: exit 2" "$RC" 2
+check "... names its keys" grep -Fq "this one has only the key creates" "$T/nolists.err"
+run empty '{}'
+eq "{} (external-dns's no changes): exit 0" "$RC" 0
+run legacy '{"Create":null,"UpdateOld":null,"UpdateNew":null,"Delete":null}'
+eq "the four legacy lists, null: exit 0" "$RC" 0
+
+##### strict JSON #############################################################################################
+
+run comma '{"create":['"$A"',
+]}'
+eq "a trailing comma: exit 2" "$RC" 2
+check "... named, with its line and column" grep -Fq \
+	"$T/comma.json:2:1 (offset 83): not JSON: a comma before the closing bracket (RFC 8259 JSON allows no trailing comma)" "$T/comma.err"
+check "... the zone is untouched" untouched comma
+run bom $'\xef\xbb\xbf{"create":['"$A"']}'
+eq "a UTF-8 byte order mark: skipped, the plan applied (exit 0)" "$RC" 0
+check "... the record is in the zone" grep -q '^new\.example\.com\.[[:space:]].*192\.0\.2\.7' "$T/bom.zone"
+
+[ "$failures" -eq 0 ]
