@@ -149,4 +149,9 @@ int dnsb_plan_stream_split(dnsb_change **changes, size_t *count, const char *jso
  */
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count);
 
+/* create_delete.c: an update and a delete of one RRset (owner name, type, set identifier) in `changes`, or a create
+ * and a delete of the same records there: each still pending dropped as `invalid`, naming both JSON paths (a delete
+ * and a create of other records is a replacement, kept). @return 0 or DNSB_ENOMEM */
+int dnsb_plan_mark_create_delete(dnsb_change *changes, size_t count);
+
 #endif

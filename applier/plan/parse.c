@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 #include <ldns/ldns.h>
@@ -236,6 +237,9 @@ static int finish(dnsb_plan **out, dnsb_plan *plan, parse_ctx *ctx)
 {
 	int rc = dnsb_plan_mark_duplicates(plan->changes, plan->count);
 
+	if (rc == 0)
+		rc = dnsb_plan_mark_create_delete(plan->changes, plan->count);
+
 	if (rc < 0) {
 		dnsb_plan_free(plan);
 		return dnsb_error_set(ctx->err, rc, "%s: out of memory", ctx->source);
@@ -297,6 +301,7 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	int rc;
@@ -304,6 +309,11 @@ int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
 	*out = NULL;
 	if (f == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s: the plan is one file, external-dns's POST /records body "
+				      "as JSON", path, strerror(EISDIR));
+	}
 	for (;;) {
 		if (DNSB_ARRAY_RESERVE(buf, cap, len + 65536, 262144) < 0) {  /* at least 64 KiB free to read into */
 			free(buf);

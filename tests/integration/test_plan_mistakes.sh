@@ -53,4 +53,19 @@ run bom $'\xef\xbb\xbf{"create":['"$A"']}'
 eq "a UTF-8 byte order mark: skipped, the plan applied (exit 0)" "$RC" 0
 check "... the record is in the zone" grep -q '^new\.example\.com\.[[:space:]].*192\.0\.2\.7' "$T/bom.zone"
 
+##### --plan given a directory ###############################################################################
+
+cp "$ZONE0" "$T/dir.zone"
+"$DNSBATCH" apply --plan "$T" --provider zonefile --zonefile "example.com=$T/dir.zone" >"$T/dir.out" 2>"$T/dir.err"
+eq "--plan given a directory: exit 2" "$?" 2
+check "... says the plan is one file" grep -Fq "$T: Is a directory: the plan is one file, external-dns's POST /records body as JSON" "$T/dir.err"
+
+##### a plan that creates and deletes one RRset ##############################################################
+
+run cd '{"create":['"$A"'],"delete":[{"dnsName":"new.example.com","targets":["192.0.2.7"],"recordType":"A"}]}'
+eq "a create and a delete of one RRset: both dropped, exit 3" "$RC" 3
+check "... invalid, naming both JSON paths" grep -Fq \
+	'invalid ($.create[0] and $.delete[0] (new.example.com. A): the plan both creates and deletes this RRset, with the same records; neither is sent' "$T/cd.err"
+check "... nothing sent" untouched cd
+
 [ "$failures" -eq 0 ]

@@ -4,7 +4,8 @@
  * looks like; external-dns's own "no changes" bodies still accepted; a
  * trailing comma named; a UTF-8 byte order mark skipped. Both readers
  * (stream.c a value at a time, parse.c the whole tree) are reached: a long
- * list of good endpoints before the fault.
+ * list of good endpoints before the fault. A plan that writes and deletes one
+ * RRset: both changes invalid, each naming the other.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,59 @@ static void test_byte_order_mark_is_skipped(void **state)
 	free(plan);
 }
 
+static dnsb_plan *parsed(const char *json)
+{
+	dnsb_plan *plan = NULL;
+	dnsb_error err = { 0 };
+
+	assert_int_equal(dnsb_plan_parse(&plan, json, strlen(json), "plan.json", &err), 0);
+	return plan;
+}
+
+static void assert_invalid(dnsb_plan *plan, size_t i, const char *message)
+{
+	dnsb_change *c = dnsb_plan_change(plan, i);
+
+	assert_int_equal(c->outcome, DNSB_OUTCOME_DROPPED);
+	assert_int_equal(c->reason, DNSB_REASON_INVALID);
+	assert_string_equal(c->message, message);
+}
+
+#define EP(name, type, target, extra) \
+	"{\"dnsName\":\"" name "\",\"targets\":[\"" target "\"],\"recordType\":\"" type "\"" extra "}"
+
+static void test_create_and_delete_of_one_rrset_are_invalid(void **state)
+{
+	/* creates: 0 c A, 1 c AAAA, 2 r A; updates: 0 u A (set one); deletes: 0 x A, 1 c A, 2 u A (set one),
+	 * 3 u A (set two), 4 r A (other records: a replacement) */
+	dnsb_plan *plan = parsed(
+		"{\"create\":[" EP("c.example.com", "A", "192.0.2.1", "") "," EP("c.example.com", "AAAA", "2001:db8::1", "")
+		"," EP("r.example.com", "A", "192.0.2.5", "")
+		"],\"updateOld\":[" EP("u.example.com", "A", "192.0.2.2", ",\"setIdentifier\":\"one\"")
+		"],\"updateNew\":[" EP("u.example.com", "A", "192.0.2.3", ",\"setIdentifier\":\"one\"")
+		"],\"delete\":[" EP("x.example.com", "A", "192.0.2.9", "") "," EP("C.example.com.", "A", "192.0.2.1", "") ","
+		EP("u.example.com", "A", "192.0.2.2", ",\"setIdentifier\":\"one\"") ","
+		EP("u.example.com", "A", "192.0.2.2", ",\"setIdentifier\":\"two\"") "," EP("r.example.com", "A", "192.0.2.4", "")
+		"]}");
+	const char *create = "$.create[0] and $.delete[1] (c.example.com. A): the plan both creates and deletes this RRset, "
+			     "with the same records; neither is sent";
+	const char *update = "$.updateNew[0] and $.delete[2] (u.example.com. A): the plan both updates and deletes this "
+			     "RRset; neither is sent";
+
+	(void)state;
+	assert_int_equal(dnsb_plan_count(plan), 9); /* creates, updates, deletes */
+	assert_invalid(plan, 0, create);
+	assert_int_equal(dnsb_plan_change(plan, 1)->outcome, DNSB_OUTCOME_PENDING); /* AAAA: another RRset */
+	assert_int_equal(dnsb_plan_change(plan, 2)->outcome, DNSB_OUTCOME_PENDING); /* r: replaced */
+	assert_invalid(plan, 3, update);
+	assert_int_equal(dnsb_plan_change(plan, 4)->outcome, DNSB_OUTCOME_PENDING); /* x: nothing writes it */
+	assert_invalid(plan, 5, create);
+	assert_invalid(plan, 6, update);
+	assert_int_equal(dnsb_plan_change(plan, 7)->outcome, DNSB_OUTCOME_PENDING); /* set two: another RRset */
+	assert_int_equal(dnsb_plan_change(plan, 8)->outcome, DNSB_OUTCOME_PENDING); /* r: a replacement */
+	dnsb_plan_free(plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_comma_is_refused_and_named),
 		cmocka_unit_test(test_strict_json),
 		cmocka_unit_test(test_byte_order_mark_is_skipped),
+		cmocka_unit_test(test_create_and_delete_of_one_rrset_are_invalid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
