@@ -68,4 +68,16 @@ check "... invalid, naming both JSON paths" grep -Fq \
 	'invalid ($.create[0] and $.delete[0] (new.example.com. A): the plan both creates and deletes this RRset, with the same records; neither is sent' "$T/cd.err"
 check "... nothing sent" untouched cd
 
+##### refusals that name their cause #########################################################################
+
+run apex '{"create":[{"dnsName":"example.com","targets":["site.example.net"],"recordType":"CNAME"}]}'
+eq "a CNAME at the zone apex: dropped, exit 3" "$RC" 3
+check "... says apex, and what to use" grep -Fq \
+	"dropped create example.com. CNAME: cname at the zone apex (the apex holds SOA and NS, and a CNAME stands alone at its name: use A/AAAA records, or the provider's alias)" "$T/apex.err"
+run type '{"create":[{"dnsName":"t.example.com","targets":["x"],"recordType":"FOO"}]}'
+eq "an unknown record type: dropped, exit 3" "$RC" 3
+check "... says which types are known" grep -Fq \
+	"unknown recordType 'FOO': known are A, AAAA, CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT" "$T/type.err"
+check "... and no TYPE0" sh -c '! grep -q TYPE0 "$1"' _ "$T/type.err"
+
 [ "$failures" -eq 0 ]

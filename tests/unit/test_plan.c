@@ -622,7 +622,8 @@ static void test_invalid_record_type(void **state)
 {
 	(void)state;
 	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"BOGUS\"}",
-		       "$.create[0] (x.example.com): unknown recordType 'BOGUS'");
+		       "$.create[0] (x.example.com): unknown recordType 'BOGUS': known are A, AAAA, CAA, CNAME, DS, HTTPS, "
+		       "MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT and the other types ldns names, or TYPEnnn (RFC 3597)");
 	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"]}",
 		       "$.create[0] (x.example.com): recordType is missing");
 	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"\"}",
