@@ -155,7 +155,7 @@ static void print_batch(void *payload, const char *zone, unsigned long batch_no,
 	dry_run_out *d = payload;
 
 	if (!d->json) {
-		printf("batch %lu zone %s: %zu changes\n", batch_no, zone, n);
+		printf("batch %lu zone %s: %zu change%s\n", batch_no, zone, n, DNSB_CLI_S(n));
 		for (size_t i = 0; i < n; i++)
 			change_line(stdout, changes[i]);
 		return;
@@ -221,17 +221,19 @@ static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 {
 	if (dry_run) {
 		if (json_logs)
-			dnsb_log(DNSB_LOG_INFO, "dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent",
-				 r->changes, r->batches, r->dropped);
+			dnsb_log(DNSB_LOG_INFO, "dry run: %zu change%s, %lu batch%s, %zu dropped before sending; nothing sent",
+				 r->changes, DNSB_CLI_S(r->changes), r->batches, r->batches == 1 ? "" : "es", r->dropped);
 		else
-			fprintf(stderr, "dnsbatch: dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent\n",
-				r->changes, r->batches, r->dropped);
+			fprintf(stderr, "dnsbatch: dry run: %zu change%s, %lu batch%s, %zu dropped before sending; nothing sent\n",
+				r->changes, DNSB_CLI_S(r->changes), r->batches, r->batches == 1 ? "" : "es", r->dropped);
 		return;
 	}
-#define SUMMARY_FMT "%zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed " \
-		    "(%lu batches, %lu submissions, %lu reads, %lu bisections, %lu retries, %.3f s waited)"
-#define SUMMARY_ARGS r->changes, r->applied, r->already_applied, r->dropped, r->failed, r->batches, r->submissions, \
-		     r->reads, r->bisections, r->retries, r->backoff_seconds
+#define SUMMARY_FMT "%zu change%s: %zu applied, %zu already applied, %zu dropped, %zu failed " \
+		    "(%lu batch%s, %lu submission%s, %lu read%s, %lu bisection%s, %lu retr%s, %.3f s waited)"
+#define SUMMARY_ARGS r->changes, DNSB_CLI_S(r->changes), r->applied, r->already_applied, r->dropped, r->failed, \
+		     r->batches, r->batches == 1 ? "" : "es", r->submissions, DNSB_CLI_S(r->submissions), r->reads, \
+		     DNSB_CLI_S(r->reads), r->bisections, DNSB_CLI_S(r->bisections), r->retries, DNSB_CLI_IES(r->retries), \
+		     r->backoff_seconds
 	if (json_logs)
 		dnsb_log(DNSB_LOG_INFO, SUMMARY_FMT, SUMMARY_ARGS);
 	else
@@ -240,11 +242,11 @@ static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 		const dnsb_zone_report *z = &r->zones[i];
 		const char *name = *z->zone ? z->zone : "(no zone)";
 		if (json_logs)
-			dnsb_log(DNSB_LOG_INFO, "zone %s: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed",
-				 name, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+			dnsb_log(DNSB_LOG_INFO, "zone %s: %zu change%s: %zu applied, %zu already applied, %zu dropped, %zu failed",
+				 name, z->changes, DNSB_CLI_S(z->changes), z->applied, z->already_applied, z->dropped, z->failed);
 		else
-			fprintf(stderr, "  %-24s %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
-				name, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+			fprintf(stderr, "  %-24s %zu change%s: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
+				name, z->changes, DNSB_CLI_S(z->changes), z->applied, z->already_applied, z->dropped, z->failed);
 	}
 }
 

@@ -20,6 +20,10 @@ int dnsb_cmd_serve(int argc, char **argv);
 
 /* Table codes start here: getopt_long keeps 1, '?', ':', 'h' and 'V' for itself. */
 #define DNSB_CLI_CODE_MIN 256
+
+/* The plural ending of a count in the summary and progress: "1 change", "2 changes"; "1 retry", "2 retries". */
+#define DNSB_CLI_S(n) ((n) == 1 ? "" : "s")
+#define DNSB_CLI_IES(n) ((n) == 1 ? "y" : "ies")
 /* Codes of the engine flags (engine_flags.c); a subcommand's table stays below. */
 #define DNSB_CLI_ENGINE_CODE 900
 

@@ -80,4 +80,15 @@ check "... says which types are known" grep -Fq \
 	"unknown recordType 'FOO': known are A, AAAA, CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT" "$T/type.err"
 check "... and no TYPE0" sh -c '! grep -q TYPE0 "$1"' _ "$T/type.err"
 
+##### singular and plural ###################################################################################
+
+run one '{"create":['"$A"']}'
+eq "one change: exit 0" "$RC" 0
+check "the summary says 1 change, 1 batch, 1 submission, 0 retries" grep -Fq \
+	"dnsbatch: 1 change: 1 applied, 0 already applied, 0 dropped, 0 failed (1 batch, 1 submission, 0 reads, 0 bisections, 0 retries," "$T/one.err"
+check "... and the zone's line 1 change" grep -Eq '^  example\.com\. +1 change: 1 applied' "$T/one.err"
+run onedry '{"create":['"$A"']}' --dry-run
+check "a dry run says 1 change, 1 batch" grep -Fq "dry run: 1 change, 1 batch, 0 dropped before sending" "$T/onedry.err"
+check "... and its batch 1 change" grep -Fxq "batch 1 zone example.com.: 1 change" "$T/onedry.out"
+
 [ "$failures" -eq 0 ]
