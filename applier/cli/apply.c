@@ -16,6 +16,7 @@
 typedef struct apply_args {
 	const char *plan, *provider, *drop_log, *output, *log_format;
 	int dry_run;
+	int summary;            /* --summary: the totals only, no dry run batches */
 	uint64_t drop_log_max;  /* bytes, 0 = no limit */
 	double progress_interval; /* seconds between progress lines off a terminal */
 	dnsb_cli_engine eng;    /* the engine flags, shared with serve */
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 		"  --drop-log-max-size BYTES  past this size FILE is renamed FILE.1 (one kept) and a new\n"
 		"                           FILE started; k/m/g suffix; 0 or absent = no limit\n"
 		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
+		"  --summary                print the totals only (a dry run's batches are not listed)\n"
 		"  --output text|json       summary format on stdout (text goes to stderr)\n"
 		"  --log-format text|json   diagnostics on stderr (default text); json: progress as JSON lines\n"
 		"  --progress-interval SECONDS  off a terminal, one progress line at most this often\n"
@@ -71,13 +73,14 @@ static void usage(FILE *f)
 
 enum {
 	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_OUTPUT, OPT_LOG_FORMAT, OPT_DRY_RUN,
-	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL
+	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL, OPT_SUMMARY
 };
 
 static const dnsb_cli_option apply_options[] = {
 	{ "plan", 1, OPT_PLAN }, { "provider", 1, OPT_PROVIDER }, { "drop-log", 1, OPT_DROP_LOG },
 	{ "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT }, { "dry-run", 0, OPT_DRY_RUN },
 	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { "progress-interval", 1, OPT_PROGRESS_INTERVAL },
+	{ "summary", 0, OPT_SUMMARY },
 	{ NULL, 0, 0 }
 };
 
@@ -93,6 +96,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_OUTPUT: a->output = v; break;
 	case OPT_LOG_FORMAT: a->log_format = v; break;
 	case OPT_DRY_RUN: a->dry_run = 1; break;
+	case OPT_SUMMARY: a->summary = 1; break;
 	case OPT_PROGRESS_INTERVAL:
 		rc = dnsb_cli_seconds(&a->progress_interval, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
 		break;
@@ -377,14 +381,14 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "%s (nothing was sent)", err.message);
 		goto done;
 	}
-	dry.json = a.dry_run && a.output && strcmp(a.output, "json") == 0;
+	dry.json = a.dry_run && !a.summary && a.output && strcmp(a.output, "json") == 0;
 	if (dry.json && (dry.writer = dnsb_plan_writer_new(stdout)) == NULL) {
 		code = DNSB_EXIT_INTERNAL;
 		goto done;
 	}
 	if (a.dry_run) {
 		o->dry_run = 1;
-		o->on_batch = print_batch;
+		o->on_batch = a.summary ? NULL : print_batch;
 		o->payload = &dry;
 	} else if (!a.eng.quiet) {
 		dnsb_cli_progress_init(&progress, json_logs, a.progress_interval);

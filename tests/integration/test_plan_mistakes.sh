@@ -91,4 +91,19 @@ run onedry '{"create":['"$A"']}' --dry-run
 check "a dry run says 1 change, 1 batch" grep -Fq "dry run: 1 change, 1 batch, 0 dropped before sending" "$T/onedry.err"
 check "... and its batch 1 change" grep -Fxq "batch 1 zone example.com.: 1 change" "$T/onedry.out"
 
+##### --summary: the totals only ############################################################################
+
+many=$(for i in $(seq 1 600); do printf '%s{"dnsName":"h%d.example.com","targets":["192.0.2.1"],"recordType":"A"}' \
+	"$([ "$i" = 1 ] || echo ,)" "$i"; done)
+run many '{"create":['"$many"']}' --dry-run
+ge "a dry run of 600 changes lists them ($(wc -l <"$T/many.out") lines)" "$(wc -l <"$T/many.out")" 600
+run sum '{"create":['"$many"']}' --dry-run --summary
+eq "--dry-run --summary: exit 0" "$RC" 0
+eq "... nothing on stdout" "$(wc -c <"$T/sum.out" | tr -d ' ')" 0
+check "... the totals on stderr" grep -Fq "dry run: 600 changes, 1 batch, 0 dropped before sending; nothing sent" "$T/sum.err"
+run sumjson '{"create":['"$many"']}' --dry-run --summary --output json
+eq "--dry-run --summary --output json: the totals, no batches" \
+	"$(jq -c '[.changes, .batches, has("dry_run_batches"), .exit_code]' "$T/sumjson.out")" "[600,1,false,0]"
+le "... in a few hundred bytes ($(wc -c <"$T/sumjson.out") bytes)" "$(wc -c <"$T/sumjson.out")" 1000
+
 [ "$failures" -eq 0 ]
