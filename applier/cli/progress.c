@@ -95,11 +95,13 @@ void dnsb_cli_progress_show(void *payload, const dnsb_progress *pr)
 	fprintf(stderr, "\r\033[Kdnsbatch: %s", text);
 	fflush(stderr);
 	p->drawn = 1;
+	dnsb_log_line_drawn(1); /* a log line erases it before it is written */
 }
 
 void dnsb_cli_progress_clear(dnsb_cli_progress *p)
 {
 	if (p->drawn) {
+		dnsb_log_line_drawn(0);
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 		p->drawn = 0;

@@ -106,4 +106,21 @@ eq "--dry-run --summary --output json: the totals, no batches" \
 	"$(jq -c '[.changes, .batches, has("dry_run_batches"), .exit_code]' "$T/sumjson.out")" "[600,1,false,0]"
 le "... in a few hundred bytes ($(wc -c <"$T/sumjson.out") bytes)" "$(wc -c <"$T/sumjson.out")" 1000
 
+##### the progress line is erased before a log line ##########################################################
+
+if command -v script >/dev/null 2>&1; then
+	for i in $(seq 0 39); do printf '%s{"dnsName":"h%d.example.test","targets":["10.0.0.%d"],"recordType":"A"}' \
+		"$([ "$i" = 0 ] || echo ,)" "$i" "$i"; done | { printf '{"create":['; cat; printf ']}'; } >"$T/p40.json"
+	# 40 submissions of 0.03 s: the line is drawn (every 0.2 s) before the drop's warning at the end. script(1) gives
+	# the run a terminal.
+	script -q -e -c "'$DNSBATCH' apply --plan '$T/p40.json' --provider memory --memory-zone example.test \
+		--batch-size 1 --memory-faults '*:latency=0.03,20:conflict' >/dev/null" /dev/null >"$T/tty.out" 2>&1
+	eq "on a terminal, a conflict dropped: exit 3" "$?" 3
+	check "... the progress line was drawn" grep -Eq 'dnsbatch: [0-9]+ of 40 changes' "$T/tty.out"
+	check "... and erased before the warning" grep -Fq "$(printf '\r\033[K')$(date -u +%Y)" "$T/tty.out"
+	check "... no log line glued to it" sh -c '! grep -Eq "(left|unknown)[0-9]{4}-" "$1"' _ "$T/tty.out"
+else
+	not_ok "script(1) is installed (util-linux)"
+fi
+
 [ "$failures" -eq 0 ]
