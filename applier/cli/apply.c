@@ -315,12 +315,20 @@ static int set_up_logs(const apply_args *a)
 }
 
 /* The exit code of a finished apply, the drop log flushed and the metrics file written. */
-static int finish(const apply_args *a, int rc, const dnsb_report *report, dnsb_droplog *droplog,
+static int finish(const apply_args *a, int rc, dnsb_plan *plan, const dnsb_report *report, dnsb_droplog *droplog,
 		  dnsb_metrics *metrics, dnsb_error *err)
 {
 	int code = rc < 0 ? DNSB_EXIT_INTERNAL
 		   : report->failed ? DNSB_EXIT_FAILED
 		   : report->dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
+	const dnsb_change *fault = code == DNSB_EXIT_FAILED ? dnsb_cli_setup_fault(plan, report) : NULL;
+
+	if (fault) {
+		dnsb_log(DNSB_LOG_ERROR, "setup fault: provider %s refused the key or the zone (%s) before anything was "
+			 "applied: fix the key, the server's policy or the zone, then run again (a retry alone meets the same "
+			 "refusal)", a->provider, fault->code);
+		code = DNSB_EXIT_USAGE;
+	}
 
 	if (rc < 0)
 		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err->message);
@@ -405,7 +413,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		goto done;
 	}
-	code = finish(&a, rc, &report, droplog, metrics, &err);
+	code = finish(&a, rc, plan, &report, droplog, metrics, &err);
 	if (a.output && strcmp(a.output, "json") == 0)
 		print_json(&report, code, &dry);
 	if (!a.eng.quiet)

@@ -128,4 +128,9 @@ void dnsb_cli_progress_show(void *payload, const dnsb_progress *progress);
 /* Erase the terminal line, if one shows (before the summary). */
 void dnsb_cli_progress_clear(dnsb_cli_progress *p);
 
+/* setup_fault.c: when nothing of `plan` was applied or in effect, no change was dropped as a conflict, and every failed
+ * change failed on a DNS server's refusal of the key or the zone (TSIG BADSIG/BADKEY/BADTIME, NOTAUTH, REFUSED), the
+ * first such change (borrowed): a setup fault, exit 2. Else NULL. */
+const dnsb_change *dnsb_cli_setup_fault(dnsb_plan *plan, const dnsb_report *report);
+
 #endif

@@ -46,9 +46,19 @@ enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_we
 	pthread_mutex_unlock(&wh->lock);
 	if (stopping)
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
-	if (!ready)
+	if (!ready) {
+		char fault[sizeof(wh->probe_fault)];
+		int setup;
+		pthread_mutex_lock(&wh->lock);
+		memcpy(fault, wh->probe_fault, sizeof(fault));
+		setup = wh->probe_setup_fault;
+		pthread_mutex_unlock(&wh->lock);
+		if (*fault)
+			return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: provider %s: %s%s",
+						       dnsb_provider_name(wh->provider), setup ? "setup fault: " : "", fault);
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  "not ready: provider %s has not answered yet", dnsb_provider_name(wh->provider));
+	}
 	return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_OK, "ok");
 }
 
@@ -129,6 +139,8 @@ void *dnsb_webhook_probe_main(void *arg)
 			 err.message[0] ? err.message : dnsb_strerror(rc));
 
 		pthread_mutex_lock(&wh->lock);
+		snprintf(wh->probe_fault, sizeof(wh->probe_fault), "%s", err.message[0] ? err.message : dnsb_strerror(rc));
+		wh->probe_setup_fault = rc == DNSB_EFATAL || rc == DNSB_EINVAL;
 		if (!wh->stopping) {
 			struct timespec ts = dnsb_wall_deadline(wh->probe_interval);
 			pthread_cond_timedwait(&wh->cond, &wh->lock, &ts);

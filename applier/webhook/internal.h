@@ -93,6 +93,8 @@ struct dnsb_webhook {
 	pthread_t probe;
 	int probe_started;
 	double probe_interval;
+	char probe_fault[512];     /* health.c: why the last probe got no answer ("" none yet); for /healthz */
+	int probe_setup_fault;     /* ... and whether it is a setup fault (DNSB_EFATAL, DNSB_EINVAL): no wait mends it */
 	/* --allowed-host names (owned), besides the loopback ones */
 	char **allowed_hosts;
 	size_t allowed_host_count;
