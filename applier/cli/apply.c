@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "cli.h"
 
@@ -339,11 +340,28 @@ static int finish(const apply_args *a, int rc, dnsb_plan *plan, const dnsb_repor
 		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a->drop_log);
 		code = DNSB_EXIT_INTERNAL;
 	}
+	dnsb_metrics_set_exit(metrics, code); /* so that a cron job's run can be alerted on */
 	if (a->eng.metrics_file && !a->dry_run && dnsb_metrics_write_file(metrics, a->eng.metrics_file, err) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err->message);
 		code = DNSB_EXIT_INTERNAL;
 	}
 	return code;
+}
+
+/* A run that ends before the engine (the plan unreadable, the provider's setup refused): its metrics file still says
+ * when and how it ended, for the alert on a cron job. */
+static void early_metrics(const apply_args *a, int code)
+{
+	dnsb_metrics *m = NULL;
+	dnsb_error err = { 0 };
+
+	if (!a->eng.metrics_file || a->dry_run || code == DNSB_EXIT_OK || dnsb_metrics_new(&m) < 0)
+		return;
+	dnsb_metrics_set_last_apply(m, (double)(long long)dnsb_wall_clock());
+	dnsb_metrics_set_exit(m, code);
+	if (dnsb_metrics_write_file(m, a->eng.metrics_file, &err) < 0)
+		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+	dnsb_metrics_free(m);
 }
 
 int dnsb_cmd_apply(int argc, char **argv)
@@ -373,11 +391,13 @@ int dnsb_cmd_apply(int argc, char **argv)
 	if ((rc = dnsb_plan_load(&plan, a.plan, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
+		early_metrics(&a, code);
 		goto done;
 	}
 	if ((rc = dnsb_provider_open(&p, a.provider, a.cfg, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "provider %s: %s (nothing was sent)", a.provider, err.message);
 		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : rc == DNSB_ETRANSIENT ? DNSB_EXIT_FAILED : DNSB_EXIT_USAGE;
+		early_metrics(&a, code);
 		goto done;
 	}
 	if ((rc = dnsb_metrics_new(&metrics)) < 0) {

@@ -123,4 +123,23 @@ else
 	not_ok "script(1) is installed (util-linux)"
 fi
 
+##### the metrics file says how the run ended ################################################################
+
+metric() { sed -n "s/^$1 //p" "$2"; }
+run mok '{"create":['"$A"']}' --metrics-file "$T/ok.prom"
+eq "exit 0: dnsbatch_last_apply_success 1, dnsbatch_last_apply_exit_code 0" \
+	"$(metric dnsbatch_last_apply_success "$T/ok.prom") $(metric dnsbatch_last_apply_exit_code "$T/ok.prom")" "1 0"
+run mplan '{"Changes":[]}' --metrics-file "$T/plan.prom"
+eq "a plan refused (exit 2): the file is written all the same, success 0, exit code 2" \
+	"$RC $(metric dnsbatch_last_apply_success "$T/plan.prom") $(metric dnsbatch_last_apply_exit_code "$T/plan.prom")" "2 0 2"
+check "... with the time of the run" grep -Eq '^dnsbatch_last_apply_timestamp_seconds [1-9][0-9]{9}$' "$T/plan.prom"
+cp "$ZONE0" "$T/m4.zone"
+"$DNSBATCH" apply --plan "$T/mok.json" --provider memory --memory-zone example.com --memory-faults '*:transient' \
+	--max-retries 1 --backoff-base 0.01 --backoff-cap 0.01 --metrics-file "$T/m4.prom" >/dev/null 2>&1
+eq "exit 4 (failed): success 0, exit code 4" \
+	"$? $(metric dnsbatch_last_apply_success "$T/m4.prom") $(metric dnsbatch_last_apply_exit_code "$T/m4.prom")" "4 0 4"
+if command -v promtool >/dev/null 2>&1; then
+	check "promtool check metrics passes" sh -c 'promtool check metrics <"$1" && promtool check metrics <"$2"' _ "$T/ok.prom" "$T/plan.prom"
+fi
+
 [ "$failures" -eq 0 ]
