@@ -63,7 +63,7 @@ void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
 	double now = clk->now(clk->payload);
 	struct json_object *held = NULL;
 	const char **zones = NULL, **owners = NULL;
-	size_t n = 0;
+	size_t n = 0, kept = 0;
 
 	dnsb_metrics_set_quarantined(wh->metrics, dnsb_quarantine_count(wh->quarantine, now));
 	if (dnsb_quarantine_list(wh->quarantine, now, dnsb_wall_clock(), &held) != 0)
@@ -73,11 +73,13 @@ void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
 	owners = calloc(n ? n : 1, sizeof(*owners));
 	for (size_t i = 0; zones && owners && i < n; i++) {
 		struct json_object *g = json_object_array_get_idx(held, i), *v;
-		zones[i] = json_object_object_get_ex(g, "zone", &v) ? json_object_get_string(v) : "";
-		owners[i] = json_object_object_get_ex(g, "owner", &v) ? json_object_get_string(v) : NULL;
+		zones[kept] = json_object_object_get_ex(g, "zone", &v) ? json_object_get_string(v) : "";
+		owners[kept] = json_object_object_get_ex(g, "owner", &v) ? json_object_get_string(v) : NULL;
+		if (!(owners[kept] && wh->txt_owner_id && strcmp(owners[kept], wh->txt_owner_id) == 0))
+			kept++; /* a record of our own --txt-owner-id is no foreign owner's */
 	}
 	if (zones && owners)
-		dnsb_metrics_set_owner_groups(wh->metrics, zones, owners, n);
+		dnsb_metrics_set_owner_groups(wh->metrics, zones, owners, kept);
 	free(zones);
 	free(owners);
 	json_object_put(held);

@@ -73,6 +73,7 @@ struct dnsb_webhook {
 	unsigned connection_timeout; /* seconds, both listeners; 0 = each its own default (server.c) */
 	double request_timeout;      /* seconds to receive a whole request (conns.c's reaper) */
 	char *txt_wildcard;          /* --txt-wildcard-replacement, lower case (owned), or NULL */
+	char *txt_owner_id;          /* --txt-owner-id (owned), or NULL */
 	pthread_t reaper;
 	int reaper_started;
 	dnsb_engine_options engine;
