@@ -240,10 +240,10 @@ int dnsb_cmd_drops(int argc, char **argv)
 	} else if (a.explain) {
 		for (size_t i = 0; i < json_object_array_length(drops.lines_kept); i++)
 			explain_line(json_object_array_get_idx(drops.lines_kept, i));
-		printf("%zu changes in %s\n", drops.selected, a.path);
+		printf("%zu change%s in %s\n", drops.selected, DNSB_CLI_S(drops.selected), a.path);
 	} else {
 		print_rows(&drops);
-		printf("%zu changes in %s\n", drops.selected, a.path);
+		printf("%zu change%s in %s\n", drops.selected, DNSB_CLI_S(drops.selected), a.path);
 	}
 	code = DNSB_EXIT_OK;
 done:

@@ -91,6 +91,9 @@ run onedry '{"create":['"$A"']}' --dry-run
 check "a dry run says 1 change, 1 batch" grep -Fq "dry run: 1 change, 1 batch, 0 dropped before sending" "$T/onedry.err"
 check "... and its batch 1 change" grep -Fxq "batch 1 zone example.com.: 1 change" "$T/onedry.out"
 
+run onedrop '{"create":[{"dnsName":"x.example.com","targets":["999.1.1.1"],"recordType":"A"}]}' --drop-log "$T/one.drops"
+eq "dnsbatch drops of one dropped change: 1 change" "$("$DNSBATCH" drops "$T/one.drops" | tail -1)" "1 change in $T/one.drops"
+
 ##### --summary: the totals only ############################################################################
 
 many=$(for i in $(seq 1 600); do printf '%s{"dnsName":"h%d.example.com","targets":["192.0.2.1"],"recordType":"A"}' \
