@@ -211,6 +211,11 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 	json_tokener_free(tok);
 	if (root == NULL || jerr != json_tokener_success) {
 		json_object_put(root);
+		if (len >= 2 && ((unsigned char)json[0] == 0xFF || (unsigned char)json[0] == 0xFE) &&
+		    ((unsigned char)json[1] ^ (unsigned char)json[0]) == 0x01)
+			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: not JSON: the text starts with a UTF-16 byte order "
+					      "mark; a plan is UTF-8 (RFC 8259 §8.1): convert it with iconv -f UTF-16 -t UTF-8",
+					      ctx->source);
 		position(json, end, &line, &col);
 		if (jerr == json_tokener_continue || jerr == json_tokener_success)
 			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu: not JSON: unexpected end of input",

@@ -138,6 +138,9 @@ static void test_byte_order_mark_is_skipped(void **state)
 		"bracket (RFC 8259 JSON allows no trailing comma)");
 	free(bom);
 	free(plan);
+	/* A UTF-16 mark is named, not "unexpected character" */
+	refused("\xFF\xFE{\0}\0", "plan.json: not JSON: the text starts with a UTF-16 byte order mark; a plan is UTF-8 "
+		"(RFC 8259 §8.1): convert it with iconv -f UTF-16 -t UTF-8");
 }
 
 static dnsb_plan *parsed(const char *json)
