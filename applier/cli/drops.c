@@ -74,8 +74,8 @@ static void explain_line(struct json_object *entry)
 		 name && *name && name[strlen(name) - 1] != '.' ? "." : "");
 	/* Conflicts carry what is in the way; other drops (invalid, no_zone) say why in their message. */
 	if (cause && json_object_object_get_ex(entry, "current", &current))
-		dnsb_drop_explain(why, sizeof(why), cause, fqdn, type, current, member(entry, "owner"),
-				  member(entry, "owner_resource"));
+		dnsb_drop_explain(why, sizeof(why), dnsb_drop_cause_words(cause, fqdn, type, member(entry, "zone")), fqdn,
+				  type, current, member(entry, "owner"), member(entry, "owner_resource"));
 	else
 		snprintf(why, sizeof(why), "%s%s%s", cause ? cause : member(entry, "reason") ? member(entry, "reason") : "",
 			 member(entry, "message") ? ": " : "", member(entry, "message") ? member(entry, "message") : "");

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include <json-c/json.h>
-#include <ldns/ldns.h>
 
 #include "applier/core/secret.h"
 #include "applier/obs/drop_record.h"
@@ -204,15 +203,6 @@ json_object *dnsb_drop_record(const dnsb_drop *d, dnsb_drop_form form)
 	return obj;
 }
 
-/* Whether a drop is a CNAME refused at its zone's apex, which no other CNAME conflict resembles. */
-static int apex_cname(const dnsb_drop *d)
-{
-	const dnsb_rrset *r = concerned(d->change);
-
-	return d->change->cause == DNSB_CAUSE_CNAME && r->type == LDNS_RR_TYPE_CNAME && r->owner && d->zone &&
-	       strcmp(r->owner, d->zone) == 0;
-}
-
 void dnsb_drop_log(const dnsb_drop *d, const char *held)
 {
 	const dnsb_change *c = d->change;
@@ -228,9 +218,8 @@ void dnsb_drop_log(const dnsb_drop *d, const char *held)
 	}
 	/* What is in the way, from the read that proved the drop (the provider's words are in the drop log). */
 	current = dnsb_droplog_current(&c->current);
-	dnsb_drop_explain(why, sizeof(why), apex_cname(d) ? "cname at the zone apex (the apex holds SOA and NS, and a CNAME "
-			  "stands alone at its name: use A/AAAA records, or the provider's alias)" : dnsb_cause_name(c->cause),
-			  owner, type, current, c->txt_owner, c->txt_resource);
+	dnsb_drop_explain(why, sizeof(why), dnsb_drop_cause_words(dnsb_cause_name(c->cause), owner, type, d->zone), owner,
+			  type, current, c->txt_owner, c->txt_resource);
 	json_object_put(current);
 	fields = dnsb_drop_record(d, DNSB_DROP_FIELDS);
 	dnsb_log_fields(DNSB_LOG_WARN, fields, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome), dnsb_drop_kind(c),

@@ -70,10 +70,12 @@ check "... nothing sent" untouched cd
 
 ##### refusals that name their cause #########################################################################
 
-run apex '{"create":[{"dnsName":"example.com","targets":["site.example.net"],"recordType":"CNAME"}]}'
+run apex '{"create":[{"dnsName":"example.com","targets":["site.example.net"],"recordType":"CNAME"}]}' --drop-log "$T/apex.drops"
 eq "a CNAME at the zone apex: dropped, exit 3" "$RC" 3
 check "... says apex, and what to use" grep -Fq \
 	"dropped create example.com. CNAME: cname at the zone apex (the apex holds SOA and NS, and a CNAME stands alone at its name: use A/AAAA records, or the provider's alias)" "$T/apex.err"
+check "... and dnsbatch drops --explain says it too" grep -Fq \
+	"dropped create example.com. CNAME: cname at the zone apex (the apex holds SOA and NS" <("$DNSBATCH" drops "$T/apex.drops" --explain)
 run type '{"create":[{"dnsName":"t.example.com","targets":["x"],"recordType":"FOO"}]}'
 eq "an unknown record type: dropped, exit 3" "$RC" 3
 check "... says which types are known" grep -Fq \
