@@ -164,12 +164,12 @@ static void position(const char *json, size_t off, size_t *line, size_t *col)
 	}
 }
 
-/* Whether the syntax error at `off` is a `]` or `}` right after a `,`: a trailing comma. */
-static int trailing_comma(const char *json, size_t off)
+/* Whether the syntax error at `off` of json[0..len) is a `]` or `}` right after a `,`: a trailing comma. */
+static int trailing_comma(const char *json, size_t len, size_t off)
 {
 	size_t i = off;
 
-	if (json[off] != ']' && json[off] != '}')
+	if (off >= len || (json[off] != ']' && json[off] != '}'))
 		return 0;
 	while (i > 0 && (json[i - 1] == ' ' || json[i - 1] == '\n' || json[i - 1] == '\r' || json[i - 1] == '\t'))
 		i--;
@@ -221,7 +221,7 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu: not JSON: unexpected end of input",
 					      ctx->source, line, col);
 		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu (offset %zu): not JSON: %s", ctx->source,
-				      line, col, end, trailing_comma(json, end) ? "a comma before the closing bracket "
+				      line, col, end, trailing_comma(json, len, end) ? "a comma before the closing bracket "
 				      "(RFC 8259 JSON allows no trailing comma)" : json_tokener_error_desc(jerr));
 	}
 	for (size_t i = end; i < len; i++) {
