@@ -10,12 +10,14 @@
 
 #include <json-c/json.h>
 
+#include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "cli.h"
 
 typedef struct apply_args {
 	const char *plan, *provider, *drop_log, *output, *log_format;
 	int dry_run;
+	int summary;            /* --summary: the totals only, no dry run batches */
 	uint64_t drop_log_max;  /* bytes, 0 = no limit */
 	double progress_interval; /* seconds between progress lines off a terminal */
 	dnsb_cli_engine eng;    /* the engine flags, shared with serve */
@@ -37,6 +39,7 @@ static void usage(FILE *f)
 		"  --drop-log-max-size BYTES  past this size FILE is renamed FILE.1 (one kept) and a new\n"
 		"                           FILE started; k/m/g suffix; 0 or absent = no limit\n"
 		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
+		"  --summary                print the totals only (a dry run's batches are not listed)\n"
 		"  --output text|json       summary format on stdout (text goes to stderr)\n"
 		"  --log-format text|json   diagnostics on stderr (default text); json: progress as JSON lines\n"
 		"  --progress-interval SECONDS  off a terminal, one progress line at most this often\n"
@@ -48,7 +51,8 @@ static void usage(FILE *f)
 		"\n"
 		"exit: 0 all applied or already in effect; 2 usage error, unreadable plan, unwritable\n"
 		"drop log, metrics file or zone directory, or provider setup (credentials, server id,\n"
-		"zones): nothing sent; 3 some changes dropped (with --dry-run: some are invalid or in no\n"
+		"zones; a DNS server refusing the TSIG key or the zone before anything applied): nothing\n"
+		"sent or applied; 3 some changes dropped (with --dry-run: some are invalid or in no\n"
 		"zone); 4 some changes failed (retry later), or stopped by a signal; 1 internal error.\n"
 		"SIGINT/SIGTERM/SIGHUP/SIGQUIT: finish the batch in flight (a wait - backoff, rate budget,\n"
 		"provider pacing or throttle - ends at once, its request not sent), then stop: the changes\n"
@@ -71,13 +75,14 @@ static void usage(FILE *f)
 
 enum {
 	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_OUTPUT, OPT_LOG_FORMAT, OPT_DRY_RUN,
-	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL
+	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL, OPT_SUMMARY
 };
 
 static const dnsb_cli_option apply_options[] = {
 	{ "plan", 1, OPT_PLAN }, { "provider", 1, OPT_PROVIDER }, { "drop-log", 1, OPT_DROP_LOG },
 	{ "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT }, { "dry-run", 0, OPT_DRY_RUN },
 	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { "progress-interval", 1, OPT_PROGRESS_INTERVAL },
+	{ "summary", 0, OPT_SUMMARY },
 	{ NULL, 0, 0 }
 };
 
@@ -93,6 +98,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_OUTPUT: a->output = v; break;
 	case OPT_LOG_FORMAT: a->log_format = v; break;
 	case OPT_DRY_RUN: a->dry_run = 1; break;
+	case OPT_SUMMARY: a->summary = 1; break;
 	case OPT_PROGRESS_INTERVAL:
 		rc = dnsb_cli_seconds(&a->progress_interval, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
 		break;
@@ -155,7 +161,7 @@ static void print_batch(void *payload, const char *zone, unsigned long batch_no,
 	dry_run_out *d = payload;
 
 	if (!d->json) {
-		printf("batch %lu zone %s: %zu changes\n", batch_no, zone, n);
+		printf("batch %lu zone %s: %zu change%s\n", batch_no, zone, n, DNSB_CLI_S(n));
 		for (size_t i = 0; i < n; i++)
 			change_line(stdout, changes[i]);
 		return;
@@ -221,17 +227,19 @@ static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 {
 	if (dry_run) {
 		if (json_logs)
-			dnsb_log(DNSB_LOG_INFO, "dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent",
-				 r->changes, r->batches, r->dropped);
+			dnsb_log(DNSB_LOG_INFO, "dry run: %zu change%s, %lu batch%s, %zu dropped before sending; nothing sent",
+				 r->changes, DNSB_CLI_S(r->changes), r->batches, r->batches == 1 ? "" : "es", r->dropped);
 		else
-			fprintf(stderr, "dnsbatch: dry run: %zu changes, %lu batches, %zu dropped before sending; nothing sent\n",
-				r->changes, r->batches, r->dropped);
+			fprintf(stderr, "dnsbatch: dry run: %zu change%s, %lu batch%s, %zu dropped before sending; nothing sent\n",
+				r->changes, DNSB_CLI_S(r->changes), r->batches, r->batches == 1 ? "" : "es", r->dropped);
 		return;
 	}
-#define SUMMARY_FMT "%zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed " \
-		    "(%lu batches, %lu submissions, %lu reads, %lu bisections, %lu retries, %.3f s waited)"
-#define SUMMARY_ARGS r->changes, r->applied, r->already_applied, r->dropped, r->failed, r->batches, r->submissions, \
-		     r->reads, r->bisections, r->retries, r->backoff_seconds
+#define SUMMARY_FMT "%zu change%s: %zu applied, %zu already applied, %zu dropped, %zu failed " \
+		    "(%lu batch%s, %lu submission%s, %lu read%s, %lu bisection%s, %lu retr%s, %.3f s waited)"
+#define SUMMARY_ARGS r->changes, DNSB_CLI_S(r->changes), r->applied, r->already_applied, r->dropped, r->failed, \
+		     r->batches, r->batches == 1 ? "" : "es", r->submissions, DNSB_CLI_S(r->submissions), r->reads, \
+		     DNSB_CLI_S(r->reads), r->bisections, DNSB_CLI_S(r->bisections), r->retries, DNSB_CLI_IES(r->retries), \
+		     r->backoff_seconds
 	if (json_logs)
 		dnsb_log(DNSB_LOG_INFO, SUMMARY_FMT, SUMMARY_ARGS);
 	else
@@ -240,11 +248,11 @@ static void print_text(const dnsb_report *r, int dry_run, int json_logs)
 		const dnsb_zone_report *z = &r->zones[i];
 		const char *name = *z->zone ? z->zone : "(no zone)";
 		if (json_logs)
-			dnsb_log(DNSB_LOG_INFO, "zone %s: %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed",
-				 name, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+			dnsb_log(DNSB_LOG_INFO, "zone %s: %zu change%s: %zu applied, %zu already applied, %zu dropped, %zu failed",
+				 name, z->changes, DNSB_CLI_S(z->changes), z->applied, z->already_applied, z->dropped, z->failed);
 		else
-			fprintf(stderr, "  %-24s %zu changes: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
-				name, z->changes, z->applied, z->already_applied, z->dropped, z->failed);
+			fprintf(stderr, "  %-24s %zu change%s: %zu applied, %zu already applied, %zu dropped, %zu failed\n",
+				name, z->changes, DNSB_CLI_S(z->changes), z->applied, z->already_applied, z->dropped, z->failed);
 	}
 }
 
@@ -309,12 +317,20 @@ static int set_up_logs(const apply_args *a)
 }
 
 /* The exit code of a finished apply, the drop log flushed and the metrics file written. */
-static int finish(const apply_args *a, int rc, const dnsb_report *report, dnsb_droplog *droplog,
+static int finish(const apply_args *a, int rc, dnsb_plan *plan, const dnsb_report *report, dnsb_droplog *droplog,
 		  dnsb_metrics *metrics, dnsb_error *err)
 {
 	int code = rc < 0 ? DNSB_EXIT_INTERNAL
 		   : report->failed ? DNSB_EXIT_FAILED
 		   : report->dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
+	const dnsb_change *fault = code == DNSB_EXIT_FAILED ? dnsb_cli_setup_fault(plan, report) : NULL;
+
+	if (fault) {
+		dnsb_log(DNSB_LOG_ERROR, "setup fault: provider %s refused the key or the zone (%s) before anything was "
+			 "applied: fix the key, the server's policy or the zone, then run again (a retry alone meets the same "
+			 "refusal)", a->provider, fault->code);
+		code = DNSB_EXIT_USAGE;
+	}
 
 	if (rc < 0)
 		dnsb_log(DNSB_LOG_ERROR, "apply: %s", err->message);
@@ -325,11 +341,28 @@ static int finish(const apply_args *a, int rc, const dnsb_report *report, dnsb_d
 		dnsb_log(DNSB_LOG_ERROR, "%s: the drop log could not be written", a->drop_log);
 		code = DNSB_EXIT_INTERNAL;
 	}
+	dnsb_metrics_set_exit(metrics, code); /* so that a cron job's run can be alerted on */
 	if (a->eng.metrics_file && !a->dry_run && dnsb_metrics_write_file(metrics, a->eng.metrics_file, err) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err->message);
 		code = DNSB_EXIT_INTERNAL;
 	}
 	return code;
+}
+
+/* A run that ends before the engine (the plan unreadable, the provider's setup refused): its metrics file still says
+ * when and how it ended, for the alert on a cron job. */
+static void early_metrics(const apply_args *a, int code)
+{
+	dnsb_metrics *m = NULL;
+	dnsb_error err = { 0 };
+
+	if (!a->eng.metrics_file || a->dry_run || code == DNSB_EXIT_OK || dnsb_metrics_new(&m) < 0)
+		return;
+	dnsb_metrics_set_last_apply(m, (double)(long long)dnsb_wall_clock());
+	dnsb_metrics_set_exit(m, code);
+	if (dnsb_metrics_write_file(m, a->eng.metrics_file, &err) < 0)
+		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
+	dnsb_metrics_free(m);
 }
 
 int dnsb_cmd_apply(int argc, char **argv)
@@ -359,11 +392,13 @@ int dnsb_cmd_apply(int argc, char **argv)
 	if ((rc = dnsb_plan_load(&plan, a.plan, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : DNSB_EXIT_USAGE;
+		early_metrics(&a, code);
 		goto done;
 	}
 	if ((rc = dnsb_provider_open(&p, a.provider, a.cfg, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "provider %s: %s (nothing was sent)", a.provider, err.message);
 		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : rc == DNSB_ETRANSIENT ? DNSB_EXIT_FAILED : DNSB_EXIT_USAGE;
+		early_metrics(&a, code);
 		goto done;
 	}
 	if ((rc = dnsb_metrics_new(&metrics)) < 0) {
@@ -375,14 +410,14 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "%s (nothing was sent)", err.message);
 		goto done;
 	}
-	dry.json = a.dry_run && a.output && strcmp(a.output, "json") == 0;
+	dry.json = a.dry_run && !a.summary && a.output && strcmp(a.output, "json") == 0;
 	if (dry.json && (dry.writer = dnsb_plan_writer_new(stdout)) == NULL) {
 		code = DNSB_EXIT_INTERNAL;
 		goto done;
 	}
 	if (a.dry_run) {
 		o->dry_run = 1;
-		o->on_batch = print_batch;
+		o->on_batch = a.summary ? NULL : print_batch;
 		o->payload = &dry;
 	} else if (!a.eng.quiet) {
 		dnsb_cli_progress_init(&progress, json_logs, a.progress_interval);
@@ -399,7 +434,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);
 		goto done;
 	}
-	code = finish(&a, rc, &report, droplog, metrics, &err);
+	code = finish(&a, rc, plan, &report, droplog, metrics, &err);
 	if (a.output && strcmp(a.output, "json") == 0)
 		print_json(&report, code, &dry);
 	if (!a.eng.quiet)

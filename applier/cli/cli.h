@@ -20,6 +20,10 @@ int dnsb_cmd_serve(int argc, char **argv);
 
 /* Table codes start here: getopt_long keeps 1, '?', ':', 'h' and 'V' for itself. */
 #define DNSB_CLI_CODE_MIN 256
+
+/* The plural ending of a count in the summary and progress: "1 change", "2 changes"; "1 retry", "2 retries". */
+#define DNSB_CLI_S(n) ((n) == 1 ? "" : "s")
+#define DNSB_CLI_IES(n) ((n) == 1 ? "y" : "ies")
 /* Codes of the engine flags (engine_flags.c); a subcommand's table stays below. */
 #define DNSB_CLI_ENGINE_CODE 900
 
@@ -123,5 +127,10 @@ void dnsb_cli_progress_init(dnsb_cli_progress *p, int json_logs, double interval
 void dnsb_cli_progress_show(void *payload, const dnsb_progress *progress);
 /* Erase the terminal line, if one shows (before the summary). */
 void dnsb_cli_progress_clear(dnsb_cli_progress *p);
+
+/* setup_fault.c: when nothing of `plan` was applied or in effect, no change was dropped as a conflict, and every failed
+ * change failed on a DNS server's refusal of the key or the zone (TSIG BADSIG/BADKEY/BADTIME, NOTAUTH, REFUSED), the
+ * first such change (borrowed): a setup fault, exit 2. Else NULL. */
+const dnsb_change *dnsb_cli_setup_fault(dnsb_plan *plan, const dnsb_report *report);
 
 #endif

@@ -74,8 +74,8 @@ static void explain_line(struct json_object *entry)
 		 name && *name && name[strlen(name) - 1] != '.' ? "." : "");
 	/* Conflicts carry what is in the way; other drops (invalid, no_zone) say why in their message. */
 	if (cause && json_object_object_get_ex(entry, "current", &current))
-		dnsb_drop_explain(why, sizeof(why), cause, fqdn, type, current, member(entry, "owner"),
-				  member(entry, "owner_resource"));
+		dnsb_drop_explain(why, sizeof(why), dnsb_drop_cause_words(cause, fqdn, type, member(entry, "zone")), fqdn,
+				  type, current, member(entry, "owner"), member(entry, "owner_resource"));
 	else
 		snprintf(why, sizeof(why), "%s%s%s", cause ? cause : member(entry, "reason") ? member(entry, "reason") : "",
 			 member(entry, "message") ? ": " : "", member(entry, "message") ? member(entry, "message") : "");
@@ -240,10 +240,10 @@ int dnsb_cmd_drops(int argc, char **argv)
 	} else if (a.explain) {
 		for (size_t i = 0; i < json_object_array_length(drops.lines_kept); i++)
 			explain_line(json_object_array_get_idx(drops.lines_kept, i));
-		printf("%zu changes in %s\n", drops.selected, a.path);
+		printf("%zu change%s in %s\n", drops.selected, DNSB_CLI_S(drops.selected), a.path);
 	} else {
 		print_rows(&drops);
-		printf("%zu changes in %s\n", drops.selected, a.path);
+		printf("%zu change%s in %s\n", drops.selected, DNSB_CLI_S(drops.selected), a.path);
 	}
 	code = DNSB_EXIT_OK;
 done:

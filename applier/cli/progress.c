@@ -83,10 +83,11 @@ void dnsb_cli_progress_show(void *payload, const dnsb_progress *pr)
 	clock_text(took, sizeof(took), pr->elapsed);
 	if (left >= 0)
 		clock_text(rest, sizeof(rest), left);
-	snprintf(text, sizeof(text), "%zu of %zu changes (%.0f%%): %zu applied, %zu dropped, %zu failed; "
-		 "%lu submissions; %s elapsed, %s%s", pr->done, pr->total,
+	snprintf(text, sizeof(text), "%zu of %zu change%s (%.0f%%): %zu applied, %zu dropped, %zu failed; "
+		 "%lu submission%s; %s elapsed, %s%s", pr->done, pr->total, DNSB_CLI_S(pr->total),
 		 pr->total ? 100.0 * (double)pr->done / (double)pr->total : 100.0, pr->applied, pr->dropped, pr->failed,
-		 pr->submissions, took, left >= 0 ? rest : "time left unknown", left >= 0 ? " left" : "");
+		 pr->submissions, DNSB_CLI_S(pr->submissions), took, left >= 0 ? rest : "time left unknown",
+		 left >= 0 ? " left" : "");
 	if (!p->tty) {
 		log_line(pr, left, text);
 		return;
@@ -94,11 +95,13 @@ void dnsb_cli_progress_show(void *payload, const dnsb_progress *pr)
 	fprintf(stderr, "\r\033[Kdnsbatch: %s", text);
 	fflush(stderr);
 	p->drawn = 1;
+	dnsb_log_line_drawn(1); /* a log line erases it before it is written */
 }
 
 void dnsb_cli_progress_clear(dnsb_cli_progress *p)
 {
 	if (p->drawn) {
+		dnsb_log_line_drawn(0);
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 		p->drawn = 0;

@@ -22,6 +22,7 @@ struct serve_args {
 	double apply_timeout;
 	double request_timeout; /* seconds to receive a whole request */
 	const char *txt_wildcard;  /* --txt-wildcard-replacement, or NULL */
+	const char *txt_owner_id;  /* --txt-owner-id, or NULL */
 	const char *drop_log;
 	uint64_t drop_log_max;  /* bytes, 0 = no limit; SERVE_DROP_LOG_MAX_DEFAULT unless given */
 	const char *log_format;
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 		"  --regex-domain-exclusion RE    leave out names matching RE\n"
 		"  --txt-wildcard-replacement S   as given to external-dns: the ownership TXT record of a wildcard\n"
 		"                                 \"*.D\" is \"a-S.D\"; GET /records returns it with the wildcard\n"
+		"  --txt-owner-id ID              as given to external-dns: records this owner holds are not counted\n"
+		"                                 as a foreign owner's (dnsbatch_conflicting_owner_groups)\n"
 		"  --max-body-size BYTES          larger POST bodies get 413 (default 33554432; k/m/g suffix = KiB/MiB/GiB)\n"
 		"  --apply-timeout SECONDS        answer POST /records within this (default 10); what is not\n"
 		"                                 applied by then is answered 503 and retried by external-dns.\n"
@@ -126,7 +129,7 @@ enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
 	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_QUARANTINE_BACKOFF,
 	OPT_QUARANTINE_MAX, OPT_DROP_LOG, OPT_LOG_FORMAT,
-	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD
+	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD, OPT_TXT_OWNER_ID
 };
 
 static const dnsb_cli_option serve_options[] = {
@@ -138,7 +141,8 @@ static const dnsb_cli_option serve_options[] = {
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
 	{ "drop-log", 1, OPT_DROP_LOG },
 	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
-	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD }, { NULL, 0, 0 }
+	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD },
+	{ "txt-owner-id", 1, OPT_TXT_OWNER_ID }, { NULL, 0, 0 }
 };
 
 /* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
@@ -174,6 +178,9 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 		return positive_seconds(&a->apply_timeout, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_TXT_WILDCARD:
 		a->txt_wildcard = v;
+		return 0;
+	case OPT_TXT_OWNER_ID:
+		a->txt_owner_id = v;
 		return 0;
 	case OPT_REQUEST_TIMEOUT:
 		return positive_seconds(&a->request_timeout, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
@@ -271,6 +278,7 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	wo.apply_timeout = a->apply_timeout;
 	wo.request_timeout = a->request_timeout;
 	wo.txt_wildcard_replacement = a->txt_wildcard;
+	wo.txt_owner_id = a->txt_owner_id;
 	wo.engine = &eo;
 	wo.metrics = metrics;
 	wo.droplog = droplog;

@@ -112,9 +112,12 @@ static void example_of(char *buf, size_t size, const dnsb_change *c)
 {
 	const char *owner = dnsb_change_owner(c), *m = c->message ? c->message : "";
 
-	if (owner != NULL)
-		snprintf(buf, size, "%s %s", owner,
-			 dnsb_type_name(c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type));
+	uint16_t type = c->kind == DNSB_CHANGE_DELETE ? c->old.type : c->new_set.type;
+
+	if (owner != NULL && type == 0)
+		snprintf(buf, size, "%s", owner); /* a recordType not read: "TYPE0" would suggest a real type */
+	else if (owner != NULL)
+		snprintf(buf, size, "%s %s", owner, dnsb_type_name(type));
 	else if (m[0] == '$' && m[1] == '.')
 		snprintf(buf, size, "%.*s", (int)strcspn(m, " :"), m);
 	else

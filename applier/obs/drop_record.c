@@ -218,8 +218,8 @@ void dnsb_drop_log(const dnsb_drop *d, const char *held)
 	}
 	/* What is in the way, from the read that proved the drop (the provider's words are in the drop log). */
 	current = dnsb_droplog_current(&c->current);
-	dnsb_drop_explain(why, sizeof(why), dnsb_cause_name(c->cause), owner, type, current, c->txt_owner,
-			  c->txt_resource);
+	dnsb_drop_explain(why, sizeof(why), dnsb_drop_cause_words(dnsb_cause_name(c->cause), owner, type, d->zone), owner,
+			  type, current, c->txt_owner, c->txt_resource);
 	json_object_put(current);
 	fields = dnsb_drop_record(d, DNSB_DROP_FIELDS);
 	dnsb_log_fields(DNSB_LOG_WARN, fields, "%s %s %s %s: %s%s", dnsb_outcome_name(c->outcome), dnsb_drop_kind(c),

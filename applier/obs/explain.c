@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
@@ -39,6 +40,19 @@ static int same_name(const char *ep, const char *name)
 	size_t len = strlen(ep);
 
 	return name == NULL || (strncmp(ep, name, len) == 0 && (name[len] == '\0' || strcmp(name + len, ".") == 0));
+}
+
+const char *dnsb_drop_cause_words(const char *cause, const char *name, const char *type, const char *zone)
+{
+	size_t n = name ? strlen(name) : 0, z = zone ? strlen(zone) : 0;
+
+	n -= n > 0 && name[n - 1] == '.';
+	z -= z > 0 && zone[z - 1] == '.';
+	if (cause && strcmp(cause, "cname") == 0 && type && strcmp(type, "CNAME") == 0 && n > 0 && n == z &&
+	    strncasecmp(name, zone, n) == 0)
+		return "cname at the zone apex (the apex holds SOA and NS, and a CNAME stands alone at its name: use "
+		       "A/AAAA records, or the provider's alias)";
+	return cause;
 }
 
 void dnsb_drop_explain(char *buf, size_t size, const char *cause, const char *name, const char *type,

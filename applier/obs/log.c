@@ -27,6 +27,12 @@
  * make its caller keep that promise, and a torn read here is cheap to rule out. */
 static atomic_int log_format = DNSB_LOG_TEXT;
 static atomic_int log_level = DNSB_LOG_INFO;
+static atomic_int line_drawn; /* a progress line is on stderr without its newline */
+
+void dnsb_log_line_drawn(int drawn)
+{
+	atomic_store(&line_drawn, drawn != 0);
+}
 
 void dnsb_log_set_format(dnsb_log_format format)
 {
@@ -67,6 +73,8 @@ static const char *level_name(dnsb_log_level level)
  * PIPE_BUF on a pipe, where no single call could be atomic anyway. */
 static void write_all(const char *buf, size_t len)
 {
+	if (atomic_exchange(&line_drawn, 0))
+		write_all("\r\033[K", 4); /* the progress line erased first: its owner redraws it */
 	while (len > 0) {
 		ssize_t n = write(STDERR_FILENO, buf, len);
 

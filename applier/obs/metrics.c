@@ -45,6 +45,8 @@ enum family_id {
 	F_BACKOFF,
 	F_QUARANTINED,
 	F_LAST_APPLY,
+	F_LAST_SUCCESS,
+	F_LAST_EXIT,
 	F_OVERWRITES,
 	F_WH_REQUESTS,
 	F_WH_DURATION,
@@ -73,6 +75,7 @@ struct family {
 	size_t bound_count;
 	int sidecar;            /* printed only once the sidecar has recorded one (not in one-shot files) */
 	int budget;             /* printed only where a rate budget is in use (--rate-budget) */
+	int once_set;           /* printed only once set (a one-shot apply's end: not in the sidecar's /metrics) */
 };
 
 /* Printed in this order, which is the order of metrics.h. */
@@ -110,6 +113,14 @@ static const struct family families[F_COUNT] = {
 	[F_LAST_APPLY] = { "dnsbatch_last_apply_timestamp_seconds",
 		"Time of the last apply, Unix seconds.",
 		"gauge", 0, { NULL } },
+	[F_LAST_SUCCESS] = { "dnsbatch_last_apply_success",
+		"1 when the last one-shot apply finished with nothing left to fix or retry (exit 0, or 3: some changes "
+		"dropped and logged), 0 when it did not (exit 1, 2 or 4).",
+		"gauge", 0, { NULL }, NULL, 0, 0, 0, 1 },
+	[F_LAST_EXIT] = { "dnsbatch_last_apply_exit_code",
+		"Exit code of the last one-shot apply: 0 all in effect, 1 internal error, 2 nothing sent (usage, plan, "
+		"setup fault), 3 some dropped, 4 some failed (retry later).",
+		"gauge", 0, { NULL }, NULL, 0, 0, 0, 1 },
 	[F_OVERWRITES] = { "dnsbatch_overwrites_detected_total",
 		"RRsets that a read-back after an accepted write to an unconditional provider found holding what "
 		"neither the batch nor the read before it held: another client wrote in the window, by zone.",
@@ -426,6 +437,12 @@ void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds)
 	gauge_set(m, F_LAST_APPLY, unix_seconds);
 }
 
+void dnsb_metrics_set_exit(dnsb_metrics *m, int exit_code)
+{
+	gauge_set(m, F_LAST_SUCCESS, exit_code == 0 || exit_code == 3 ? 1 : 0);
+	gauge_set(m, F_LAST_EXIT, exit_code);
+}
+
 void dnsb_metrics_set_budget(dnsb_metrics *m, const dnsb_budget_stats *st)
 {
 	struct series *s;
@@ -597,7 +614,7 @@ static int emit(const dnsb_metrics *m, FILE *f)
 		const struct table *t = m ? &m->tables[id] : NULL;
 		size_t count = t ? t->count : 0;
 
-		if ((fam->sidecar && !(m && m->sidecar)) || (fam->budget && !(m && m->budget)))
+		if ((fam->sidecar && !(m && m->sidecar)) || (fam->budget && !(m && m->budget)) || (fam->once_set && count == 0))
 			continue;
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, fam->type);
 		if (fam->label_count == 0 && count == 0) {

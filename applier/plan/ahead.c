@@ -87,6 +87,7 @@ int dnsb_plan_ahead_start(reader *r, int which, ahead *a, dnsb_plan_items_fn ite
 	atomic_init(&a->stop, 0);
 	if ((a->r.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH)) == NULL)
 		return 0;
+	json_tokener_set_flags(a->r.tok, DNSB_PLAN_JSON_FLAGS);
 	if (pthread_create(&a->thread, NULL, ahead_run, a) != 0) {
 		json_tokener_free(a->r.tok);
 		return 0;

@@ -137,7 +137,8 @@ int dnsb_endpoint_rrset(dnsb_rrset *out, json_object *ep, int old, const char *p
 		INVALID("%s (%s): recordType is missing", path, name);
 	out->type = ldns_get_rr_type_by_name(type);
 	if (out->type == 0 || ldns_rr_descript(out->type)->_name == NULL)
-		INVALID("%s (%s): unknown recordType '%s'", path, name, type);
+		INVALID("%s (%s): unknown recordType '%s': known are A, AAAA, CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, "
+			"SRV, SSHFP, SVCB, TLSA, TXT and the other types ldns names, or TYPEnnn (RFC 3597)", path, name, type);
 	if ((f.has & (DNSB_EP_SET_IDENTIFIER | DNSB_EP_PROVIDER_SPECIFIC)) &&
 	    ((rc = dnsb_endpoint_routing(out, ep, path, why)) != 0 || *why != NULL))
 		return rc;

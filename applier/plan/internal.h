@@ -92,6 +92,10 @@ int dnsb_name_to_ascii(char **out, const char *name);
  */
 int dnsb_json_text_plainly_utf8(const char *json, size_t len);
 
+/* How a plan's JSON is read: strictly (RFC 8259: no trailing comma, no comment, no leading zero), each value where the
+ * next begins, what follows it checked by the reader. */
+#define DNSB_PLAN_JSON_FLAGS (JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS)
+
 /* The plan's lists, by canonical name (build.c); either capitalisation is accepted. */
 enum { L_CREATE, L_UPDATE_OLD, L_UPDATE_NEW, L_DELETE, L_COUNT };
 extern const char *const dnsb_plan_list_names[L_COUNT];
@@ -99,6 +103,10 @@ extern const char *const dnsb_plan_list_names[L_COUNT];
 /* build.c: the JSON types of endpoint `i` of plan list `list` checked; a wrong one makes the text no plan:
  * DNSB_EPARSE with "SOURCE: $.create[3].targets: expected an array of strings" in *err. @return 0 or DNSB_EPARSE */
 int dnsb_plan_check_shape(const char *source, dnsb_error *err, const char *list, size_t i, json_object *ep);
+
+/* not_plan.c: a parsed document that is no plan (not an object, or an object whose keys name none of the lists; `{}`
+ * is a plan) refused, saying what was expected and what it looks like. @return 0 (a plan) or DNSB_EPARSE */
+int dnsb_plan_refuse_not_plan(const char *source, dnsb_error *err, json_object *root);
 
 /*
  * build.c: one side of change `c` (kind and plan_index set) read from endpoint `ep` (a reference is taken): `old`
@@ -147,5 +155,10 @@ int dnsb_plan_stream_split(dnsb_change **changes, size_t *count, const char *jso
  * `changes` (borrowed) are changed in place. @return 0, or DNSB_ENOMEM
  */
 int dnsb_plan_mark_duplicates(dnsb_change *changes, size_t count);
+
+/* create_delete.c: an update and a delete of one RRset (owner name, type, set identifier) in `changes`, or a create
+ * and a delete of the same records there: each still pending dropped as `invalid`, naming both JSON paths (a delete
+ * and a create of other records is a replacement, kept). @return 0 or DNSB_ENOMEM */
+int dnsb_plan_mark_create_delete(dnsb_change *changes, size_t count);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 #include <ldns/ldns.h>
@@ -163,6 +164,18 @@ static void position(const char *json, size_t off, size_t *line, size_t *col)
 	}
 }
 
+/* Whether the syntax error at `off` of json[0..len) is a `]` or `}` right after a `,`: a trailing comma. */
+static int trailing_comma(const char *json, size_t len, size_t off)
+{
+	size_t i = off;
+
+	if (off >= len || (json[off] != ']' && json[off] != '}'))
+		return 0;
+	while (i > 0 && (json[i - 1] == ' ' || json[i - 1] == '\n' || json[i - 1] == '\r' || json[i - 1] == '\t'))
+		i--;
+	return i > 0 && json[i - 1] == ',';
+}
+
 static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_t len)
 {
 	json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
@@ -172,6 +185,7 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 
 	if (tok == NULL)
 		return DNSB_ENOMEM;
+	json_tokener_set_flags(tok, DNSB_PLAN_JSON_FLAGS);
 	if (len > INT_MAX) {
 		json_tokener_free(tok);
 		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: larger than 2 GiB", ctx->source);
@@ -197,12 +211,18 @@ static int parse_json(json_object **out, parse_ctx *ctx, const char *json, size_
 	json_tokener_free(tok);
 	if (root == NULL || jerr != json_tokener_success) {
 		json_object_put(root);
+		if (len >= 2 && ((unsigned char)json[0] == 0xFF || (unsigned char)json[0] == 0xFE) &&
+		    ((unsigned char)json[1] ^ (unsigned char)json[0]) == 0x01)
+			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s: not JSON: the text starts with a UTF-16 byte order "
+					      "mark; a plan is UTF-8 (RFC 8259 §8.1): convert it with iconv -f UTF-16 -t UTF-8",
+					      ctx->source);
 		position(json, end, &line, &col);
 		if (jerr == json_tokener_continue || jerr == json_tokener_success)
 			return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu: not JSON: unexpected end of input",
 					      ctx->source, line, col);
 		return dnsb_error_set(ctx->err, DNSB_EPARSE, "%s:%zu:%zu (offset %zu): not JSON: %s", ctx->source,
-				      line, col, end, json_tokener_error_desc(jerr));
+				      line, col, end, trailing_comma(json, len, end) ? "a comma before the closing bracket "
+				      "(RFC 8259 JSON allows no trailing comma)" : json_tokener_error_desc(jerr));
 	}
 	for (size_t i = end; i < len; i++) {
 		if (json[i] != ' ' && json[i] != '\n' && json[i] != '\r' && json[i] != '\t') {
@@ -222,6 +242,9 @@ static int finish(dnsb_plan **out, dnsb_plan *plan, parse_ctx *ctx)
 {
 	int rc = dnsb_plan_mark_duplicates(plan->changes, plan->count);
 
+	if (rc == 0)
+		rc = dnsb_plan_mark_create_delete(plan->changes, plan->count);
+
 	if (rc < 0) {
 		dnsb_plan_free(plan);
 		return dnsb_error_set(ctx->err, rc, "%s: out of memory", ctx->source);
@@ -239,6 +262,10 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 	int rc;
 
 	*out = NULL;
+	if (len >= 3 && memcmp(json, "\xEF\xBB\xBF", 3) == 0) {
+		json += 3; /* a UTF-8 byte order mark, which RFC 8259 §8.1 lets a parser ignore */
+		len -= 3;
+	}
 	if ((plan = calloc(1, sizeof(*plan))) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "%s: out of memory", ctx.source);
 	rc = dnsb_plan_stream(&plan->changes, &plan->count, json, len, ctx.source);
@@ -256,11 +283,9 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 		json_object_put(root);
 		return dnsb_error_set(err, DNSB_EPARSE, "%s: %s", ctx.source, where);
 	}
-	if (!json_object_is_type(root, json_type_object)) {
+	if ((rc = dnsb_plan_refuse_not_plan(ctx.source, err, root)) < 0) {
 		json_object_put(root);
-		return dnsb_error_set(err, DNSB_EPARSE,
-				      "%s: $: expected an object with create, updateOld, updateNew and delete lists",
-				      ctx.source);
+		return rc;
 	}
 	if ((plan = calloc(1, sizeof(*plan))) == NULL) {
 		json_object_put(root);
@@ -281,6 +306,7 @@ int dnsb_plan_parse(dnsb_plan **out, const char *json, size_t len, const char *s
 int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	int rc;
@@ -288,6 +314,11 @@ int dnsb_plan_load(dnsb_plan **out, const char *path, dnsb_error *err)
 	*out = NULL;
 	if (f == NULL)
 		return dnsb_error_set(err, DNSB_EIO, "%s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return dnsb_error_set(err, DNSB_EIO, "%s: %s: the plan is one file, external-dns's POST /records body "
+				      "as JSON", path, strerror(EISDIR));
+	}
 	for (;;) {
 		if (DNSB_ARRAY_RESERVE(buf, cap, len + 65536, 262144) < 0) {  /* at least 64 KiB free to read into */
 			free(buf);

@@ -207,6 +207,9 @@ static int outline(reader *r)
 	skip_space(r); /* after the document */
 	if (r->off != r->len || r->read[L_UPDATE_OLD] != r->read[L_UPDATE_NEW])
 		return NEED_TREE;
+	if (r->unknown_count > 0 && !r->seen[L_CREATE] && !r->seen[L_UPDATE_OLD] && !r->seen[L_UPDATE_NEW] &&
+	    !r->seen[L_DELETE])
+		return NEED_TREE; /* no plan: the whole tree says what it looks like */
 	return 0;
 }
 
@@ -242,6 +245,7 @@ int dnsb_plan_stream_split(dnsb_change **changes, size_t *count, const char *jso
 		return NEED_TREE;
 	if ((r.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH)) == NULL)
 		return DNSB_ENOMEM;
+	json_tokener_set_flags(r.tok, DNSB_PLAN_JSON_FLAGS);
 	rc = outline(&r);
 	if (rc == 0)
 		rc = join(&r, changes, count);

@@ -26,9 +26,19 @@ enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_we
 	pthread_mutex_unlock(&wh->lock);
 	if (stopping)
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
-	if (!ready)
+	if (!ready) {
+		char fault[sizeof(wh->probe_fault)];
+		int setup;
+		pthread_mutex_lock(&wh->lock);
+		memcpy(fault, wh->probe_fault, sizeof(fault));
+		setup = wh->probe_setup_fault;
+		pthread_mutex_unlock(&wh->lock);
+		if (*fault)
+			return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: provider %s: %s%s",
+						       dnsb_provider_name(wh->provider), setup ? "setup fault: " : "", fault);
 		return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  "not ready: provider %s has not answered yet", dnsb_provider_name(wh->provider));
+	}
 	return dnsb_webhook_reply_text(conn, wh, req, MHD_HTTP_OK, "ok");
 }
 
@@ -38,7 +48,7 @@ void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
 	double now = clk->now(clk->payload);
 	struct json_object *held = NULL;
 	const char **zones = NULL, **owners = NULL;
-	size_t n = 0;
+	size_t n = 0, kept = 0;
 
 	dnsb_metrics_set_quarantined(wh->metrics, dnsb_quarantine_count(wh->quarantine, now));
 	if (dnsb_quarantine_list(wh->quarantine, now, dnsb_wall_clock(), &held) != 0)
@@ -48,11 +58,13 @@ void dnsb_webhook_update_quarantine_gauge(dnsb_webhook *wh)
 	owners = calloc(n ? n : 1, sizeof(*owners));
 	for (size_t i = 0; zones && owners && i < n; i++) {
 		struct json_object *g = json_object_array_get_idx(held, i), *v;
-		zones[i] = json_object_object_get_ex(g, "zone", &v) ? json_object_get_string(v) : "";
-		owners[i] = json_object_object_get_ex(g, "owner", &v) ? json_object_get_string(v) : NULL;
+		zones[kept] = json_object_object_get_ex(g, "zone", &v) ? json_object_get_string(v) : "";
+		owners[kept] = json_object_object_get_ex(g, "owner", &v) ? json_object_get_string(v) : NULL;
+		if (!(owners[kept] && wh->txt_owner_id && strcmp(owners[kept], wh->txt_owner_id) == 0))
+			kept++; /* a record of our own --txt-owner-id is no foreign owner's */
 	}
 	if (zones && owners)
-		dnsb_metrics_set_owner_groups(wh->metrics, zones, owners, n);
+		dnsb_metrics_set_owner_groups(wh->metrics, zones, owners, kept);
 	free(zones);
 	free(owners);
 	json_object_put(held);
@@ -135,6 +147,8 @@ void *dnsb_webhook_probe_main(void *arg)
 			 err.message[0] ? err.message : dnsb_strerror(rc));
 
 		pthread_mutex_lock(&wh->lock);
+		snprintf(wh->probe_fault, sizeof(wh->probe_fault), "%s", err.message[0] ? err.message : dnsb_strerror(rc));
+		wh->probe_setup_fault = rc == DNSB_EFATAL || rc == DNSB_EINVAL;
 		if (!wh->stopping) {
 			struct timespec ts = dnsb_wall_deadline(wh->probe_interval);
 			pthread_cond_timedwait(&wh->cond, &wh->lock, &ts);

@@ -73,6 +73,7 @@ struct dnsb_webhook {
 	unsigned connection_timeout; /* seconds, both listeners; 0 = each its own default (server.c) */
 	double request_timeout;      /* seconds to receive a whole request (conns.c's reaper) */
 	char *txt_wildcard;          /* --txt-wildcard-replacement, lower case (owned), or NULL */
+	char *txt_owner_id;          /* --txt-owner-id (owned), or NULL */
 	pthread_t reaper;
 	int reaper_started;
 	dnsb_engine_options engine;
@@ -93,6 +94,8 @@ struct dnsb_webhook {
 	pthread_t probe;
 	int probe_started;
 	double probe_interval;
+	char probe_fault[512];     /* health.c: why the last probe got no answer ("" none yet); for /healthz */
+	int probe_setup_fault;     /* ... and whether it is a setup fault (DNSB_EFATAL, DNSB_EINVAL): no wait mends it */
 	/* --allowed-host names (owned), besides the loopback ones */
 	char **allowed_hosts;
 	size_t allowed_host_count;

@@ -280,6 +280,7 @@ static void release(dnsb_webhook *wh)
 		free(wh->allowed_hosts[i]);
 	free(wh->allowed_hosts);
 	free(wh->txt_wildcard);
+	free(wh->txt_owner_id);
 	pthread_mutex_destroy(&wh->api.conn_lock);
 	pthread_mutex_destroy(&wh->mon.conn_lock);
 	pthread_mutex_destroy(&wh->droplog_lock);
@@ -320,6 +321,9 @@ static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webh
 		for (char *c = wh->txt_wildcard; *c; c++)
 			*c = (char)tolower((unsigned char)*c);
 	}
+	if (opts->version >= 5 && opts->txt_owner_id && opts->txt_owner_id[0] &&
+	    (wh->txt_owner_id = strdup(opts->txt_owner_id)) == NULL)
+		return DNSB_ENOMEM;
 	if (opts->version >= 2 && opts->allowed_host_count > 0) {
 		if ((wh->allowed_hosts = calloc(opts->allowed_host_count, sizeof(char *))) == NULL)
 			return DNSB_ENOMEM;

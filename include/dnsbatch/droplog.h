@@ -48,6 +48,13 @@ void dnsb_drop_explain(char *buf, size_t size, const char *cause, const char *na
 		       struct json_object *current, const char *owner, const char *resource);
 
 /**
+ * The words for a drop's cause in dnsb_drop_explain: `cause` itself, except a CNAME refused at its zone's apex
+ * ("cname", type "CNAME", name equal to zone, both FQDNs, any trailing dot), which is said as such with the fix.
+ * @return `cause` (borrowed) or a static string
+ */
+const char *dnsb_drop_cause_words(const char *cause, const char *name, const char *type, const char *zone);
+
+/**
  * RRsets as a JSON array of Endpoints (dnsb_rrset_to_endpoint), as the drop
  * log's "current" shows what is held at a dropped change's name.
  * @param list  borrowed

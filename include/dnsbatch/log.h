@@ -31,6 +31,12 @@ void dnsb_log_set_level(dnsb_log_level level);
  * @return 0, or -3 (DNSB_EINVAL) for another word
  */
 int dnsb_log_parse_format(dnsb_log_format *out, const char *word);
+/**
+ * Say that a line without its newline (a terminal's progress line, redrawn in place) is on stderr (`drawn` 1) or is
+ * gone (0). While one is, the next log line first erases it ("\r\033[K"), so that no log line is glued to it; the
+ * line's owner draws it again.
+ */
+void dnsb_log_line_drawn(int drawn);
 
 struct json_object;
 /**

@@ -13,6 +13,7 @@
  *   dnsbatch_backoff_seconds_total                               counter
  *   dnsbatch_quarantined_groups                                  gauge
  *   dnsbatch_last_apply_timestamp_seconds                        gauge
+ *   dnsbatch_last_apply_success, dnsbatch_last_apply_exit_code   gauge (once dnsb_metrics_set_exit is called)
  *   dnsbatch_overwrites_detected_total{zone}                     counter
  * and the sidecar's own, printed only once it has recorded one (so a
  * one-shot --metrics-file holds none of them):
@@ -78,6 +79,9 @@ void dnsb_metrics_backoff(dnsb_metrics *m, double seconds);
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
 /** Set the last-apply gauge, Unix seconds (wall clock). */
 void dnsb_metrics_set_last_apply(dnsb_metrics *m, double unix_seconds);
+/** A one-shot apply's end: its exit code (0-4, as `dnsbatch apply`), and success, 1 for 0 or 3 (nothing to fix or
+ *  retry), else 0. The two series are printed only once this is called: the sidecar never calls it. */
+void dnsb_metrics_set_exit(dnsb_metrics *m, int exit_code);
 /**
  * The provider's rate budget figures (dnsb_provider_budget_stats), as they are
  * now: the dnsbatch_rate_budget_* series, printed only once this is called.

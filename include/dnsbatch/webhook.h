@@ -225,17 +225,22 @@ typedef struct dnsb_webhook_options {
 	 * ownership record of "*.example.com" as "a-REPLACEMENT.example.com", which
 	 * GET /records then returns whenever the wildcard is in the filter. */
 	const char *txt_wildcard_replacement;
+	/** Since version 5. external-dns's --txt-owner-id (borrowed, copied by
+	 * start; NULL or "" = not known): a quarantined group held by a record
+	 * this owner owns is not counted in dnsbatch_conflicting_owner_groups,
+	 * whose owners are the foreign ones. */
+	const char *txt_owner_id;
 } dnsb_webhook_options;
 
 /** Default request_timeout, seconds. */
 #define DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT 30.0
 
-/* 2: allowed_hosts. 3: connection_timeout. 4: request_timeout, txt_wildcard_replacement. */
-#define DNSB_WEBHOOK_OPTIONS_VERSION 4
+/* 2: allowed_hosts. 3: connection_timeout. 4: request_timeout, txt_wildcard_replacement. 5: txt_owner_id. */
+#define DNSB_WEBHOOK_OPTIONS_VERSION 5
 #define DNSB_WEBHOOK_OPTIONS_INIT \
 	{ DNSB_WEBHOOK_OPTIONS_VERSION, DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT, \
 	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0, 0, \
-	  DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT, NULL }
+	  DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT, NULL, NULL }
 
 /** A running server. Opaque. */
 typedef struct dnsb_webhook dnsb_webhook;

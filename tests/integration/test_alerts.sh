@@ -2,7 +2,7 @@
 # test_alerts.sh - the alerting rules of examples/prometheus: promtool check rules, and their unit
 # tests (examples/prometheus/alerts_test.yml: failing from the start, failing after successes,
 # drops rising, quarantine growing, the sidecar not ready); every metric name the rules use is one
-# that `dnsbatch serve` exports (read from its /metrics, not from a list kept here).
+# that `dnsbatch serve` exports, or a one-shot apply's --metrics-file (read from them, not from a list kept here).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/extdns_client.sh
@@ -39,11 +39,16 @@ extdns_check "the rules point to no document outside the repository" \
 grep -o 'dnsbatch_[a-z_]*' examples/prometheus/alerts.yml | sort -u >"$tmp/used"
 if extdns_serve "$tmp/serve.log" --provider memory --memory-zone example.com; then
 	extdns_wait_ready 10
-	curl -s "$EXTDNS_MON/metrics" | sed -n 's/^# TYPE \(dnsbatch_[a-z_]*\) .*/\1/p' | sort -u >"$tmp/exported"
+	curl -s "$EXTDNS_MON/metrics" | sed -n 's/^# TYPE \(dnsbatch_[a-z_]*\) .*/\1/p' >"$tmp/exported"
 	extdns_stop
+	# and a one-shot apply's --metrics-file (its exit code, for a cron job's alert)
+	"$DNSBATCH" apply --plan examples/plans/clean.json --provider memory --memory-zone example.com \
+		--metrics-file "$tmp/oneshot.prom" >/dev/null 2>&1
+	sed -n 's/^# TYPE \(dnsbatch_[a-z_]*\) .*/\1/p' "$tmp/oneshot.prom" >>"$tmp/exported"
+	sort -u -o "$tmp/exported" "$tmp/exported"
 	comm -23 "$tmp/used" "$tmp/exported" >"$tmp/unknown"
 	if [ -s "$tmp/exported" ] && [ ! -s "$tmp/unknown" ]; then
-		echo "ok - the rules use only metrics dnsbatch serve exports ($(tr '\n' ' ' <"$tmp/used"))"
+		echo "ok - the rules use only metrics dnsbatch exports ($(tr '\n' ' ' <"$tmp/used"))"
 	else
 		echo "not ok - the rules use only metrics dnsbatch serve exports; not exported:"
 		sed 's/^/#   /' "$tmp/unknown"

@@ -352,7 +352,8 @@ run "$T/bad.out" "$T/bad.err" apply --plan "$T/badrun/broken.json" --provider zo
 eq "not JSON: exit 2" "$rc" 2
 check "not JSON: stderr names the file and line:col" grep -Fq "$T/badrun/broken.json:2:47 (offset 59): not JSON" "$T/bad.err"
 check "not JSON: zone file unchanged" cmp -s "$T/bad.zone" "$ZONE"
-eq "not JSON: nothing written beside it" "$(ls "$T/badrun" | tr '\n' ' ')" "broken.json "
+eq "not JSON: nothing written beside it but the metrics file" "$(ls "$T/badrun" | tr '\n' ' ')" "broken.json prom "
+eq "... which says exit 2, for the alert on a cron job" "$(sed -n 's/^dnsbatch_last_apply_exit_code //p' "$T/badrun/prom")" 2
 eq "not JSON: nothing on stdout" "$(wc -c <"$T/bad.out" | tr -d ' ')" 0
 printf '[{"create": []}]\n' >"$T/badrun/array.json"
 run "$T/bad.out" "$T/bad.err" apply --plan "$T/badrun/array.json" --provider zonefile --zonefile "example.com=$T/bad.zone"

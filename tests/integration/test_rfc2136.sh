@@ -226,7 +226,10 @@ EOF
 	# --- wrong secret: fatal, named BADSIG, nothing applied
 	before=$(axfr)
 	apply wrong "$T/plan-one.json" --rfc2136-tsig-keyname dnsbatch-key --rfc2136-tsig-secret-file "$T/wrong-secret"
-	eq "$s wrong secret: exit 4" "$RC" 4
+	eq "$s wrong secret: a setup fault, exit 2" "$RC" 2
+	check "$s wrong secret: said so, with the fix" grep -Fq \
+		"setup fault: provider rfc2136 refused the key or the zone (BADSIG) before anything was applied: fix the key" \
+		"$T/wrong.err"
 	eq "$s wrong secret: changes applied already dropped failed" "$(counts wrong)" "2 0 0 0 2"
 	if grep -q BADSIG "$T/wrong.err"; then ok "$s wrong secret: the error names BADSIG"; else
 		not_ok "$s wrong secret: the error names BADSIG" "$(head -c 600 "$T/wrong.err")"; fi
@@ -240,7 +243,7 @@ EOF
 
 	# --- unsigned update to a server that requires a key: fatal
 	apply insecure "$T/plan-one.json" --rfc2136-insecure
-	eq "$s unsigned update: exit 4" "$RC" 4
+	eq "$s unsigned update: a setup fault, exit 2" "$RC" 2
 	eq "$s unsigned update: refused ($server)" "$(jq -r '.code' "$T/insecure.drops" | sort -u)" \
 		"$([ "$server" = named ] && echo REFUSED || echo NOTAUTH)"
 

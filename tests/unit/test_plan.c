@@ -622,7 +622,8 @@ static void test_invalid_record_type(void **state)
 {
 	(void)state;
 	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"BOGUS\"}",
-		       "$.create[0] (x.example.com): unknown recordType 'BOGUS'");
+		       "$.create[0] (x.example.com): unknown recordType 'BOGUS': known are A, AAAA, CAA, CNAME, DS, HTTPS, "
+		       "MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT and the other types ldns names, or TYPEnnn (RFC 3597)");
 	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"]}",
 		       "$.create[0] (x.example.com): recordType is missing");
 	create_invalid("{\"dnsName\":\"x.example.com\",\"targets\":[\"192.0.2.1\"],\"recordType\":\"\"}",
@@ -782,11 +783,11 @@ static void test_trailing_whitespace_is_fine(void **state)
 static void test_not_an_object(void **state)
 {
 	(void)state;
-	parse_fails("[]", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("[]", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is an array (a GET /records answer is a list of endpoints; a plan is one object)");
 	parse_fails("[{\"create\":[]}]",
-		    "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
-	parse_fails("\"create\"", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
-	parse_fails("42\n", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+		    "plan.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is an array (a GET /records answer is a list of endpoints; a plan is one object)");
+	parse_fails("\"create\"", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is a string");
+	parse_fails("42\n", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is a number");
 }
 
 static void test_scalar_document_is_not_a_plan(void **state)
@@ -797,8 +798,8 @@ static void test_scalar_document_is_not_a_plan(void **state)
 	dnsb_error err = { 0 };
 
 	(void)state;
-	parse_fails("42", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
-	parse_fails("\"x\"", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists");
+	parse_fails("42", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is a number");
+	parse_fails("\"x\"", "plan.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is a string");
 	assert_int_equal(dnsb_plan_parse(&plan, "null\n", 5, "plan.json", &err), 0);
 	assert_int_equal(dnsb_plan_count(plan), 0);
 	dnsb_plan_free(plan);
@@ -854,7 +855,7 @@ static void test_source_name_in_messages(void **state)
 	(void)state;
 	assert_int_equal(dnsb_plan_parse(&plan, "[]", 2, "/srv/plans/p1.json", &err), DNSB_EPARSE);
 	assert_string_equal(err.message,
-			    "/srv/plans/p1.json: $: expected an object with create, updateOld, updateNew and delete lists");
+			    "/srv/plans/p1.json: $: expected an object with create, updateOld, updateNew and delete lists (an external-dns plan); this is an array (a GET /records answer is a list of endpoints; a plan is one object)");
 	/* not NUL-terminated: only len bytes are read */
 	assert_int_equal(dnsb_plan_parse(&plan, "{}garbage", 2, "p", &err), 0);
 	assert_int_equal(dnsb_plan_count(plan), 0);
@@ -1150,7 +1151,7 @@ static void test_plan_load_missing_file(void **state)
 static void test_plan_load_directory(void **state)
 {
 	/* plan.h: "DNSB_EIO when the file cannot be read (the message names the file and the system error)" */
-	char dir[] = "/tmp/dnsb-plan-XXXXXX", want[64];
+	char dir[] = "/tmp/dnsb-plan-XXXXXX", want[128];
 	dnsb_plan *plan = (dnsb_plan *)&plan;
 	dnsb_error err = { 0 };
 
@@ -1159,7 +1160,8 @@ static void test_plan_load_directory(void **state)
 	assert_int_equal(dnsb_plan_load(&plan, dir, &err), DNSB_EIO);
 	assert_null(plan);
 	rmdir(dir);
-	snprintf(want, sizeof(want), "%s: Is a directory", dir);
+	snprintf(want, sizeof(want), "%s: Is a directory: the plan is one file, external-dns's POST /records body as JSON",
+		 dir);
 	assert_string_equal(err.message, want);
 }
 
@@ -1345,9 +1347,8 @@ static void test_stream_and_tree_read_alike(void **state)
 		describe(streamed, sizeof(streamed), plan);
 		dnsb_plan_free(plan);
 		/* The same plan with one more (ignored) key whose name holds an escape: read by the whole tree. */
-		assert_true(asprintf(&tree_body, "{\"\\u0078\":0,%s", strchr(bodies[b], '{') + 1) > 0);
-		if (strcmp(bodies[b], "{}") == 0)
-			strcpy(tree_body, "{\"\\u0078\":0}");
+		assert_true(asprintf(&tree_body, "{\"\\u0078\":0,%s", strcmp(bodies[b], "{}") == 0 ? "\"create\":[]}"
+				     : strchr(bodies[b], '{') + 1) > 0);
 		plan = parse_ok(tree_body);
 		describe(tree, sizeof(tree), plan);
 		dnsb_plan_free(plan);
