@@ -168,9 +168,9 @@ int dnsb_akamai_changelists_has(json_object *doc, const char *zone);
 typedef struct dnsb_akamai_problem {
 	char type[200];       /**< "https://problems.luna.akamaiapis.net/authoritative-dns/...", "" if none */
 	char title[200];      /**< "" if none */
-	char detail[400];     /**< one line, "" if none */
+	char detail[400];     /**< one line, "" if none; the first errors[] entry's detail after it */
 	int stale;            /**< the type or text says the change list is stale */
-	int exists;           /**< the text says a change list exists already (a create refused) */
+	int nonce;            /**< the detail says the request's nonce was used already (a resend) */
 } dnsb_akamai_problem;
 
 /** Read a reply's body as a problem (a body that is no JSON gives its first line as the detail). */
@@ -179,7 +179,9 @@ void dnsb_akamai_problem_read(dnsb_akamai_problem *pb, const dnsb_http_response 
 /**
  * The class of a reply: 2xx ok; 400 invalid; 409 conflict (a stale change
  * list too, whatever the status); 429 rate_limited (Retry-After or
- * X-RateLimit-Next); 408, 5xx transient; 401, 403, 404 and the rest fatal.
+ * X-RateLimit-Next); 408, 5xx and a 401 refusing a nonce already used (a
+ * resend of a request that reached Akamai) transient; 401, 403, 404 and the
+ * rest fatal.
  */
 dnsb_class dnsb_akamai_problem_class(long status, const dnsb_akamai_problem *pb);
 

@@ -6,6 +6,10 @@
  *   400 invalid (a record Edge DNS refuses)       409 conflict (a change list exists, a stale one)
  *   429 rate limited (Retry-After, X-RateLimit-Next)  408, 5xx transient
  *   401, 403 (credentials, grants), 404 (the zone, the list) fatal
+ * A 401 refusing a nonce already used is transient: Akamai refuses a request
+ * signed with a nonce it has seen, so that answer means an earlier send of
+ * this very request reached it (libcurl resends a request once when a reused
+ * connection closes before any reply): whether it was applied is unknown.
  * "stale" in the type, title or detail is a conflict whatever the status.
  */
 #include <ctype.h>
@@ -27,6 +31,23 @@ static void copy_member(char *dst, size_t size, json_object *o, const char *name
 			*p = ' ';
 }
 
+/* The first errors[] entry's detail (or title), after the problem's own detail: it says which record and why. */
+static void first_error(dnsb_akamai_problem *pb, json_object *doc)
+{
+	json_object *errors;
+	char text[300] = "";
+	size_t len = strlen(pb->detail);
+
+	if (!json_object_object_get_ex(doc, "errors", &errors) || !json_object_is_type(errors, json_type_array) ||
+	    json_object_array_length(errors) == 0)
+		return;
+	copy_member(text, sizeof(text), json_object_array_get_idx(errors, 0), "detail");
+	if (text[0] == '\0')
+		copy_member(text, sizeof(text), json_object_array_get_idx(errors, 0), "title");
+	if (text[0] && len + 3 < sizeof(pb->detail))
+		snprintf(pb->detail + len, sizeof(pb->detail) - len, "%s%s", len ? "; " : "", text);
+}
+
 void dnsb_akamai_problem_read(dnsb_akamai_problem *pb, const dnsb_http_response *resp)
 {
 	json_object *doc = NULL;
@@ -43,11 +64,11 @@ void dnsb_akamai_problem_read(dnsb_akamai_problem *pb, const dnsb_http_response 
 		copy_member(pb->type, sizeof(pb->type), doc, "type");
 		copy_member(pb->title, sizeof(pb->title), doc, "title");
 		copy_member(pb->detail, sizeof(pb->detail), doc, "detail");
+		first_error(pb, doc);
 	}
 	json_object_put(doc);
 	pb->stale = strcasestr(pb->type, "stale") || strcasestr(pb->title, "stale") || strcasestr(pb->detail, "stale");
-	pb->exists = !pb->stale && (strcasestr(pb->title, "already exists") || strcasestr(pb->detail, "already exists") ||
-				    strcasestr(pb->type, "changelist-exists"));
+	pb->nonce = strcasestr(pb->detail, "nonce") != NULL;
 }
 
 dnsb_class dnsb_akamai_problem_class(long status, const dnsb_akamai_problem *pb)
@@ -56,6 +77,8 @@ dnsb_class dnsb_akamai_problem_class(long status, const dnsb_akamai_problem *pb)
 
 	if (pb->stale && status >= 400)
 		return DNSB_CLASS_CONFLICT;
+	if (status == 401 && pb->nonce) /* a resend of a request that reached Akamai: its first reply was lost */
+		return DNSB_CLASS_TRANSIENT;
 	if (cls != DNSB_HB_CLASS_OWN)
 		return (dnsb_class)cls;
 	switch (status) {

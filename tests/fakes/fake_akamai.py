@@ -24,7 +24,8 @@ removed). Errors are RFC 7807 problem details (application/problem+json). A rate
 Scripted faults on submit, one per submit in order (--fault KIND[*N]): 429 (X-RateLimit-Next --fault-retry-after
 seconds ahead), 500 (nothing applied), 502after (applied, then 502), drop (applied, then the connection closed
 without a reply: a lost reply), race (another client's write to --race "NAME TYPE RDATA" lands first: the list is
-stale), auth (401). Unauthenticated test hooks: GET /_fake/stats, GET /_fake/zone/Z, POST /_fake/load/Z
+stale), auth (401). --refuse NAME: an ADD or EDIT at NAME is refused 400, its errors[] naming it (a record Edge
+DNS will not hold, which the client cannot foresee). Unauthenticated test hooks: GET /_fake/stats, GET /_fake/zone/Z, POST /_fake/load/Z
 {"recordsets": [...]}, POST /_fake/oob/Z {name, type, ttl, rdata} (another client adds a record: the zone's
 version moves), POST /_fake/leftover/Z?client=TOKEN {name, type, ttl, rdata} (a change list left by a crash, holding
 one ADD).
@@ -54,6 +55,7 @@ LOCK = threading.Lock()
 TYPES = {"A", "AAAA", "CAA", "CNAME", "DS", "HINFO", "HTTPS", "LOC", "MX", "NAPTR", "NS", "PTR", "RP", "SOA", "SPF",
          "SRV", "SSHFP", "SVCB", "TLSA", "TXT"}
 PROBLEM = "https://problems.luna.akamaiapis.net/authoritative-dns/"
+REFUSE = set()  # --refuse: names whose ADD or EDIT is refused 400 (a record Edge DNS will not hold)
 
 
 # ---- the OpenAPI document ------------------------------------------------------------------------
@@ -211,6 +213,10 @@ def apply_change(sets, ch):
             return 400, "invalidRecordSet", "Bad Request", "Invalid record set %s %s" % key, \
                 [{"type": PROBLEM + "invalidRdata", "title": "Invalid rdata", "field": "rdata[%d]" % i,
                   "detail": "%s %s: %s" % (key[0], key[1], why)}]
+    if key[0] in REFUSE:
+        return 400, "invalidRecordSet", "Bad Request", "Invalid record set", \
+            [{"type": PROBLEM + "invalidRecordSet", "title": "Invalid record set", "field": "name",
+              "detail": "%s %s: the name is reserved by policy" % key}]
     if not ch.get("rdata") or "ttl" not in ch:
         return 400, "invalidRecordSet", "Bad Request", "Record set %s %s needs ttl and rdata" % key, None
     if ch["type"] not in TYPES:
@@ -554,8 +560,10 @@ def main():
     ap.add_argument("--page-size", type=int, default=3, help="the most a page holds (the client asks its pageSize)")
     ap.add_argument("--rate", type=int, default=100000, help="requests per window per client")
     ap.add_argument("--rate-window", type=int, default=60, help="seconds")
+    ap.add_argument("--refuse", action="append", default=[], help="NAME: its ADD or EDIT refused 400, errors[] naming it")
     ap.add_argument("--log")
     args = ap.parse_args()
+    REFUSE.update(norm(n) for n in args.refuse)
 
     st = State(args)
     for z in args.zone:
