@@ -24,7 +24,9 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 	dnsb_akamai_timestamp(ts, sizeof(ts));
 	if (dnsb_akamai_nonce(nonce, sizeof(nonce)) != 0)
 		return dnsb_error_set(err, DNSB_ERROR, "EdgeGrid: no random nonce (OpenSSL RAND_bytes failed)");
-	if ((rc = dnsb_akamai_sign(&sig, &a->cfg.creds, method, url, body, body ? strlen(body) : 0, ts, nonce, err)) != 0)
+	rc = dnsb_akamai_sign(&sig, &a->cfg.creds, method, url, a->cfg.creds.host, body, body ? strlen(body) : 0, ts,
+			      nonce, err);
+	if (rc != 0)
 		return rc;
 	if (asprintf(&auth, "Authorization: %s", sig) < 0)
 		auth = NULL;

@@ -83,6 +83,9 @@ int dnsb_akamai_edgerc_parse(dnsb_akamai_creds *out, const char *text, const cha
  * \t host \t path?query \t "" \t content hash \t auth header)), the content
  * hash base64(SHA-256) of a POST body's first max_body bytes ("" otherwise).
  * @param url        the absolute URL (scheme://host[:port]/path?query)
+ * @param host_as    the host signed for, or NULL for the URL's: the credentials' host when the URL is
+ *                   another server's (--akamai-api-endpoint: a proxy, the fake), as Akamai checks the
+ *                   signature against the host of the API client
  * @param body       the body or NULL; body_len its bytes
  * @param timestamp  "yyyyMMddTHH:mm:ss+0000" (dnsb_akamai_timestamp)
  * @param nonce      a fresh UUID (dnsb_akamai_nonce)
@@ -90,8 +93,8 @@ int dnsb_akamai_edgerc_parse(dnsb_akamai_creds *out, const char *text, const cha
  *                   lifetime: free with dnsb_secret_free)
  * @return 0; DNSB_EINVAL (a URL without scheme or host); DNSB_ENOMEM; DNSB_ERROR (OpenSSL failed)
  */
-int dnsb_akamai_sign(char **out, const dnsb_akamai_creds *c, const char *method, const char *url, const char *body,
-		     size_t body_len, const char *timestamp, const char *nonce, dnsb_error *err);
+int dnsb_akamai_sign(char **out, const dnsb_akamai_creds *c, const char *method, const char *url, const char *host_as,
+		     const char *body, size_t body_len, const char *timestamp, const char *nonce, dnsb_error *err);
 
 /** The current time as EdgeGrid wants it, "yyyyMMddTHH:mm:ss+0000" (UTC), in buf (>= 24 bytes). */
 void dnsb_akamai_timestamp(char *buf, size_t size);

@@ -121,8 +121,8 @@ static int sign_parts(char **out, const dnsb_akamai_creds *c, const char *method
 	return rc;
 }
 
-int dnsb_akamai_sign(char **out, const dnsb_akamai_creds *c, const char *method, const char *url, const char *body,
-		     size_t body_len, const char *timestamp, const char *nonce, dnsb_error *err)
+int dnsb_akamai_sign(char **out, const dnsb_akamai_creds *c, const char *method, const char *url, const char *host_as,
+		     const char *body, size_t body_len, const char *timestamp, const char *nonce, dnsb_error *err)
 {
 	char *scheme = NULL, *host = NULL, *rel = NULL, hash[64];
 	int rc;
@@ -130,7 +130,7 @@ int dnsb_akamai_sign(char **out, const dnsb_akamai_creds *c, const char *method,
 	*out = NULL;
 	if ((rc = url_parts(url, &scheme, &host, &rel)) == 0 &&
 	    (rc = content_hash(hash, method, body, body_len, c->max_body)) == 0)
-		rc = sign_parts(out, c, method, scheme, host, rel, hash, timestamp, nonce);
+		rc = sign_parts(out, c, method, scheme, host_as ? host_as : host, rel, hash, timestamp, nonce);
 	curl_free(scheme);
 	free(host);
 	free(rel);

@@ -292,7 +292,7 @@ class Handler(BaseHTTPRequestHandler):
         f = parse_auth(self.headers.get("Authorization", ""))
         if f is None or f["client_token"] not in st.clients:
             return None, problem(401, "-/pep-authn/deny", "Not authorized", "Invalid authorization client token")
-        access, secret = st.clients[f["client_token"]]
+        access, secret, host = st.clients[f["client_token"]]
         if f["access_token"] != access:
             return None, problem(401, "-/pep-authn/deny", "Not authorized", "Invalid authorization access token")
         try:
@@ -306,7 +306,7 @@ class Handler(BaseHTTPRequestHandler):
             return None, problem(401, "-/pep-authn/deny", "Not authorized", "Invalid authorization nonce: used")
         st.nonces.add(f["nonce"])
         if self.signer:
-            want = self.signer.authorization(method=method, base="https://" + self.headers.get("Host", ""),
+            want = self.signer.authorization(method=method, base="https://" + (host or self.headers.get("Host", "")),
                                              path=self.path, body=raw.decode("utf-8", "replace") if raw else "",
                                              client_token=f["client_token"], client_secret=secret,
                                              access_token=access, timestamp=f["timestamp"], nonce=f["nonce"])
@@ -551,7 +551,8 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--zone", action="append", default=[], help="NAME[=CONTRACT] (default contract C-1)")
     ap.add_argument("--client", action="append", default=[],
-                    help="CLIENT_TOKEN:ACCESS_TOKEN:SECRET_FILE, an API client")
+                    help="CLIENT_TOKEN:ACCESS_TOKEN:SECRET_FILE[:HOST], an API client; its signatures are for HOST "
+                    "(its .edgerc host), else for the Host header")
     ap.add_argument("--edgegrid-node", help="node: check every signature with npm akamai-edgegrid "
                     "(tests/fakes/node_modules)")
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order")
@@ -574,9 +575,9 @@ def main():
         st.zones[name] = {"contract": contract or "C-1", "version": 1, "sets": sets, "modified": iso(time.time()),
                           "history": {1: {k: dict(v) for k, v in sets.items()}}}
     for c in args.client:
-        token, access, path = c.split(":", 2)
+        token, access, path, host = (c.split(":", 3) + [""])[:4]
         with open(path) as f:
-            st.clients[token] = (access, f.read().strip())
+            st.clients[token] = (access, f.read().strip(), host)
     for f in args.fault:
         kind, _, n = f.partition("*")
         st.faults += [kind] * (int(n) if n else 1)

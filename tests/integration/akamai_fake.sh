@@ -6,7 +6,7 @@
 #
 # Needs: T (the caller's temp dir), PIDS (an array), eq and fake_started (checks.sh), and the certificates of
 # tls_pki (checks.sh).
-# Gives: the credentials the fake accepts (CT/AT and the secret in $T/secret; OTHER_CT/OTHER_AT with
+# Gives: the credentials the fake accepts (CT/AT for AK_HOST and the secret in $T/secret; OTHER_CT/OTHER_AT with
 # $T/other.secret, another API client), akamai_edgegrid_lib, start_ak, stat, zone, load, clean_requests, run, apply.
 # shellcheck shell=bash
 
@@ -17,6 +17,9 @@ AT=akab-access-token-dnsb-9x1m4w
 SECRET=dnsb-ak-client-secret-Hq8Zt2Vw5Ls1=
 OTHER_CT=akab-other-client-dnsb-2b8n
 OTHER_AT=akab-other-access-dnsb-5c6v
+# The API client's host (its .edgerc host): dnsbatch signs for it while it sends to the fake's address, and the
+# fake checks the signatures against it, as Akamai checks them against the host of the API client.
+AK_HOST=akab-dnsb-test.luna.akamaiapis.net
 AK_EDGEGRID_VERSION=4.0.4
 
 # akamai_edgegrid_lib: npm's akamai-edgegrid under tests/fakes/node_modules (installed once); AK_NODE=node, or ""
@@ -41,7 +44,7 @@ start_ak() {
 	printf '%s\n' "$SECRET" >"$T/secret"
 	printf '%s\n' "dnsb-ak-other-secret-Pp3" >"$T/other.secret"
 	python3 "$AK_FAKE" --port-file "$T/$name.port" --cert "$T/server.pem" --key "$T/server.key" \
-		--zone example.com=C-1 --zone example.org=C-2 --client "$CT:$AT:$T/secret" \
+		--zone example.com=C-1 --zone example.org=C-2 --client "$CT:$AT:$T/secret:$AK_HOST" \
 		--client "$OTHER_CT:$OTHER_AT:$T/other.secret" ${AK_NODE:+--edgegrid-node "$AK_NODE"} \
 		--log "$T/$name.fake.log" "$@" 2>"$T/$name.fake.err" &
 	fake_started "$name" $! || return 1
@@ -71,7 +74,7 @@ clean_requests() {
 }
 
 # CREDS: the credential variables of the next runs.
-CREDS=(AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=$SECRET)
+CREDS=(AKAMAI_HOST=$AK_HOST AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=$SECRET)
 # run CMD...: dnsbatch in a clean environment with $CREDS only
 run() {
 	env -i PATH="$PATH" HOME="$T" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \

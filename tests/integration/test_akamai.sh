@@ -54,7 +54,7 @@ no_secret() {
 # signed METHOD PATH [BODY]: a request signed by akamai-edgegrid itself (the fake's checker); prints the HTTP status
 signed() {
 	local auth
-	auth=$(jq -nc --arg m "$1" --arg b "$URL" --arg p "$2" --arg body "${3:-}" --arg ct "$CT" --arg cs "$SECRET" \
+	auth=$(jq -nc --arg m "$1" --arg b "https://$AK_HOST" --arg p "$2" --arg body "${3:-}" --arg ct "$CT" --arg cs "$SECRET" \
 		--arg at "$AT" --arg ts "$(date -u +%Y%m%dT%H:%M:%S+0000)" --arg n "$(cat /proc/sys/kernel/random/uuid)" \
 		'{method: $m, base: $b, path: $p, body: $body, client_token: $ct, client_secret: $cs, access_token: $at,
 		  timestamp: $ts, nonce: $n}' | node tests/fakes/akamai_edgegrid_check.js | jq -r .authorization)
@@ -94,7 +94,7 @@ apply env "$T/one.plan.json"
 eq "AKAMAI_* environment, zones from GET /zones: applied" "$RC $(counts env)" "0 1 1 0 0 0"
 no_secret env
 printf '[other]\nhost = ignored.luna.akamaiapis.net\n\n[dnsb]\n# the test client\nclient_secret = %s\nhost = %s\naccess_token = %s\nclient_token = %s\nmax_body = 131072\n' \
-	"$SECRET" "akab-test.luna.akamaiapis.net" "$AT" "$CT" >"$T/edgerc"
+	"$SECRET" "$AK_HOST" "$AT" "$CT" >"$T/edgerc"
 CREDS=()
 plan "$T/two.plan.json" create="$(list "$(ep two.example.com A 300 192.0.2.6)")"
 apply edgerc "$T/two.plan.json" --akamai-edgerc-path "$T/edgerc" --akamai-edgerc-section dnsb --akamai-zone example.com
@@ -104,7 +104,8 @@ apply nosection "$T/two.plan.json" --akamai-edgerc-path "$T/edgerc" --akamai-edg
 eq ".edgerc without the section: exit 2" "$RC" 2
 check ".edgerc without the section: the error names the flag" grep -q -- "--akamai-edgerc-section.*no section \[nope\]" \
 	"$T/nosection.err"
-CREDS=(EXTERNAL_DNS_AKAMAI_CLIENT_TOKEN=$CT EXTERNAL_DNS_AKAMAI_ACCESS_TOKEN=$AT)
+CREDS=(EXTERNAL_DNS_AKAMAI_SERVICECONSUMERDOMAIN=$AK_HOST EXTERNAL_DNS_AKAMAI_CLIENT_TOKEN=$CT
+	EXTERNAL_DNS_AKAMAI_ACCESS_TOKEN=$AT)
 apply argvsecret "$T/two.plan.json" --akamai-client-secret "$SECRET"
 eq "--akamai-client-secret on argv: refused, exit 2" "$RC" 2
 check "--akamai-client-secret on argv: the error names the file flag" grep -q -- "--akamai-client-secret-file" \
@@ -113,11 +114,15 @@ plan "$T/three.plan.json" create="$(list "$(ep three.example.com A 300 192.0.2.7
 apply extdns "$T/three.plan.json" --akamai-client-secret-file "$T/secret"
 eq "external-dns's variable names and --akamai-client-secret-file: applied" "$RC $(counts extdns)" "0 1 1 0 0 0"
 no_secret extdns
-CREDS=(AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=not-the-secret)
+CREDS=(AKAMAI_HOST=$AK_HOST AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=not-the-secret)
 apply badsecret "$T/one.plan.json"
 eq "a wrong client secret (401 at the zone listing): exit 2" "$RC" 2
 check "a wrong client secret: the error says 401" grep -q "HTTP 401" "$T/badsecret.err"
-CREDS=(AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=$SECRET)
+CREDS=(AKAMAI_HOST=akab-another.luna.akamaiapis.net AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT
+	AKAMAI_CLIENT_SECRET=$SECRET)
+apply badhost "$T/one.plan.json"
+eq "signed for another host than the API client's: 401, exit 2" "$RC $(stat .auth_refused)" "2 2"
+CREDS=(AKAMAI_HOST=$AK_HOST AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=$SECRET)
 plan "$T/both.plan.json" create="$(list "$(ep c2.example.org A 300 192.0.2.8)" "$(ep c1.example.com A 300 192.0.2.9)")"
 apply contract "$T/both.plan.json" --akamai-contract-id C-2
 eq "--akamai-contract-id C-2: example.org's change applied, example.com's dropped no_zone (exit 3)" \
