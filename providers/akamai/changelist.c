@@ -154,7 +154,7 @@ static int precheck(dnsb_akamai *a, const dnsb_hb_zone *zone, dnsb_change *const
 	return rc;
 }
 
-/* The changes whose old or new RRset is the entry's are culprits of a refused add-change. */
+/* The changes whose old or new RRset is the entry's are culprits of a refused add-change, with its message. */
 static void entry_culprits(dnsb_result *out, const dnsb_precheck_entry *en, dnsb_change *const *changes, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -187,7 +187,7 @@ static int add_changes(dnsb_akamai *a, const dnsb_hb_zone *zone, const dnsb_prec
 			rc = dnsb_result_from_error(out, rc, 0, "POST add-change", &e, err);
 			break;
 		}
-		dnsb_akamai_classify(out, &resp, changes, n);
+		dnsb_akamai_classify(out, &resp, NULL, 0); /* the request is of one RRset: its changes, not a text search */
 		if (out->cls == DNSB_CLASS_INVALID || out->cls == DNSB_CLASS_CONFLICT)
 			entry_culprits(out, &patch->entries[i], changes, n);
 		dnsb_http_response_clear(&resp);

@@ -115,12 +115,20 @@ static int names_owner(const char *text, const char *owner)
 	return 0;
 }
 
-/* The changes whose owner one text names are culprits, with that text as their note. */
+static int named_already(const dnsb_result *res, size_t i)
+{
+	for (size_t k = 0; k < res->culprit_count; k++)
+		if (res->culprits[k] == i)
+			return 1;
+	return 0;
+}
+
+/* The changes whose owner one text names are culprits (once each), with that text as their note. */
 static void name_in(dnsb_result *res, const char *text, dnsb_change *const *changes, size_t n)
 {
 	for (size_t i = 0; text[0] && i < n; i++) {
 		const dnsb_rrset *s = changes[i]->kind == DNSB_CHANGE_DELETE ? &changes[i]->old : &changes[i]->new_set;
-		if (s->owner && names_owner(text, s->owner))
+		if (s->owner && names_owner(text, s->owner) && !named_already(res, i))
 			dnsb_result_add_culprit_note(res, i, text);
 	}
 }
@@ -132,9 +140,10 @@ static void name_culprits(dnsb_result *res, const dnsb_http_response *resp, cons
 	json_object *doc = NULL, *errors;
 	dnsb_error ignored;
 
-	name_in(res, pb->detail, changes, n);
-	if (dnsb_http_json(&doc, resp, &ignored) != 0)
+	if (dnsb_http_json(&doc, resp, &ignored) != 0) {
+		name_in(res, pb->detail, changes, n);
 		return;
+	}
 	if (json_object_is_type(doc, json_type_object) && json_object_object_get_ex(doc, "errors", &errors) &&
 	    json_object_is_type(errors, json_type_array))
 		for (size_t k = 0; k < json_object_array_length(errors); k++) {
@@ -147,6 +156,7 @@ static void name_culprits(dnsb_result *res, const dnsb_http_response *resp, cons
 			name_in(res, text, changes, n);
 			name_in(res, field, changes, n);
 		}
+	name_in(res, pb->detail, changes, n);
 	json_object_put(doc);
 }
 
