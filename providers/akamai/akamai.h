@@ -227,7 +227,10 @@ int dnsb_akamai_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 int dnsb_akamai_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		     dnsb_rrset_list *out, dnsb_error *err);
 
-/** The zones of GET /zones (with --akamai-contract-id's filter). @return 0; DNSB_EINVAL; DNSB_ETRANSIENT; DNSB_ENOMEM */
+/**
+ * The zones: --akamai-zone's, else those of GET /zones (with --akamai-contract-id's filter), into a->base.
+ * @return 0; DNSB_EINVAL (a refusal, no zone); DNSB_ETRANSIENT (no answer, 5xx, 429); DNSB_ENOMEM
+ */
 int dnsb_akamai_zones(dnsb_akamai *a, dnsb_error *err);
 
 #endif

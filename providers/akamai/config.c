@@ -30,7 +30,8 @@ void dnsb_akamai_config_clear(dnsb_akamai_config *cfg)
 /* The .edgerc's section, when --akamai-edgerc-path is given. */
 static int read_edgerc(dnsb_akamai_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	const char *path = dnsb_config_get(cfg, "akamai-edgerc-path"), *section = dnsb_config_get(cfg, "akamai-edgerc-section");
+	const char *path = dnsb_config_get(cfg, "akamai-edgerc-path");
+	const char *section = dnsb_config_get(cfg, "akamai-edgerc-section");
 	char *text;
 	int rc;
 
@@ -41,7 +42,9 @@ static int read_edgerc(dnsb_akamai_config *out, const dnsb_config *cfg, dnsb_err
 	rc = dnsb_akamai_edgerc_parse(&out->creds, text, section && *section ? section : "default", path, err);
 	dnsb_secret_free(text);
 	out->source = "--akamai-edgerc-path";
-	return rc == DNSB_ENOTFOUND ? dnsb_error_set(err, DNSB_EINVAL, "--akamai-edgerc-section: %s", err ? err->message : "no such section") : rc;
+	if (rc == DNSB_ENOTFOUND)
+		return dnsb_error_set(err, DNSB_EINVAL, "--akamai-edgerc-section: %s", err ? err->message : "no section");
+	return rc;
 }
 
 /* A field from its flag, else its environment variables, when the .edgerc left it empty. */

@@ -25,10 +25,12 @@ Scripted faults on submit, one per submit in order (--fault KIND[*N]): 429 (X-Ra
 seconds ahead), 500 (nothing applied), 502after (applied, then 502), drop (applied, then the connection closed
 without a reply: a lost reply), race (another client's write to --race "NAME TYPE RDATA" lands first: the list is
 stale), auth (401). --refuse NAME: an ADD or EDIT at NAME is refused 400, its errors[] naming it (a record Edge
-DNS will not hold, which the client cannot foresee). Unauthenticated test hooks: GET /_fake/stats, GET /_fake/zone/Z, POST /_fake/load/Z
-{"recordsets": [...]}, POST /_fake/oob/Z {name, type, ttl, rdata} (another client adds a record: the zone's
-version moves), POST /_fake/leftover/Z?client=TOKEN {name, type, ttl, rdata} (a change list left by a crash, holding
-one ADD).
+DNS will not hold, which the client cannot foresee).
+
+Unauthenticated test hooks: GET /_fake/stats; GET /_fake/zone/Z; POST /_fake/load/Z {"recordsets": [...]} (the
+zone holds exactly these, its apex SOA and NS kept); POST /_fake/oob/Z {name, type, ttl, rdata} (another client adds
+a record: the zone's version moves); POST /_fake/leftover/Z?client=TOKEN {name, type, ttl, rdata} (a change list
+left by a crash, holding one ADD).
 """
 import argparse
 import datetime
@@ -561,7 +563,8 @@ def main():
     ap.add_argument("--page-size", type=int, default=3, help="the most a page holds (the client asks its pageSize)")
     ap.add_argument("--rate", type=int, default=100000, help="requests per window per client")
     ap.add_argument("--rate-window", type=int, default=60, help="seconds")
-    ap.add_argument("--refuse", action="append", default=[], help="NAME: its ADD or EDIT refused 400, errors[] naming it")
+    ap.add_argument("--refuse", action="append", default=[],
+                    help="NAME: its ADD or EDIT refused 400, errors[] naming it")
     ap.add_argument("--log")
     args = ap.parse_args()
     REFUSE.update(norm(n) for n in args.refuse)
