@@ -177,6 +177,8 @@ apply stale "$T/stale.plan.json"
 eq "stale: the name that moved is a conflict, dropped; the other change applied (exit 3)" \
 	"$RC $(counts stale) $(drop stale race.example.com cause)" "3 2 1 0 1 0 dropped conflict 0 precheck exists"
 eq "stale: the fake answered stale once, nothing of the list was applied then" "$(stat .submits_stale)" 1
+eq "stale: the name that moved is named by reading the batch's names again (2 submissions; halving takes 3)" \
+	"$(rep stale .submissions)" 2
 eq "stale: the zone holds the other client's record and the calm one" "$(zone | grep -E '^(race|calm)\.' | tr '\n' ';')" \
 	"calm.example.com 300 A 192.0.2.70;race.example.com 300 A 192.0.2.78;"
 kill "$FAKE_PID"
