@@ -46,7 +46,9 @@ static void akamai_close(dnsb_hb *b)
 	if (a->leftovers)
 		dnsb_log(DNSB_LOG_INFO, "akamai: %lu leftover change lists deleted", a->leftovers);
 	dnsb_akamai_config_clear(&a->cfg);
-	pthread_mutex_destroy(&a->lists);
+	for (size_t i = 0; a->lists && i < b->zone_count; i++)
+		pthread_mutex_destroy(&a->lists[i]);
+	free(a->lists);
 }
 
 static int akamai_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limits *limits, dnsb_error *err)
@@ -54,10 +56,13 @@ static int akamai_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_l
 	dnsb_akamai *a = (dnsb_akamai *)b;
 	int rc;
 
-	pthread_mutex_init(&a->lists, NULL);
 	if ((rc = dnsb_akamai_config_parse(&a->cfg, cfg, err)) != 0 ||
 	    (rc = dnsb_hb_client(b, DNSB_AKAMAI_TIMEOUT, a->cfg.ca_file, err)) != 0 || (rc = dnsb_akamai_zones(a, err)) != 0)
 		return rc;
+	if ((a->lists = calloc(b->zone_count, sizeof(*a->lists))) == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	for (size_t i = 0; i < b->zone_count; i++)
+		pthread_mutex_init(&a->lists[i], NULL);
 	limits->max_changes = a->cfg.batch_size;
 	limits->names_culprit = 1;
 	dnsb_log(DNSB_LOG_DEBUG, "akamai: %s, %zu zones, credentials from %s, %zu changes per change list",

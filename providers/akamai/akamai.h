@@ -204,7 +204,8 @@ int dnsb_akamai_reply_error(const dnsb_http_response *resp, const char *what, dn
 typedef struct dnsb_akamai {
 	dnsb_hb base;              /**< first: the skeleton's part */
 	dnsb_akamai_config cfg;
-	pthread_mutex_t lists;     /**< one change list per zone and user: submissions take turns */
+	pthread_mutex_t *lists;    /**< per zone (b->zones' order): one change list per zone and user, so the
+				        submissions to one zone take turns; owned */
 	unsigned long leftovers;   /**< leftover change lists removed (statistics) */
 } dnsb_akamai;
 

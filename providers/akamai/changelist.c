@@ -271,10 +271,11 @@ int dnsb_akamai_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const 
 		       dnsb_result *out, dnsb_error *err)
 {
 	dnsb_akamai *a = (dnsb_akamai *)b;
+	pthread_mutex_t *lock = &a->lists[zone - b->zones];
 	int rc;
 
-	pthread_mutex_lock(&a->lists);
+	pthread_mutex_lock(lock);
 	rc = run_list(a, zone, changes, n, give_up, out, err);
-	pthread_mutex_unlock(&a->lists);
+	pthread_mutex_unlock(lock);
 	return rc;
 }
