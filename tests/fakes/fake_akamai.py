@@ -196,7 +196,7 @@ class State:
         self.stats = {k: 0 for k in ("requests", "connections", "auth_refused", "bad_schema", "bad_response",
                                      "reads", "zone_reads", "creates", "creates_refused", "adds", "adds_refused",
                                      "submits", "submits_stale", "applied", "deletes", "leftovers_submitted",
-                                     "rate_limited", "signatures_checked_node")}
+                                     "rate_limited", "signatures_checked_node", "nonces_reused")}
 
 
 def apply_change(sets, ch):
@@ -304,7 +304,8 @@ class Handler(BaseHTTPRequestHandler):
             return None, problem(401, "-/pep-authn/deny", "Not authorized", "Invalid timestamp")
         if abs(ts - time.time()) > 30:
             return None, problem(401, "-/pep-authn/request-error", "Bad request", "Timestamp is invalid. Too old?")
-        if f["nonce"] in st.nonces:
+        if f["nonce"] in st.nonces:  # a resend (libcurl's, after a connection closed without a reply)
+            st.stats["nonces_reused"] += 1
             return None, problem(401, "-/pep-authn/deny", "Not authorized", "Invalid authorization nonce: used")
         st.nonces.add(f["nonce"])
         if self.signer:
@@ -343,7 +344,7 @@ class Handler(BaseHTTPRequestHandler):
             st.stats["requests"] += 1
             client, refusal = self.verify(method, raw)
             if refusal:
-                st.stats["auth_refused"] += 1
+                st.stats["auth_refused"] += "nonce: used" not in refusal["detail"]
                 return self.reply(401, refusal)
             limited = self.rate_limited(client)
             if limited:

@@ -196,6 +196,8 @@ plan "$T/lost.plan.json" create="$(list "$(ep l1.example.com A 300 192.0.2.61)" 
 apply lost "$T/lost.plan.json"
 eq "lost reply: every change in effect, none dropped or failed (exit 0)" "$RC $(counts lost | cut -d' ' -f1,4,5)" "0 2 0 0"
 eq "lost reply: submitted once (the read-back proved it)" "$(stat .submits)" 1
+eq "lost reply: libcurl resent the submit on a new connection, and its used nonce was refused (401, transient)" \
+	"$(stat .nonces_reused)" 1
 kill "$FAKE_PID"
 start_ak lost500 --fault 500 || exit 1
 apply lost500 "$T/lost.plan.json"
