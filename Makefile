@@ -65,7 +65,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # -lstdc++: the library holds C++ (RE2) and every program links with $(CC).
 LIBS     = $(PKG_LIBS) -lpthread -lm -lstdc++
 
-LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136 providers/google providers/aws providers/pdns providers/azure providers/cloudflare
+LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136 providers/google providers/aws providers/pdns providers/azure providers/cloudflare providers/akamai
 LIB_SRC  = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_CXX_SRC = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc)))
 CLI_SRC  = $(sort $(wildcard applier/cli/*.c))

@@ -244,6 +244,7 @@ typedef struct exchange {
 	char content_type[128];
 	char retry_after[128];
 	char ratelimit[160], ratelimit_policy[160];
+	char ratelimit_next[64];  /* Akamai's X-RateLimit-Next: an ISO 8601 time */
 } exchange;
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *payload)
@@ -296,6 +297,9 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *payload)
 	/* A new status line (after a 100 Continue) starts a new set of headers. */
 	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
 		x->content_type[0] = x->retry_after[0] = x->ratelimit[0] = x->ratelimit_policy[0] = '\0';
+		x->ratelimit_next[0] = '\0';
+	} else if (n > 17 && strncasecmp(data, "X-RateLimit-Next:", 17) == 0) {
+		dnsb_http_header_value(x->ratelimit_next, sizeof(x->ratelimit_next), data + 17, n - 17);
 	} else if (n > 17 && strncasecmp(data, "RateLimit-Policy:", 17) == 0) {
 		dnsb_http_header_value(x->ratelimit_policy, sizeof(x->ratelimit_policy), data + 17, n - 17);
 	} else if (n > 10 && strncasecmp(data, "RateLimit:", 10) == 0) {
@@ -501,8 +505,24 @@ static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_htt
 	memcpy(out->ratelimit, x.ratelimit, sizeof(out->ratelimit));
 	memcpy(out->ratelimit_policy, x.ratelimit_policy, sizeof(out->ratelimit_policy));
 	out->retry_after = x.retry_after[0] ? dnsb_http_retry_after(x.retry_after, (time_t)dnsb_clock_wall(NULL)) : -1;
+	if (out->retry_after < 0 && x.ratelimit_next[0]) /* Akamai: when the next request is allowed */
+		out->retry_after = dnsb_http_ratelimit_next(x.ratelimit_next, (time_t)dnsb_clock_wall(NULL));
 	out->seconds = dnsb_monotonic() - start;
 	return 0;
+}
+
+double dnsb_http_ratelimit_next(const char *value, time_t now)
+{
+	struct tm tm;
+	const char *rest;
+
+	memset(&tm, 0, sizeof(tm));
+	if ((rest = strptime(value, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
+		return -1;
+	rest += strspn(rest, ".0123456789"); /* fractions of a second: the wait is rounded up below */
+	if (*rest != 'Z' && strncmp(rest, "+00:00", 6) != 0)
+		return -1;
+	return timegm(&tm) + 1 > now ? (double)(timegm(&tm) + 1 - now) : 0;
 }
 
 int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err)

@@ -167,6 +167,14 @@ int dnsb_http_is_json(const char *content_type);
 double dnsb_http_retry_after(const char *value, time_t now);
 
 /**
+ * Akamai's X-RateLimit-Next header (an ISO 8601 UTC time, "2026-11-27T15:04:05.123Z",
+ * when the next request is allowed) as seconds from `now`; a response's
+ * retry_after when it has no Retry-After.
+ * @return seconds, >= 0 (rounded up to the next whole second); -1 when unreadable
+ */
+double dnsb_http_ratelimit_next(const char *value, time_t now);
+
+/**
  * A header's value as libcurl's header callback hands it (`v`, `len` bytes after the
  * "Name:", CRLF included), without surrounding white space, into dst (copied, cut to
  * dstlen - 1 bytes, always NUL-terminated).

@@ -14,6 +14,7 @@ static const dnsb_backend *const backends[] = {
 	&dnsb_backend_pdns,
 	&dnsb_backend_azure,
 	&dnsb_backend_cloudflare,
+	&dnsb_backend_akamai,
 	NULL
 };
 

@@ -18,5 +18,6 @@ extern const dnsb_backend dnsb_backend_aws;       /**< providers/aws/aws.c */
 extern const dnsb_backend dnsb_backend_pdns;      /**< providers/pdns/pdns.c */
 extern const dnsb_backend dnsb_backend_azure;     /**< providers/azure/azure.c */
 extern const dnsb_backend dnsb_backend_cloudflare; /**< providers/cloudflare/cloudflare.c */
+extern const dnsb_backend dnsb_backend_akamai;     /**< providers/akamai/akamai.c */
 
 #endif

@@ -6,7 +6,7 @@
 # serve`, listed back by GET /records, and external-dns's next loops plan nothing: writes per loop 1,0,0,0,0
 # (extdns/loop.py models v0.22's loop and registry; extdns/check.py compares what is listed).
 #
-#   extdns_roundtrip.sh [PROVIDER...]     (default: zonefile memory bind knot pdns google route53 cloudflare azure)
+#   extdns_roundtrip.sh [PROVIDER...]     (default: zonefile memory bind knot pdns google route53 cloudflare azure akamai)
 #
 # Servers: the zone file in a temp dir; memory in `dnsbatch serve`'s own process; BIND, Knot and PowerDNS from
 # tests/integration/servers.sh on free loopback ports; Cloud DNS, Route53, Cloudflare and Azure from the project's
@@ -151,12 +151,12 @@ run_cloud() (
 )
 
 PROVIDERS=("$@")
-[ ${#PROVIDERS[@]} -gt 0 ] || PROVIDERS=(zonefile memory bind knot pdns google route53 cloudflare azure)
+[ ${#PROVIDERS[@]} -gt 0 ] || PROVIDERS=(zonefile memory bind knot pdns google route53 cloudflare azure akamai)
 for p in "${PROVIDERS[@]}"; do
 	case $p in
 	zonefile | memory | pdns) "run_$p" || FAILED=$((FAILED + 1)) ;;
 	bind | knot) run_dns "$p" || FAILED=$((FAILED + 1)) ;;
-	google | route53 | cloudflare | azure) run_cloud "$p" || FAILED=$((FAILED + 1)) ;;
+	google | route53 | cloudflare | azure | akamai) run_cloud "$p" || FAILED=$((FAILED + 1)) ;;
 	*) echo "not ok - $p: no such provider"; FAILED=$((FAILED + 1)) ;;
 	esac
 done

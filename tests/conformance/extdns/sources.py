@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sources.py - the endpoints external-dns v0.22's sources make for one provider's round trip (zone example.com).
 
-Usage: sources.py PROVIDER    (zonefile memory bind knot pdns google route53 cloudflare azure)
+Usage: sources.py PROVIDER    (zonefile memory bind knot pdns google route53 cloudflare azure akamai)
 
 Every record type external-dns v0.22 writes for that provider (provider/recordfilter.go's SupportedRecordType: A,
 AAAA, CNAME, SRV, TXT, NS, with MX added by the aws, google, cloudflare and azure providers and NAPTR by aws; the
@@ -17,7 +17,7 @@ DNS servers, zone file and memory store take every type, so MX there too), each 
 import json
 import sys
 
-PROVIDERS = ("zonefile", "memory", "bind", "knot", "pdns", "google", "route53", "cloudflare", "azure")
+PROVIDERS = ("zonefile", "memory", "bind", "knot", "pdns", "google", "route53", "cloudflare", "azure", "akamai")
 
 
 def ep(name, rtype, targets, ttl=300, resource=None, props=None, set_id=None):
