@@ -209,7 +209,7 @@ typedef struct dnsb_akamai {
 	unsigned long leftovers;   /**< leftover change lists removed (statistics) */
 } dnsb_akamai;
 
-/** endpoint + path, each %s of `path` replaced by the next argument percent-encoded. @return malloc'd or NULL */
+/** config.c: endpoint + path, each %s of `path` replaced by the next argument percent-encoded. @return malloc'd or NULL */
 char *dnsb_akamai_url(const dnsb_akamai *a, const char *path, ...);
 
 /**

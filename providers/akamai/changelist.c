@@ -19,30 +19,6 @@
 #include "dnsbatch/sys/log.h"
 #include "providers/akamai/akamai.h"
 
-char *dnsb_akamai_url(const dnsb_akamai *a, const char *path, ...)
-{
-	char *url = NULL, *built = strdup(a->cfg.endpoint);
-	const char *p = path;
-	va_list ap;
-
-	va_start(ap, path);
-	while (built && *p) {
-		const char *pct = strstr(p, "%s");
-		size_t len = pct ? (size_t)(pct - p) : strlen(p);
-		char *arg = pct ? dnsb_http_escape(va_arg(ap, const char *)) : NULL, *next = NULL;
-		if ((pct && arg == NULL) ||
-		    asprintf(&next, "%s%.*s%s", built, (int)len, p, arg ? arg : "") < 0)
-			next = NULL;
-		free(arg);
-		free(built);
-		built = next;
-		p += len + (pct ? 2 : 0);
-	}
-	va_end(ap);
-	url = built;
-	return url;
-}
-
 /* One request through the methods' call (signed). */
 static int request(dnsb_akamai *a, const char *method, const char *url, const char *body, double give_up,
 		   dnsb_http_response *resp, dnsb_error *err)

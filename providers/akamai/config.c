@@ -8,6 +8,7 @@
  * (--akamai-client-secret-file) or $AKAMAI_CLIENT_SECRET.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,4 +201,28 @@ static void clear_settings(void *settings)
 int dnsb_akamai_config_parse(dnsb_akamai_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
 	return dnsb_hb_config_parse(out, sizeof(*out), parse_settings, clear_settings, cfg, err);
+}
+
+char *dnsb_akamai_url(const dnsb_akamai *a, const char *path, ...)
+{
+	char *url = NULL, *built = strdup(a->cfg.endpoint);
+	const char *p = path;
+	va_list ap;
+
+	va_start(ap, path);
+	while (built && *p) {
+		const char *pct = strstr(p, "%s");
+		size_t len = pct ? (size_t)(pct - p) : strlen(p);
+		char *arg = pct ? dnsb_http_escape(va_arg(ap, const char *)) : NULL, *next = NULL;
+		if ((pct && arg == NULL) ||
+		    asprintf(&next, "%s%.*s%s", built, (int)len, p, arg ? arg : "") < 0)
+			next = NULL;
+		free(arg);
+		free(built);
+		built = next;
+		p += len + (pct ? 2 : 0);
+	}
+	va_end(ap);
+	url = built;
+	return url;
 }
