@@ -1,6 +1,6 @@
 /*
- * providers/backend.h - the skeleton every HTTP backend stands on (google,
- * aws, pdns, cloudflare), as curl's lib/vtls/vtls.c is for its TLS
+ * providers/backend.h - the skeleton every HTTP backend stands on (those
+ * whose ops are DNSB_HB_OPS), as curl's lib/vtls/vtls.c is for its TLS
  * backends. Not installed; a backend includes it as "providers/backend.h".
  *
  * The skeleton holds what does not depend on the service: the provider ops
@@ -123,9 +123,10 @@ struct dnsb_hb {
 /**
  * The provider ops of an HTTP backend named NAME (the first member of its
  * methods): the skeleton's submit, read, list and close, which open each
- * call and hand it to the methods.
+ * call and hand it to the methods, and its budget (no flush).
  */
-#define DNSB_HB_OPS(NAME) DNSB_PROVIDER_OPS_INIT(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close)
+#define DNSB_HB_OPS(NAME) \
+	DNSB_PROVIDER_OPS_INIT_ALL(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close, NULL, dnsb_hb_budget)
 
 /** As ops.submit; a rate_limited answer without a Retry-After takes that of a read of the submission
  *  (dnsb_hb_get) that gave up on one, or of a request its backend did not send (dnsb_hb_refused), so the
@@ -135,6 +136,8 @@ int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, s
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
 		 dnsb_rrset_list *out, dnsb_error *err);
 int dnsb_hb_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
+/** ops.budget: the figures of --rate-budget's budget (dnsb_budget_stats_get); DNSB_ENOTFOUND without one. */
+int dnsb_hb_budget(void *state, dnsb_budget_stats *out);
 /** Calls m->close, logs the client's request and connection counts, frees the rest and the state. */
 void dnsb_hb_close(void *state);
 

@@ -41,6 +41,8 @@ typedef struct memory_state {
 	unsigned long submissions;
 	unsigned long reads;        /* read and list calls, for read-transient rules */
 	int hints;
+	/* dnsb_memory_set_flush's, or NULL: called (state NULL) by the flush op, which is a no-op without it */
+	int (*flush)(void *state, const char *zone, int hold, double timeout, dnsb_error *err);
 } memory_state;
 
 
@@ -458,8 +460,16 @@ static void memory_close(void *state)
 	free(st);
 }
 
+/* Commits are made as they are answered; a test's flush (dnsb_memory_set_flush) sees the engine's holds. */
+static int memory_flush(void *state, const char *zone, int hold, double timeout, dnsb_error *err)
+{
+	memory_state *st = state;
+
+	return st->flush ? st->flush(NULL, zone, hold, timeout, err) : 0;
+}
+
 static const dnsb_provider_ops memory_ops =
-	DNSB_PROVIDER_OPS_INIT("memory", memory_submit, memory_read, memory_list, memory_close);
+	DNSB_PROVIDER_OPS_INIT_ALL("memory", memory_submit, memory_read, memory_list, memory_close, memory_flush, NULL);
 
 int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_count,
 		    const char *faults, dnsb_error *err)
@@ -542,6 +552,15 @@ int dnsb_memory_put(dnsb_provider *p, const dnsb_rrset *rrset)
 	rc = dnsb_store_put(store, rrset);
 	pthread_mutex_unlock(&st->lock);
 	return rc;
+}
+
+void dnsb_memory_set_flush(dnsb_provider *p, int (*flush)(void *state, const char *zone, int hold, double timeout,
+							   dnsb_error *err))
+{
+	memory_state *st = state_of(p);
+
+	if (st)
+		st->flush = flush;
 }
 
 void dnsb_memory_set_hints(dnsb_provider *p, int on)
@@ -639,15 +658,21 @@ done:
 	return rc;
 }
 
-static const dnsb_provider_flag memory_flags[] = {
-	{ "memory-zone", 1, "APEX: a zone held in memory, empty at start (repeatable)" },
-	{ "memory-zonefile", 1, "ZONE=PATH: a zone held in memory, loaded from a zone file (repeatable)" },
-	{ "memory-faults", 1, "SCRIPT: fault script, e.g. '2:commit-transient,p0.1:transient,seed=7' (see below)" },
-	{ "memory-hints", 0, "error replies name the failing change" },
-	{ NULL, 0, NULL }
+/* Read by memory_open itself (zones of two kinds, then the script): declared here, MANUAL. */
+static const dnsb_flag memory_flags[] = {
+	{ "memory-zone", DNSB_FLAG_STRING, "APEX", "a zone held in memory, empty at start (repeatable)", NULL, 0, 0, 0,
+	  0, DNSB_FLAG_REPEAT | DNSB_FLAG_MANUAL, NULL, NULL, NULL },
+	{ "memory-zonefile", DNSB_FLAG_STRING, "ZONE=PATH",
+	  "a zone held in memory, loaded from a zone file (repeatable)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_REPEAT | DNSB_FLAG_MANUAL, NULL, NULL, NULL },
+	{ "memory-faults", DNSB_FLAG_STRING, "SCRIPT",
+	  "fault script, e.g. '2:commit-transient,p0.1:transient,seed=7' (see apply --help)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_MANUAL, NULL, NULL, NULL },
+	{ "memory-hints", DNSB_FLAG_BOOL, NULL, "error replies name the failing change", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_MANUAL, NULL, NULL, NULL },
+	DNSB_FLAG_END
 };
 
-const dnsb_backend dnsb_backend_memory = {
-	"memory", "in-process zones for tests and benchmarks, with a deterministic fault script",
-	memory_flags, memory_open
-};
+const dnsb_backend dnsb_backend_memory = DNSB_BACKEND_INIT(
+	"memory", "in-process zones for tests and benchmarks, with a deterministic fault script", memory_flags, NULL,
+	memory_open);

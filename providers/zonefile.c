@@ -344,7 +344,7 @@ static void zf_close(void *state)
 }
 
 static const dnsb_provider_ops zonefile_ops =
-	DNSB_PROVIDER_OPS_INIT("zonefile", zf_submit, zf_read, zf_list, zf_close);
+	DNSB_PROVIDER_OPS_INIT_ALL("zonefile", zf_submit, zf_read, zf_list, zf_close, zf_flush, NULL);
 
 /*
  * Can the zone be written? Each write takes PATH.lock and writes a temporary
@@ -432,7 +432,6 @@ static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error
 	}
 	/* Same limits as Cloud DNS, whose semantics this provider follows; commits deferred (zf_flush). */
 	dnsb_provider_set_limits(p, &cloud_dns_limits);
-	dnsb_provider_set_deferred_commit(p, zf_flush);
 	*out = p;
 	return 0;
 fail:
@@ -440,12 +439,13 @@ fail:
 	return rc;
 }
 
-static const dnsb_provider_flag zonefile_flags[] = {
-	{ "zonefile", 1, "ZONE=PATH: an RFC 1035 zone file holding ZONE (repeatable); PATH.lock is its lock" },
-	{ NULL, 0, NULL }
+/* Read by zonefile_open itself (each ZONE=PATH opened and locked): declared here, MANUAL. */
+static const dnsb_flag zonefile_flags[] = {
+	{ "zonefile", DNSB_FLAG_STRING, "ZONE=PATH", "an RFC 1035 zone file holding ZONE (repeatable); PATH.lock is its lock",
+	  NULL, 0, 0, 0, 0, DNSB_FLAG_REPEAT | DNSB_FLAG_MANUAL, NULL, NULL, NULL },
+	DNSB_FLAG_END
 };
 
-const dnsb_backend dnsb_backend_zonefile = {
-	"zonefile", "RFC 1035 zone files, written atomically with ldns (no server needed)",
-	zonefile_flags, zonefile_open
-};
+const dnsb_backend dnsb_backend_zonefile = DNSB_BACKEND_INIT(
+	"zonefile", "RFC 1035 zone files, written atomically with ldns (no server needed)", zonefile_flags, NULL,
+	zonefile_open);

@@ -252,42 +252,19 @@ void dnsb_aws_creds_clear(dnsb_aws_creds *c)
 
 /* ---- fetching temporary credentials ---- */
 
-/* A small file's content, trailing white space removed (a token). @return malloc'd, or NULL with err set */
+/* A small file's content, trailing white space removed (a token), by the one secret reader (its limit, an error
+ * past it: never a token cut short). @return malloc'd (dnsb_secret_free), or NULL with err set (DNSB_EFATAL: a
+ * credential that cannot be read stops the provider; DNSB_ENOMEM) */
 static char *read_secret_file(const char *path, const char *what, dnsb_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int ch;
+	char *text;
+	int rc = dnsb_secret_read_file(&text, path, what, err);
 
-	if (f == NULL) {
-		dnsb_error_set(err, DNSB_EFATAL, "%s %s: %s", what, path, strerror(errno));
-		return NULL;
-	}
-	while ((ch = fgetc(f)) != EOF && len < (1u << 20)) {
-		if (len + 2 > cap) {
-			char *grown = realloc(buf, cap = cap ? cap * 2 : 4096);
-			if (grown == NULL) {
-				dnsb_secret_free(buf);
-				fclose(f);
-				dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-				return NULL;
-			}
-			buf = grown;
-		}
-		buf[len++] = (char)ch;
-	}
-	fclose(f);
-	while (len > 0 && isspace((unsigned char)buf[len - 1]))
-		len--;
-	if (len == 0) {
-		free(buf);
-		dnsb_error_set(err, DNSB_EFATAL, "%s %s is empty", what, path);
-		return NULL;
-	}
-	buf[len] = '\0';
-	dnsb_secret_register(buf); /* a web identity or container token: redacted from all that is printed */
-	return buf;
+	if (rc == 0)
+		return text; /* registered: redacted from all that is printed */
+	if (rc != DNSB_ENOMEM && err)
+		err->code = DNSB_EFATAL;
+	return NULL;
 }
 
 static double time_left(double give_up)
