@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		   "default) what it holds back now (GET /quarantine) and prints it as a table,\n"
 		   "newest first.\n\n");
 	dnsb_cli_options_help(f, dnsb_cli_drops_options, 25);
+	fprintf(f, "  --%-23s print the version\n", "version");
 }
 
 typedef struct drops_args {

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 		   "json prints external-dns Endpoints as GET /records does (no SOA or DNSSEC records),\n"
 		   "without a domain filter.\n\n");
 	dnsb_cli_options_help(f, dnsb_cli_records_options, 25);
+	fprintf(f, "  --%-23s print the version\n", "version");
 	dnsb_cli_provider_help(f);
 }
 
