@@ -166,18 +166,6 @@ int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_confi
 	return 0;
 }
 
-int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err)
-{
-	const char *path = dnsb_config_get(cfg, flag);
-
-	if (path == NULL)
-		return 0;
-	if (access(path, R_OK) != 0)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag, path,
-				      strerror(errno));
-	return (*out = strdup(path)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-}
-
 int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),
 			 const dnsb_config *cfg, dnsb_error *err)
 {

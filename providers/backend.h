@@ -172,20 +172,13 @@ int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *
  */
 int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_config *cfg, dnsb_error *err);
 
-/**
- * A flag naming a file to read later (--X-ca-file): checked readable now and
- * copied into *out; *out stays NULL when the flag is absent.
- * @param flag  without dashes ("pdns-ca-file")
- * @return 0; DNSB_ENOTFOUND or DNSB_EIO naming the flag and the file; DNSB_ENOMEM
- */
-int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err);
-
 /** A backend's reading of its flags into its settings (`settings`: the backend's config struct). */
 typedef int (*dnsb_hb_settings_fn)(void *settings, const dnsb_config *cfg, dnsb_error *err);
 
 /**
  * The frame of a backend's config parse: `settings` (size bytes) zeroed,
- * read by `read`; on an error, DNSB_ENOMEM given its message and what was
+ * read by `read` (dnsb_flags_parse of the backend's flag table, then what
+ * crosses flags); on an error, DNSB_ENOMEM given its message and what was
  * read freed by `clear`.
  * @return read's code
  */

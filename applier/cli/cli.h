@@ -136,8 +136,6 @@ void dnsb_cli_provider_help(FILE *f);
 /* The flags every command that takes providers' flags takes: --allow-core-dumps. */
 extern const dnsb_cli_option dnsb_cli_provider_options[];
 
-/* Parse a whole number in [min, max] for flag `name`; prints the error. @return 0 or -1 */
-int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max);
 /* Parse seconds >= 0 for flag `name`; prints the error. @return 0 or -1 */
 int dnsb_cli_seconds(double *out, const char *name, const char *value);
 /* Parse bytes for flag `name`: a whole number >= 0 with an optional binary suffix k, m or g (KiB, MiB,

@@ -311,17 +311,6 @@ void dnsb_cli_provider_help(FILE *f)
 	fprintf(f, "\nA provider's flags: 'dnsbatch COMMAND --provider NAME --help' (or 'dnsbatch help --json').\n");
 }
 
-int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max)
-{
-	dnsb_error err = { 0, "" };
-
-	if (dnsb_parse_uint(out, name, value, min, max, &err) < 0) {
-		fprintf(stderr, "dnsbatch: %s\n", err.message);
-		return -1;
-	}
-	return 0;
-}
-
 int dnsb_cli_seconds(double *out, const char *name, const char *value)
 {
 	dnsb_error err = { 0, "" };
