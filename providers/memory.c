@@ -685,4 +685,4 @@ static int memory_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *
 
 const dnsb_backend dnsb_backend_memory = DNSB_BACKEND_INIT(
 	"memory", "in-process zones for tests and benchmarks, with a deterministic fault script", memory_flags, NULL,
-	memory_open);
+	memory_open, &memory_ops);

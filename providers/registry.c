@@ -51,6 +51,7 @@ int dnsb_provider_open(dnsb_provider **out, const char *name, const dnsb_config 
 {
 	const dnsb_backend *b = dnsb_backend_find(name);
 	char known[256] = "";
+	int rc;
 
 	*out = NULL;
 	if (b == NULL) {
@@ -60,8 +61,14 @@ int dnsb_provider_open(dnsb_provider **out, const char *name, const dnsb_config 
 				 backends[i]->name);
 		return dnsb_error_set(err, DNSB_ENOTFOUND, "unknown provider '%s' (known: %s)", name, known);
 	}
-	if (b->version != DNSB_BACKEND_VERSION)
-		return dnsb_error_set(err, DNSB_EINVAL, "provider %s: descriptor version %u, this build reads %u", name,
-				      b->version, DNSB_BACKEND_VERSION);
-	return b->open(out, cfg, err);
+	if (b->version != DNSB_BACKEND_VERSION || b->ops == NULL || b->ops->version != DNSB_PROVIDER_OPS_VERSION)
+		return dnsb_error_set(err, DNSB_EINVAL, "provider %s: descriptor version %u, ops version %u; this build "
+				      "reads %u and %u", name, b->version, b->ops ? b->ops->version : 0,
+				      DNSB_BACKEND_VERSION, DNSB_PROVIDER_OPS_VERSION);
+	if ((rc = b->open(out, cfg, err)) == 0 && dnsb_provider_state(*out, b->ops) == NULL) {
+		dnsb_provider_free(*out); /* a bug of the backend: its descriptor names other ops */
+		*out = NULL;
+		return dnsb_error_set(err, DNSB_EINVAL, "provider %s: opened on ops its descriptor does not name", name);
+	}
+	return rc;
 }

@@ -456,4 +456,4 @@ fail:
 
 const dnsb_backend dnsb_backend_zonefile = DNSB_BACKEND_INIT(
 	"zonefile", "RFC 1035 zone files, written atomically with ldns (no server needed)", zonefile_flags, NULL,
-	zonefile_open);
+	zonefile_open, &zonefile_ops);

@@ -326,4 +326,4 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 const dnsb_backend dnsb_backend_aws = DNSB_BACKEND_INIT(
 	"aws",
 	"Amazon Route53 (ChangeResourceRecordSets, ListResourceRecordSets) signed with SigV4; AWS SDK credential chain",
-	dnsb_aws_flags, dnsb_budget_flags, aws_open);
+	dnsb_aws_flags, dnsb_budget_flags, aws_open, &aws_methods.ops);

@@ -265,4 +265,4 @@ static int azure_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *e
 const dnsb_backend dnsb_backend_azure = DNSB_BACKEND_INIT(
 	"azure",
 	"Azure DNS (a read, then one conditional request per record set; a refused batch is undone)",
-	dnsb_azure_flags, dnsb_budget_flags, azure_open);
+	dnsb_azure_flags, dnsb_budget_flags, azure_open, &azure_methods.ops);

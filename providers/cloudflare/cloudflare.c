@@ -389,4 +389,4 @@ const dnsb_backend dnsb_backend_cloudflare = DNSB_BACKEND_INIT(
 	"cloudflare",
 	"Cloudflare DNS (API v4: a read of the batch's names, then one atomic dns_records/batch); $" DNSB_CF_TOKEN_ENV
 	" or $" DNSB_CF_KEY_ENV "+$" DNSB_CF_EMAIL_ENV,
-	dnsb_cf_flags, dnsb_budget_flags, cloudflare_open);
+	dnsb_cf_flags, dnsb_budget_flags, cloudflare_open, &cloudflare_methods.ops);

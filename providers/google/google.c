@@ -179,4 +179,4 @@ static int google_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *
 
 const dnsb_backend dnsb_backend_google = DNSB_BACKEND_INIT(
 	"google", "Google Cloud DNS v1 (changes.create, rrsets.list) over HTTPS with OAuth2", dnsb_google_flags,
-	dnsb_budget_flags, google_open);
+	dnsb_budget_flags, google_open, &google_methods.ops);

@@ -247,4 +247,4 @@ static int pdns_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *er
 
 const dnsb_backend dnsb_backend_pdns = DNSB_BACKEND_INIT(
 	"pdns", "PowerDNS Authoritative HTTP API (a pre-check read, then one PATCH per batch)", dnsb_pdns_flags,
-	dnsb_budget_flags, pdns_open);
+	dnsb_budget_flags, pdns_open, &pdns_methods.ops);

@@ -171,4 +171,4 @@ static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error 
 const dnsb_backend dnsb_backend_rfc2136 = DNSB_BACKEND_INIT(
 	"rfc2136",
 	"DNS UPDATE (RFC 2136) with TSIG and prerequisites, to BIND, Knot and other primaries",
-	dnsb_rfc2136_flags, NULL, rfc2136_open);
+	dnsb_rfc2136_flags, NULL, rfc2136_open, &rfc2136_ops);

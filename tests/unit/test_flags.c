@@ -4,8 +4,8 @@
  * error, "--NAME: expected WHAT from MIN to MAX, got 'V'", for every numeric
  * kind), required flags, files, secrets (read by the one reader, never
  * quoted), repeatable flags; and the built-in backends' tables (the
- * descriptors of providers/registry.c): versioned, every flag declared once
- * with a help line and a value name.
+ * descriptors of providers/registry.c): versioned, on ops of their name and
+ * version, every flag declared once with a help line and a value name.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -229,6 +229,9 @@ static void test_backend_tables(void **state)
 	(void)state;
 	for (size_t k = 0; b[k]; k++, backends++) {
 		assert_int_equal(b[k]->version, DNSB_BACKEND_VERSION);
+		assert_non_null(b[k]->ops);
+		assert_int_equal(b[k]->ops->version, DNSB_PROVIDER_OPS_VERSION);
+		assert_string_equal(b[k]->ops->name, b[k]->name);
 		assert_ptr_equal(dnsb_backend_find(b[k]->name), b[k]);
 		assert_non_null(b[k]->summary);
 		for (const dnsb_flag *f = b[k]->flags; f && f->name; f++) {

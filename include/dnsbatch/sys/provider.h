@@ -406,17 +406,20 @@ typedef struct dnsb_backend {
 	 *         DNSB_ENOMEM
 	 */
 	int (*open)(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err);
+	/** The ops open builds its providers on (submit, read, list, close; the optional flush and budget):
+	 *  dnsb_provider_open checks their version, and that the provider open returns runs on them */
+	const dnsb_provider_ops *ops;
 } dnsb_backend;
 
-/* 1: the first versioned descriptor (typed flags, shared flags). */
+/* 1: the first versioned descriptor (typed flags, shared flags, ops). */
 #define DNSB_BACKEND_VERSION 1
 
 /**
  * A descriptor of this version: the version stamped, then name, summary,
- * flags, shared flags (or NULL) and open.
+ * flags, shared flags (or NULL), open and ops.
  */
-#define DNSB_BACKEND_INIT(name, summary, flags, shared, open) \
-	{ DNSB_BACKEND_VERSION, (name), (summary), (flags), (shared), (open) }
+#define DNSB_BACKEND_INIT(name, summary, flags, shared, open, ops) \
+	{ DNSB_BACKEND_VERSION, (name), (summary), (flags), (shared), (open), (ops) }
 
 /**
  * For backends: add one resource record read from the provider (an AXFR
