@@ -75,16 +75,16 @@ static char *trim(char *s)
 
 int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profile, dnsb_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *id = NULL, *secret = NULL, *token = NULL;
-	size_t cap = 0;
-	int in = 0, found = 0, rc = 0;
+	char *text, *save = NULL, *line, *id = NULL, *secret = NULL, *token = NULL;
+	size_t len;
+	int in = 0, found = 0, rc;
 
 	memset(out, 0, sizeof(*out));
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "shared credentials file %s: %s",
-				      path, strerror(errno));
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
+	/* The one reader of secret files: its limit (DNSB_SECRET_FILE_MAX), an error past it, the text wiped. */
+	if ((rc = dnsb_secret_read_file(&text, path, "shared credentials file", err)) != 0)
+		return rc;
+	len = strlen(text);
+	for (line = strtok_r(text, "\n", &save); rc == 0 && line; line = strtok_r(NULL, "\n", &save)) {
 		char *s = trim(line), *eq, **slot = NULL;
 		if (*s == '#' || *s == ';' || *s == '\0')
 			continue;
@@ -112,10 +112,8 @@ int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profil
 				rc = DNSB_ENOMEM;
 		}
 	}
-	if (line)
-		explicit_bzero(line, cap);
-	free(line);
-	fclose(f);
+	explicit_bzero(text, len);
+	free(text);
 	if (rc == 0 && !found)
 		rc = dnsb_error_set(err, DNSB_ENOTFOUND, "shared credentials file %s has no profile [%s]", path, profile);
 	else if (rc == 0 && (id == NULL || secret == NULL || !*id || !*secret))
