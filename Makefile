@@ -65,7 +65,11 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # -lstdc++: the library holds C++ (RE2) and every program links with $(CC).
 LIBS     = $(PKG_LIBS) -lpthread -lm -lstdc++
 
-LIB_DIRS = applier/core applier/plan applier/engine applier/obs applier/webhook providers providers/rfc2136 providers/google providers/aws providers/pdns providers/azure providers/cloudflare providers/akamai
+# The library: every folder of applier/ but the program's (cli), and providers/ with every folder below it
+# (two levels), found by wildcard: a new backend's folder needs no line here.
+LIB_DIRS = $(filter-out applier/cli,$(patsubst %/,%,$(sort $(dir $(wildcard applier/*/*.c applier/*/*.cc))))) \
+           $(patsubst %/,%,$(sort $(dir $(wildcard providers/*.c providers/*/*.c providers/*/*.cc \
+                                                   providers/*/*/*.c providers/*/*/*.cc))))
 LIB_SRC  = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_CXX_SRC = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc)))
 CLI_SRC  = $(sort $(wildcard applier/cli/*.c))

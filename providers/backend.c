@@ -101,6 +101,16 @@ void dnsb_hb_close(void *state)
 	free(b); /* the backend's state, of which b is the first member */
 }
 
+int dnsb_hb_budget(void *state, dnsb_budget_stats *out)
+{
+	dnsb_hb *b = state;
+
+	if (b->budget == NULL)
+		return DNSB_ENOTFOUND;
+	dnsb_budget_stats_get(b->budget, out);
+	return 0;
+}
+
 /* ---- open ---- */
 
 int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *err)
@@ -145,8 +155,6 @@ int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_confi
 	}
 	if ((rc = dnsb_provider_alloc(&p, &m->ops, b)) != 0) /* closes b on an error */
 		return dnsb_error_set(err, rc, "out of memory");
-	if (b->budget)
-		dnsb_provider_set_budget(p, dnsb_budget_stats_get, b->budget);
 	for (size_t i = 0; i < b->zone_count; i++) {
 		if ((rc = dnsb_provider_add_zone(p, b->zones[i].apex, err)) != 0) {
 			dnsb_provider_free(p);
@@ -156,18 +164,6 @@ int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_confi
 	dnsb_provider_set_limits(p, &limits);
 	*out = p;
 	return 0;
-}
-
-int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err)
-{
-	const char *path = dnsb_config_get(cfg, flag);
-
-	if (path == NULL)
-		return 0;
-	if (access(path, R_OK) != 0)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag, path,
-				      strerror(errno));
-	return (*out = strdup(path)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
 int dnsb_hb_config_parse(void *settings, size_t size, dnsb_hb_settings_fn read, void (*clear)(void *settings),

@@ -1,6 +1,6 @@
 /*
- * providers/backend.h - the skeleton every HTTP backend stands on (google,
- * aws, pdns, cloudflare), as curl's lib/vtls/vtls.c is for its TLS
+ * providers/backend.h - the skeleton every HTTP backend stands on (those
+ * whose ops are DNSB_HB_OPS), as curl's lib/vtls/vtls.c is for its TLS
  * backends. Not installed; a backend includes it as "providers/backend.h".
  *
  * The skeleton holds what does not depend on the service: the provider ops
@@ -123,9 +123,10 @@ struct dnsb_hb {
 /**
  * The provider ops of an HTTP backend named NAME (the first member of its
  * methods): the skeleton's submit, read, list and close, which open each
- * call and hand it to the methods.
+ * call and hand it to the methods, and its budget (no flush).
  */
-#define DNSB_HB_OPS(NAME) DNSB_PROVIDER_OPS_INIT(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close)
+#define DNSB_HB_OPS(NAME) \
+	DNSB_PROVIDER_OPS_INIT_ALL(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close, NULL, dnsb_hb_budget)
 
 /** As ops.submit; a rate_limited answer without a Retry-After takes that of a read of the submission
  *  (dnsb_hb_get) that gave up on one, or of a request its backend did not send (dnsb_hb_refused), so the
@@ -135,6 +136,8 @@ int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, s
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
 		 dnsb_rrset_list *out, dnsb_error *err);
 int dnsb_hb_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
+/** ops.budget: the figures of --rate-budget's budget (dnsb_budget_stats_get); DNSB_ENOTFOUND without one. */
+int dnsb_hb_budget(void *state, dnsb_budget_stats *out);
 /** Calls m->close, logs the client's request and connection counts, frees the rest and the state. */
 void dnsb_hb_close(void *state);
 
@@ -169,20 +172,13 @@ int dnsb_hb_client(dnsb_hb *b, double timeout, const char *ca_file, dnsb_error *
  */
 int dnsb_hb_open(dnsb_provider **out, const dnsb_hb_methods *m, const dnsb_config *cfg, dnsb_error *err);
 
-/**
- * A flag naming a file to read later (--X-ca-file): checked readable now and
- * copied into *out; *out stays NULL when the flag is absent.
- * @param flag  without dashes ("pdns-ca-file")
- * @return 0; DNSB_ENOTFOUND or DNSB_EIO naming the flag and the file; DNSB_ENOMEM
- */
-int dnsb_hb_config_file(char **out, const dnsb_config *cfg, const char *flag, dnsb_error *err);
-
 /** A backend's reading of its flags into its settings (`settings`: the backend's config struct). */
 typedef int (*dnsb_hb_settings_fn)(void *settings, const dnsb_config *cfg, dnsb_error *err);
 
 /**
  * The frame of a backend's config parse: `settings` (size bytes) zeroed,
- * read by `read`; on an error, DNSB_ENOMEM given its message and what was
+ * read by `read` (dnsb_flags_parse of the backend's flag table, then what
+ * crosses flags); on an error, DNSB_ENOMEM given its message and what was
  * read freed by `clear`.
  * @return read's code
  */

@@ -41,6 +41,8 @@ typedef struct memory_state {
 	unsigned long submissions;
 	unsigned long reads;        /* read and list calls, for read-transient rules */
 	int hints;
+	/* dnsb_memory_set_flush's, or NULL: called (state NULL) by the flush op, which is a no-op without it */
+	int (*flush)(void *state, const char *zone, int hold, double timeout, dnsb_error *err);
 } memory_state;
 
 
@@ -458,8 +460,16 @@ static void memory_close(void *state)
 	free(st);
 }
 
+/* Commits are made as they are answered; a test's flush (dnsb_memory_set_flush) sees the engine's holds. */
+static int memory_flush(void *state, const char *zone, int hold, double timeout, dnsb_error *err)
+{
+	memory_state *st = state;
+
+	return st->flush ? st->flush(NULL, zone, hold, timeout, err) : 0;
+}
+
 static const dnsb_provider_ops memory_ops =
-	DNSB_PROVIDER_OPS_INIT("memory", memory_submit, memory_read, memory_list, memory_close);
+	DNSB_PROVIDER_OPS_INIT_ALL("memory", memory_submit, memory_read, memory_list, memory_close, memory_flush, NULL);
 
 int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_count,
 		    const char *faults, dnsb_error *err)
@@ -544,6 +554,15 @@ int dnsb_memory_put(dnsb_provider *p, const dnsb_rrset *rrset)
 	return rc;
 }
 
+void dnsb_memory_set_flush(dnsb_provider *p, int (*flush)(void *state, const char *zone, int hold, double timeout,
+							   dnsb_error *err))
+{
+	memory_state *st = state_of(p);
+
+	if (st)
+		st->flush = flush;
+}
+
 void dnsb_memory_set_hints(dnsb_provider *p, int on)
 {
 	memory_state *st = state_of(p);
@@ -571,83 +590,99 @@ size_t dnsb_memory_rrset_count(dnsb_provider *p)
 	return n;
 }
 
-/* The apexes of --memory-zone and --memory-zonefile, in that order; the latter's are owned. */
-typedef struct zone_specs {
-	const char **apex;
-	char **owned;
-	size_t count, owned_count;
-} zone_specs;
+/* What memory_open's flags give: the apexes of --memory-zone and --memory-zonefile, in that order, each with the
+ * file to load (NULL for an empty zone); the fault script; hints. All owned. */
+typedef struct memory_settings {
+	char **apex, **path;
+	size_t count;
+	char *faults;
+	int hints;
+} memory_settings;
 
-static void zone_specs_clear(zone_specs *z)
+static void memory_settings_clear(memory_settings *s)
 {
-	for (size_t i = 0; i < z->owned_count; i++)
-		free(z->owned[i]);
-	free(z->owned);
-	free(z->apex);
+	for (size_t i = 0; i < s->count; i++) {
+		free(s->apex[i]);
+		free(s->path[i]);
+	}
+	free(s->apex);
+	free(s->path);
+	free(s->faults);
 }
 
-static int zone_specs_read(zone_specs *z, const dnsb_config *cfg, dnsb_error *err)
+/* Add one zone (apex and path taken, freed on an error). @return 0 or DNSB_ENOMEM */
+static int push_zone(memory_settings *s, char *apex, char *path)
 {
-	size_t n = dnsb_config_count(cfg), it = 0;
-	const char *v;
+	char **a = apex ? realloc(s->apex, (s->count + 1) * sizeof(char *)) : NULL, **p;
 
-	/* No more zones than settings: one allocation, no silent cap. */
-	z->apex = calloc(n ? n : 1, sizeof(char *));
-	z->owned = calloc(n ? n : 1, sizeof(char *));
-	if (z->apex == NULL || z->owned == NULL)
+	if (a)
+		s->apex = a;
+	p = a ? realloc(s->path, (s->count + 1) * sizeof(char *)) : NULL;
+	if (p == NULL) {
+		free(apex);
+		free(path);
 		return DNSB_ENOMEM;
-	while ((v = dnsb_config_next(cfg, "memory-zone", &it)) != NULL)
-		z->apex[z->count++] = v;
-	it = 0;
-	while ((v = dnsb_config_next(cfg, "memory-zonefile", &it)) != NULL) {
-		const char *eq = strchr(v, '=');
-		if (eq == NULL || eq == v || eq[1] == '\0')
-			return dnsb_error_set(err, DNSB_EINVAL, "--memory-zonefile: expected ZONE=PATH, got '%s'", v);
-		if ((z->owned[z->owned_count] = strndup(v, (size_t)(eq - v))) == NULL)
-			return DNSB_ENOMEM;
-		z->apex[z->count++] = z->owned[z->owned_count++];
 	}
-	if (z->count == 0)
-		return dnsb_error_set(err, DNSB_EINVAL,
-				      "--provider memory needs --memory-zone APEX or --memory-zonefile ZONE=PATH");
+	s->path = p;
+	s->apex[s->count] = apex;
+	s->path[s->count++] = path;
 	return 0;
 }
+
+static int take_zone(void *settings, const char *v, dnsb_error *err)
+{
+	(void)err;
+	return push_zone(settings, strdup(v), NULL);
+}
+
+static int take_zonefile(void *settings, const char *v, dnsb_error *err)
+{
+	const char *eq = strchr(v, '=');
+	char *path;
+
+	if (eq == NULL || eq == v || eq[1] == '\0')
+		return dnsb_error_set(err, DNSB_EINVAL, "--memory-zonefile: expected ZONE=PATH, got '%s'", v);
+	if ((path = strdup(eq + 1)) == NULL)
+		return DNSB_ENOMEM;
+	return push_zone(settings, strndup(v, (size_t)(eq - v)), path);
+}
+
+#define AT(field) DNSB_FLAG_AT(memory_settings, field)
+
+static const dnsb_flag memory_flags[] = {
+	{ "memory-zone", DNSB_FLAG_CUSTOM, "APEX", "a zone held in memory, empty at start (repeatable)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_REPEAT, NULL, NULL, take_zone },
+	{ "memory-zonefile", DNSB_FLAG_CUSTOM, "ZONE=PATH", "a zone held in memory, loaded from a zone file (repeatable)",
+	  NULL, 0, 0, 0, 0, DNSB_FLAG_REPEAT, NULL, NULL, take_zonefile },
+	{ "memory-faults", DNSB_FLAG_STRING, "SCRIPT",
+	  "fault script, e.g. '2:commit-transient,p0.1:transient,seed=7' (see apply --help)", NULL, 0, 0, AT(faults), 0,
+	  NULL, NULL, NULL },
+	{ "memory-hints", DNSB_FLAG_BOOL, NULL, "error replies name the failing change", NULL, 0, 0, AT(hints), 0, NULL,
+	  NULL, NULL },
+	DNSB_FLAG_END
+};
 
 /* --provider memory: memory-zone APEX..., memory-zonefile APEX=PATH..., memory-faults, memory-hints. */
 static int memory_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
-	zone_specs z = { 0 };
-	size_t it = 0;
-	const char *v;
+	memory_settings s = { NULL, NULL, 0, NULL, 0 };
 	int rc;
 
 	*out = NULL;
-	if ((rc = zone_specs_read(&z, cfg, err)) < 0)
-		goto done;
-	if ((rc = dnsb_memory_new(out, z.apex, z.count, dnsb_config_get(cfg, "memory-faults"), err)) < 0)
-		goto done;
-	dnsb_memory_set_hints(*out, dnsb_config_flag(cfg, "memory-hints"));
-	for (size_t i = 0; (v = dnsb_config_next(cfg, "memory-zonefile", &it)) != NULL; i++) {
-		if ((rc = dnsb_memory_load(*out, z.owned[i], strchr(v, '=') + 1, err)) < 0) {
+	if ((rc = dnsb_flags_parse(memory_flags, &s, cfg, err)) == 0 && s.count == 0)
+		rc = dnsb_error_set(err, DNSB_EINVAL,
+				    "--provider memory needs --memory-zone APEX or --memory-zonefile ZONE=PATH");
+	if (rc == 0 && (rc = dnsb_memory_new(out, (const char *const *)s.apex, s.count, s.faults, err)) == 0)
+		dnsb_memory_set_hints(*out, s.hints);
+	for (size_t i = 0; rc == 0 && i < s.count; i++)
+		if (s.path[i] && (rc = dnsb_memory_load(*out, s.apex[i], s.path[i], err)) < 0) {
 			dnsb_provider_free(*out);
 			*out = NULL;
-			break;
 		}
-	}
-done:
-	zone_specs_clear(&z);
+	memory_settings_clear(&s);
 	return rc;
 }
 
-static const dnsb_provider_flag memory_flags[] = {
-	{ "memory-zone", 1, "APEX: a zone held in memory, empty at start (repeatable)" },
-	{ "memory-zonefile", 1, "ZONE=PATH: a zone held in memory, loaded from a zone file (repeatable)" },
-	{ "memory-faults", 1, "SCRIPT: fault script, e.g. '2:commit-transient,p0.1:transient,seed=7' (see below)" },
-	{ "memory-hints", 0, "error replies name the failing change" },
-	{ NULL, 0, NULL }
-};
-
-const dnsb_backend dnsb_backend_memory = {
-	"memory", "in-process zones for tests and benchmarks, with a deterministic fault script",
-	memory_flags, memory_open
-};
+const dnsb_backend dnsb_backend_memory = DNSB_BACKEND_INIT(
+	"memory", "in-process zones for tests and benchmarks, with a deterministic fault script", memory_flags, NULL,
+	memory_open, &memory_ops);

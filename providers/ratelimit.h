@@ -131,11 +131,11 @@ int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
 /** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for the hold (slow_hold). */
 void dnsb_budget_throttled(dnsb_budget *b);
 
-/** Copy the figures (dnsbatch/provider.h). Thread-safe; its signature fits dnsb_provider_set_budget. */
+/** Copy the figures (dnsbatch/provider.h). Thread-safe (dnsb_hb_budget, the HTTP backends' budget op, gives it). */
 void dnsb_budget_stats_get(void *budget, dnsb_budget_stats *out);
 
 /** The flags of dnsb_budget_from_config, for the command line (dnsb_backend_shared_flags). */
-extern const dnsb_provider_flag dnsb_budget_flags[];
+extern const dnsb_flag dnsb_budget_flags[];
 
 /** Close the connection and free. NULL is a no-op. */
 void dnsb_budget_free(dnsb_budget *b);

@@ -344,7 +344,7 @@ static void zf_close(void *state)
 }
 
 static const dnsb_provider_ops zonefile_ops =
-	DNSB_PROVIDER_OPS_INIT("zonefile", zf_submit, zf_read, zf_list, zf_close);
+	DNSB_PROVIDER_OPS_INIT_ALL("zonefile", zf_submit, zf_read, zf_list, zf_close, zf_flush, NULL);
 
 /*
  * Can the zone be written? Each write takes PATH.lock and writes a temporary
@@ -407,45 +407,53 @@ static int add_zone(dnsb_provider *p, zf_state *st, const char *spec, dnsb_error
 	return check_writable(z, err);
 }
 
+/* What zonefile_open's flags fill: each --zonefile is opened (and locked) as it is read. */
+typedef struct zf_settings {
+	dnsb_provider *p;
+	zf_state *st;
+} zf_settings;
+
+static int take_zonefile(void *settings, const char *spec, dnsb_error *err)
+{
+	zf_settings *s = settings;
+
+	return add_zone(s->p, s->st, spec, err);
+}
+
+static const dnsb_flag zonefile_flags[] = {
+	{ "zonefile", DNSB_FLAG_CUSTOM, "ZONE=PATH", "an RFC 1035 zone file holding ZONE (repeatable); PATH.lock is its lock",
+	  NULL, 0, 0, 0, 0, DNSB_FLAG_REPEAT, NULL, NULL, take_zonefile },
+	DNSB_FLAG_END
+};
+
 static int zonefile_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err)
 {
 	static const dnsb_provider_limits cloud_dns_limits = { .max_additions = 1000, .max_deletions = 1000,
 								.max_rdata_bytes = 100000, .names_culprit = 1 };
-	zf_state *st = calloc(1, sizeof(*st));
-	dnsb_provider *p;
-	const char *spec;
-	size_t it = 0;
+	zf_settings s = { NULL, calloc(1, sizeof(zf_state)) };
 	int rc;
 
 	*out = NULL;
-	if (st == NULL)
+	if (s.st == NULL)
 		return DNSB_ENOMEM;
-	pthread_mutex_init(&st->lock, NULL);
-	if ((rc = dnsb_provider_alloc(&p, &zonefile_ops, st)) < 0)
+	pthread_mutex_init(&s.st->lock, NULL);
+	if ((rc = dnsb_provider_alloc(&s.p, &zonefile_ops, s.st)) < 0)
 		return rc;
-	while ((spec = dnsb_config_next(cfg, "zonefile", &it)) != NULL)
-		if ((rc = add_zone(p, st, spec, err)) < 0)
-			goto fail;
-	if (st->count == 0) {
+	if ((rc = dnsb_flags_parse(zonefile_flags, &s, cfg, err)) < 0)
+		goto fail;
+	if (s.st->count == 0) {
 		rc = dnsb_error_set(err, DNSB_EINVAL, "--provider zonefile needs --zonefile ZONE=PATH (repeatable)");
 		goto fail;
 	}
 	/* Same limits as Cloud DNS, whose semantics this provider follows; commits deferred (zf_flush). */
-	dnsb_provider_set_limits(p, &cloud_dns_limits);
-	dnsb_provider_set_deferred_commit(p, zf_flush);
-	*out = p;
+	dnsb_provider_set_limits(s.p, &cloud_dns_limits);
+	*out = s.p;
 	return 0;
 fail:
-	dnsb_provider_free(p);
+	dnsb_provider_free(s.p);
 	return rc;
 }
 
-static const dnsb_provider_flag zonefile_flags[] = {
-	{ "zonefile", 1, "ZONE=PATH: an RFC 1035 zone file holding ZONE (repeatable); PATH.lock is its lock" },
-	{ NULL, 0, NULL }
-};
-
-const dnsb_backend dnsb_backend_zonefile = {
-	"zonefile", "RFC 1035 zone files, written atomically with ldns (no server needed)",
-	zonefile_flags, zonefile_open
-};
+const dnsb_backend dnsb_backend_zonefile = DNSB_BACKEND_INIT(
+	"zonefile", "RFC 1035 zone files, written atomically with ldns (no server needed)", zonefile_flags, NULL,
+	zonefile_open, &zonefile_ops);

@@ -33,19 +33,9 @@ static void usage(FILE *f)
 		"delete, either capitalisation) to the provider's zones. Conflicting change groups are\n"
 		"isolated by bisection, verified against the provider, then dropped and logged.\n"
 		"\n"
-		"  --plan FILE              the plan (JSON)\n"
-		"  --provider NAME          one of the providers below (their flags follow)\n"
-		"  --drop-log FILE          append dropped and failed changes (JSON Lines, re-playable)\n"
-		"  --drop-log-max-size BYTES  past this size FILE is renamed FILE.1 (one kept) and a new\n"
-		"                           FILE started; k/m/g suffix; 0 or absent = no limit\n"
-		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
-		"  --summary                print the totals only (a dry run's batches are not listed)\n"
-		"  --output text|json       summary format on stdout (text goes to stderr)\n"
-		"  --log-format text|json   diagnostics on stderr (default text); json: progress as JSON lines\n"
-		"  --progress-interval SECONDS  off a terminal, one progress line at most this often\n"
-		"                           (default 10); on a terminal one line is redrawn in place\n"
-		"  --version                print the version\n"
 		"\n");
+	dnsb_cli_options_help(f, dnsb_cli_apply_options, 25);
+	fprintf(f, "  --%-23s print the version\n\n", "version");
 	dnsb_cli_engine_help(f, 0);
 	fprintf(f,
 		"\n"
@@ -78,12 +68,19 @@ enum {
 	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL, OPT_SUMMARY
 };
 
-static const dnsb_cli_option apply_options[] = {
-	{ "plan", 1, OPT_PLAN }, { "provider", 1, OPT_PROVIDER }, { "drop-log", 1, OPT_DROP_LOG },
-	{ "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT }, { "dry-run", 0, OPT_DRY_RUN },
-	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { "progress-interval", 1, OPT_PROGRESS_INTERVAL },
-	{ "summary", 0, OPT_SUMMARY },
-	{ NULL, 0, 0 }
+const dnsb_cli_option dnsb_cli_apply_options[] = {
+	{ "plan", 1, OPT_PLAN, "FILE", "the plan (JSON)" },
+	{ "provider", 1, OPT_PROVIDER, "NAME", "one of the providers below (--provider NAME --help: its flags)" },
+	{ "drop-log", 1, OPT_DROP_LOG, "FILE", "append dropped and failed changes (JSON Lines, re-playable)" },
+	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE, "BYTES",
+	  "past this size FILE is renamed FILE.1 (one kept) and a new\nFILE started; k/m/g suffix; 0 or absent = no limit" },
+	{ "dry-run", 0, OPT_DRY_RUN, NULL, "validate, group and batch; print the batches; send nothing" },
+	{ "output", 1, OPT_OUTPUT, "text|json", "summary format on stdout (text goes to stderr)" },
+	{ "log-format", 1, OPT_LOG_FORMAT, "text|json", "diagnostics on stderr (default text); json: progress as JSON lines" },
+	{ "progress-interval", 1, OPT_PROGRESS_INTERVAL, "SECONDS",
+	  "off a terminal, one progress line at most this often\n(default 10); on a terminal one line is redrawn in place" },
+	{ "summary", 0, OPT_SUMMARY, NULL, "print the totals only (a dry run's batches are not listed)" },
+	{ NULL, 0, 0, NULL, NULL }
 };
 
 static int on_option(void *ctx, int code, const char *name, const char *v)
@@ -115,7 +112,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 /* @return -1 to go on, else the exit code */
 static int parse_args(apply_args *a, int argc, char **argv)
 {
-	int rc = dnsb_cli_parse("apply", argc, argv, apply_options, &a->eng, a->cfg, usage, on_option, a);
+	int rc = dnsb_cli_parse("apply", argc, argv, dnsb_cli_apply_options, &a->eng, a->cfg, usage, on_option, a);
 
 	if (rc >= 0)
 		return rc;

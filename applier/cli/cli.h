@@ -3,6 +3,7 @@
 #define DNSB_CLI_H
 
 #include "dnsbatch/dnsbatch.h"
+#include "dnsbatch/sys/flag.h"
 
 /* Exit codes (docs/design.md §5.1). */
 enum {
@@ -27,12 +28,37 @@ int dnsb_cmd_serve(int argc, char **argv);
 /* Codes of the engine flags (engine_flags.c); a subcommand's table stays below. */
 #define DNSB_CLI_ENGINE_CODE 900
 
-/* One long option of a subcommand's table; tables end with { NULL, 0, 0 }. */
+/* One long option of a subcommand's table; tables end with { NULL, 0, 0, NULL, NULL }. The table drives the
+ * parse, the flags part of --help (dnsb_cli_options_help) and `dnsbatch help --json`. */
 typedef struct dnsb_cli_option {
 	const char *name;  /* without the leading "--" */
 	int takes_value;   /* 1: --name VALUE or --name=VALUE; 0: a switch */
 	int code;          /* DNSB_CLI_CODE_MIN..999, handed to the handler */
+	const char *arg;   /* the value's name in --help ("FILE"), NULL for a switch */
+	const char *help;  /* the help text: lines joined by '\n' (continuations indented under the first) */
 } dnsb_cli_option;
+
+/* Print a subcommand's table for --help: "  --NAME ARG   help", the help column at `width`. */
+void dnsb_cli_options_help(FILE *f, const dnsb_cli_option *table, int width);
+
+/* A subcommand as `dnsbatch help` and `help --json` see it (main.c's table). */
+typedef struct dnsb_cli_command {
+	const char *name;                  /* "apply" */
+	int (*run)(int argc, char **argv);
+	const dnsb_cli_option *options;    /* its own flags */
+	int engine;                        /* 1: it takes the engine flags */
+	int providers;                     /* 1: it takes --provider NAME and the providers' flags */
+} dnsb_cli_command;
+
+/* The flags tables of the subcommands (apply.c, serve.c, records.c, drops.c). */
+extern const dnsb_cli_option dnsb_cli_apply_options[];
+extern const dnsb_cli_option dnsb_cli_serve_options[];
+extern const dnsb_cli_option dnsb_cli_records_options[];
+extern const dnsb_cli_option dnsb_cli_drops_options[];
+
+/* `dnsbatch help --json`: every command's flags and every provider's, from the same tables, as JSON on `out`.
+ * @return DNSB_EXIT_OK, or DNSB_EXIT_INTERNAL out of memory */
+int dnsb_cli_help_json(FILE *out, const dnsb_cli_command *commands, size_t n);
 
 /*
  * The subcommand's handler: called once per option, in order, with its table
@@ -56,12 +82,15 @@ typedef struct dnsb_cli_engine {
 
 #define DNSB_CLI_ENGINE_INIT { DNSB_ENGINE_OPTIONS_INIT, NULL, 0, 0 }
 
-/* The engine flags as getopt_long options, codes from DNSB_CLI_ENGINE_CODE; ends with { NULL, 0, 0 }. */
-extern const dnsb_cli_option dnsb_cli_engine_options[];
+/* The engine flags, typed (dnsbatch/sys/flag.h), into a dnsb_cli_engine; the i-th has getopt code
+ * DNSB_CLI_ENGINE_CODE + i. Ends with DNSB_FLAG_END. */
+extern const dnsb_flag dnsb_cli_engine_flags[];
 /* Take engine flag `code` with its value. @return 0, or DNSB_EXIT_USAGE after printing why */
 int dnsb_cli_engine_take(dnsb_cli_engine *e, int code, const char *name, const char *value);
 /* Print the engine flags for --help; `serve` marks those that mean nothing to it. */
 void dnsb_cli_engine_help(FILE *f, int serve);
+/* The engine flag's help as `serve` (serve 1) or `apply` prints it. */
+const char *dnsb_cli_engine_flag_help(const dnsb_flag *f, int serve);
 
 /*
  * Parse argv[1..argc-1] with getopt_long: `table`, the engine flags (when eng
@@ -100,11 +129,17 @@ int dnsb_cli_check_output(const char *cmd, const char *flag, const char *path);
 /* Print "dnsbatch VERSION" on stdout. @return DNSB_EXIT_OK */
 int dnsb_cli_version(void);
 
-/* Print every provider's flags (for --help). */
+/*
+ * The providers part of --help. With --provider NAME on the command line
+ * (dnsb_cli_parse notes it), NAME's flags and the flags it shares (the rate
+ * budget's); without it, the providers' names and summaries and how to see
+ * one's flags.
+ */
 void dnsb_cli_provider_help(FILE *f);
 
-/* Parse a whole number in [min, max] for flag `name`; prints the error. @return 0 or -1 */
-int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max);
+/* The flags every command that takes providers' flags takes: --allow-core-dumps. */
+extern const dnsb_cli_option dnsb_cli_provider_options[];
+
 /* Parse seconds >= 0 for flag `name`; prints the error. @return 0 or -1 */
 int dnsb_cli_seconds(double *out, const char *name, const char *value);
 /* Parse bytes for flag `name`: a whole number >= 0 with an optional binary suffix k, m or g (KiB, MiB,

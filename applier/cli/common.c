@@ -15,20 +15,59 @@
 /* Provider flags get getopt codes from here on, table codes stay below. */
 #define PROVIDER_CODE 1000
 
-/* Every built-in provider's flags, in order. @return how many (at most max) */
-static size_t provider_flags(const dnsb_provider_flag **out, size_t max)
+/* Every built-in provider's flags, in order, then the shared ones. @return how many (at most max) */
+static size_t provider_flags(const dnsb_flag **out, size_t max)
 {
 	const dnsb_backend *const *b = dnsb_backends();
 	size_t n = 0;
 
 	for (size_t k = 0; b[k]; k++)
-		for (const dnsb_provider_flag *f = b[k]->flags; f && f->name; f++)
+		for (const dnsb_flag *f = b[k]->flags; f && f->name; f++)
 			if (n < max)
 				out[n++] = f;
-	for (const dnsb_provider_flag *f = dnsb_backend_shared_flags(); f->name; f++)
+	for (const dnsb_flag *f = dnsb_backend_shared_flags(); f->name; f++)
 		if (n < max)
 			out[n++] = f;
 	return n;
+}
+
+/* --provider NAME as given on the command line being parsed (for --help), or NULL. */
+static const char *help_provider;
+
+/* Note --provider NAME before the parse acts on --help, wherever it stands. */
+static void note_provider(int argc, char **argv)
+{
+	help_provider = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc)
+			help_provider = argv[++i];
+		else if (strncmp(argv[i], "--provider=", 11) == 0)
+			help_provider = argv[i] + 11;
+	}
+}
+
+const dnsb_cli_option dnsb_cli_provider_options[] = {
+	{ "allow-core-dumps", 0, 'D', NULL,
+	  "let the process be dumped and traced (by default it is not: it holds secrets)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+
+void dnsb_cli_options_help(FILE *f, const dnsb_cli_option *table, int width)
+{
+	for (const dnsb_cli_option *o = table; o && o->name; o++) {
+		char left[96];
+		int n = snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+
+		fprintf(f, "  %-*s%s", width, left, n >= width ? " " : "");
+		for (const char *h = o->help ? o->help : ""; *h; h++) /* a continuation line goes under the first */
+			if (*h == '\n')
+				fprintf(f, "\n  %-*s", width, "");
+			else
+				fputc(*h, f);
+		fputc('\n', f);
+	}
 }
 
 /* The option as the user wrote it, without a value: "--bogus" of "--bogus=1". */
@@ -113,9 +152,18 @@ static void guard_secrets(const char *cmd)
 
 /* The getopt_long table: `table`, the engine flags when asked, the providers' flags (and --allow-core-dumps),
  * --help, --version. */
-static struct option *long_options(const dnsb_cli_option *table, int engine, const dnsb_provider_flag **pf, size_t np)
+static size_t flags_len(const dnsb_flag *t)
 {
-	size_t nt = table_len(table), ne = engine ? table_len(dnsb_cli_engine_options) : 0, k = 0;
+	size_t n = 0;
+
+	while (t && t[n].name)
+		n++;
+	return n;
+}
+
+static struct option *long_options(const dnsb_cli_option *table, int engine, const dnsb_flag **pf, size_t np)
+{
+	size_t nt = table_len(table), ne = engine ? flags_len(dnsb_cli_engine_flags) : 0, k = 0;
 	struct option *opts = calloc(nt + ne + np + 4, sizeof(*opts));
 
 	if (opts == NULL)
@@ -124,11 +172,11 @@ static struct option *long_options(const dnsb_cli_option *table, int engine, con
 		opts[k] = (struct option){ table[i].name, table[i].takes_value ? required_argument : no_argument, NULL,
 					   table[i].code };
 	for (size_t i = 0; i < ne; i++, k++)
-		opts[k] = (struct option){ dnsb_cli_engine_options[i].name,
-					   dnsb_cli_engine_options[i].takes_value ? required_argument : no_argument, NULL,
-					   dnsb_cli_engine_options[i].code };
+		opts[k] = (struct option){ dnsb_cli_engine_flags[i].name,
+					   dnsb_cli_engine_flags[i].kind != DNSB_FLAG_BOOL ? required_argument : no_argument,
+					   NULL, DNSB_CLI_ENGINE_CODE + (int)i };
 	for (size_t i = 0; i < np; i++, k++)
-		opts[k] = (struct option){ pf[i]->name, pf[i]->takes_value ? required_argument : no_argument, NULL,
+		opts[k] = (struct option){ pf[i]->name, pf[i]->kind != DNSB_FLAG_BOOL ? required_argument : no_argument, NULL,
 					   PROVIDER_CODE + (int)i };
 	if (np > 0)
 		opts[k++] = (struct option){ "allow-core-dumps", no_argument, NULL, 'D' };
@@ -153,13 +201,14 @@ static int written_whole(const char *arg, const char *name)
 int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option *table, dnsb_cli_engine *eng,
 		   dnsb_config *cfg, void (*usage)(FILE *), dnsb_cli_handler handler, void *ctx)
 {
-	const dnsb_provider_flag *pf[256];
+	const dnsb_flag *pf[256];
 	size_t np = cfg ? provider_flags(pf, sizeof(pf) / sizeof(pf[0])) : 0;
 	struct option *opts = long_options(table, eng != NULL, pf, np);
 	int c, idx, rc = -1;
 
 	if (opts == NULL)
 		return DNSB_EXIT_INTERNAL;
+	note_provider(argc, argv);
 	optind = 0; /* glibc: start afresh */
 	opterr = 0; /* the messages below name the subcommand */
 	/* "-": operands come back in order as code 1; ":": a missing value is ':' */
@@ -207,10 +256,7 @@ int dnsb_cli_parse(const char *cmd, int argc, char **argv, const dnsb_cli_option
 /* Is `name` a flag of backend b? */
 static int flag_of(const dnsb_backend *b, const char *name)
 {
-	for (const dnsb_provider_flag *f = b->flags; f && f->name; f++)
-		if (strcmp(f->name, name) == 0)
-			return 1;
-	return 0;
+	return dnsb_flags_find(b->flags, name) != NULL;
 }
 
 int dnsb_cli_check_provider_flags(const char *cmd, const char *provider, const dnsb_config *cfg)
@@ -236,31 +282,33 @@ int dnsb_cli_check_provider_flags(const char *cmd, const char *provider, const d
 	return 0;
 }
 
-void dnsb_cli_provider_help(FILE *f)
+/* One provider's flags, and those it shares. */
+static void one_provider_help(FILE *f, const dnsb_backend *b)
 {
-	const dnsb_backend *const *b = dnsb_backends();
-
-	for (size_t k = 0; b[k]; k++) {
-		fprintf(f, "\nprovider %s: %s\n", b[k]->name, b[k]->summary);
-		for (const dnsb_provider_flag *fl = b[k]->flags; fl && fl->name; fl++)
-			fprintf(f, "  --%-30s %s\n", fl->name, fl->help);
+	fprintf(f, "\nprovider %s: %s\n", b->name, b->summary);
+	dnsb_flags_help(f, b->flags, 30);
+	if (b->shared_flags) {
+		fprintf(f, "\nthe account's rate budget, one for every instance (provider %s reads it):\n", b->name);
+		dnsb_flags_help(f, b->shared_flags, 30);
 	}
-	fprintf(f, "\n  --%-30s %s\n", "allow-core-dumps", "let the process be dumped and traced (by default it is not: it "
-		"holds secrets)");
-	fprintf(f, "\nproviders aws (and the HTTP providers that read it): one rate budget for every instance of an account\n");
-	for (const dnsb_provider_flag *fl = dnsb_backend_shared_flags(); fl->name; fl++)
-		fprintf(f, "  --%-30s %s\n", fl->name, fl->help);
 }
 
-int dnsb_cli_uint(unsigned long *out, const char *name, const char *value, unsigned long min, unsigned long max)
+void dnsb_cli_provider_help(FILE *f)
 {
-	dnsb_error err = { 0, "" };
+	const dnsb_backend *const *b = dnsb_backends(), *mine = help_provider ? dnsb_backend_find(help_provider) : NULL;
 
-	if (dnsb_parse_uint(out, name, value, min, max, &err) < 0) {
-		fprintf(stderr, "dnsbatch: %s\n", err.message);
-		return -1;
+	fputc('\n', f);
+	dnsb_cli_options_help(f, dnsb_cli_provider_options, 30);
+	if (mine) {
+		one_provider_help(f, mine);
+		return;
 	}
-	return 0;
+	if (help_provider)
+		fprintf(f, "\nunknown provider '%s'.", help_provider);
+	fprintf(f, "\nproviders (--provider NAME):\n");
+	for (size_t k = 0; b[k]; k++)
+		fprintf(f, "  %-12s %s\n", b[k]->name, b[k]->summary);
+	fprintf(f, "\nA provider's flags: 'dnsbatch COMMAND --provider NAME --help' (or 'dnsbatch help --json').\n");
 }
 
 int dnsb_cli_seconds(double *out, const char *name, const char *value)

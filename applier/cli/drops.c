@@ -24,7 +24,9 @@ static void usage(FILE *f)
 		   "plan holding the selected changes, ready for `dnsbatch apply --plan`.\n"
 		   "--url asks a running `dnsbatch serve` (its provider port, 127.0.0.1:8888 by\n"
 		   "default) what it holds back now (GET /quarantine) and prints it as a table,\n"
-		   "newest first.\n");
+		   "newest first.\n\n");
+	dnsb_cli_options_help(f, dnsb_cli_drops_options, 25);
+	fprintf(f, "  --%-23s print the version\n", "version");
 }
 
 typedef struct drops_args {
@@ -34,9 +36,14 @@ typedef struct drops_args {
 
 enum { OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_OUTCOME, OPT_REASON, OPT_BY, OPT_EXPLAIN, OPT_URL };
 
-static const dnsb_cli_option drops_options[] = {
-	{ "plan", 0, OPT_PLAN }, { "outcome", 1, OPT_OUTCOME }, { "reason", 1, OPT_REASON }, { "by", 1, OPT_BY },
-	{ "explain", 0, OPT_EXPLAIN }, { "url", 1, OPT_URL }, { NULL, 0, 0 }
+const dnsb_cli_option dnsb_cli_drops_options[] = {
+	{ "plan", 0, OPT_PLAN, NULL, "print one plan holding the selected changes (for dnsbatch apply --plan)" },
+	{ "explain", 0, OPT_EXPLAIN, NULL, "print each change with what is in its way" },
+	{ "by", 1, OPT_BY, "FIELDS", "count by these fields: zone, outcome, reason, type, cause, owner" },
+	{ "outcome", 1, OPT_OUTCOME, "dropped|failed", "only changes of this outcome" },
+	{ "reason", 1, OPT_REASON, "REASON", "only changes of this reason" },
+	{ "url", 1, OPT_URL, "http://HOST:PORT", "ask a running serve what it holds back now (GET /quarantine)" },
+	{ NULL, 0, 0, NULL, NULL }
 };
 
 static const char *member(struct json_object *o, const char *key)
@@ -208,7 +215,7 @@ int dnsb_cmd_drops(int argc, char **argv)
 	dnsb_error err = { 0, "" };
 	FILE *f = NULL;
 
-	if ((rc = dnsb_cli_parse("drops", argc, argv, drops_options, NULL, NULL, usage, on_option, &a)) >= 0)
+	if ((rc = dnsb_cli_parse("drops", argc, argv, dnsb_cli_drops_options, NULL, NULL, usage, on_option, &a)) >= 0)
 		return rc;
 	if (a.as_plan + a.explain + (a.by != NULL) > 1) {
 		fprintf(stderr, "dnsbatch drops: --plan, --explain and --by are three outputs: give one\n");

@@ -1,83 +1,94 @@
-/* engine_flags.c - the engine settings `apply` and `serve` share: one set of flags, one help text. */
+/*
+ * engine_flags.c - the engine settings `apply` and `serve` share: one typed
+ * table (dnsbatch/sys/flag.h) for the parse, the help text and `help --json`.
+ * It calls the library only (common.c calls it, never the other way).
+ */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
-enum {
-	OPT_BATCH_SIZE = DNSB_CLI_ENGINE_CODE, OPT_MAX_RETRIES, OPT_MAX_RATE_LIMIT_WAITS, OPT_SEED, OPT_BACKOFF_BASE,
-	OPT_BACKOFF_CAP, OPT_TIMEOUT, OPT_METRICS_FILE, OPT_QUIET
-};
-
-const dnsb_cli_option dnsb_cli_engine_options[] = {
-	{ "batch-size", 1, OPT_BATCH_SIZE }, { "max-retries", 1, OPT_MAX_RETRIES },
-	{ "max-rate-limit-waits", 1, OPT_MAX_RATE_LIMIT_WAITS }, { "seed", 1, OPT_SEED },
-	{ "backoff-base", 1, OPT_BACKOFF_BASE }, { "backoff-cap", 1, OPT_BACKOFF_CAP }, { "timeout", 1, OPT_TIMEOUT },
-	{ "metrics-file", 1, OPT_METRICS_FILE }, { "quiet", 0, OPT_QUIET }, { NULL, 0, 0 }
-};
-
-static int usage_if(int failed)
+static int take_timeout(void *settings, const char *v, dnsb_error *err)
 {
-	return failed ? DNSB_EXIT_USAGE : 0;
+	dnsb_cli_engine *e = settings;
+
+	e->timeout_set = 1;
+	return dnsb_parse_seconds(&e->opts.timeout, "timeout", v, err);
 }
 
-/* A whole number in [min, max]. @return 0 or DNSB_EXIT_USAGE */
-static int whole(unsigned long *out, const char *name, const char *v, unsigned long min, unsigned long max)
+static int take_metrics_file(void *settings, const char *v, dnsb_error *err)
 {
-	return usage_if(dnsb_cli_uint(out, name, v, min, max) < 0);
+	(void)err;
+	((dnsb_cli_engine *)settings)->metrics_file = v; /* argv's: it lives as long as the run */
+	return 0;
 }
+
+#define AT(field) DNSB_FLAG_AT(dnsb_cli_engine, field)
+
+const dnsb_flag dnsb_cli_engine_flags[] = {
+	{ "batch-size", DNSB_FLAG_UINT, "N", "change groups per batch (default 1000)", "1000", 1, 1000000,
+	  AT(opts.batch_size), 0, NULL, NULL, NULL },
+	{ "max-retries", DNSB_FLAG_UINT, "N", "resubmissions after transient errors, per batch (default 5)", "5", 0,
+	  1000, AT(opts.max_retries), 0, NULL, NULL, NULL },
+	{ "max-rate-limit-waits", DNSB_FLAG_UINT, "N", "waits after rate limits, per batch (default 20)", "20", 0, 100000,
+	  AT(opts.max_rate_limit_waits), 0, NULL, NULL, NULL },
+	{ "backoff-base", DNSB_FLAG_SECONDS, "SECONDS", "first backoff ceiling (default 1)", "1", 0, 0,
+	  AT(opts.backoff_base), 0, NULL, NULL, NULL },
+	{ "backoff-cap", DNSB_FLAG_SECONDS, "SECONDS",
+	  "largest backoff (default 60); a Retry-After is a floor, capped\n"
+	  "at 10 x this and by the time left before the deadline", "60", 0, 0, AT(opts.backoff_cap), 0, NULL, NULL,
+	  NULL },
+	{ "seed", DNSB_FLAG_UINT, "N", "seed of the backoff jitter, for reproducible runs", NULL, 1, 0, AT(opts.seed), 0,
+	  NULL, NULL, NULL },
+	{ "timeout", DNSB_FLAG_CUSTOM, "SECONDS", "give up on what is not applied by then (default: none)", NULL, 0, 0, 0,
+	  0, 0, NULL, NULL, take_timeout },
+	{ "metrics-file", DNSB_FLAG_CUSTOM, "FILE", "write Prometheus metrics (node_exporter textfile), atomically", NULL,
+	  0, 0, 0, 0, 0, NULL, NULL, take_metrics_file },
+	{ "quiet", DNSB_FLAG_BOOL, NULL, "only errors on stderr (no progress line either)", NULL, 0, 0, AT(quiet), 0, NULL,
+	  NULL, NULL },
+	DNSB_FLAG_END
+};
 
 int dnsb_cli_engine_take(dnsb_cli_engine *e, int code, const char *name, const char *v)
 {
-	unsigned long n = 0;
-	int rc = 0;
+	size_t i = (size_t)(code - DNSB_CLI_ENGINE_CODE), n = 0;
+	dnsb_error err = { 0, "" };
 
-	switch (code) {
-	case OPT_BATCH_SIZE:
-		if ((rc = whole(&n, name, v, 1, 1000000)) == 0)
-			e->opts.batch_size = n;
-		return rc;
-	case OPT_MAX_RETRIES:
-		if ((rc = whole(&n, name, v, 0, 1000)) == 0)
-			e->opts.max_retries = (unsigned)n;
-		return rc;
-	case OPT_MAX_RATE_LIMIT_WAITS:
-		if ((rc = whole(&n, name, v, 0, 100000)) == 0)
-			e->opts.max_rate_limit_waits = (unsigned)n;
-		return rc;
-	case OPT_SEED:
-		if ((rc = whole(&n, name, v, 1, ~0UL)) == 0)
-			e->opts.seed = n;
-		return rc;
-	case OPT_BACKOFF_BASE: return usage_if(dnsb_cli_seconds(&e->opts.backoff_base, name, v) < 0);
-	case OPT_BACKOFF_CAP: return usage_if(dnsb_cli_seconds(&e->opts.backoff_cap, name, v) < 0);
-	case OPT_TIMEOUT:
-		e->timeout_set = 1;
-		return usage_if(dnsb_cli_seconds(&e->opts.timeout, name, v) < 0);
-	case OPT_METRICS_FILE: e->metrics_file = v; return 0;
-	case OPT_QUIET: e->quiet = 1; return 0;
-	default:
+	while (dnsb_cli_engine_flags[n].name)
+		n++;
+	if (code < DNSB_CLI_ENGINE_CODE || i >= n || strcmp(dnsb_cli_engine_flags[i].name, name) != 0) {
 		fprintf(stderr, "dnsbatch: engine flag code %d unknown (a bug)\n", code);
 		return DNSB_EXIT_INTERNAL;
 	}
+	if (dnsb_flag_take(&dnsb_cli_engine_flags[i], e, v ? v : "", &err) != 0) {
+		fprintf(stderr, "dnsbatch: %s\n", err.message);
+		return DNSB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+const char *dnsb_cli_engine_flag_help(const dnsb_flag *f, int serve)
+{
+	if (!serve)
+		return f->help;
+	if (strcmp(f->name, "timeout") == 0)
+		return "means nothing to serve: each POST /records has --apply-timeout";
+	if (strcmp(f->name, "metrics-file") == 0)
+		return "means nothing to serve: it serves /metrics on --metrics-listen";
+	if (strcmp(f->name, "quiet") == 0)
+		return "only errors on stderr";
+	return f->help;
 }
 
 void dnsb_cli_engine_help(FILE *f, int serve)
 {
-	fprintf(f,
-		"engine settings (apply and serve):\n"
-		"  --batch-size N           change groups per batch (default 1000)\n"
-		"  --max-retries N          resubmissions after transient errors, per batch (default 5)\n"
-		"  --max-rate-limit-waits N waits after rate limits, per batch (default 20)\n"
-		"  --backoff-base SECONDS   first backoff ceiling (default 1)\n"
-		"  --backoff-cap SECONDS    largest backoff (default 60); a Retry-After is a floor, capped\n"
-		"                           at 10 x this and by the time left before the deadline\n"
-		"  --seed N                 seed of the backoff jitter, for reproducible runs\n"
-		"  --timeout SECONDS        %s\n"
-		"  --metrics-file FILE      %s\n"
-		"  --quiet                  only errors on stderr%s\n",
-		serve ? "means nothing to serve: each POST /records has --apply-timeout"
-		      : "give up on what is not applied by then (default: none)",
-		serve ? "means nothing to serve: it serves /metrics on --metrics-listen"
-		      : "write Prometheus metrics (node_exporter textfile), atomically",
-		serve ? "" : " (no progress line either)");
+	dnsb_flag table[sizeof(dnsb_cli_engine_flags) / sizeof(dnsb_cli_engine_flags[0])];
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		table[i] = dnsb_cli_engine_flags[i];
+		if (table[i].name)
+			table[i].help = dnsb_cli_engine_flag_help(&table[i], serve);
+	}
+	fprintf(f, "engine settings (apply and serve):\n");
+	dnsb_flags_help(f, table, 25);
 }

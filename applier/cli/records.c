@@ -16,7 +16,9 @@ static void usage(FILE *f)
 		   "List every RRset of the provider's zones (or of one): text prints zone-file lines\n"
 		   "(an alias, which has none, as a comment),\n"
 		   "json prints external-dns Endpoints as GET /records does (no SOA or DNSSEC records),\n"
-		   "without a domain filter.\n");
+		   "without a domain filter.\n\n");
+	dnsb_cli_options_help(f, dnsb_cli_records_options, 25);
+	fprintf(f, "  --%-23s print the version\n", "version");
 	dnsb_cli_provider_help(f);
 }
 
@@ -67,8 +69,11 @@ struct records_args {
 
 enum { OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_ZONE, OPT_OUTPUT };
 
-static const dnsb_cli_option records_options[] = {
-	{ "provider", 1, OPT_PROVIDER }, { "zone", 1, OPT_ZONE }, { "output", 1, OPT_OUTPUT }, { NULL, 0, 0 }
+const dnsb_cli_option dnsb_cli_records_options[] = {
+	{ "provider", 1, OPT_PROVIDER, "NAME", "one of the providers below (--provider NAME --help: its flags)" },
+	{ "zone", 1, OPT_ZONE, "APEX", "only this zone (default: every zone of the provider)" },
+	{ "output", 1, OPT_OUTPUT, "text|json", "zone-file lines (default) or external-dns Endpoints" },
+	{ NULL, 0, 0, NULL, NULL }
 };
 
 static int on_option(void *ctx, int code, const char *name, const char *v)
@@ -89,7 +94,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 /* @return -1 to go on, else the exit code (--help, a bad or unknown option) */
 static int parse_args(struct records_args *a, dnsb_config *cfg, int argc, char **argv)
 {
-	int rc = dnsb_cli_parse("records", argc, argv, records_options, NULL, cfg, usage, on_option, a);
+	int rc = dnsb_cli_parse("records", argc, argv, dnsb_cli_records_options, NULL, cfg, usage, on_option, a);
 
 	if (rc >= 0)
 		return rc;

@@ -41,41 +41,15 @@ static void usage(FILE *f)
 		"usage: dnsbatch serve --provider NAME [provider flags] [options]\n"
 		"\n"
 		"Serve the external-dns webhook provider API (external-dns --provider=webhook).\n"
-		"\n"
-		"  --listen ADDR:PORT             provider API (default %s)\n"
-		"  --metrics-listen ADDR:PORT     /healthz and /metrics (default %s; \"\" = on --listen only)\n"
-		"  --allowed-host NAME            with --listen on a loopback address, also answer requests for this\n"
-		"                                 Host (repeatable; default: loopback names and addresses only)\n"
-		"  --domain-filter DOMAIN         offer only these domains (repeatable, or comma-separated)\n"
-		"  --exclude-domains DOMAIN       leave these domains out (repeatable, or comma-separated)\n"
-		"  --regex-domain-filter RE       offer names matching RE (RE2, Go syntax); not with the lists\n"
-		"  --regex-domain-exclusion RE    leave out names matching RE\n"
-		"  --txt-wildcard-replacement S   as given to external-dns: the ownership TXT record of a wildcard\n"
-		"                                 \"*.D\" is \"a-S.D\"; GET /records returns it with the wildcard\n"
-		"  --txt-owner-id ID              as given to external-dns: records this owner holds are not counted\n"
-		"                                 as a foreign owner's (dnsbatch_conflicting_owner_groups)\n"
-		"  --max-body-size BYTES          larger POST bodies get 413 (default 33554432; k/m/g suffix = KiB/MiB/GiB)\n"
-		"  --apply-timeout SECONDS        answer POST /records within this (default 10); what is not\n"
-		"                                 applied by then is answered 503 and retried by external-dns.\n"
-		"                                 external-dns gives up after its read + write timeouts (5 s + 10 s)\n"
-		"                                 and exits: raise this only with --webhook-provider-write-timeout\n"
-		"  --request-timeout SECONDS      a request must arrive whole (headers and body) within this,\n"
-		"                                 however steadily its bytes come (default 30), or its\n"
-		"                                 connection is closed; both ports\n"
-		"  --drop-log FILE                append dropped and failed changes (JSON Lines)\n"
-		"  --drop-log-max-size BYTES      past this size FILE is renamed FILE.1 (one kept) and a new FILE\n"
-		"                                 started; k/m/g suffix (default 100m, so a long-running sidecar\n"
-		"                                 never fills its volume: at most twice this on disk); 0 = no limit\n"
-		"  --log-format text|json         diagnostics on stderr (default text)\n"
-		"  --quarantine-backoff SECONDS   first quarantine of a conflicting group (default 60)\n"
-		"  --quarantine-max SECONDS       longest quarantine (default 3600)\n"
-		"  --version                      print the version\n"
+		"\n");
+	dnsb_cli_options_help(f, dnsb_cli_serve_options, 31);
+	fprintf(f, "  --%-29s print the version\n", "version");
+	fprintf(f,
 		"\n"
 		"POST /records answers 204 when no change failed (conflicts are dropped and logged), 503 when some\n"
 		"failed (external-dns retries next interval), 400 for a body that is not a plan, 413 over the cap.\n"
 		"SIGTERM/SIGINT: stop accepting, finish the apply in flight, flush the drop log, exit 0.\n"
-		"SIGHUP: reopen the drop log at its path (after logrotate moved it away).\n",
-		DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT);
+		"SIGHUP: reopen the drop log at its path (after logrotate moved it away).\n");
 	fputc('\n', f);
 	dnsb_cli_engine_help(f, 1);
 	dnsb_cli_provider_help(f);
@@ -132,17 +106,41 @@ enum {
 	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD, OPT_TXT_OWNER_ID
 };
 
-static const dnsb_cli_option serve_options[] = {
-	{ "provider", 1, OPT_PROVIDER }, { "listen", 1, OPT_LISTEN }, { "metrics-listen", 1, OPT_METRICS_LISTEN },
-	{ "domain-filter", 1, OPT_DOMAIN_FILTER }, { "exclude-domains", 1, OPT_EXCLUDE_DOMAINS },
-	{ "regex-domain-filter", 1, OPT_REGEX_FILTER }, { "regex-domain-exclusion", 1, OPT_REGEX_EXCLUSION },
-	{ "max-body-size", 1, OPT_MAX_BODY }, { "apply-timeout", 1, OPT_APPLY_TIMEOUT },
-	{ "request-timeout", 1, OPT_REQUEST_TIMEOUT },
-	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
-	{ "drop-log", 1, OPT_DROP_LOG },
-	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
-	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD },
-	{ "txt-owner-id", 1, OPT_TXT_OWNER_ID }, { NULL, 0, 0 }
+const dnsb_cli_option dnsb_cli_serve_options[] = {
+	{ "provider", 1, OPT_PROVIDER, "NAME", "one of the providers below (--provider NAME --help: its flags)" },
+	{ "listen", 1, OPT_LISTEN, "ADDR:PORT", "provider API (default " DNSB_WEBHOOK_LISTEN_DEFAULT ")" },
+	{ "metrics-listen", 1, OPT_METRICS_LISTEN, "ADDR:PORT",
+	  "/healthz and /metrics (default " DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT "; \"\" = on --listen only)" },
+	{ "allowed-host", 1, OPT_ALLOWED_HOST, "NAME",
+	  "with --listen on a loopback address, also answer requests for this\nHost (repeatable; default: loopback "
+	  "names and addresses only)" },
+	{ "domain-filter", 1, OPT_DOMAIN_FILTER, "DOMAIN", "offer only these domains (repeatable, or comma-separated)" },
+	{ "exclude-domains", 1, OPT_EXCLUDE_DOMAINS, "DOMAIN", "leave these domains out (repeatable, or comma-separated)" },
+	{ "regex-domain-filter", 1, OPT_REGEX_FILTER, "RE", "offer names matching RE (RE2, Go syntax); not with the lists" },
+	{ "regex-domain-exclusion", 1, OPT_REGEX_EXCLUSION, "RE", "leave out names matching RE" },
+	{ "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD, "S",
+	  "as given to external-dns: the ownership TXT record of a wildcard\n\"*.D\" is \"a-S.D\"; GET /records returns it "
+	  "with the wildcard" },
+	{ "txt-owner-id", 1, OPT_TXT_OWNER_ID, "ID",
+	  "as given to external-dns: records this owner holds are not counted\nas a foreign owner's "
+	  "(dnsbatch_conflicting_owner_groups)" },
+	{ "max-body-size", 1, OPT_MAX_BODY, "BYTES",
+	  "larger POST bodies get 413; a GET /records answer over it is sent but\nwarned of and counted (external-dns's --webhook-provider-max-body-size)\n(default 33554432; k/m/g suffix = KiB/MiB/GiB)" },
+	{ "apply-timeout", 1, OPT_APPLY_TIMEOUT, "SECONDS",
+	  "answer POST /records within this (default 10); what is not\napplied by then is answered 503 and retried by "
+	  "external-dns.\nexternal-dns gives up after its read + write timeouts (5 s + 10 s)\nand exits: raise this only "
+	  "with --webhook-provider-write-timeout" },
+	{ "request-timeout", 1, OPT_REQUEST_TIMEOUT, "SECONDS",
+	  "a request must arrive whole (headers and body) within this,\nhowever steadily its bytes come (default 30), or "
+	  "its\nconnection is closed; both ports" },
+	{ "drop-log", 1, OPT_DROP_LOG, "FILE", "append dropped and failed changes (JSON Lines)" },
+	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE, "BYTES",
+	  "past this size FILE is renamed FILE.1 (one kept) and a new FILE\nstarted; k/m/g suffix (default 100m, so a "
+	  "long-running sidecar\nnever fills its volume: at most twice this on disk); 0 = no limit" },
+	{ "log-format", 1, OPT_LOG_FORMAT, "text|json", "diagnostics on stderr (default text)" },
+	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF, "SECONDS", "first quarantine of a conflicting group (default 60)" },
+	{ "quarantine-max", 1, OPT_QUARANTINE_MAX, "SECONDS", "longest quarantine (default 3600)" },
+	{ NULL, 0, 0, NULL, NULL }
 };
 
 /* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
@@ -197,7 +195,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 /* @return -1 to go on, else the exit code */
 static int parse_args(struct serve_args *a, int argc, char **argv)
 {
-	int rc = dnsb_cli_parse("serve", argc, argv, serve_options, &a->eng, a->cfg, usage, on_option, a);
+	int rc = dnsb_cli_parse("serve", argc, argv, dnsb_cli_serve_options, &a->eng, a->cfg, usage, on_option, a);
 
 	if (rc >= 0)
 		return rc;

@@ -20,13 +20,10 @@ struct dnsb_provider {
 	char **zones;             /* zone apexes, absolute lower-case; owned */
 	size_t zone_count;
 	dnsb_provider_limits limits;
-	dnsb_provider_flush_fn flush;  /* NULL: commits not deferred */
 	pthread_mutex_t lock;     /* guards the counters and the pacing */
 	unsigned long submissions;
 	unsigned long reads;      /* read and list calls */
 	double not_before;        /* pacing, on the clock of the engine that set it */
-	void (*budget_stats)(void *payload, dnsb_budget_stats *out); /* NULL: no rate budget */
-	void *budget;
 };
 
 int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void *state)
@@ -152,9 +149,9 @@ int dnsb_provider_submit(dnsb_provider *p, const char *zone, dnsb_change *const 
 
 int dnsb_provider_flush(dnsb_provider *p, const char *zone, int hold, double timeout, dnsb_error *err)
 {
-	if (p->flush == NULL)
+	if (p->ops->flush == NULL)
 		return 0;
-	return p->flush(p->state, zone, hold, timeout > 0 ? timeout : 0, err);
+	return p->ops->flush(p->state, zone, hold, timeout > 0 ? timeout : 0, err);
 }
 
 int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *keys, size_t n,
@@ -213,11 +210,6 @@ unsigned long dnsb_provider_reads(dnsb_provider *p)
 void dnsb_provider_set_limits(dnsb_provider *p, const dnsb_provider_limits *limits)
 {
 	p->limits = *limits;
-}
-
-void dnsb_provider_set_deferred_commit(dnsb_provider *p, dnsb_provider_flush_fn flush)
-{
-	p->flush = flush;
 }
 
 const dnsb_provider_limits *dnsb_provider_get_limits(const dnsb_provider *p)
@@ -320,16 +312,9 @@ int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *ch
 	return 0;
 }
 
-void dnsb_provider_set_budget(dnsb_provider *p, void (*stats)(void *payload, dnsb_budget_stats *out), void *payload)
-{
-	p->budget_stats = stats;
-	p->budget = payload;
-}
-
 int dnsb_provider_budget_stats(dnsb_provider *p, dnsb_budget_stats *out)
 {
-	if (p->budget_stats == NULL)
+	if (p->ops->budget == NULL)
 		return DNSB_ENOTFOUND;
-	p->budget_stats(p->budget, out);
-	return 0;
+	return p->ops->budget(p->state, out);
 }

@@ -14,7 +14,7 @@
 #include "applier/core/secret.h"
 #include "dnsbatch/sys/provider.h"
 
-#define SECRET_FILE_MAX (64u << 10)
+#define SECRET_FILE_MAX DNSB_SECRET_FILE_MAX
 #define REGISTRY_MAX 64
 
 static struct {

@@ -74,6 +74,15 @@ int dnsb_memory_load(dnsb_provider *p, const char *zone, const char *path, dnsb_
  */
 int dnsb_memory_put(dnsb_provider *p, const dnsb_rrset *rrset);
 
+/**
+ * For tests of deferred commits: the engine's holds and flushes of a zone
+ * (the provider's flush op, dnsbatch/sys/provider.h) are handed to `flush`
+ * (its state argument NULL), whose answer is the flush's. The memory
+ * provider itself commits each batch as it is answered. NULL: none.
+ */
+void dnsb_memory_set_flush(dnsb_provider *p, int (*flush)(void *state, const char *zone, int hold, double timeout,
+							   dnsb_error *err));
+
 /** Let replies name the failing change (dnsb_result.hint). */
 void dnsb_memory_set_hints(dnsb_provider *p, int on);
 

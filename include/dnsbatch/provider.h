@@ -1,9 +1,10 @@
 /*
  * dnsbatch/provider.h - opening and using a provider as a user of the library.
  *
- * A provider is one DNS service (a zone file, an RFC 2136 server, Cloud DNS,
- * Route53, PowerDNS, or the in-process memory provider) holding one or more
- * zones. Backends are described in dnsbatch/sys/provider.h.
+ * A provider is one DNS service (a zone file, an RFC 2136 server, a cloud
+ * DNS API, the in-process memory provider, ...) holding one or more zones.
+ * The built-in backends are those dnsb_backends lists (`dnsbatch apply
+ * --help` names them); backends are described in dnsbatch/sys/provider.h.
  */
 #ifndef DNSBATCH_PROVIDER_H
 #define DNSBATCH_PROVIDER_H
@@ -19,8 +20,7 @@ typedef struct dnsb_provider dnsb_provider;
 struct dnsb_backend;
 
 /**
- * Find a built-in backend by name: "zonefile", "memory", "rfc2136", "google",
- * "aws", "pdns" (dnsb_backends lists them).
+ * Find a built-in backend by name ("pdns"; dnsb_backends lists them all).
  * @return a static pointer, or NULL when there is no such backend
  */
 const struct dnsb_backend *dnsb_backend_find(const char *name);
@@ -28,14 +28,14 @@ const struct dnsb_backend *dnsb_backend_find(const char *name);
 /** The built-in backends, NULL-terminated. */
 const struct dnsb_backend *const *dnsb_backends(void);
 
-struct dnsb_provider_flag;
+struct dnsb_flag;
 /**
  * The flags every HTTP backend reads besides its own: the account's shared
  * rate budget (--rate-budget URL, --rate-budget-key, --rate-budget-rate,
  * --rate-budget-burst, --rate-budget-instances, --rate-budget-password-file).
- * @return a static table terminated by an entry whose name is NULL
+ * @return a static table (dnsbatch/sys/flag.h) ended by an entry whose name is NULL
  */
-const struct dnsb_provider_flag *dnsb_backend_shared_flags(void);
+const struct dnsb_flag *dnsb_backend_shared_flags(void);
 
 /** What a provider's rate budget (--rate-budget) has done so far. */
 typedef struct dnsb_budget_stats {

@@ -10,6 +10,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/secret.h"
 #include "providers/akamai/akamai.h"
+#include "providers/ratelimit.h"
 
 /* One request signed with EdgeGrid (a fresh timestamp and nonce each); the body, when any, is JSON. */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
@@ -81,26 +82,8 @@ static int akamai_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *
 	return dnsb_hb_open(out, &akamai_methods, cfg, err);
 }
 
-static const dnsb_provider_flag akamai_flags[] = {
-	{ "akamai-edgerc-path", 1, "the .edgerc file holding the EdgeGrid credentials (a secret file)" },
-	{ "akamai-edgerc-section", 1, "its section (default: default)" },
-	{ "akamai-serviceconsumerdomain", 1, "the API host, akab-....luna.akamaiapis.net (or $AKAMAI_HOST)" },
-	{ "akamai-client-token", 1, "the EdgeGrid client token (or $AKAMAI_CLIENT_TOKEN)" },
-	{ "akamai-access-token", 1, "the EdgeGrid access token (or $AKAMAI_ACCESS_TOKEN)" },
-	{ "akamai-client-secret-file", 1, "a file holding the client secret (or $" DNSB_AKAMAI_SECRET_ENV ")" },
-	{ "akamai-client-secret", 1, "refused: a secret on argv; use --akamai-client-secret-file" },
-	{ "akamai-contract-id", 1, "list the zones of this contract only (repeatable; GET /zones?contractIds=)" },
-	{ "akamai-zone", 1, "a zone to manage (repeatable; default: every zone GET /zones lists)" },
-	{ "akamai-batch-change-size", 1, "record-set changes per change list (default 100)" },
-	{ "akamai-api-endpoint", 1, "another server, https://HOST[:PORT] (default: https:// + the credentials' host)" },
-	{ "akamai-ca-file", 1, "PEM file of the CAs to trust instead of the system's (TLS is always verified)" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_akamai = {
+const dnsb_backend dnsb_backend_akamai = DNSB_BACKEND_INIT(
 	"akamai",
 	"Akamai Edge DNS (config-dns v2: one change list per batch, submitted atomically; EdgeGrid from an .edgerc "
 	"or $AKAMAI_*)",
-	akamai_flags,
-	akamai_open,
-};
+	dnsb_akamai_flags, dnsb_budget_flags, akamai_open, &akamai_methods.ops);

@@ -26,6 +26,7 @@
 
 #include <json-c/json.h>
 
+#include "dnsbatch/sys/flag.h"
 #include "dnsbatch/sys/provider.h"
 #include "providers/backend.h"
 #include "providers/precheck.h"
@@ -208,6 +209,9 @@ typedef struct dnsb_akamai {
 				        submissions to one zone take turns; owned */
 	unsigned long leftovers;   /**< leftover change lists removed (statistics) */
 } dnsb_akamai;
+
+/** config.c: the flags (the credentials, endpoint and zones MANUAL: read with their other sources). */
+extern const dnsb_flag dnsb_akamai_flags[];
 
 /** config.c: endpoint + path, each %s of `path` replaced by the next argument percent-encoded. @return malloc'd or NULL */
 char *dnsb_akamai_url(const dnsb_akamai *a, const char *path, ...);

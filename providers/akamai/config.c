@@ -178,19 +178,50 @@ static int read_zones(dnsb_akamai_config *out, const dnsb_config *cfg, dnsb_erro
 	return 0;
 }
 
+#define AT(field) DNSB_FLAG_AT(dnsb_akamai_config, field)
+#define MANUAL_FLAG(name, arg, opts, help) \
+	{ name, DNSB_FLAG_STRING, arg, help, NULL, 0, 0, 0, 0, DNSB_FLAG_MANUAL | (opts), NULL, NULL, NULL }
+
+/* The credentials, the endpoint and the zones are read together with their other sources (the .edgerc, the
+ * environment) by read_creds, set_endpoint and read_zones above: declared here for --help and the parse. */
+const dnsb_flag dnsb_akamai_flags[] = {
+	MANUAL_FLAG("akamai-edgerc-path", "FILE", DNSB_FLAG_SECRET,
+		    "the .edgerc file holding the EdgeGrid credentials (a secret file)"),
+	MANUAL_FLAG("akamai-edgerc-section", "NAME", 0, "its section (default: default)"),
+	MANUAL_FLAG("akamai-serviceconsumerdomain", "HOST",
+		    0, "the API host, akab-....luna.akamaiapis.net (or $AKAMAI_HOST)"),
+	MANUAL_FLAG("akamai-client-token", "TOKEN", DNSB_FLAG_SECRET,
+		    "the EdgeGrid client token (or $AKAMAI_CLIENT_TOKEN)"),
+	MANUAL_FLAG("akamai-access-token", "TOKEN", DNSB_FLAG_SECRET,
+		    "the EdgeGrid access token (or $AKAMAI_ACCESS_TOKEN)"),
+	MANUAL_FLAG("akamai-client-secret-file", "FILE", DNSB_FLAG_SECRET,
+		    "a file holding the client secret (or $" DNSB_AKAMAI_SECRET_ENV ")"),
+	MANUAL_FLAG("akamai-client-secret", "SECRET", DNSB_FLAG_SECRET,
+		    "refused: a secret on argv; use --akamai-client-secret-file"),
+	MANUAL_FLAG("akamai-contract-id", "ID", DNSB_FLAG_REPEAT,
+		    "list the zones of this contract only (repeatable; GET /zones?contractIds=)"),
+	MANUAL_FLAG("akamai-zone", "ZONE", DNSB_FLAG_REPEAT,
+		    "a zone to manage (repeatable; default: every zone GET /zones lists)"),
+	{ "akamai-batch-change-size", DNSB_FLAG_UINT, "N", "record-set changes per change list (default "
+	  DNSB_FLAG_TEXT(DNSB_AKAMAI_BATCH_DEFAULT) ")", DNSB_FLAG_TEXT(DNSB_AKAMAI_BATCH_DEFAULT), 1, 10000,
+	  AT(batch_size), 0, NULL, NULL, NULL },
+	MANUAL_FLAG("akamai-api-endpoint", "URL",
+		    0, "another server, https://HOST[:PORT] (default: https:// + the credentials' host)"),
+	{ "akamai-ca-file", DNSB_FLAG_FILE, "FILE",
+	  "PEM file of the CAs to trust instead of the system's (TLS is always verified)", NULL, 0, 0, AT(ca_file), 0,
+	  NULL, NULL, NULL },
+	DNSB_FLAG_END
+};
+
 static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
 	dnsb_akamai_config *out = settings;
-	unsigned long batch;
 	int rc;
 
-	if ((rc = read_creds(out, cfg, err)) != 0 || (rc = set_endpoint(out, cfg, err)) != 0 ||
-	    (rc = read_zones(out, cfg, err)) != 0 ||
-	    (rc = dnsb_hb_config_file(&out->ca_file, cfg, "akamai-ca-file", err)) != 0 ||
-	    (rc = dnsb_config_uint(&batch, cfg, "akamai-batch-change-size", DNSB_AKAMAI_BATCH_DEFAULT, 1, 10000, err)) != 0)
+	if ((rc = dnsb_flags_parse(dnsb_akamai_flags, settings, cfg, err)) != 0 || (rc = read_creds(out, cfg, err)) != 0 ||
+	    (rc = set_endpoint(out, cfg, err)) != 0)
 		return rc;
-	out->batch_size = batch;
-	return 0;
+	return read_zones(out, cfg, err);
 }
 
 static void clear_settings(void *settings)

@@ -11,6 +11,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
+#include "providers/ratelimit.h"
 #include "providers/registry.h"
 
 /* ---- signed calls ---- */
@@ -322,21 +323,7 @@ static int aws_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err
 	return dnsb_hb_open(out, &aws_methods, cfg, err);
 }
 
-static const dnsb_provider_flag aws_flags[] = {
-	{ "aws-zone-type", 1, "public or private: only hosted zones of that type (default both)" },
-	{ "aws-zone-id", 1, "a hosted zone id to manage (repeatable; default: every zone ListHostedZones gives)" },
-	{ "aws-batch-change-size", 1, "changes per ChangeResourceRecordSets (default 1000, at most 1000)" },
-	{ "aws-batch-change-interval", 1, "seconds between two submissions (default 1)" },
-	{ "aws-profile", 1, "profile of the shared credentials file (default $AWS_PROFILE, else default)" },
-	{ "aws-wait-insync", 0, "after each accepted batch, poll GetChange until Route53 says INSYNC (within --timeout)" },
-	{ "no-aws-evaluate-target-health", 0, "aliases that do not say evaluate no target health (default: they do)" },
-	{ "aws-prefer-cname", 0, "serve: keep a CNAME to an AWS load balancer or CloudFront a CNAME (default: an alias)" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_aws = {
+const dnsb_backend dnsb_backend_aws = DNSB_BACKEND_INIT(
 	"aws",
 	"Amazon Route53 (ChangeResourceRecordSets, ListResourceRecordSets) signed with SigV4; AWS SDK credential chain",
-	aws_flags,
-	aws_open,
-};
+	dnsb_aws_flags, dnsb_budget_flags, aws_open, &aws_methods.ops);

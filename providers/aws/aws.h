@@ -62,6 +62,9 @@ typedef enum dnsb_aws_zone_type { DNSB_AWS_ZONES_ANY = 0, DNSB_AWS_ZONES_PUBLIC,
 typedef dnsb_hb_zone dnsb_aws_zone;
 
 /** Settings of one aws provider, from its flags and the environment. */
+/** The aws flags (config.c): the one table of their names, kinds, defaults and help. */
+extern const dnsb_flag dnsb_aws_flags[];
+
 typedef struct dnsb_aws_config {
 	dnsb_aws_zone_type zone_type;  /**< --aws-zone-type */
 	char **zone_ids;               /**< --aws-zone-id (repeatable); owned */

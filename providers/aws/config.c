@@ -21,8 +21,9 @@ void dnsb_aws_config_clear(dnsb_aws_config *cfg)
 }
 
 /* A hosted zone id: "Z..." letters and digits, "/hostedzone/" allowed before it. */
-static int add_zone_id(dnsb_aws_config *out, const char *v, dnsb_error *err)
+static int add_zone_id(void *settings, const char *v, dnsb_error *err)
 {
+	dnsb_aws_config *out = settings;
 	char **grown;
 	size_t len;
 
@@ -61,43 +62,59 @@ static int endpoint(char **slot, const char *const *names, const char *dflt, dns
 	return (*slot = strndup(v, len)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
+static int take_zone_type(void *settings, const char *v, dnsb_error *err)
+{
+	dnsb_aws_config *out = settings;
+
+	if (*v == '\0')
+		return 0;
+	if (strcmp(v, "public") == 0)
+		out->zone_type = DNSB_AWS_ZONES_PUBLIC;
+	else if (strcmp(v, "private") == 0)
+		out->zone_type = DNSB_AWS_ZONES_PRIVATE;
+	else
+		return dnsb_error_set(err, DNSB_EINVAL, "--aws-zone-type %s: expected public or private", v);
+	return 0;
+}
+
+#define AT(field) DNSB_FLAG_AT(dnsb_aws_config, field)
+
+const dnsb_flag dnsb_aws_flags[] = {
+	{ "aws-zone-type", DNSB_FLAG_CUSTOM, "public|private", "only hosted zones of that type (default both)", NULL, 0,
+	  0, 0, 0, 0, NULL, NULL, take_zone_type },
+	{ "aws-zone-id", DNSB_FLAG_CUSTOM, "ID",
+	  "a hosted zone id to manage (repeatable; default: every zone ListHostedZones gives)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_REPEAT, NULL, NULL, add_zone_id },
+	{ "aws-batch-change-size", DNSB_FLAG_UINT, "N", "changes per ChangeResourceRecordSets (default 1000, at most 1000)",
+	  DNSB_FLAG_TEXT(DNSB_AWS_BATCH_DEFAULT), 1, DNSB_AWS_MAX_RECORDS, AT(batch_size), 0, NULL, NULL, NULL },
+	{ "aws-batch-change-interval", DNSB_FLAG_SECONDS, "SECONDS", "seconds between two submissions",
+	  DNSB_FLAG_TEXT(DNSB_AWS_INTERVAL_DEFAULT), 0, 3600, AT(interval), 0, NULL, NULL, NULL },
+	{ "aws-profile", DNSB_FLAG_STRING, "NAME",
+	  "profile of the shared credentials file (default $AWS_PROFILE, else default)", NULL, 0, 0, AT(profile), 0,
+	  NULL, NULL, NULL },
+	{ "aws-wait-insync", DNSB_FLAG_BOOL, NULL,
+	  "after each accepted batch, poll GetChange until Route53 says INSYNC (within --timeout)", NULL, 0, 0,
+	  AT(wait_insync), 0, NULL, NULL, NULL },
+	{ "no-aws-evaluate-target-health", DNSB_FLAG_BOOL, NULL,
+	  "aliases that do not say evaluate no target health (default: they do)", NULL, 0, 0, AT(no_health), 0, NULL,
+	  NULL, NULL },
+	{ "aws-prefer-cname", DNSB_FLAG_BOOL, NULL,
+	  "serve: keep a CNAME to an AWS load balancer or CloudFront a CNAME (default: an alias)", NULL, 0, 0,
+	  AT(prefer_cname), 0, NULL, NULL, NULL },
+	DNSB_FLAG_END
+};
+
 static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
 	dnsb_aws_config *out = settings;
 	static const char *const r53[] = { "AWS_ENDPOINT_URL_ROUTE_53", "AWS_ENDPOINT_URL", NULL };
 	static const char *const sts[] = { "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL", NULL };
 	const char *v;
-	unsigned long batch;
-	size_t iter = 0;
 	int rc;
 
-	if ((v = dnsb_config_get(cfg, "aws-zone-type")) != NULL && *v) {
-		if (strcmp(v, "public") == 0)
-			out->zone_type = DNSB_AWS_ZONES_PUBLIC;
-		else if (strcmp(v, "private") == 0)
-			out->zone_type = DNSB_AWS_ZONES_PRIVATE;
-		else
-			return dnsb_error_set(err, DNSB_EINVAL, "--aws-zone-type %s: expected public or private", v);
-	}
-	while ((v = dnsb_config_next(cfg, "aws-zone-id", &iter)) != NULL)
-		if ((rc = add_zone_id(out, v, err)) != 0)
-			return rc;
-	if ((rc = dnsb_config_uint(&batch, cfg, "aws-batch-change-size", DNSB_AWS_BATCH_DEFAULT, 1, DNSB_AWS_MAX_RECORDS,
-				   err)) != 0)
+	if ((rc = dnsb_flags_parse(dnsb_aws_flags, out, cfg, err)) != 0)
 		return rc;
-	out->batch_size = batch;
-	if ((rc = dnsb_config_seconds(&out->interval, cfg, "aws-batch-change-interval", DNSB_AWS_INTERVAL_DEFAULT,
-				      err)) != 0)
-		return rc;
-	if (out->interval > 3600)
-		return dnsb_error_set(err, DNSB_EINVAL, "--aws-batch-change-interval: at most 3600 seconds");
-	out->wait_insync = dnsb_config_flag(cfg, "aws-wait-insync");
-	out->prefer_cname = dnsb_config_flag(cfg, "aws-prefer-cname");
-	out->no_health = dnsb_config_flag(cfg, "no-aws-evaluate-target-health");
-	v = dnsb_config_get(cfg, "aws-profile");
-	if (v == NULL || *v == '\0')
-		v = getenv("AWS_PROFILE");
-	if (v && *v && (out->profile = strdup(v)) == NULL)
+	if (out->profile == NULL && (v = getenv("AWS_PROFILE")) != NULL && *v && (out->profile = strdup(v)) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	if ((rc = endpoint(&out->endpoint, r53, DNSB_AWS_ENDPOINT_DEFAULT, err)) != 0 ||
 	    (rc = endpoint(&out->sts_endpoint, sts, DNSB_AWS_STS_DEFAULT, err)) != 0)

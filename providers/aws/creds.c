@@ -75,16 +75,16 @@ static char *trim(char *s)
 
 int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profile, dnsb_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *id = NULL, *secret = NULL, *token = NULL;
-	size_t cap = 0;
-	int in = 0, found = 0, rc = 0;
+	char *text, *save = NULL, *line, *id = NULL, *secret = NULL, *token = NULL;
+	size_t len;
+	int in = 0, found = 0, rc;
 
 	memset(out, 0, sizeof(*out));
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "shared credentials file %s: %s",
-				      path, strerror(errno));
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
+	/* The one reader of secret files: its limit (DNSB_SECRET_FILE_MAX), an error past it, the text wiped. */
+	if ((rc = dnsb_secret_read_file(&text, path, "shared credentials file", err)) != 0)
+		return rc;
+	len = strlen(text);
+	for (line = strtok_r(text, "\n", &save); rc == 0 && line; line = strtok_r(NULL, "\n", &save)) {
 		char *s = trim(line), *eq, **slot = NULL;
 		if (*s == '#' || *s == ';' || *s == '\0')
 			continue;
@@ -112,10 +112,8 @@ int dnsb_aws_creds_file(dnsb_aws_keys *out, const char *path, const char *profil
 				rc = DNSB_ENOMEM;
 		}
 	}
-	if (line)
-		explicit_bzero(line, cap);
-	free(line);
-	fclose(f);
+	explicit_bzero(text, len);
+	free(text);
 	if (rc == 0 && !found)
 		rc = dnsb_error_set(err, DNSB_ENOTFOUND, "shared credentials file %s has no profile [%s]", path, profile);
 	else if (rc == 0 && (id == NULL || secret == NULL || !*id || !*secret))
@@ -252,42 +250,19 @@ void dnsb_aws_creds_clear(dnsb_aws_creds *c)
 
 /* ---- fetching temporary credentials ---- */
 
-/* A small file's content, trailing white space removed (a token). @return malloc'd, or NULL with err set */
+/* A small file's content, trailing white space removed (a token), by the one secret reader (its limit, an error
+ * past it: never a token cut short). @return malloc'd (dnsb_secret_free), or NULL with err set (DNSB_EFATAL: a
+ * credential that cannot be read stops the provider; DNSB_ENOMEM) */
 static char *read_secret_file(const char *path, const char *what, dnsb_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int ch;
+	char *text;
+	int rc = dnsb_secret_read_file(&text, path, what, err);
 
-	if (f == NULL) {
-		dnsb_error_set(err, DNSB_EFATAL, "%s %s: %s", what, path, strerror(errno));
-		return NULL;
-	}
-	while ((ch = fgetc(f)) != EOF && len < (1u << 20)) {
-		if (len + 2 > cap) {
-			char *grown = realloc(buf, cap = cap ? cap * 2 : 4096);
-			if (grown == NULL) {
-				dnsb_secret_free(buf);
-				fclose(f);
-				dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-				return NULL;
-			}
-			buf = grown;
-		}
-		buf[len++] = (char)ch;
-	}
-	fclose(f);
-	while (len > 0 && isspace((unsigned char)buf[len - 1]))
-		len--;
-	if (len == 0) {
-		free(buf);
-		dnsb_error_set(err, DNSB_EFATAL, "%s %s is empty", what, path);
-		return NULL;
-	}
-	buf[len] = '\0';
-	dnsb_secret_register(buf); /* a web identity or container token: redacted from all that is printed */
-	return buf;
+	if (rc == 0)
+		return text; /* registered: redacted from all that is printed */
+	if (rc != DNSB_ENOMEM && err)
+		err->code = DNSB_EFATAL;
+	return NULL;
 }
 
 static double time_left(double give_up)

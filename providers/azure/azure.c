@@ -11,6 +11,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "providers/ratelimit.h"
 #include "providers/azure/azure.h"
 
 /* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,
@@ -261,21 +262,7 @@ static int azure_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *e
 	return dnsb_hb_open(out, &azure_methods, cfg, err);
 }
 
-static const dnsb_provider_flag azure_flags[] = {
-	{ "azure-subscription-id", 1, "the subscription of the zones (or subscriptionId in --azure-config-file)" },
-	{ "azure-resource-group", 1, "the resource group of the zones (or resourceGroup in --azure-config-file)" },
-	{ "azure-config-file", 1, "external-dns's azure.json (tenantId, aadClientId, aadClientSecret, use*Extension, ...)" },
-	{ "azure-user-assigned-identity-client-id", 1, "the client id of a user-assigned managed identity" },
-	{ "azure-api-endpoint", 1, "the Resource Manager endpoint (default " DNSB_AZURE_ENDPOINT_DEFAULT ")" },
-	{ "azure-ca-file", 1, "PEM file of the CAs to trust instead of the system's (TLS is always verified)" },
-	{ "azure-max-in-flight", 1, "record-set requests in flight at once (default 8)" },
-	{ "azure-private-zones", 0, "manage privateDnsZones (api-version " DNSB_AZURE_PRIVATE_API_VERSION ")" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_azure = {
+const dnsb_backend dnsb_backend_azure = DNSB_BACKEND_INIT(
 	"azure",
 	"Azure DNS (a read, then one conditional request per record set; a refused batch is undone)",
-	azure_flags,
-	azure_open,
-};
+	dnsb_azure_flags, dnsb_budget_flags, azure_open, &azure_methods.ops);

@@ -64,6 +64,9 @@ typedef enum dnsb_azure_cred {
 } dnsb_azure_cred;
 
 /** Settings of one azure provider. Every string owned. */
+/** The azure flags (config.c): the one table of their names, kinds, defaults and help. */
+extern const dnsb_flag dnsb_azure_flags[];
+
 typedef struct dnsb_azure_config {
 	char *endpoint;         /**< --azure-api-endpoint, with a trailing '/' */
 	char *subscription;     /**< --azure-subscription-id or azure.json subscriptionId */

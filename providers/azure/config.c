@@ -4,11 +4,9 @@
  * and the credential chosen in their order: workload identity, client
  * secret, managed identity.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applier/core/secret.h"
 #include "providers/azure/azure.h"
@@ -94,8 +92,9 @@ static int config_file_cred(dnsb_azure_config *out, json_object *doc, const char
 
 /* external-dns's azure.json, read as a secret (it may hold aadClientSecret): wiped, and refused past the reader's
  * limit rather than cut. */
-static int read_config_file(dnsb_azure_config *out, const char *path, dnsb_error *err)
+static int read_config_file(void *settings, const char *path, dnsb_error *err)
 {
+	dnsb_azure_config *out = settings;
 	char *text = NULL;
 	json_object *doc;
 	int rc;
@@ -141,14 +140,16 @@ static int env_cred(dnsb_azure_config *out, const char *user_identity)
 }
 
 /* --azure-api-endpoint: http(s), kept with one trailing '/'. */
-static int set_endpoint(dnsb_azure_config *out, const char *v, dnsb_error *err)
+static int set_endpoint(void *settings, const char *v, dnsb_error *err)
 {
+	dnsb_azure_config *out = settings;
 	size_t len = strlen(v);
 
 	if (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0)
 		return dnsb_error_set(err, DNSB_EINVAL, "--azure-api-endpoint %s: expected an https:// URL", v);
 	while (len > 0 && v[len - 1] == '/')
 		len--;
+	free(out->endpoint);
 	if (asprintf(&out->endpoint, "%.*s/", (int)len, v) < 0) {
 		out->endpoint = NULL;
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
@@ -169,46 +170,46 @@ static int set_authority(dnsb_azure_config *out)
 	return (out->authority = strndup(v, len)) ? 0 : DNSB_ENOMEM;
 }
 
-static int parse_plain(dnsb_azure_config *out, const dnsb_config *cfg, dnsb_error *err)
+#define AT(field) DNSB_FLAG_AT(dnsb_azure_config, field)
+
+/* Table order is parse order: the flags first, then azure.json fills what they left (the first source wins). */
+const dnsb_flag dnsb_azure_flags[] = {
+	{ "azure-api-endpoint", DNSB_FLAG_CUSTOM, "URL", "the Resource Manager endpoint (default "
+	  DNSB_AZURE_ENDPOINT_DEFAULT ")", DNSB_AZURE_ENDPOINT_DEFAULT, 0, 0, 0, 0, 0, NULL, NULL, set_endpoint },
+	{ "azure-max-in-flight", DNSB_FLAG_UINT, "N", "record-set requests in flight at once",
+	  DNSB_FLAG_TEXT(DNSB_AZURE_IN_FLIGHT_DEFAULT), 1, 256, AT(max_in_flight), 0, NULL, NULL, NULL },
+	{ "azure-private-zones", DNSB_FLAG_BOOL, NULL, "manage privateDnsZones (api-version "
+	  DNSB_AZURE_PRIVATE_API_VERSION ")", NULL, 0, 0, AT(private_zones), 0, NULL, NULL, NULL },
+	{ "azure-ca-file", DNSB_FLAG_FILE, "FILE",
+	  "PEM file of the CAs to trust instead of the system's (TLS is always verified)", NULL, 0, 0, AT(ca_file), 0,
+	  NULL, NULL, NULL },
+	{ "azure-subscription-id", DNSB_FLAG_STRING, "ID",
+	  "the subscription of the zones (or subscriptionId in --azure-config-file)", NULL, 0, 0, AT(subscription), 0,
+	  NULL, NULL, NULL },
+	{ "azure-resource-group", DNSB_FLAG_STRING, "NAME",
+	  "the resource group of the zones (or resourceGroup in --azure-config-file)", NULL, 0, 0, AT(resource_group),
+	  0, NULL, NULL, NULL },
+	{ "azure-config-file", DNSB_FLAG_CUSTOM, "FILE",
+	  "external-dns's azure.json (tenantId, aadClientId, aadClientSecret, use*Extension, ...)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_SECRET, NULL, NULL, read_config_file },
+	/* Read after the credential is chosen (a managed identity's), by parse_settings. */
+	{ "azure-user-assigned-identity-client-id", DNSB_FLAG_STRING, "ID",
+	  "the client id of a user-assigned managed identity", NULL, 0, 0, 0, 0, DNSB_FLAG_MANUAL, NULL, NULL, NULL },
+	DNSB_FLAG_END
+};
+
+static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
-	const char *v;
-	unsigned long k;
+	dnsb_azure_config *out = settings;
+	const char *v = getenv("DNSBATCH_AZURE_IMDS_ENDPOINT");
 	int rc;
 
-	if ((rc = set_endpoint(out, (v = dnsb_config_get(cfg, "azure-api-endpoint")) ? v : DNSB_AZURE_ENDPOINT_DEFAULT,
-			       err)) != 0)
+	if ((rc = dnsb_flags_parse(dnsb_azure_flags, out, cfg, err)) != 0)
 		return rc;
-	if ((rc = dnsb_config_uint(&k, cfg, "azure-max-in-flight", DNSB_AZURE_IN_FLIGHT_DEFAULT, 1, 256, err)) != 0)
-		return rc;
-	out->max_in_flight = k;
-	out->private_zones = dnsb_config_flag(cfg, "azure-private-zones");
-	if ((v = dnsb_config_get(cfg, "azure-ca-file")) != NULL) {
-		if (access(v, R_OK) != 0)
-			return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--azure-ca-file %s: %s", v,
-					      strerror(errno));
-		if ((out->ca_file = strdup(v)) == NULL)
-			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	v = getenv("DNSBATCH_AZURE_IMDS_ENDPOINT");
 	if ((rc = take(&out->imds, v && *v ? v : DNSB_AZURE_IMDS_DEFAULT)) != 0 || (rc = set_authority(out)) != 0)
 		return rc;
-	if ((rc = take(&out->subscription, dnsb_config_get(cfg, "azure-subscription-id"))) != 0)
-		return rc;
-	return take(&out->resource_group, dnsb_config_get(cfg, "azure-resource-group"));
-}
-
-static int parse_settings(dnsb_azure_config *out, const dnsb_config *cfg, dnsb_error *err)
-{
-	const char *v;
-	int rc;
-
-	if ((rc = parse_plain(out, cfg, err)) != 0)
-		return rc;
-	if ((v = dnsb_config_get(cfg, "azure-config-file")) != NULL)
-		rc = read_config_file(out, v, err);
-	else
-		rc = env_cred(out, dnsb_config_get(cfg, "azure-user-assigned-identity-client-id"));
-	if (rc != 0)
+	if (out->cred_source == NULL && /* no --azure-config-file */
+	    (rc = env_cred(out, dnsb_config_get(cfg, "azure-user-assigned-identity-client-id"))) != 0)
 		return rc;
 	if (out->cred == DNSB_AZURE_CRED_MANAGED && (v = dnsb_config_get(cfg, "azure-user-assigned-identity-client-id")))
 		if ((rc = take(&out->client_id, v)) != 0)
@@ -225,15 +226,12 @@ static int parse_settings(dnsb_azure_config *out, const dnsb_config *cfg, dnsb_e
 	return 0;
 }
 
+static void clear_settings(void *settings)
+{
+	dnsb_azure_config_clear(settings);
+}
+
 int dnsb_azure_config_parse(dnsb_azure_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = parse_settings(out, cfg, err)) != 0) {
-		if (rc == DNSB_ENOMEM)
-			dnsb_error_set(err, rc, "out of memory");
-		dnsb_azure_config_clear(out);
-	}
-	return rc;
+	return dnsb_hb_config_parse(out, sizeof(*out), parse_settings, clear_settings, cfg, err);
 }

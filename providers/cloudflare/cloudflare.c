@@ -385,20 +385,8 @@ static int cloudflare_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_err
 	return dnsb_hb_open(out, &cloudflare_methods, cfg, err);
 }
 
-static const dnsb_provider_flag cloudflare_flags[] = {
-	{ "cloudflare-api-endpoint", 1, "the API's base URL (default " DNSB_CF_ENDPOINT_DEFAULT ")" },
-	{ "cloudflare-ca-file", 1, "PEM file of the CAs to trust instead of the system's (TLS is always verified)" },
-	{ "cloudflare-zone-id", 1, "a zone id to manage (repeatable; default: every zone GET /zones gives)" },
-	{ "cloudflare-batch-change-size", 1, "operations per batch (default 200, the Free plan's; 3500 on paid plans)" },
-	{ "cloudflare-proxied", 0, "new A, AAAA and CNAME records are proxied (their TTL is then automatic)" },
-	{ "cloudflare-record-comment", 1, "the comment written on every record created" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_cloudflare = {
+const dnsb_backend dnsb_backend_cloudflare = DNSB_BACKEND_INIT(
 	"cloudflare",
 	"Cloudflare DNS (API v4: a read of the batch's names, then one atomic dns_records/batch); $" DNSB_CF_TOKEN_ENV
 	" or $" DNSB_CF_KEY_ENV "+$" DNSB_CF_EMAIL_ENV,
-	cloudflare_flags,
-	cloudflare_open,
-};
+	dnsb_cf_flags, dnsb_budget_flags, cloudflare_open, &cloudflare_methods.ops);

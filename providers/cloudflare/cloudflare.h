@@ -77,6 +77,9 @@
 #define DNSB_CF_LIMIT_REQUESTS 1200.0
 
 /** Settings of one cloudflare provider, from its flags and the environment. */
+/** The cloudflare flags (config.c): the one table of their names, kinds, defaults and help. */
+extern const dnsb_flag dnsb_cf_flags[];
+
 typedef struct dnsb_cf_config {
 	char *endpoint;            /**< --cloudflare-api-endpoint, without a trailing '/'; owned */
 	char *ca_file;             /**< --cloudflare-ca-file, or NULL; owned */

@@ -108,53 +108,60 @@ static int take_credentials(dnsb_cf_config *out, dnsb_error *err)
 }
 
 /* --cloudflare-api-endpoint: http(s)://..., kept without a trailing '/'. */
-static int take_endpoint(dnsb_cf_config *out, const char *v, dnsb_error *err)
+static int take_endpoint(void *settings, const char *v, dnsb_error *err)
 {
+	dnsb_cf_config *out = settings;
 	size_t len;
 
-	if (v == NULL)
-		v = DNSB_CF_ENDPOINT_DEFAULT;
 	if (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0)
 		return dnsb_error_set(err, DNSB_EINVAL, "--cloudflare-api-endpoint %s: expected an http(s):// URL", v);
 	len = strlen(v);
 	while (len > 0 && v[len - 1] == '/')
 		len--;
+	free(out->endpoint);
 	return (out->endpoint = strndup(v, len)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
-/* --cloudflare-zone-id: each checked and counted here, looked up at open (dnsb_cf_config.zone_id_count). */
-static int check_zone_ids(dnsb_cf_config *out, const dnsb_config *cfg, dnsb_error *err)
+/* One --cloudflare-zone-id: checked and counted here, looked up at open (dnsb_cf_config.zone_id_count). */
+static int check_zone_id(void *settings, const char *v, dnsb_error *err)
 {
-	size_t iter = 0;
-	const char *v;
+	dnsb_cf_config *out = settings;
 
-	while ((v = dnsb_config_next(cfg, "cloudflare-zone-id", &iter)) != NULL) {
-		if (*v == '\0' || strspn(v, "0123456789abcdefABCDEF") != strlen(v) || strlen(v) > 32)
-			return dnsb_error_set(err, DNSB_EINVAL, "--cloudflare-zone-id '%s': expected a zone id (hex, up to 32)", v);
-		out->zone_id_count++;
-	}
+	if (*v == '\0' || strspn(v, "0123456789abcdefABCDEF") != strlen(v) || strlen(v) > 32)
+		return dnsb_error_set(err, DNSB_EINVAL, "--cloudflare-zone-id '%s': expected a zone id (hex, up to 32)", v);
+	out->zone_id_count++;
 	return 0;
 }
 
+#define AT(field) DNSB_FLAG_AT(dnsb_cf_config, field)
+
+const dnsb_flag dnsb_cf_flags[] = {
+	{ "cloudflare-api-endpoint", DNSB_FLAG_CUSTOM, "URL", "the API's base URL (default " DNSB_CF_ENDPOINT_DEFAULT ")",
+	  DNSB_CF_ENDPOINT_DEFAULT, 0, 0, 0, 0, 0, NULL, NULL, take_endpoint },
+	{ "cloudflare-zone-id", DNSB_FLAG_CUSTOM, "ID",
+	  "a zone id to manage (repeatable; default: every zone GET /zones gives)", NULL, 0, 0, 0, 0, DNSB_FLAG_REPEAT,
+	  NULL, NULL, check_zone_id },
+	{ "cloudflare-batch-change-size", DNSB_FLAG_UINT, "N",
+	  "operations per batch (default 200, the Free plan's; 3500 on paid plans)", DNSB_FLAG_TEXT(DNSB_CF_BATCH_DEFAULT),
+	  1, 100000, AT(batch_size), 0, NULL, NULL, NULL },
+	{ "cloudflare-proxied", DNSB_FLAG_BOOL, NULL,
+	  "new A, AAAA and CNAME records are proxied (their TTL is then automatic)", NULL, 0, 0, AT(proxied), 0, NULL,
+	  NULL, NULL },
+	{ "cloudflare-record-comment", DNSB_FLAG_STRING, "TEXT", "the comment written on every record created", NULL, 0,
+	  0, AT(comment), 0, NULL, NULL, NULL },
+	{ "cloudflare-ca-file", DNSB_FLAG_FILE, "FILE",
+	  "PEM file of the CAs to trust instead of the system's (TLS is always verified)", NULL, 0, 0, AT(ca_file), 0,
+	  NULL, NULL, NULL },
+	DNSB_FLAG_END
+};
+
 static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
-	dnsb_cf_config *out = settings;
-	unsigned long batch;
-	const char *v;
 	int rc;
 
-	if ((rc = take_endpoint(out, dnsb_config_get(cfg, "cloudflare-api-endpoint"), err)) != 0 ||
-	    (rc = check_zone_ids(out, cfg, err)) != 0)
+	if ((rc = dnsb_flags_parse(dnsb_cf_flags, settings, cfg, err)) != 0)
 		return rc;
-	if ((rc = dnsb_config_uint(&batch, cfg, "cloudflare-batch-change-size", DNSB_CF_BATCH_DEFAULT, 1, 100000, err)) != 0)
-		return rc;
-	out->batch_size = batch;
-	out->proxied = dnsb_config_flag(cfg, "cloudflare-proxied");
-	if ((v = dnsb_config_get(cfg, "cloudflare-record-comment")) != NULL && *v && (out->comment = strdup(v)) == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if ((rc = dnsb_hb_config_file(&out->ca_file, cfg, "cloudflare-ca-file", err)) != 0)
-		return rc;
-	return take_credentials(out, err);
+	return take_credentials(settings, err);
 }
 
 static void clear_settings(void *settings)

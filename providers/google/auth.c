@@ -19,7 +19,6 @@
 #include "providers/google/google.h"
 
 /* A key file is a few kilobytes; refuse anything absurd. */
-#define KEYFILE_MAX (256 * 1024)
 /* Lifetime of the JWT assertion, seconds (Google's maximum). */
 #define JWT_LIFETIME 3600
 /* Refresh this long before expiry, at most (and at most a quarter of the lifetime). */
@@ -146,36 +145,6 @@ int dnsb_google_key_parse(dnsb_google_auth *a, const char *text, const char *pat
 	return rc;
 }
 
-/* Read a key file whole. Errors name the file, never its content. */
-static int read_key_file(char **out, const char *path, const char *source, dnsb_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t len;
-	int e;
-
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "%s %s: %s", source, path,
-				      strerror(errno));
-	if ((buf = malloc(KEYFILE_MAX + 1)) == NULL) {
-		fclose(f);
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	len = fread(buf, 1, KEYFILE_MAX + 1, f);
-	e = ferror(f) ? errno : 0;
-	fclose(f);
-	if (e != 0 || len > KEYFILE_MAX) {
-		explicit_bzero(buf, len);
-		free(buf);
-		return e ? dnsb_error_set(err, DNSB_EIO, "%s %s: %s", source, path, strerror(e)) :
-			   dnsb_error_set(err, DNSB_EINVAL, "%s %s: larger than %d bytes, not a key file", source, path,
-					  KEYFILE_MAX);
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
-}
-
 static int metadata_init(dnsb_google_auth *a)
 {
 	const char *host = getenv(DNSB_GOOGLE_METADATA_HOST_ENV);
@@ -213,7 +182,7 @@ int dnsb_google_auth_init(dnsb_google_auth *a, const dnsb_google_config *cfg, dn
 	}
 	if (cfg->credentials == NULL)
 		return metadata_init(a) == 0 ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if ((rc = read_key_file(&text, cfg->credentials, cfg->credentials_source, err)) != 0)
+	if ((rc = dnsb_secret_read_file(&text, cfg->credentials, cfg->credentials_source, err)) != 0)
 		return rc;
 	rc = dnsb_google_key_parse(a, text, cfg->credentials, err);
 	explicit_bzero(text, strlen(text));

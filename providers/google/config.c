@@ -28,8 +28,9 @@ static int zone_name_ok(const char *s)
 }
 
 /* One --google-zone DNSNAME=ZONENAME. */
-static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
+static int add_zone(void *settings, const char *spec, dnsb_error *err)
 {
+	dnsb_google_config *out = settings;
 	const char *eq = strchr(spec, '=');
 	char *dns, *apex;
 	dnsb_error e = { 0, "" };
@@ -59,14 +60,16 @@ static int add_zone(dnsb_google_config *out, const char *spec, dnsb_error *err)
 }
 
 /* --google-api-endpoint: https only (tokens travel with every request), ending in '/'. */
-static int set_endpoint(dnsb_google_config *out, const char *v, dnsb_error *err)
+static int set_endpoint(void *settings, const char *v, dnsb_error *err)
 {
+	dnsb_google_config *out = settings;
 	size_t len = strlen(v);
 
 	if (strncmp(v, "https://", 8) != 0 || len <= 8)
 		return dnsb_error_set(err, DNSB_EINVAL,
 				      "--google-api-endpoint %s: expected an https:// URL (the default is " DNSB_GOOGLE_ENDPOINT_DEFAULT ")",
 				      v);
+	free(out->endpoint);
 	if ((out->endpoint = malloc(len + 2)) == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	memcpy(out->endpoint, v, len + 1);
@@ -84,38 +87,41 @@ static int take_file(char **slot, const char *path, const char *what, dnsb_error
 	return (*slot = strdup(path)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
+#define AT(field) DNSB_FLAG_AT(dnsb_google_config, field)
+
+const dnsb_flag dnsb_google_flags[] = {
+	{ "google-project", DNSB_FLAG_STRING, "ID", "the project holding the managed zones (required)", NULL, 0, 0,
+	  AT(project), 0, NULL, "the project holding the zones", NULL },
+	{ "google-zone", DNSB_FLAG_CUSTOM, "DNSNAME=ZONENAME",
+	  "a managed zone (repeatable; default: every zone of the project)", NULL, 0, 0, 0, 0, DNSB_FLAG_REPEAT, NULL,
+	  NULL, add_zone },
+	{ "google-batch-change-size", DNSB_FLAG_UINT, "N",
+	  "changes per changes.create (default 1000; the project's quotas also apply)",
+	  DNSB_FLAG_TEXT(DNSB_GOOGLE_BATCH_DEFAULT), 1, 100000, AT(batch_size), 0, NULL, NULL, NULL },
+	{ "google-batch-change-interval", DNSB_FLAG_SECONDS, "SECONDS", "seconds between two submissions",
+	  DNSB_FLAG_TEXT(DNSB_GOOGLE_INTERVAL_DEFAULT), 0, 3600, AT(interval), 0, NULL, NULL, NULL },
+	{ "google-api-endpoint", DNSB_FLAG_CUSTOM, "URL", "Cloud DNS API base URL (default "
+	  DNSB_GOOGLE_ENDPOINT_DEFAULT ")", DNSB_GOOGLE_ENDPOINT_DEFAULT, 0, 0, 0, 0, 0, NULL, NULL, set_endpoint },
+	{ "google-ca-file", DNSB_FLAG_FILE, "FILE",
+	  "PEM file of the CAs to trust instead of the system's (TLS is always verified)", NULL, 0, 0, AT(ca_file), 0,
+	  NULL, NULL, NULL },
+	{ "google-credentials", DNSB_FLAG_FILE, "FILE", "service-account key file (or $" DNSB_GOOGLE_CREDENTIALS_ENV
+	  "; $" DNSB_GOOGLE_TOKEN_ENV " first, the GCE metadata server last)", NULL, 0, 0,
+	  AT(credentials), DNSB_FLAG_SECRET, NULL, NULL, NULL },
+	DNSB_FLAG_END
+};
+
 static int parse_settings(void *settings, const dnsb_config *cfg, dnsb_error *err)
 {
 	dnsb_google_config *out = settings;
-	const char *v, *env = getenv(DNSB_GOOGLE_CREDENTIALS_ENV);
-	unsigned long batch;
-	size_t iter = 0;
+	const char *env = getenv(DNSB_GOOGLE_CREDENTIALS_ENV);
 	int rc;
 
-	if ((v = dnsb_config_get(cfg, "google-project")) == NULL || *v == '\0')
-		return dnsb_error_set(err, DNSB_EINVAL, "--google-project is required (the project holding the zones)");
-	if ((out->project = strdup(v)) == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	while ((v = dnsb_config_next(cfg, "google-zone", &iter)) != NULL)
-		if ((rc = add_zone(out, v, err)) != 0)
-			return rc;
-	if ((rc = dnsb_config_uint(&batch, cfg, "google-batch-change-size", DNSB_GOOGLE_BATCH_DEFAULT, 1, 100000,
-				   err)) != 0)
+	if ((rc = dnsb_flags_parse(dnsb_google_flags, out, cfg, err)) != 0)
 		return rc;
-	out->batch_size = batch;
-	if ((rc = dnsb_config_seconds(&out->interval, cfg, "google-batch-change-interval",
-				      DNSB_GOOGLE_INTERVAL_DEFAULT, err)) != 0)
-		return rc;
-	if (out->interval > 3600)
-		return dnsb_error_set(err, DNSB_EINVAL, "--google-batch-change-interval: at most 3600 seconds");
-	if ((rc = set_endpoint(out, (v = dnsb_config_get(cfg, "google-api-endpoint")) ? v : DNSB_GOOGLE_ENDPOINT_DEFAULT,
-			       err)) != 0)
-		return rc;
-	if ((rc = dnsb_hb_config_file(&out->ca_file, cfg, "google-ca-file", err)) != 0)
-		return rc;
-	if ((v = dnsb_config_get(cfg, "google-credentials")) != NULL) {
+	if (out->credentials) {
 		out->credentials_source = "--google-credentials";
-		return take_file(&out->credentials, v, "--google-credentials", err);
+		return 0;
 	}
 	if (env && *env) {
 		out->credentials_source = "$" DNSB_GOOGLE_CREDENTIALS_ENV;

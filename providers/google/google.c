@@ -9,6 +9,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
+#include "providers/ratelimit.h"
 #include "providers/google/google.h"
 #include "providers/registry.h"
 
@@ -176,21 +177,6 @@ static int google_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *
 	return dnsb_hb_open(out, &google_methods, cfg, err);
 }
 
-static const dnsb_provider_flag google_flags[] = {
-	{ "google-project", 1, "the project holding the managed zones (required)" },
-	{ "google-zone", 1, "DNSNAME=ZONENAME: a managed zone (repeatable; default: every zone of the project)" },
-	{ "google-batch-change-size", 1, "changes per changes.create (default 1000; the project's quotas also apply)" },
-	{ "google-batch-change-interval", 1, "seconds between two submissions (default 1)" },
-	{ "google-credentials", 1, "service-account key file (or $" DNSB_GOOGLE_CREDENTIALS_ENV "; $" DNSB_GOOGLE_TOKEN_ENV
-				   " first, the GCE metadata server last)" },
-	{ "google-api-endpoint", 1, "Cloud DNS API base URL (default " DNSB_GOOGLE_ENDPOINT_DEFAULT ")" },
-	{ "google-ca-file", 1, "PEM file of the CAs to trust instead of the system's (TLS is always verified)" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_google = {
-	"google",
-	"Google Cloud DNS v1 (changes.create, rrsets.list) over HTTPS with OAuth2",
-	google_flags,
-	google_open,
-};
+const dnsb_backend dnsb_backend_google = DNSB_BACKEND_INIT(
+	"google", "Google Cloud DNS v1 (changes.create, rrsets.list) over HTTPS with OAuth2", dnsb_google_flags,
+	dnsb_budget_flags, google_open, &google_methods.ops);

@@ -62,6 +62,9 @@
 typedef dnsb_hb_zone dnsb_google_zone;
 
 /** Settings of one google provider, from its flags and the environment. */
+/** The google flags (config.c): the one table of their names, kinds, defaults and help. */
+extern const dnsb_flag dnsb_google_flags[];
+
 typedef struct dnsb_google_config {
 	char *project;                /**< --google-project; owned */
 	dnsb_google_zone *zones;      /**< --google-zone DNSNAME=ZONENAME; empty = managedZones.list */

@@ -16,6 +16,7 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "providers/pdns/pdns.h"
+#include "providers/ratelimit.h"
 #include "providers/registry.h"
 
 /* One request with the key; the body, when any, is JSON. */
@@ -244,19 +245,6 @@ static int pdns_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *er
 	return dnsb_hb_open(out, &pdns_methods, cfg, err);
 }
 
-static const dnsb_provider_flag pdns_flags[] = {
-	{ "pdns-server", 1, "the API's base URL, http(s)://HOST:PORT (required)" },
-	{ "pdns-server-id", 1, "the server id in the API's paths (default " DNSB_PDNS_SERVER_ID_DEFAULT ")" },
-	{ "pdns-zone", 1, "a zone to manage (repeatable; default: every zone of the server, from GET .../zones)" },
-	{ "pdns-batch-change-size", 1, "changes per PATCH (default 1000)" },
-	{ "pdns-api-key-file", 1, "file holding the API key (or $" DNSB_PDNS_API_KEY_ENV "; never on the command line)" },
-	{ "pdns-ca-file", 1, "PEM file of the CAs to trust instead of the system's, for https (TLS is always verified)" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_pdns = {
-	"pdns",
-	"PowerDNS Authoritative HTTP API (a pre-check read, then one PATCH per batch)",
-	pdns_flags,
-	pdns_open,
-};
+const dnsb_backend dnsb_backend_pdns = DNSB_BACKEND_INIT(
+	"pdns", "PowerDNS Authoritative HTTP API (a pre-check read, then one PATCH per batch)", dnsb_pdns_flags,
+	dnsb_budget_flags, pdns_open, &pdns_methods.ops);

@@ -65,6 +65,9 @@ typedef struct dnsb_pdns_config {
  */
 int dnsb_pdns_config_parse(dnsb_pdns_config *out, const dnsb_config *cfg, dnsb_error *err);
 
+/** The pdns flags (config.c): the one table of their names, kinds, defaults and help. */
+extern const dnsb_flag dnsb_pdns_flags[];
+
 /** Free what a config owns (wiping the key) and zero it. NULL is a no-op. */
 void dnsb_pdns_config_clear(dnsb_pdns_config *cfg);
 

@@ -10,9 +10,6 @@
 #include "applier/core/secret.h"
 #include "rfc2136.h"
 
-/* A secret or key file is a few lines; refuse anything absurd. */
-#define KEYFILE_MAX (64 * 1024)
-
 void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg)
 {
 	if (cfg == NULL)
@@ -47,42 +44,6 @@ const char *dnsb_rfc2136_algorithm(const char *name)
 		if (strlen(table[i].name) == len && strncasecmp(table[i].name, name, len) == 0)
 			return table[i].ldns;
 	return NULL;
-}
-
-/*
- * Read a small file whole. Errors name the flag and the file, and say
- * nothing of the content: it is a secret.
- */
-static int read_small_file(char **out, const char *path, const char *flag, dnsb_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t len;
-
-	if (f == NULL)
-		return dnsb_error_set(err, errno == ENOENT ? DNSB_ENOTFOUND : DNSB_EIO, "--%s %s: %s", flag,
-				      path, strerror(errno));
-	if ((buf = malloc(KEYFILE_MAX + 1)) == NULL) {
-		fclose(f);
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	len = fread(buf, 1, KEYFILE_MAX + 1, f);
-	if (ferror(f)) {
-		int e = errno;
-		fclose(f);
-		dnsb_secret_free(buf);
-		return dnsb_error_set(err, DNSB_EIO, "--%s %s: %s", flag, path, strerror(e));
-	}
-	fclose(f);
-	if (len > KEYFILE_MAX) {
-		explicit_bzero(buf, KEYFILE_MAX + 1);
-		free(buf);
-		return dnsb_error_set(err, DNSB_EINVAL, "--%s %s: larger than %d bytes, not a key file", flag,
-				      path, KEYFILE_MAX);
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
 }
 
 /*
@@ -384,7 +345,7 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 				      "give either --rfc2136-tsig-secret-file or --rfc2136-tsig-keyfile, not both");
 	if (keyfile) {
 		char *kname, *kalg;
-		if ((rc = read_small_file(&text, keyfile, "rfc2136-tsig-keyfile", err)) != 0)
+		if ((rc = dnsb_secret_read_file(&text, keyfile, "--rfc2136-tsig-keyfile", err)) != 0)
 			return rc;
 		rc = dnsb_rfc2136_keyfile_parse(&kname, &kalg, &out->secret, text, keyname, keyfile, err);
 		dnsb_secret_free(text);
@@ -399,7 +360,7 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 		return rc != 0 ? rc : check_secret(out->secret, keyfile, err);
 	}
 	if (secret_file) {
-		if ((rc = read_small_file(&out->secret, secret_file, "rfc2136-tsig-secret-file", err)) != 0)
+		if ((rc = dnsb_secret_read_file(&out->secret, secret_file, "--rfc2136-tsig-secret-file", err)) != 0)
 			return rc;
 		trim(out->secret);
 		out->secret_source = "--rfc2136-tsig-secret-file";
@@ -430,57 +391,62 @@ static int config_tsig(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_er
 									: dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
+/* One --rfc2136-zone, as given. */
+static int add_zone(void *settings, const char *zone, dnsb_error *err)
+{
+	dnsb_rfc2136_config *out = settings;
+	char **grown = realloc(out->zones, (out->zone_count + 1) * sizeof(char *));
+
+	if (grown == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	out->zones = grown;
+	if ((out->zones[out->zone_count] = strdup(zone)) == NULL)
+		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	out->zone_count++;
+	return 0;
+}
+
+#define AT(field) DNSB_FLAG_AT(dnsb_rfc2136_config, field)
+
+/* The TSIG flags are read together by config_tsig (three sources, one key): declared here, MANUAL. */
+const dnsb_flag dnsb_rfc2136_flags[] = {
+	{ "rfc2136-host", DNSB_FLAG_STRING, "HOST", "address or name of the primary server", NULL, 0, 0, AT(host), 0,
+	  NULL, "the primary server's address", NULL },
+	{ "rfc2136-port", DNSB_FLAG_UINT, "PORT", "its port", "53", 1, 65535, AT(port), 0, NULL, NULL, NULL },
+	{ "rfc2136-zone", DNSB_FLAG_CUSTOM, "APEX", "a zone to manage (repeatable)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_REPEAT, NULL, "repeat it for several zones", add_zone },
+	{ "rfc2136-tsig-keyname", DNSB_FLAG_STRING, "NAME", "TSIG key name", NULL, 0, 0, 0, 0, DNSB_FLAG_MANUAL, NULL,
+	  NULL, NULL },
+	{ "rfc2136-tsig-secret-alg", DNSB_FLAG_STRING, "ALG",
+	  "TSIG algorithm: hmac-sha256 (default), hmac-sha512, hmac-sha1, hmac-md5", NULL, 0, 0, 0, 0, DNSB_FLAG_MANUAL,
+	  NULL, NULL, NULL },
+	{ "rfc2136-tsig-secret-file", DNSB_FLAG_SECRET_FILE, "FILE",
+	  "file holding the base64 TSIG secret (or $" DNSB_RFC2136_SECRET_ENV ")", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_MANUAL | DNSB_FLAG_SECRET, DNSB_RFC2136_SECRET_ENV, NULL, NULL },
+	{ "rfc2136-tsig-keyfile", DNSB_FLAG_SECRET_FILE, "FILE",
+	  "BIND key file as tsig-keygen writes it (name, algorithm and secret)", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_MANUAL | DNSB_FLAG_SECRET, NULL, NULL, NULL },
+	{ "rfc2136-batch-change-size", DNSB_FLAG_UINT, "N", "changes per UPDATE message",
+	  DNSB_FLAG_TEXT(DNSB_RFC2136_BATCH_DEFAULT), 1, 65535, AT(batch_size), 0, NULL, NULL, NULL },
+	{ "rfc2136-timeout", DNSB_FLAG_SECONDS, "SECONDS", "seconds to wait for a connection or a reply",
+	  DNSB_FLAG_TEXT(DNSB_RFC2136_TIMEOUT_DEFAULT), 0, 1e9, AT(timeout), DNSB_FLAG_ABOVE_MIN, NULL, NULL, NULL },
+	{ "rfc2136-snapshot-max", DNSB_FLAG_UINT, "N",
+	  "records a zone may hold to be transferred at its first refused UPDATE and kept, to name conflicts before "
+	  "sending (default 1000; 0 = never)", DNSB_FLAG_TEXT(DNSB_RFC2136_SNAPSHOT_DEFAULT), 0, 100000000,
+	  AT(snapshot_max), 0, NULL, NULL, NULL },
+	{ "rfc2136-insecure", DNSB_FLAG_BOOL, NULL, "send unsigned updates (no TSIG)", NULL, 0, 0, AT(insecure), 0, NULL,
+	  NULL, NULL },
+	DNSB_FLAG_END
+};
+
 int dnsb_rfc2136_config_parse(dnsb_rfc2136_config *out, const dnsb_config *cfg, dnsb_error *err)
 {
-	const char *host = dnsb_config_get(cfg, "rfc2136-host"), *zone;
-	unsigned long port, batch, snap;
-	size_t iter = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (host == NULL || *host == '\0')
-		return dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-host is required (the primary server's address)");
-	if ((out->host = strdup(host)) == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	if ((rc = dnsb_config_uint(&port, cfg, "rfc2136-port", 53, 1, 65535, err)) != 0)
-		goto fail;
-	out->port = (unsigned)port;
-	if ((rc = dnsb_config_uint(&batch, cfg, "rfc2136-batch-change-size", DNSB_RFC2136_BATCH_DEFAULT, 1, 65535,
-				   err)) != 0)
-		goto fail;
-	out->batch_size = batch;
-	if ((rc = dnsb_config_uint(&snap, cfg, "rfc2136-snapshot-max", DNSB_RFC2136_SNAPSHOT_DEFAULT, 0, 100000000,
-				   err)) != 0)
-		goto fail;
-	out->snapshot_max = snap;
-	if ((rc = dnsb_config_seconds(&out->timeout, cfg, "rfc2136-timeout", DNSB_RFC2136_TIMEOUT_DEFAULT, err)) != 0)
-		goto fail;
-	if (out->timeout <= 0) {
-		rc = dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-timeout must be more than 0 seconds");
-		goto fail;
-	}
-	while ((zone = dnsb_config_next(cfg, "rfc2136-zone", &iter)) != NULL) {
-		char **grown = realloc(out->zones, (out->zone_count + 1) * sizeof(char *));
-		if (grown == NULL) {
-			rc = DNSB_ENOMEM;
-			goto fail;
-		}
-		out->zones = grown;
-		if ((out->zones[out->zone_count] = strdup(zone)) == NULL) {
-			rc = DNSB_ENOMEM;
-			goto fail;
-		}
-		out->zone_count++;
-	}
-	if (out->zone_count == 0) {
-		rc = dnsb_error_set(err, DNSB_EINVAL, "--rfc2136-zone is required (repeat it for several zones)");
-		goto fail;
-	}
-	out->insecure = dnsb_config_flag(cfg, "rfc2136-insecure");
-	if ((rc = config_tsig(out, cfg, err)) != 0)
-		goto fail;
-	return 0;
-fail:
-	dnsb_rfc2136_config_clear(out);
+	if ((rc = dnsb_flags_parse(dnsb_rfc2136_flags, out, cfg, err)) == 0)
+		rc = config_tsig(out, cfg, err);
+	if (rc != 0)
+		dnsb_rfc2136_config_clear(out);
 	return rc == DNSB_ENOMEM ? dnsb_error_set(err, rc, "out of memory") : rc;
 }

@@ -168,25 +168,7 @@ static int rfc2136_open(dnsb_provider **out, const dnsb_config *cfg, dnsb_error 
 	return 0;
 }
 
-static const dnsb_provider_flag rfc2136_flags[] = {
-	{ "rfc2136-host", 1, "address or name of the primary server" },
-	{ "rfc2136-port", 1, "its port (default 53)" },
-	{ "rfc2136-zone", 1, "a zone to manage (repeatable)" },
-	{ "rfc2136-tsig-keyname", 1, "TSIG key name" },
-	{ "rfc2136-tsig-secret-alg", 1, "TSIG algorithm: hmac-sha256 (default), hmac-sha512, hmac-sha1, hmac-md5" },
-	{ "rfc2136-tsig-secret-file", 1, "file holding the base64 TSIG secret (or $" DNSB_RFC2136_SECRET_ENV ")" },
-	{ "rfc2136-tsig-keyfile", 1, "BIND key file as tsig-keygen writes it (name, algorithm and secret)" },
-	{ "rfc2136-batch-change-size", 1, "changes per UPDATE message (default 100)" },
-	{ "rfc2136-timeout", 1, "seconds to wait for a connection or a reply (default 10)" },
-	{ "rfc2136-snapshot-max", 1, "records a zone may hold to be transferred at its first refused UPDATE and kept, "
-				     "to name conflicts before sending (default 1000; 0 = never)" },
-	{ "rfc2136-insecure", 0, "send unsigned updates (no TSIG)" },
-	{ NULL, 0, NULL },
-};
-
-const dnsb_backend dnsb_backend_rfc2136 = {
+const dnsb_backend dnsb_backend_rfc2136 = DNSB_BACKEND_INIT(
 	"rfc2136",
 	"DNS UPDATE (RFC 2136) with TSIG and prerequisites, to BIND, Knot and other primaries",
-	rfc2136_flags,
-	rfc2136_open,
-};
+	dnsb_rfc2136_flags, NULL, rfc2136_open, &rfc2136_ops);

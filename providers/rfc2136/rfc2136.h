@@ -60,6 +60,9 @@
 #define DNSB_RFC2136_PIPELINE_MAX 32
 
 /** Settings of one rfc2136 provider, parsed from its flags. */
+/** The rfc2136 flags (config.c): the one table of their names, kinds, defaults and help. */
+extern const dnsb_flag dnsb_rfc2136_flags[];
+
 typedef struct dnsb_rfc2136_config {
 	char *host;            /**< as given (address or host name); owned */
 	unsigned port;         /**< default 53 */

@@ -168,7 +168,9 @@ extdns_check "$manifest: the same image as the Helm values" \
 	[ "$(jq -r .image "$T/k8s.json")" = "$(get '.provider.webhook.image | "\(.repository):\(.tag)"')" ]
 extdns_check "$manifest: the pod runs as the Dockerfile's user ($docker_user)" \
 	[ "$(jq -r '.securityContext | "\(.runAsUser):\(.runAsGroup)"' "$T/pod.json")" = "$docker_user" ]
-"$DNSBATCH" serve --help >"$T/serve-help" 2>&1
+# The provider's flags are in `serve --provider NAME --help` (plain `serve --help` names the providers only).
+provider=$(jq -r '.args[] | select(startswith("--provider=")) | sub("--provider="; "")' "$T/k8s.json")
+"$DNSBATCH" serve --provider "$provider" --help >"$T/serve-help" 2>&1
 jq -r '.args[] | select(startswith("--")) | sub("=.*"; "")' "$T/k8s.json" | while read -r flag; do
 	grep -Eq -- "(^|[[:space:]])$flag([[:space:]]|$)" "$T/serve-help" || echo "$flag"
 done >"$T/unknown-flags"

@@ -45,7 +45,7 @@ static void test_deferred_commit_flushed_before_outcomes(void **state)
 		memset(flush_calls, 0, sizeof(flush_calls));
 		run_init(&r, NULL, 10, 1);
 		r.o.batch_size = 4;
-		dnsb_provider_set_deferred_commit(r.p, fake_flush);
+		dnsb_memory_set_flush(r.p, fake_flush);
 		run_apply(&r);
 		assert_int_equal(r.rep.submissions, 3);
 		assert_int_equal(flush_calls[1], 1);

@@ -65,7 +65,7 @@ static void apply_with_watch(int quarantine, commit_watch *w, long *lines_after)
 	w->lines_at_commit = -1;
 	watch = w;
 	run_init(&r, NULL, 3, 0);
-	dnsb_provider_set_deferred_commit(r.p, watch_flush);
+	dnsb_memory_set_flush(r.p, watch_flush);
 	put_a(r.p, "h1.example.com.", "198.51.100.1");
 	assert_int_equal(dnsb_droplog_open(&log, path, NULL), 0);
 	r.o.droplog = log;

@@ -1,7 +1,7 @@
 /*
  * dnsbatch/sys/provider.h - the operations a provider backend implements.
  *
- * A backend (a file in providers/) turns a change batch into one atomic request to
+ * A backend (a folder or file in providers/, listed in providers/registry.c) turns a change batch into one atomic request to
  * its DNS service and turns the reply into one class (dnsb_class). The engine
  * acts on the class alone, never on a raw status code, so every
  * provider-specific rule (which HTTP status or DNS rcode is a conflict) lives
@@ -16,6 +16,7 @@
 #include "../change.h"
 #include "../config.h"
 #include "../provider.h"
+#include "flag.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,27 +217,44 @@ int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *ch
  */
 uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held);
 
-/**
- * For backends: where the provider's rate budget figures come from
- * (dnsb_provider_budget_stats), e.g. dnsb_budget_stats_get of
- * providers/ratelimit.h with the budget as payload.
- * @param payload  borrowed: it must outlive p (a backend frees it in close)
- */
-void dnsb_provider_set_budget(dnsb_provider *p, void (*stats)(void *payload, dnsb_budget_stats *out), void *payload);
-
 /** For backends: zero a string that holds a secret (a key, a token, a TSIG secret), then free it. NULL is a no-op. */
 void dnsb_secret_free(char *secret);
 
 /**
- * For backends: a secret from a file (a token, a password), its trailing
+ * The one size limit of a secret or small credential file (a token, a
+ * password, a TSIG secret or BIND key file, a service-account key, azure.json,
+ * a web-identity token): 64 KiB. A larger file is refused by name, never cut.
+ */
+#define DNSB_SECRET_FILE_MAX (64u << 10)
+
+/**
+ * For backends: the one reader of a secret or small credential file (a
+ * token, a password, a key file: DNSB_FLAG_SECRET_FILE flags read theirs
+ * with it), its trailing
  * white space (the newline editors and `echo` leave) removed. The message of
  * an error names `what` and the path, never the content.
  * @param out   receives the secret (the caller's; dnsb_secret_free)
  * @param what  the flag or variable that named the file, for messages (borrowed)
  * @return 0; DNSB_ENOTFOUND (no such file), DNSB_EIO (unreadable, empty, or
- *         over 64 KiB), DNSB_ENOMEM
+ *         over DNSB_SECRET_FILE_MAX), DNSB_ENOMEM
  */
 int dnsb_secret_read_file(char **out, const char *path, const char *what, dnsb_error *err);
+
+/**
+ * A backend's flush: start (`hold` 1) or end (`hold` 0) holding the commits
+ * of `zone`. While held, OK batches of the zone may be kept in memory (reads
+ * see them) until the matching call with `hold` 0, which writes what is held
+ * before it returns. Holds nest: each hold 1 is matched by one hold 0, and
+ * every hold 0 writes what is held so far.
+ * @param timeout  seconds, as for submit (0 = none)
+ * @return 0; for hold 0, when what was held could not be written, a negative
+ *         code (DNSB_EIO, DNSB_ETRANSIENT) and none of it is committed (the
+ *         zone reads as before the hold); for hold 1, a negative code (the
+ *         zone busy: DNSB_ETRANSIENT) and nothing is held: each batch is then
+ *         committed as it is answered; DNSB_ENOTFOUND for a zone the backend
+ *         does not hold; DNSB_ENOMEM
+ */
+typedef int (*dnsb_provider_flush_fn)(void *state, const char *zone, int hold, double timeout, dnsb_error *err);
 
 /**
  * The operations table. `state` is the backend's own handle
@@ -246,7 +264,7 @@ int dnsb_secret_read_file(char **out, const char *path, const char *what, dnsb_e
  */
 typedef struct dnsb_provider_ops {
 	unsigned version;   /**< DNSB_PROVIDER_OPS_VERSION */
-	const char *name;   /**< "zonefile", "memory", "rfc2136", "google", "aws", "pdns" */
+	const char *name;   /**< the backend's name (dnsb_backend.name): "pdns" */
 
 	/**
 	 * Submit one batch to `zone` atomically: all changes or none.
@@ -283,24 +301,52 @@ typedef struct dnsb_provider_ops {
 
 	/** Release the backend state. Called once, by dnsb_provider_free. */
 	void (*close)(void *state);
+
+	/* ---- optional (version 4): NULL when the backend has none ---- */
+
+	/**
+	 * For backends whose commit is dear and cheap to defer (a zone file is
+	 * rewritten whole per commit): the flush that writes what is held
+	 * (dnsb_provider_flush_fn). The engine holds each zone while it runs the
+	 * zone's batches and flushes it before it reports any outcome, so a
+	 * change reported applied is committed. NULL: each commit is made as it
+	 * is answered.
+	 */
+	dnsb_provider_flush_fn flush;
+
+	/**
+	 * The figures of the provider's rate budget (--rate-budget), for
+	 * dnsb_provider_budget_stats.
+	 * @param out  filled on 0
+	 * @return 0, or DNSB_ENOTFOUND when this provider runs without one
+	 */
+	int (*budget)(void *state, dnsb_budget_stats *out);
 } dnsb_provider_ops;
 
 /* 2: dnsb_result carries a culprit list (was one hint); limits are declared with dnsb_provider_set_limits.
- * 3: submit and read take the time the engine has left (`timeout`). */
-#define DNSB_PROVIDER_OPS_VERSION 3
+ * 3: submit and read take the time the engine has left (`timeout`).
+ * 4: the optional flush and budget ops (were the setters dnsb_provider_set_deferred_commit and
+ *    dnsb_provider_set_budget). */
+#define DNSB_PROVIDER_OPS_VERSION 4
 
 /**
  * An ops table of this version, as libgit2's sys/ headers give each backend
  * struct an _INIT: the version stamped, then the name and the four
- * operations, all required. An operation a later version adds will be
- * optional and left NULL by this macro, so a backend that writes its table
- * with it builds unchanged against a newer header:
+ * required operations; the optional ones (flush, budget) are left NULL (a
+ * backend that has one names it after: DNSB_PROVIDER_OPS_INIT_ALL). An
+ * operation a later version adds will be optional and left NULL by this
+ * macro, so a backend that writes its table with it builds unchanged
+ * against a newer header:
  *
  *     static const dnsb_provider_ops mine_ops =
  *             DNSB_PROVIDER_OPS_INIT("mine", mine_submit, mine_read, mine_list, mine_close);
  */
 #define DNSB_PROVIDER_OPS_INIT(name, submit, read, list, close) \
-	{ DNSB_PROVIDER_OPS_VERSION, (name), (submit), (read), (list), (close) }
+	{ DNSB_PROVIDER_OPS_VERSION, (name), (submit), (read), (list), (close), NULL, NULL }
+
+/** The same with the optional operations (each may be NULL). */
+#define DNSB_PROVIDER_OPS_INIT_ALL(name, submit, read, list, close, flush, budget) \
+	{ DNSB_PROVIDER_OPS_VERSION, (name), (submit), (read), (list), (close), (flush), (budget) }
 
 /**
  * For backends: allocate a provider with the given ops and state; zones are
@@ -316,30 +362,7 @@ int dnsb_provider_alloc(dnsb_provider **out, const dnsb_provider_ops *ops, void 
 /** For backends: declare the limits and capabilities (copied). Call before the provider is used. */
 void dnsb_provider_set_limits(dnsb_provider *p, const dnsb_provider_limits *limits);
 
-/**
- * A backend's flush: start (`hold` 1) or end (`hold` 0) holding the commits
- * of `zone`. While held, OK batches of the zone may be kept in memory (reads
- * see them) until the matching call with `hold` 0, which writes what is held
- * before it returns. Holds nest: each hold 1 is matched by one hold 0, and
- * every hold 0 writes what is held so far.
- * @param timeout  seconds, as for submit (0 = none)
- * @return 0; for hold 0, when what was held could not be written, a negative
- *         code (DNSB_EIO, DNSB_ETRANSIENT) and none of it is committed (the
- *         zone reads as before the hold); for hold 1, a negative code (the
- *         zone busy: DNSB_ETRANSIENT) and nothing is held: each batch is then
- *         committed as it is answered; DNSB_ENOTFOUND for a zone the backend
- *         does not hold; DNSB_ENOMEM
- */
-typedef int (*dnsb_provider_flush_fn)(void *state, const char *zone, int hold, double timeout, dnsb_error *err);
 
-/**
- * For backends whose commit is dear and cheap to defer (a zone file is
- * rewritten whole per commit): declare it, with the flush that writes what
- * is held. The engine holds each zone while it runs the zone's batches and
- * flushes it before it reports any outcome, so a change reported applied is
- * committed. Call before the provider is used.
- */
-void dnsb_provider_set_deferred_commit(dnsb_provider *p, dnsb_provider_flush_fn flush);
 
 /**
  * For the engine: start (`hold` 1) or end (`hold` 0) holding the commits of
@@ -361,27 +384,42 @@ void *dnsb_provider_state(const dnsb_provider *p, const dnsb_provider_ops *ops);
 int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err);
 
 /**
- * A backend's entry in the registry: its name, its flags (for --help and for
- * the command line parser) and its constructor.
+ * A backend's descriptor: all that the program and the library know of it.
+ * The table of providers/registry.c lists every built-in backend's
+ * descriptor, and nothing else lists backends: adding one is its folder and
+ * one line there. Its flags (for the command line, --help, `dnsbatch help
+ * --json` and its own parse) are one typed table (dnsbatch/sys/flag.h).
  */
-typedef struct dnsb_provider_flag {
-	const char *name;     /**< without dashes: "rfc2136-host" */
-	int takes_value;      /**< 0 for a boolean flag such as "rfc2136-insecure" */
-	const char *help;     /**< one line */
-} dnsb_provider_flag;
-
 typedef struct dnsb_backend {
-	const char *name;
-	const char *summary;
-	const dnsb_provider_flag *flags;  /**< terminated by an entry with name NULL */
+	unsigned version;           /**< DNSB_BACKEND_VERSION */
+	const char *name;           /**< "pdns": the --provider value and the flags' prefix */
+	const char *summary;        /**< one line for --help */
+	const dnsb_flag *flags;     /**< its own flags, ended by DNSB_FLAG_END */
+	/** Flags it reads beside its own (the HTTP backends: the account's rate budget, dnsb_backend_shared_flags),
+	 *  or NULL */
+	const dnsb_flag *shared_flags;
 	/**
-	 * Build a provider from its configuration.
+	 * Build a provider from its configuration (on its ops, with its limits
+	 * declared by dnsb_provider_set_limits).
 	 * @return 0; DNSB_EINVAL for a missing or bad setting (the message names
 	 *         the flag); DNSB_EIO, DNSB_ENOTFOUND for unreadable files;
 	 *         DNSB_ENOMEM
 	 */
 	int (*open)(dnsb_provider **out, const dnsb_config *cfg, dnsb_error *err);
+	/** The ops open builds its providers on (submit, read, list, close; the optional flush and budget):
+	 *  dnsb_provider_open checks their version, and that the provider open returns runs on them */
+	const dnsb_provider_ops *ops;
 } dnsb_backend;
+
+/* 1: the first versioned descriptor (typed flags, shared flags, ops). */
+#define DNSB_BACKEND_VERSION 1
+
+/**
+ * A descriptor of this version: the version stamped, then name, summary,
+ * flags, shared flags (or NULL), open and ops.
+ */
+#define DNSB_BACKEND_INIT(name, summary, flags, shared, open, ops) \
+	{ DNSB_BACKEND_VERSION, (name), (summary), (flags), (shared), (open), (ops) }
 
 /**
  * For backends: add one resource record read from the provider (an AXFR
