@@ -52,6 +52,8 @@ static void usage(FILE *f)
 		"\n"
 		"Secrets (TSIG keys) are read from files or the environment, never from the command line.\n");
 	dnsb_cli_provider_help(f);
+	if (dnsb_cli_help_provider() && strcmp(dnsb_cli_help_provider(), "memory") != 0)
+		return;
 	fprintf(f, "\n--memory-faults SCRIPT: rules WHEN:ACTION[=SEC] separated by commas. WHEN is N, N-M, *\n"
 		   "or pX (probability X); ACTION is latency=S, transient, commit-transient (commit, then 502),\n"
 		   "rate-limit[=S] (429 with Retry-After S), fatal, conflict, wrong-hint (with --memory-hints,\n"

@@ -136,6 +136,8 @@ int dnsb_cli_version(void);
  * one's flags.
  */
 void dnsb_cli_provider_help(FILE *f);
+/* The provider named with --help (--provider NAME), or NULL: a command prints a provider's notes only for it. */
+const char *dnsb_cli_help_provider(void);
 
 /* The flags every command that takes providers' flags takes: --allow-core-dumps. */
 extern const dnsb_cli_option dnsb_cli_provider_options[];

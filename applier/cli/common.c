@@ -293,6 +293,11 @@ static void one_provider_help(FILE *f, const dnsb_backend *b)
 	}
 }
 
+const char *dnsb_cli_help_provider(void)
+{
+	return help_provider;
+}
+
 void dnsb_cli_provider_help(FILE *f)
 {
 	const dnsb_backend *const *b = dnsb_backends(), *mine = help_provider ? dnsb_backend_find(help_provider) : NULL;

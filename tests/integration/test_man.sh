@@ -86,7 +86,7 @@ complete_words() {
 }
 json=${help_json:-$BUILD/man/help.json}
 complete_words dnsbatch apply --provider pdns --pd >"$tmp/pdns"
-jq -r '.providers[] | select(.name == "pdns") | .flags[].name' "$json" | LC_ALL=C sort >"$tmp/pdns-flags"
+jq -r '.providers[] | select(.name == "pdns") | .flags[].name' "$json" | grep '^--pd' | LC_ALL=C sort >"$tmp/pdns-flags"
 if [ -s "$tmp/pdns-flags" ] && cmp -s "$tmp/pdns" "$tmp/pdns-flags"; then
 	ok "completing 'dnsbatch apply --provider pdns --pd' offers the pdns flags: $(tr '\n' ' ' <"$tmp/pdns")"
 else
