@@ -5,14 +5,10 @@
 #  - one way down the engine's pipeline: a file of an `engine` directory calls only files of it later in the
 #    pipeline (the order below), or state.c (the engine's state, which every stage reads); "<- BACK" marks one.
 # Circles being removed elsewhere may be listed in KNOWN_CIRCLES (one a line, files sorted as printed): they are
-# printed "known circle: ..." and do not fail the check (the two of applier/core were found when the check
-# was widened to the whole tree, issue 32 §5; not yet removed). Keep the list short, and empty once they land.
+# printed "known circle: ..." and do not fail the check. Keep the list short, and empty once they land.
 # Usage: sh scripts/engine-calls.sh [dir...]   (default: applier providers)   exit 1 on a circle or a call back.
 order="engine zones group held batch isolate settle submit noop verify retry diagnose outcome failed_sum summary quarantine progress state"
-KNOWN_CIRCLES='applier/cli/common applier/cli/engine_flags
-providers/azure/azure providers/azure/read
-applier/core/clock applier/core/stop
-applier/core/error applier/core/provider applier/core/rdata_range applier/core/rrset applier/core/secret'
+KNOWN_CIRCLES='providers/azure/azure providers/azure/read'
 [ $# -gt 0 ] || set -- applier providers
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT

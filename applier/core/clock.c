@@ -1,4 +1,4 @@
-/* clock.c - the monotonic and wall clocks, the system dnsb_clock, and splitmix64. */
+/* clock.c - the system dnsb_clock (its sleep ends on a stop), deadlines, and splitmix64; the OS clocks are now.c. */
 #include <errno.h>
 #include <math.h>
 #include <time.h>
@@ -6,22 +6,6 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "dnsbatch/clock.h"
-
-double dnsb_monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double dnsb_wall_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 double dnsb_clock_wall(const dnsb_clock *clock)
 {

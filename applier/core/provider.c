@@ -289,14 +289,6 @@ uint32_t dnsb_old_ttl(const dnsb_rrset *old, const dnsb_rrset_list *held)
 	return cur ? cur->ttl : old->ttl;
 }
 
-void dnsb_secret_free(char *secret)
-{
-	if (secret == NULL)
-		return;
-	explicit_bzero(secret, strlen(secret));
-	free(secret);
-}
-
 int dnsb_unset_ttl_keys(dnsb_rrkey **keys, size_t *count, dnsb_change *const *changes, size_t n)
 {
 	*keys = NULL;
