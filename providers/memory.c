@@ -482,21 +482,23 @@ int dnsb_memory_new(dnsb_provider **out, const char *const *zones, size_t zone_c
 
 	*out = NULL;
 	if (st == NULL)
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "memory provider: out of memory");
 	pthread_mutex_init(&st->lock, NULL);
-	if ((rc = dnsb_provider_alloc(&p, &memory_ops, st)) < 0)
-		return rc;
+	if ((rc = dnsb_provider_alloc(&p, &memory_ops, st)) < 0) /* st is closed (freed) on failure */
+		return dnsb_error_set(err, rc, "memory provider: %s", rc == DNSB_ENOMEM ? "out of memory" : "bad ops version");
 	if ((rc = parse_faults(st, faults, err)) < 0)
 		goto fail;
 	if ((st->stores = calloc(zone_count ? zone_count : 1, sizeof(dnsb_store *))) == NULL) {
-		rc = DNSB_ENOMEM;
+		rc = dnsb_error_set(err, DNSB_ENOMEM, "memory provider: out of memory");
 		goto fail;
 	}
 	for (size_t i = 0; i < zone_count; i++) {
 		if ((rc = dnsb_provider_add_zone(p, zones[i], err)) < 0)
 			goto fail;
-		if ((rc = dnsb_store_new(&st->stores[i], dnsb_provider_zone(p, i))) < 0)
+		if ((rc = dnsb_store_new(&st->stores[i], dnsb_provider_zone(p, i))) < 0) {
+			dnsb_error_set(err, rc, "memory provider: zone %s: out of memory", zones[i]);
 			goto fail;
+		}
 		st->zone_count++;
 	}
 	for (size_t i = 0; i < st->rule_count; i++)

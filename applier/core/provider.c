@@ -74,7 +74,7 @@ int dnsb_provider_add_zone(dnsb_provider *p, const char *zone, dnsb_error *err)
 	}
 	if ((grown = realloc(p->zones, (p->zone_count + 1) * sizeof(char *))) == NULL) {
 		free(apex);
-		return DNSB_ENOMEM;
+		return dnsb_error_set(err, DNSB_ENOMEM, "zone %s: out of memory", zone);
 	}
 	p->zones = grown;
 	p->zones[p->zone_count++] = apex;
