@@ -9,6 +9,7 @@
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/stop.h"
+#include "applier/obs/events.h"
 #include "cli.h"
 
 #define MAX_LIST 64
@@ -28,6 +29,7 @@ struct serve_args {
 	const char *provider;
 	dnsb_cli_engine eng;     /* the engine flags, shared with apply */
 	double quarantine_initial, quarantine_max;
+	dnsb_events_options events;  /* --events, --events-emit, --kubernetes-*: reasons 0 = off */
 	dnsb_config *cfg;
 };
 
@@ -66,6 +68,16 @@ static void usage(FILE *f)
 		"  --log-format text|json         diagnostics on stderr (default text)\n"
 		"  --quarantine-backoff SECONDS   first quarantine of a conflicting group (default 60)\n"
 		"  --quarantine-max SECONDS       longest quarantine (default 3600)\n"
+		"  --events                       post a Kubernetes Event on the object behind a record (its\n"
+		"                                 labels.resource) when a change is dropped, quarantined, held\n"
+		"                                 back or failed (off by default)\n"
+		"  --events-emit REASONS          only these: RecordDropped,RecordQuarantined,RecordHeld,RecordFailed\n"
+		"  --events-refresh SECONDS       patch a repeating Event's series count at most this often\n"
+		"                                 (default 1800, as client-go; and once when stopping)\n"
+		"  --kubernetes-api URL           the API server (default: in-cluster, KUBERNETES_SERVICE_HOST/PORT)\n"
+		"  --kubernetes-ca-file FILE      its CA (default: the service account's ca.crt in-cluster)\n"
+		"  --kubernetes-token-file FILE   bearer token, re-read as it is rotated (default: the service\n"
+		"                                 account's token)\n"
 		"  --version                      print the version\n"
 		"\n"
 		"POST /records answers 204 when no change failed (conflicts are dropped and logged), 503 when some\n"
@@ -126,7 +138,8 @@ enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
 	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_QUARANTINE_BACKOFF,
 	OPT_QUARANTINE_MAX, OPT_DROP_LOG, OPT_LOG_FORMAT,
-	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD
+	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD,
+	OPT_EVENTS, OPT_EVENTS_EMIT, OPT_EVENTS_REFRESH, OPT_K8S_API, OPT_K8S_CA, OPT_K8S_TOKEN
 };
 
 static const dnsb_cli_option serve_options[] = {
@@ -138,7 +151,10 @@ static const dnsb_cli_option serve_options[] = {
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF }, { "quarantine-max", 1, OPT_QUARANTINE_MAX },
 	{ "drop-log", 1, OPT_DROP_LOG },
 	{ "log-format", 1, OPT_LOG_FORMAT }, { "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE },
-	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD }, { NULL, 0, 0 }
+	{ "allowed-host", 1, OPT_ALLOWED_HOST }, { "txt-wildcard-replacement", 1, OPT_TXT_WILDCARD },
+	{ "events", 0, OPT_EVENTS }, { "events-emit", 1, OPT_EVENTS_EMIT }, { "events-refresh", 1, OPT_EVENTS_REFRESH },
+	{ "kubernetes-api", 1, OPT_K8S_API }, { "kubernetes-ca-file", 1, OPT_K8S_CA },
+	{ "kubernetes-token-file", 1, OPT_K8S_TOKEN }, { NULL, 0, 0 }
 };
 
 /* Add v to a list of at most MAX_LIST. @return 0 or the exit code */
@@ -148,6 +164,22 @@ static int push(const char **list, size_t *count, const char *name, const char *
 		return bad(name, v, "too many");
 	list[(*count)++] = v;
 	return 0;
+}
+
+/* The Kubernetes Events flags. @return 0 or the exit code */
+static int events_option(dnsb_events_options *e, int code, const char *name, const char *v)
+{
+	dnsb_error err = { 0 };
+
+	switch (code) {
+	case OPT_EVENTS: e->reasons = DNSB_EVENT_ALL; return 0;
+	case OPT_K8S_API: e->api_url = v; return 0;
+	case OPT_K8S_CA: e->ca_file = v; return 0;
+	case OPT_K8S_TOKEN: e->token_file = v; return 0;
+	case OPT_EVENTS_REFRESH: return positive_seconds(&e->refresh, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	default:
+		return dnsb_events_parse_reasons(&e->reasons, v, &err) != 0 ? bad(name, v, err.message) : 0;
+	}
 }
 
 static int on_option(void *ctx, int code, const char *name, const char *v)
@@ -181,6 +213,13 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 		return positive_seconds(&a->quarantine_initial, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_QUARANTINE_MAX:
 		return positive_seconds(&a->quarantine_max, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_EVENTS:
+	case OPT_EVENTS_EMIT:
+	case OPT_EVENTS_REFRESH:
+	case OPT_K8S_API:
+	case OPT_K8S_CA:
+	case OPT_K8S_TOKEN:
+		return events_option(&a->events, code, name, v);
 	default:
 		fprintf(stderr, "dnsbatch serve: unknown argument '%s' (see --help)\n", v);
 		return DNSB_EXIT_USAGE;
@@ -299,12 +338,13 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 
 int dnsb_cmd_serve(int argc, char **argv)
 {
-	struct serve_args a = { .eng = DNSB_CLI_ENGINE_INIT };
+	struct serve_args a = { .eng = DNSB_CLI_ENGINE_INIT, .events = DNSB_EVENTS_OPTIONS_INIT };
 	dnsb_domain_filter *filter = NULL;
 	dnsb_provider *provider = NULL;
 	dnsb_droplog *droplog = NULL;
 	dnsb_metrics *metrics = NULL;
 	dnsb_quarantine *quarantine = NULL;
+	dnsb_events *events = NULL;
 	dnsb_error err = { 0 };
 	dnsb_log_format fmt;
 	sigset_t sigs;
@@ -350,6 +390,9 @@ int dnsb_cmd_serve(int argc, char **argv)
 		rc = dnsb_metrics_new(&metrics);
 	if (rc == 0)
 		rc = dnsb_quarantine_new(&quarantine, a.quarantine_initial, a.quarantine_max);
+	if (rc == 0 && a.events.reasons)
+		rc = dnsb_events_start(&events, &a.events, metrics, &err);
+	dnsb_events_set_current(events);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
 		rc = rc == DNSB_EINVAL || rc == DNSB_ENOTFOUND ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
@@ -372,6 +415,7 @@ int dnsb_cmd_serve(int argc, char **argv)
 			dnsb_log(DNSB_LOG_WARN, "serve: no stop pipe (%s): a stop will not end the waits in flight", strerror(errno));
 		rc = run(&a, provider, filter, droplog, metrics, quarantine, &sigs);
 	}
+	dnsb_events_stop(events, 3.0); /* what the API lacks, for 3 s at most */
 	dnsb_droplog_free(droplog);
 	dnsb_quarantine_free(quarantine);
 	dnsb_metrics_free(metrics);
