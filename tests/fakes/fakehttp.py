@@ -103,8 +103,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def start(handler, state, args, seed=None, **kw):
     """A fake's last steps: its --fault list and --seed file into STATE, STATE to HANDLER, then serve(...)."""
-    state.faults += faults(args.fault)
-    if seed and args.seed:
+    state.faults += faults(getattr(args, "fault", []))
+    if seed and getattr(args, "seed", None):
         seed(state, args.seed)
     handler.state = state
     return serve(handler, args, **kw)
