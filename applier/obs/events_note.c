@@ -97,10 +97,13 @@ static void explain_conflict(char *buf, size_t size, const dnsb_change *c, const
 	append(buf, size, "%s", why);
 }
 
-static void write_note(char *note, size_t size, unsigned reason, const dnsb_change *c, const char *record,
+/* Into a buffer longer than the bound, then cut at a character's end: a cut that vsnprintf makes may split one. */
+static void write_note(char *out, size_t out_size, unsigned reason, const dnsb_change *c, const char *record,
 		       const char *owner, const char *type)
 {
 	const char *msg = c->message && *c->message ? c->message : NULL;
+	char note[2 * DNSB_EVENT_NOTE_MAX];
+	size_t size = sizeof(note);
 
 	note[0] = '\0';
 	append(note, size, "%s ", record);
@@ -123,7 +126,8 @@ static void write_note(char *note, size_t size, unsigned reason, const dnsb_chan
 	}
 	if (msg && reason != DNSB_EVENT_HELD)
 		append(note, size, ". %s said: %s", c->status ? "The provider" : "dnsbatch", msg);
-	cut_utf8(note, DNSB_EVENT_NOTE_MAX);
+	cut_utf8(note, out_size - 1 < DNSB_EVENT_NOTE_MAX ? out_size - 1 : DNSB_EVENT_NOTE_MAX);
+	memcpy(out, note, strlen(note) + 1);
 }
 
 int dnsb_event_of_change(dnsb_event_occ *out, const dnsb_change *c, unsigned reasons)

@@ -32,7 +32,7 @@ static const struct kind {
 /* A DNS label or subdomain as Kubernetes names are: [a-z0-9.-], not empty, within max. */
 static int name_ok(const char *s, size_t len, size_t max)
 {
-	if (len == 0 || len > max)
+	if (len == 0 || len > max || (len <= 2 && strspn(s, ".") >= len)) /* "." and ".." name no object */
 		return 0;
 	for (size_t i = 0; i < len; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
