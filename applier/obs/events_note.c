@@ -4,7 +4,6 @@
  * says (the record, the cause, what is held and whose it is, the provider's
  * words), within Kubernetes' 1 kB.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,19 +58,6 @@ static const char *resource_of(const dnsb_change *c)
 	return NULL;
 }
 
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-}
-
 /* Cut to at most max bytes without splitting a UTF-8 sequence. */
 static void cut_utf8(char *s, size_t max)
 {
@@ -85,47 +71,50 @@ static void cut_utf8(char *s, size_t max)
 	s[n] = '\0';
 }
 
-/* What is in a conflicting change's way, as the drop log explains it. */
+/* What is in a conflicting change's way, as the drop log explains it (explain.c). */
 static void explain_conflict(char *buf, size_t size, const dnsb_change *c, const char *owner, const char *type)
 {
 	json_object *current = dnsb_droplog_current(&c->current);
-	char why[768];
 
-	dnsb_drop_explain(why, sizeof(why), dnsb_cause_name(c->cause), owner, type, current, c->txt_owner,
-			  c->txt_resource);
+	dnsb_drop_explain(buf, size, dnsb_cause_name(c->cause), owner, type, current, c->txt_owner, c->txt_resource);
 	json_object_put(current);
-	append(buf, size, "%s", why);
 }
 
-/* Into a buffer longer than the bound, then cut at a character's end: a cut that vsnprintf makes may split one. */
+/* What happened to the record, by reason: the note's middle. */
+static void what_happened(char *buf, size_t size, unsigned reason, const dnsb_change *c, const char *owner,
+			  const char *type)
+{
+	char why[768];
+
+	switch (reason) {
+	case DNSB_EVENT_QUARANTINED:
+		explain_conflict(why, sizeof(why), c, owner, type);
+		snprintf(buf, size, "dropped (conflict): %s; its change group is quarantined: held back, and tried "
+			 "again when the hold runs out", why);
+		break;
+	case DNSB_EVENT_HELD:
+		snprintf(buf, size, "held back: its change group conflicted before and stays quarantined (dnsbatch GET "
+			 "/quarantine says what is in its way)");
+		break;
+	case DNSB_EVENT_DROPPED:
+		snprintf(buf, size, "dropped (%s)", dnsb_reason_name(c->reason));
+		break;
+	default:
+		snprintf(buf, size, "failed (%s), retried when external-dns sends the plan again",
+			 dnsb_reason_name(c->reason));
+	}
+}
+
+/* Into a buffer longer than the bound, then cut at a character's end: a cut that snprintf makes may split one. */
 static void write_note(char *out, size_t out_size, unsigned reason, const dnsb_change *c, const char *record,
 		       const char *owner, const char *type)
 {
-	const char *msg = c->message && *c->message ? c->message : NULL;
-	char note[2 * DNSB_EVENT_NOTE_MAX];
-	size_t size = sizeof(note);
+	const char *msg = c->message && *c->message && reason != DNSB_EVENT_HELD ? c->message : NULL;
+	char note[2 * DNSB_EVENT_NOTE_MAX], middle[1024];
 
-	note[0] = '\0';
-	append(note, size, "%s ", record);
-	switch (reason) {
-	case DNSB_EVENT_QUARANTINED:
-		append(note, size, "dropped (conflict): ");
-		explain_conflict(note, size, c, owner, type);
-		append(note, size, "; its change group is quarantined: held back, and tried again when the hold runs out");
-		break;
-	case DNSB_EVENT_HELD:
-		append(note, size, "held back: its change group conflicted before and stays quarantined "
-		       "(dnsbatch GET /quarantine says what is in its way)");
-		break;
-	case DNSB_EVENT_DROPPED:
-		append(note, size, "dropped (%s)", dnsb_reason_name(c->reason));
-		break;
-	default:
-		append(note, size, "failed (%s), retried when external-dns sends the plan again",
-		       dnsb_reason_name(c->reason));
-	}
-	if (msg && reason != DNSB_EVENT_HELD)
-		append(note, size, ". %s said: %s", c->status ? "The provider" : "dnsbatch", msg);
+	what_happened(middle, sizeof(middle), reason, c, owner, type);
+	snprintf(note, sizeof(note), "%s %s%s%s%s", record, middle, msg ? ". " : "",
+		 msg ? (c->status ? "The provider said: " : "dnsbatch said: ") : "", msg ? msg : "");
 	cut_utf8(note, out_size - 1 < DNSB_EVENT_NOTE_MAX ? out_size - 1 : DNSB_EVENT_NOTE_MAX);
 	memcpy(out, note, strlen(note) + 1);
 }
