@@ -9,6 +9,7 @@
 #include "dnsbatch/dnsbatch.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/stop.h"
+#include "applier/obs/events.h"
 #include "cli.h"
 
 #define MAX_LIST 64
@@ -29,6 +30,7 @@ struct serve_args {
 	const char *provider;
 	dnsb_cli_engine eng;     /* the engine flags, shared with apply */
 	double quarantine_initial, quarantine_max;
+	dnsb_events_options events;  /* --events, --events-emit, --kubernetes-*: reasons 0 = off */
 	dnsb_config *cfg;
 };
 
@@ -103,7 +105,8 @@ enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
 	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_QUARANTINE_BACKOFF,
 	OPT_QUARANTINE_MAX, OPT_DROP_LOG, OPT_LOG_FORMAT,
-	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD, OPT_TXT_OWNER_ID
+	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD, OPT_TXT_OWNER_ID,
+	OPT_EVENTS, OPT_EVENTS_EMIT, OPT_EVENTS_REFRESH, OPT_K8S_API, OPT_K8S_CA, OPT_K8S_TOKEN
 };
 
 const dnsb_cli_option dnsb_cli_serve_options[] = {
@@ -140,6 +143,17 @@ const dnsb_cli_option dnsb_cli_serve_options[] = {
 	{ "log-format", 1, OPT_LOG_FORMAT, "text|json", "diagnostics on stderr (default text)" },
 	{ "quarantine-backoff", 1, OPT_QUARANTINE_BACKOFF, "SECONDS", "first quarantine of a conflicting group (default 60)" },
 	{ "quarantine-max", 1, OPT_QUARANTINE_MAX, "SECONDS", "longest quarantine (default 3600)" },
+	{ "events", 0, OPT_EVENTS, NULL,
+	  "post a Kubernetes Event on the object behind a record (its\nlabels.resource) when a change is dropped, "
+	  "quarantined, held\nback or failed (off by default)" },
+	{ "events-emit", 1, OPT_EVENTS_EMIT, "REASONS",
+	  "only these: RecordDropped,RecordQuarantined,RecordHeld,RecordFailed" },
+	{ "events-refresh", 1, OPT_EVENTS_REFRESH, "SECONDS",
+	  "patch a repeating Event's series count at most this often\n(default 1800, as client-go; and once when stopping)" },
+	{ "kubernetes-api", 1, OPT_K8S_API, "URL", "the API server (default: in-cluster, KUBERNETES_SERVICE_HOST/PORT)" },
+	{ "kubernetes-ca-file", 1, OPT_K8S_CA, "FILE", "its CA (default: the service account's ca.crt in-cluster)" },
+	{ "kubernetes-token-file", 1, OPT_K8S_TOKEN, "FILE",
+	  "bearer token, re-read as it is rotated (default: the service\naccount's token)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 
@@ -150,6 +164,22 @@ static int push(const char **list, size_t *count, const char *name, const char *
 		return bad(name, v, "too many");
 	list[(*count)++] = v;
 	return 0;
+}
+
+/* The Kubernetes Events flags. @return 0 or the exit code */
+static int events_option(dnsb_events_options *e, int code, const char *name, const char *v)
+{
+	dnsb_error err = { 0 };
+
+	switch (code) {
+	case OPT_EVENTS: e->reasons = DNSB_EVENT_ALL; return 0;
+	case OPT_K8S_API: e->api_url = v; return 0;
+	case OPT_K8S_CA: e->ca_file = v; return 0;
+	case OPT_K8S_TOKEN: e->token_file = v; return 0;
+	case OPT_EVENTS_REFRESH: return positive_seconds(&e->refresh, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	default:
+		return dnsb_events_parse_reasons(&e->reasons, v, &err) != 0 ? bad(name, v, err.message) : 0;
+	}
 }
 
 static int on_option(void *ctx, int code, const char *name, const char *v)
@@ -186,6 +216,13 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 		return positive_seconds(&a->quarantine_initial, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_QUARANTINE_MAX:
 		return positive_seconds(&a->quarantine_max, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_EVENTS:
+	case OPT_EVENTS_EMIT:
+	case OPT_EVENTS_REFRESH:
+	case OPT_K8S_API:
+	case OPT_K8S_CA:
+	case OPT_K8S_TOKEN:
+		return events_option(&a->events, code, name, v);
 	default:
 		fprintf(stderr, "dnsbatch serve: unknown argument '%s' (see --help)\n", v);
 		return DNSB_EXIT_USAGE;
@@ -305,12 +342,13 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 
 int dnsb_cmd_serve(int argc, char **argv)
 {
-	struct serve_args a = { .eng = DNSB_CLI_ENGINE_INIT };
+	struct serve_args a = { .eng = DNSB_CLI_ENGINE_INIT, .events = DNSB_EVENTS_OPTIONS_INIT };
 	dnsb_domain_filter *filter = NULL;
 	dnsb_provider *provider = NULL;
 	dnsb_droplog *droplog = NULL;
 	dnsb_metrics *metrics = NULL;
 	dnsb_quarantine *quarantine = NULL;
+	dnsb_events *events = NULL;
 	dnsb_error err = { 0 };
 	dnsb_log_format fmt;
 	sigset_t sigs;
@@ -356,6 +394,9 @@ int dnsb_cmd_serve(int argc, char **argv)
 		rc = dnsb_metrics_new(&metrics);
 	if (rc == 0)
 		rc = dnsb_quarantine_new(&quarantine, a.quarantine_initial, a.quarantine_max);
+	if (rc == 0 && a.events.reasons)
+		rc = dnsb_events_start(&events, &a.events, metrics, &err);
+	dnsb_events_set_current(events);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
 		rc = rc == DNSB_EINVAL || rc == DNSB_ENOTFOUND ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
@@ -378,6 +419,7 @@ int dnsb_cmd_serve(int argc, char **argv)
 			dnsb_log(DNSB_LOG_WARN, "serve: no stop pipe (%s): a stop will not end the waits in flight", strerror(errno));
 		rc = run(&a, provider, filter, droplog, metrics, quarantine, &sigs);
 	}
+	dnsb_events_stop(events, 3.0); /* what the API lacks, for 3 s at most */
 	dnsb_droplog_free(droplog);
 	dnsb_quarantine_free(quarantine);
 	dnsb_metrics_free(metrics);

@@ -62,6 +62,7 @@ enum family_id {
 	F_BUDGET_THROTTLES,
 	F_BUDGET_RATE,
 	F_BUDGET_SHARED,
+	F_EVENTS,
 	F_COUNT
 };
 
@@ -172,6 +173,11 @@ static const struct family families[F_COUNT] = {
 	[F_BUDGET_SHARED] = { "dnsbatch_rate_budget_shared",
 		"1 while the shared bucket in Redis answers, 0 in fallback.",
 		"gauge", 0, { NULL }, NULL, 0, 0, 1 },
+	[F_EVENTS] = { "dnsbatch_events_total",
+		"Steps of the Kubernetes Events recorder (serve --events), by result: created, patched, aggregated "
+		"into a series, or left out (rate_limited, queue_full, unresolved) or refused (forbidden, rejected, "
+		"error, unreachable).",
+		"counter", 1, { "result" }, NULL, 0, 1 },
 };
 
 /* One labelled series. Counters and gauges use `value`; the histogram uses
@@ -508,6 +514,13 @@ void dnsb_metrics_webhook_oversized(dnsb_metrics *m)
 	counter_add(m, F_WH_OVERSIZED, (const char *const[]){ NULL }, 1);
 }
 
+/* Declared in applier/obs/events.h: the recorder is the only caller. */
+void dnsb_metrics_event(dnsb_metrics *m, const char *result);
+void dnsb_metrics_event(dnsb_metrics *m, const char *result)
+{
+	counter_add(m, F_EVENTS, (const char *const[]){ result }, 1.0);
+}
+
 void dnsb_metrics_webhook_state(dnsb_metrics *m, int ready, unsigned inflight, unsigned applies)
 {
 	if (!m)
@@ -615,6 +628,8 @@ static int emit(const dnsb_metrics *m, FILE *f)
 		size_t count = t ? t->count : 0;
 
 		if ((fam->sidecar && !(m && m->sidecar)) || (fam->budget && !(m && m->budget)) || (fam->once_set && count == 0))
+			continue;
+		if (id == F_EVENTS && count == 0) /* only where --events is on */
 			continue;
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, fam->type);
 		if (fam->label_count == 0 && count == 0) {

@@ -11,26 +11,24 @@ puts the quote where that provider's client reads a message.
 
 usage: echo_http.py PORTFILE [--token VALUE] [--aws-creds SECRET:TOKEN] [--shape pdns|cloudflare|azure|aws]
 """
-import http.server
-import json
-import os
 import sys
+import types
 from xml.sax.saxutils import escape
+
+import fakehttp
 
 OPTS = {}
 CREDENTIAL_WORDS = ("key", "token", "auth", "secret")
 
 
-class Echo(http.server.BaseHTTPRequestHandler):
-    def send(self, status, doc):
-        body = json.dumps(doc).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+class Echo(fakehttp.Handler):
+    protocol_version = "HTTP/1.0"
+    methods = ("GET", "POST", "PATCH", "PUT", "DELETE")
 
-    def answer(self):
+    def send(self, status, doc):
+        self.send_json(status, doc)
+
+    def dispatch(self, method):
         length = int(self.headers.get("Content-Length") or 0)
         sent = self.rfile.read(length).decode("utf-8", "replace") if length else ""
         if "--token" in OPTS and self.command == "POST" and self.path.split("?")[0].endswith("/token"):
@@ -46,11 +44,7 @@ class Echo(http.server.BaseHTTPRequestHandler):
         if shape == "aws":
             body = ("<ErrorResponse><Error><Type>Sender</Type><Code>InvalidInput</Code><Message>%s</Message></Error>"
                     "<RequestId>echo</RequestId></ErrorResponse>" % escape(text)).encode()
-            self.send_response(400)
-            self.send_header("Content-Type", "text/xml")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            return self.wfile.write(body)
+            return self.send_bytes(400, body, "text/xml")
         if shape == "cloudflare":
             return self.send(400, {"success": False, "errors": [{"code": 1004, "message": text}], "messages": [],
                                    "result": None})
@@ -58,20 +52,11 @@ class Echo(http.server.BaseHTTPRequestHandler):
             return self.send(400, {"error": {"code": "BadRequest", "message": text}})
         self.send(500, {"error": text})
 
-    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = answer
-
-    def log_message(self, *args):
-        pass
-
 
 def main():
     args = sys.argv[2:]
     OPTS.update(zip(args[::2], args[1::2]))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    with open(sys.argv[1] + ".tmp", "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-    server.serve_forever()
+    fakehttp.serve(Echo, types.SimpleNamespace(port_file=sys.argv[1]))
 
 
 if __name__ == "__main__":

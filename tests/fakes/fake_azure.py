@@ -52,14 +52,13 @@ import copy
 import json
 import os
 import shlex
-import socket
-import ssl
 import sys
 import threading
 import time
 import urllib.parse
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import fakehttp
 
 import jsonschema
 
@@ -200,21 +199,9 @@ def error(code, message):
     return {"error": {"code": code, "message": message}}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(fakehttp.Handler):
     server_version = "fake_azure"
     state = None
-
-    def setup(self):
-        self.request.settimeout(30)
-        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # headers and body: no Nagle wait
-        self.request.do_handshake()
-        super().setup()
-
-    def log_message(self, fmt, *args):
-        if self.state.args.log:
-            with open(self.state.args.log, "a") as f:
-                f.write("%s\n" % (fmt % args))
 
     quota_header = None
 
@@ -225,31 +212,8 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             s = self.state.stats["status"]
             s[str(status)] = s.get(str(status), 0) + 1
-        self.send_response(status)
-        if doc is not None:
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("x-ms-request-id", str(uuid.uuid4()))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
-
-    def do_GET(self):
-        self.dispatch("GET")
-
-    def do_POST(self):
-        self.dispatch("POST")
-
-    def do_PUT(self):
-        self.dispatch("PUT")
-
-    def do_DELETE(self):
-        self.dispatch("DELETE")
+        ctype = "application/json; charset=utf-8" if doc is not None else None
+        self.send_bytes(status, body, ctype, [("x-ms-request-id", str(uuid.uuid4()))] + list(headers))
 
     def dispatch(self, method):
         url = urllib.parse.urlsplit(self.path)
@@ -593,29 +557,22 @@ def record_of(rtype, rdata):
 
 def seed_records(st, path):
     """Lines "ZONE OWNER TTL TYPE RDATA" (OWNER absolute), as `dnsbatch records` prints them."""
-    with open(path) as f:
-        for line in f:
-            parts = line.rstrip("\n").split(" ", 4)
-            if len(parts) < 5:
-                continue
-            zone, owner, ttl, rtype, rdata = parts
-            owner = owner.rstrip(".").lower()
-            name = "@" if owner == zone else owner[:-len(zone) - 1]
-            if rtype not in RECORD_KEYS:
-                continue  # a type the flavour does not hold (no NS or CAA in private zones)
-            rs = st.zones[zone].setdefault((name, rtype), {"props": {F["ttl"]: int(ttl)}, "etag": str(uuid.uuid4())})
-            rec = record_of(rtype, rdata)
-            if rtype == "CNAME":
-                rs["props"][RECORD_KEYS["CNAME"]] = rec
-            else:
-                rs["props"].setdefault(RECORD_KEYS[rtype], []).append(rec)
+    for zone, owner, ttl, rtype, rdata in fakehttp.seed_lines(path):
+        owner = owner.rstrip(".").lower()
+        name = "@" if owner == zone else owner[:-len(zone) - 1]
+        if rtype not in RECORD_KEYS:
+            continue  # a type the flavour does not hold (no NS or CAA in private zones)
+        rs = st.zones[zone].setdefault((name, rtype), {"props": {F["ttl"]: int(ttl)}, "etag": str(uuid.uuid4())})
+        rec = record_of(rtype, rdata)
+        if rtype == "CNAME":
+            rs["props"][RECORD_KEYS["CNAME"]] = rec
+        else:
+            rs["props"].setdefault(RECORD_KEYS[rtype], []).append(rec)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
+    fakehttp.add_server_args(ap)
     ap.add_argument("--subscription", default="sub-0001")
     ap.add_argument("--resource-group", default="rg-dns")
     ap.add_argument("--zone", action="append", default=[], help="a zone name (example.com)")
@@ -644,7 +601,6 @@ def main():
                     help="the N-th token request (from 1) is answered 500; repeatable")
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--latency", type=float, default=0, help="milliseconds before each API reply")
-    ap.add_argument("--log")
     args = ap.parse_args()
 
     global F, SPEC_FILE, API, RECORD_KEYS, ERROR_SHAPE
@@ -657,29 +613,14 @@ def main():
            ("minimumTtl" if args.private else "minimumTTL"): 300}
     for z in args.zone:
         st.zones[z] = {("@", "SOA"): {"props": {F["ttl"]: 3600, RECORD_KEYS["SOA"]: soa}, "etag": str(uuid.uuid4())}}
-    for f in args.fault:
-        kind, _, n = f.partition("*")
-        st.faults += [kind] * (int(n) if n else 1)
+    st.faults += fakehttp.faults(args.fault)
     if args.seed:
         seed(st, args.seed)
     if args.seed_records:
         seed_records(st, args.seed_records)
     Handler.state = st
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.request_queue_size = 128
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(args.cert, args.key)
     # The handshake in the connection's own thread: one slow or silent client does not stall accept().
-    server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.rename(tmp, args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    return fakehttp.serve(Handler, args, lazy_handshake=True, queue_size=128)
 
 
 if __name__ == "__main__":

@@ -44,12 +44,12 @@ import ipaddress
 import json
 import os
 import secrets
-import ssl
 import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import fakehttp
 
 import jsonschema
 
@@ -280,15 +280,10 @@ def run_batch(zone, body):
 
 # ---- the server -----------------------------------------------------------------------------------
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(fakehttp.Handler):
     server_version = "fake_cloudflare"
+    methods = ("GET", "POST")
     state = None
-
-    def log_message(self, fmt, *args):
-        if self.state.args.log:
-            with open(self.state.args.log, "a") as f:
-                f.write("%s\n" % (fmt % args))
 
     def setup(self):
         super().setup()
@@ -296,31 +291,14 @@ class Handler(BaseHTTPRequestHandler):
             self.state.stats["connections"] += 1
 
     def reply(self, status, doc, extra=None):
-        body = json.dumps(doc).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
         a = self.state.args
         # Cloudflare's form (developers.cloudflare.com/fundamentals/api/reference/limits, "Rate limiting
         # headers"): Ratelimit "name";r=REMAINING;t=SECONDS-TO-RESET, Ratelimit-Policy "name";q=QUOTA;w=WINDOW.
-        left = self.remaining()
+        heads, left = [], self.remaining()
         if left is not None:
-            self.send_header("Ratelimit", '"default";r=%d;t=%d' % left)
-        self.send_header("Ratelimit-Policy", '"default";q=%d;w=%d' % (a.rate, a.rate_window))
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
-
-    def do_GET(self):
-        self.dispatch("GET")
-
-    def do_POST(self):
-        self.dispatch("POST")
+            heads.append(("Ratelimit", '"default";r=%d;t=%d' % left))
+        heads.append(("Ratelimit-Policy", '"default";q=%d;w=%d' % (a.rate, a.rate_window)))
+        self.send_json(status, doc, heads + list((extra or {}).items()))
 
     def credential(self):
         """(name, zones or None for all), or None when the request carries no valid credential."""
@@ -462,9 +440,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
+    fakehttp.add_server_args(ap)
     ap.add_argument("--zone", action="append", default=[], help="ID=NAME")
     ap.add_argument("--token", action="append", default=[], help="TOKEN=ZONEID,ZONEID or TOKEN=* (every zone)")
     ap.add_argument("--api-key", action="append", default=[], help="KEY:EMAIL of a global key (every zone)")
@@ -477,7 +453,6 @@ def main():
     ap.add_argument("--page-size", type=int, default=3)
     ap.add_argument("--rate", type=int, default=1200, help="requests per window per credential")
     ap.add_argument("--rate-window", type=int, default=300, help="seconds")
-    ap.add_argument("--log")
     args = ap.parse_args()
 
     st = State(args)
@@ -490,25 +465,7 @@ def main():
     for k in args.api_key:
         key, email = k.split(":", 1)
         st.keys[(key, email)] = None
-    for f in args.fault:
-        kind, _, n = f.partition("*")
-        st.faults += [kind] * (int(n) if n else 1)
-    if args.seed:
-        seed(st, args.seed)
-    Handler.state = st
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(args.cert, args.key)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.rename(tmp, args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    return fakehttp.start(Handler, st, args, seed)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 
+import fakehttp
+
 SHA = b"0123456789abcdef0123456789abcdef01234567"
 
 
@@ -91,9 +93,7 @@ def main():
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("127.0.0.1", 0))
     s.listen(64)
-    with open(opts.portfile + ".tmp", "w") as f:
-        f.write("%d\n" % s.getsockname()[1])
-    os.rename(opts.portfile + ".tmp", opts.portfile)
+    fakehttp.write_port_file(opts.portfile, s.getsockname()[1])
     counter = {"n": 0, "lock": threading.Lock()}
     threading.Thread(target=orphaned, args=(os.getppid(),), daemon=True).start()
     while True:

@@ -39,15 +39,14 @@ import argparse
 import datetime
 import fnmatch
 import json
-import os
 import secrets
-import ssl
 import sys
 import threading
 import time
 import urllib.parse
 import xml.etree.ElementTree as ET
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import fakehttp
 
 import botocore.loaders
 from botocore.auth import SigV4Auth
@@ -241,18 +240,13 @@ class State:
 def seed(state, path):
     """Seed lines add RRsets; the apex's SOA or NS in a seed replaces the one the zone was created with."""
     fresh = set()
-    with open(path) as f:
-        for line in f:
-            parts = line.rstrip("\n").split(" ", 4)
-            if len(parts) < 5:
-                continue
-            zid, name, ttl, rtype, value = parts
-            key = (canon(name), rtype)
-            if key not in fresh:
-                state.zones[zid]["rrsets"].pop(key, None)
-                fresh.add(key)
-            rr = state.zones[zid]["rrsets"].setdefault(key, {"ttl": int(ttl), "values": []})
-            rr["values"].append(value)
+    for zid, name, ttl, rtype, value in fakehttp.seed_lines(path):
+        key = (canon(name), rtype)
+        if key not in fresh:
+            state.zones[zid]["rrsets"].pop(key, None)
+            fresh.add(key)
+        rr = state.zones[zid]["rrsets"].setdefault(key, {"ttl": int(ttl), "values": []})
+        rr["values"].append(value)
 
 
 def alias_problem(state, zone, rrsets, rtype, alias):
@@ -372,15 +366,10 @@ def zone_xml(parent, zid, zone, count):
 
 # ---- the handler --------------------------------------------------------------------------------
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(fakehttp.Handler):
     server_version = "fake_route53"
+    methods = ("GET", "POST", "PUT")
     state = None
-
-    def log_message(self, fmt, *args):
-        if self.state.args.log:
-            with open(self.state.args.log, "a") as f:
-                f.write("%s\n" % (fmt % args))
 
     def setup(self):
         super().setup()
@@ -396,25 +385,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(200, xml_bytes(root))
 
     def reply(self, status, body, ctype="text/xml"):
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("x-amzn-RequestId", secrets.token_hex(8))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
-
-    def do_GET(self):
-        self.dispatch("GET")
-
-    def do_POST(self):
-        self.dispatch("POST")
-
-    def do_PUT(self):
-        self.dispatch("PUT")
+        self.send_bytes(status, body, ctype, [("x-amzn-RequestId", secrets.token_hex(8))])
 
     # ---- SigV4 with botocore ----
 
@@ -763,9 +734,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
+    fakehttp.add_server_args(ap)
     ap.add_argument("--zone", action="append", default=[], help="ID=APEX or ID=APEX:private")
     ap.add_argument("--seed", help='file of "ZONEID OWNER TTL TYPE VALUE" lines')
     ap.add_argument("--creds", action="append", default=[], help="ACCESSKEY:SECRET of a long-term key")
@@ -784,7 +753,6 @@ def main():
                     help="requests per second the whole account may make (a token bucket over every client); "
                          "0: no limit")
     ap.add_argument("--account-burst", type=float, default=5, help="the bucket's size, requests")
-    ap.add_argument("--log")
     args = ap.parse_args()
 
     st = State(args)
@@ -799,25 +767,7 @@ def main():
     for c in args.creds:
         akid, secret = c.split(":", 1)
         st.keys[akid] = {"secret": secret, "token": None, "expires": 0}
-    for f in args.fault:
-        kind, _, n = f.partition("*")
-        st.faults += [kind] * (int(n) if n else 1)
-    if args.seed:
-        seed(st, args.seed)
-    Handler.state = st
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(args.cert, args.key)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.rename(tmp, args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    return fakehttp.start(Handler, st, args, seed)
 
 
 if __name__ == "__main__":
