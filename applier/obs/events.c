@@ -50,22 +50,6 @@ int dnsb_events_parse_reasons(unsigned *out, const char *list, dnsb_error *err)
 	return *out ? 0 : dnsb_error_set(err, DNSB_EINVAL, "no reason given");
 }
 
-void dnsb_events_count(dnsb_events *ev, const char *result, unsigned log_bit, const char *fmt, ...)
-{
-	char msg[600];
-	va_list ap;
-
-	dnsb_metrics_event(ev->metrics, result);
-	if (log_bit == 0 || (ev->logged & log_bit) || fmt == NULL)
-		return;
-	ev->logged |= log_bit;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	dnsb_log(DNSB_LOG_WARN, "Kubernetes Events: %s (logged once; counted in dnsbatch_events_total{result=\"%s\"})",
-		 msg, result);
-}
-
 void dnsb_events_observe(dnsb_events *ev, const dnsb_plan *plan)
 {
 	dnsb_event_occ occ;

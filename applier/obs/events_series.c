@@ -8,6 +8,7 @@
  * bucket (client-go's spam filter: 25, then one per 5 minutes).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,12 +16,29 @@
 #include <json-c/json.h>
 
 #include "applier/core/clock.h"
+#include "dnsbatch/log.h"
 #include "applier/obs/events_int.h"
 
 enum {
 	LOG_FORBIDDEN = 1, LOG_REJECTED = 2, LOG_ERROR = 4, LOG_UNREACHABLE = 8, LOG_LIMITED = 16, LOG_UNRESOLVED = 32,
 	LOG_NO_UID = 64
 };
+
+void dnsb_events_count(dnsb_events *ev, const char *result, unsigned log_bit, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+
+	dnsb_metrics_event(ev->metrics, result);
+	if (log_bit == 0 || (ev->logged & log_bit) || fmt == NULL)
+		return;
+	ev->logged |= log_bit;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dnsb_log(DNSB_LOG_WARN, "Kubernetes Events: %s (logged once; counted in dnsbatch_events_total{result=\"%s\"})",
+		 msg, result);
+}
 
 /* Kubernetes' MicroTime: RFC 3339 with microseconds, UTC. */
 static void micro_time(char *buf, size_t size, double unix_seconds)
