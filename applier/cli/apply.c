@@ -313,6 +313,7 @@ static int finish(const apply_args *a, int rc, const dnsb_report *report, dnsb_d
 		  dnsb_metrics *metrics, dnsb_error *err)
 {
 	int code = rc < 0 ? DNSB_EXIT_INTERNAL
+		   : report->held ? DNSB_EXIT_USAGE /* a safety threshold: the operator must pass --force (issue 33 §2) */
 		   : report->failed ? DNSB_EXIT_FAILED
 		   : report->dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
 
@@ -392,6 +393,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	o->metrics = metrics;
 	o->droplog = droplog;
 	o->stop = &stop_signal;
+	o->thresholds = &a.eng.thresholds;
 	rc = dnsb_engine_apply(&report, p, plan, o, &err);
 	if (dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);

@@ -48,9 +48,10 @@ typedef struct dnsb_cli_engine {
 	const char *metrics_file;  /* --metrics-file, NULL when absent */
 	int quiet;                 /* --quiet: only errors on stderr */
 	int timeout_set;           /* --timeout was given */
+	dnsb_thresholds thresholds; /* --max-update-percent, --max-delete-percent, --min-existing-rrsets, --force */
 } dnsb_cli_engine;
 
-#define DNSB_CLI_ENGINE_INIT { DNSB_ENGINE_OPTIONS_INIT, NULL, 0, 0 }
+#define DNSB_CLI_ENGINE_INIT { DNSB_ENGINE_OPTIONS_INIT, NULL, 0, 0, DNSB_THRESHOLDS_INIT }
 
 /* The engine flags as getopt_long options, codes from DNSB_CLI_ENGINE_CODE; ends with { NULL, 0, 0 }. */
 extern const dnsb_cli_option dnsb_cli_engine_options[];

@@ -163,6 +163,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	} else {
 		quarantine = 0;
 	}
+	dnsb_engine_hold_thresholds(&e, groups, ngroups); /* threshold.c: before anything is sent */
 	dnsb_engine_progress_start(&e, plan);
 	if ((rc = run_zones(&e, groups, ngroups)) < 0)
 		e.rc = rc;

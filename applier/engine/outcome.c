@@ -195,7 +195,7 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		case DNSB_OUTCOME_APPLIED: e->rep->applied++; z->applied++; break;
 		case DNSB_OUTCOME_ALREADY_APPLIED: e->rep->already_applied++; z->already_applied++; break;
 		case DNSB_OUTCOME_DROPPED: e->rep->dropped++; z->dropped++; break;
-		case DNSB_OUTCOME_FAILED: e->rep->failed++; z->failed++; break;
+		case DNSB_OUTCOME_FAILED: e->rep->failed++; z->failed++; e->rep->held += c->reason == DNSB_REASON_HELD; break;
 		case DNSB_OUTCOME_PENDING: continue; /* dry run */
 		}
 		dnsb_metrics_change(e->o->metrics, zone, c);
