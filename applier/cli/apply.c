@@ -14,7 +14,7 @@
 #include "cli.h"
 
 typedef struct apply_args {
-	const char *plan, *provider, *drop_log, *output, *log_format;
+	const char *plan, *provider, *drop_log, *output, *log_format, *checksum;
 	int dry_run;
 	uint64_t drop_log_max;  /* bytes, 0 = no limit */
 	double progress_interval; /* seconds between progress lines off a terminal */
@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  --drop-log-max-size BYTES  past this size FILE is renamed FILE.1 (one kept) and a new\n"
 		"                           FILE started; k/m/g suffix; 0 or absent = no limit\n"
 		"  --dry-run                validate, group and batch; print the batches; send nothing\n"
+		"  --checksum PLAN:LIVE     apply only if the plan and the live state are those `dnsbatch plan`\n"
+		"                           printed this checksum for; else exit 2, nothing sent\n"
 		"  --output text|json       summary format on stdout (text goes to stderr)\n"
 		"  --log-format text|json   diagnostics on stderr (default text); json: progress as JSON lines\n"
 		"  --progress-interval SECONDS  off a terminal, one progress line at most this often\n"
@@ -71,13 +73,14 @@ static void usage(FILE *f)
 
 enum {
 	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_OUTPUT, OPT_LOG_FORMAT, OPT_DRY_RUN,
-	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL
+	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL, OPT_CHECKSUM
 };
 
 static const dnsb_cli_option apply_options[] = {
 	{ "plan", 1, OPT_PLAN }, { "provider", 1, OPT_PROVIDER }, { "drop-log", 1, OPT_DROP_LOG },
 	{ "output", 1, OPT_OUTPUT }, { "log-format", 1, OPT_LOG_FORMAT }, { "dry-run", 0, OPT_DRY_RUN },
 	{ "drop-log-max-size", 1, OPT_DROP_LOG_MAX_SIZE }, { "progress-interval", 1, OPT_PROGRESS_INTERVAL },
+	{ "checksum", 1, OPT_CHECKSUM },
 	{ NULL, 0, 0 }
 };
 
@@ -93,6 +96,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_OUTPUT: a->output = v; break;
 	case OPT_LOG_FORMAT: a->log_format = v; break;
 	case OPT_DRY_RUN: a->dry_run = 1; break;
+	case OPT_CHECKSUM: a->checksum = v; break;
 	case OPT_PROGRESS_INTERVAL:
 		rc = dnsb_cli_seconds(&a->progress_interval, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
 		break;
@@ -179,7 +183,7 @@ static void add_counts(json_object *o, size_t changes, size_t applied, size_t al
 	json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
 }
 
-static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry)
+static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry, const dnsb_plan *plan)
 {
 	json_object *o = json_object_new_object(), *zones = json_object_new_array();
 	const char *text;
@@ -203,6 +207,8 @@ static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry)
 		json_object_array_add(zones, zo);
 	}
 	json_object_object_add(o, "zones", zones);
+	if (!dry->json) /* change by change, as `dnsbatch plan` predicts them (issue 33 §1) */
+		json_object_object_add(o, "outcomes", dnsb_cli_outcomes(plan));
 	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* A dry run's batches were printed as they came: the summary's fields follow them in one object. */
@@ -394,6 +400,8 @@ int dnsb_cmd_apply(int argc, char **argv)
 	o->droplog = droplog;
 	o->stop = &stop_signal;
 	o->thresholds = &a.eng.thresholds;
+	if (a.checksum && !a.dry_run && (code = dnsb_cli_checksum_check(a.checksum, a.plan, p, &a.eng)) != 0)
+		goto done;
 	rc = dnsb_engine_apply(&report, p, plan, o, &err);
 	if (dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);
@@ -403,7 +411,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	}
 	code = finish(&a, rc, &report, droplog, metrics, &err);
 	if (a.output && strcmp(a.output, "json") == 0)
-		print_json(&report, code, &dry);
+		print_json(&report, code, &dry, plan);
 	if (!a.eng.quiet)
 		print_text(&report, a.dry_run, json_logs);
 done:

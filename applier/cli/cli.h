@@ -17,6 +17,8 @@ int dnsb_cmd_apply(int argc, char **argv);
 int dnsb_cmd_records(int argc, char **argv);
 int dnsb_cmd_drops(int argc, char **argv);
 int dnsb_cmd_serve(int argc, char **argv);
+/* plan.c: `dnsbatch plan`, the preview (issue 33 §1). */
+int dnsb_cmd_plan(int argc, char **argv);
 
 /* Table codes start here: getopt_long keeps 1, '?', ':', 'h' and 'V' for itself. */
 #define DNSB_CLI_CODE_MIN 256
@@ -124,5 +126,19 @@ void dnsb_cli_progress_init(dnsb_cli_progress *p, int json_logs, double interval
 void dnsb_cli_progress_show(void *payload, const dnsb_progress *progress);
 /* Erase the terminal line, if one shows (before the summary). */
 void dnsb_cli_progress_clear(dnsb_cli_progress *p);
+
+/* plan.c: the outcomes of a plan's changes, one object per change in plan order: "path" ($.create[3]), "kind",
+ * "dnsName", "recordType", "outcome" (applied, already_applied, dropped, failed, or held for reason held),
+ * "reason", "cause" (drops), "owner" (the external-dns owner in the way), "message". A new reference. */
+struct json_object *dnsb_cli_outcomes(const dnsb_plan *plan);
+/* plan.c: the hex SHA-256 of a file's bytes into out (65 bytes). @return 0 or -1 (unreadable) */
+int dnsb_cli_file_digest(char out[65], const char *path);
+/* plan.c: run the engine as a preview of plan on p (nothing written; eng's settings and thresholds, no metrics,
+ * drop log or callbacks); live receives the live-state digest. @return dnsb_engine_apply's */
+int dnsb_cli_preview(dnsb_report *rep, dnsb_plan *plan, dnsb_provider *p, const dnsb_cli_engine *eng, char live[65],
+		     dnsb_error *err);
+/* plan.c: `apply --checksum WANT`: preview the plan file at path again; 0 when "PLAN:LIVE" is still WANT, else
+ * DNSB_EXIT_USAGE after saying which changed (the plan, or the live state), or the preview's exit code. */
+int dnsb_cli_checksum_check(const char *want, const char *path, dnsb_provider *p, const dnsb_cli_engine *eng);
 
 #endif

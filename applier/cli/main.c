@@ -14,6 +14,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  apply     apply a plan file (the external-dns POST /records body) once\n"
+		"  plan      preview: what apply would do now, change by change; writes nothing\n"
 		"  serve     run the external-dns webhook provider (sidecar)\n"
 		"  records   list the RRsets of the provider's zones\n"
 		"  drops     summarise a drop log, or turn it back into a plan\n"
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*run)(int, char **);
 	} commands[] = {
-		{ "apply", dnsb_cmd_apply }, { "serve", dnsb_cmd_serve },
+		{ "apply", dnsb_cmd_apply }, { "serve", dnsb_cmd_serve }, { "plan", dnsb_cmd_plan },
 		{ "records", dnsb_cmd_records }, { "drops", dnsb_cmd_drops },
 	};
 

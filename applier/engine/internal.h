@@ -171,6 +171,10 @@ int dnsb_engine_group_keys(group *groups, size_t n);
 /* Free the groups, their keys and the block of their change lists (not the changes). */
 void dnsb_engine_free_groups(group *groups, size_t n);
 
+/* preview.c: with options.preview, every pending group gets the outcome apply would give it now, by one read per
+ * batch (dnsb_engine_options.preview); options.live_digest receives the digest of what was read. */
+void dnsb_engine_preview(engine *e, group *groups, size_t ngroups);
+
 /* batch.c */
 void dnsb_engine_run_zone(engine *e, group **gs, size_t n);
 

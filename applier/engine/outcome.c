@@ -201,7 +201,8 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		dnsb_metrics_change(e->o->metrics, zone, c);
 		if (e->o->on_outcome)
 			e->o->on_outcome(e->o->outcome_payload, zone, c);
-		tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
+		if (!e->o->preview) /* a prediction: nothing happened to log */
+			tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
 	dnsb_engine_droplog_failed(e, dnsb_engine_failed_log(fsum, e->o->droplog, wall));

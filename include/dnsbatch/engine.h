@@ -156,12 +156,21 @@ typedef struct dnsb_engine_options {
 	/** Borrowed, may be NULL (no thresholds): the safety thresholds (dnsbatch/threshold.h), judged per zone
 	 *  before anything is sent; held changes end failed, reason held. Not in a dry run. */
 	const dnsb_thresholds *thresholds;
+	/** 1: a preview (`dnsbatch plan`, issue 33 §1): nothing is written. The thresholds are judged, then each
+	 *  zone's groups are read back, one read per batch of batch_size groups, and each change gets the outcome
+	 *  apply would give it now: applied (it would apply), already_applied, dropped/conflict with its diagnosis
+	 *  (cause, what is held), failed/held, failed/transient when the read failed; invalid and no_zone as
+	 *  apply. No log line per change, no drop log, no quarantine. */
+	int preview;
+	/** With preview: receives the hex SHA-256 of the RRsets the preview read (65 bytes, the caller's; "" when
+	 *  nothing was read or on error), the live state the prediction rests on. May be NULL. */
+	char *live_digest;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
 	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0, \
-	  NULL, NULL, NULL, NULL, NULL, NULL }
+	  NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL }
 
 /**
  * Figures of one zone. submissions count every request sent (parts and
