@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ldns/ldns.h>
 #include <openssl/evp.h>
 
 #include "applier/engine/diagnose.h"
@@ -70,6 +71,50 @@ static void hash_held(engine *e, EVP_MD_CTX *md, const char *zone, const dnsb_rr
 	free(t);
 }
 
+/* Does a pending change of g before change `upto` remove (owner, type, set_id)? */
+static int removed_before(const group *g, size_t upto, const dnsb_rrset *r)
+{
+	for (size_t i = 0; i < upto; i++) {
+		const dnsb_change *c = g->changes[i];
+		if (c->outcome == DNSB_OUTCOME_PENDING && c->kind != DNSB_CHANGE_CREATE && c->old.type == r->type &&
+		    strcmp(c->old.owner, r->owner) == 0 && strcmp(c->old.set_id ? c->old.set_id : "",
+								  r->set_id ? r->set_id : "") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Would the provider refuse g, by the read: an old RRset not held as the change expects it, a created RRset
+ * that exists, or a CNAME beside other data? (An update's own RRset existing is its condition, not a cause.) */
+static int in_the_way(const group *g, const dnsb_rrset_list *held)
+{
+	for (size_t i = 0; i < g->count; i++) {
+		const dnsb_change *c = g->changes[i];
+		const dnsb_rrset *cur, *n = &c->new_set;
+
+		if (c->outcome != DNSB_OUTCOME_PENDING)
+			continue;
+		if (c->kind != DNSB_CHANGE_CREATE) {
+			cur = dnsb_rrset_list_find_set(held, c->old.owner, c->old.type, c->old.set_id);
+			if (cur == NULL || !dnsb_rrset_matches_old(cur, &c->old))
+				return 1;
+		}
+		if (c->kind != DNSB_CHANGE_CREATE)
+			continue;
+		if (dnsb_rrset_list_find_set(held, n->owner, n->type, n->set_id) != NULL && !removed_before(g, i, n))
+			return 1;
+		for (size_t k = 0; k < held->count; k++) {
+			const dnsb_rrset *o = &held->items[k];
+			if (strcmp(o->owner, n->owner) != 0 || o->type == n->type || removed_before(g, i, o))
+				continue;
+			if (o->type == LDNS_RR_TYPE_CNAME || (n->type == LDNS_RR_TYPE_CNAME && o->type != LDNS_RR_TYPE_RRSIG &&
+			    o->type != LDNS_RR_TYPE_NSEC && o->type != LDNS_RR_TYPE_NSEC3))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Judge one group against the read. */
 static void judge(engine *e, group *g, const dnsb_rrset_list *held)
 {
@@ -83,7 +128,7 @@ static void judge(engine *e, group *g, const dnsb_rrset_list *held)
 			dnsb_engine_settle_change(e, c, DNSB_OUTCOME_ALREADY_APPLIED, DNSB_REASON_NONE, 0, NULL,
 						  "the provider holds it already");
 	}
-	if (dnsb_engine_cause_shown(e, g, held)) {
+	if (in_the_way(g, held)) {
 		dnsb_engine_diagnose(e, g, held);
 		dnsb_engine_finish(e, g, DNSB_OUTCOME_DROPPED, DNSB_REASON_CONFLICT, NULL, PREVIEW_MESSAGE);
 	} else {
