@@ -132,7 +132,7 @@ static int over_threshold(engine *e, size_t z, const zone_tally *t, int *over_u,
 		dnsb_engine_zone_report(e, z)->reads++;
 		if ((rc = dnsb_provider_list(e->p, zone, &list, &lerr)) < 0) {
 			snprintf(why, size, "not sent: the safety thresholds could not count the zone's RRsets (--force "
-				 "sends without counting): %s", lerr.message[0] ? lerr.message : dnsb_strerror(rc));
+				 "sends without counting): %.300s", lerr.message[0] ? lerr.message : dnsb_strerror(rc));
 			*unknown = rc == DNSB_EFATAL ? DNSB_REASON_FATAL : DNSB_REASON_TRANSIENT;
 			*over_u = t->updates > 0;
 			*over_d = t->deletes > 0;
@@ -158,10 +158,10 @@ static void hold(engine *e, size_t z, group **gs, size_t n, const char *why, con
 	char msg[1024];
 
 	if (t->whole_zone)
-		snprintf(msg, sizeof(msg), "held: zone %s: %s: nothing sent for this zone (digest %s); pass --force to "
+		snprintf(msg, sizeof(msg), "held: zone %s: %.400s: nothing sent for this zone (digest %s); pass --force to "
 			 "apply it, or raise the threshold", zone, why, digest);
 	else
-		snprintf(msg, sizeof(msg), "held: zone %s: %s (digest %s); release this set with POST "
+		snprintf(msg, sizeof(msg), "held: zone %s: %.400s (digest %s); release this set with POST "
 			 "/release?digest=%s on the webhook port, or raise the threshold", zone, why, digest, digest);
 	for (size_t g = 0; g < n; g++)
 		for (size_t i = 0; i < gs[g]->count; i++)
