@@ -46,6 +46,9 @@ apply "$tmp/a.zone" "$tmp/all.json"
 extdns_check "one-shot: deleting 17 of 20 RRsets exits 2" [ "$rc" = 2 ]
 extdns_check "one-shot: nothing written for the zone (create held too)" cmp -s "$tmp/z.zone" "$tmp/a.zone"
 extdns_check "one-shot: the message names the counts and the flag" grep -q 'deletes 17 of 20 RRsets (85%), over --max-delete-percent 30.*--force' "$tmp/err"
+"$DNSBATCH" plan --provider zonefile --zonefile "example.test=$tmp/a.zone" --plan "$tmp/all.json" --output json --quiet >"$tmp/plan.json"
+extdns_check "one-shot: dnsbatch plan predicts it: exit 2, every change held" \
+	jq -e '.exit_code == 2 and ([.outcomes[].outcome] | unique) == ["held"] and (.outcomes | length) == 18' "$tmp/plan.json"
 apply "$tmp/a.zone" "$tmp/all.json" --force
 extdns_check "one-shot: --force applies it (exit 0)" [ "$rc" = 0 ]
 extdns_check "one-shot: --force: the zone holds ns1 and new only" [ "$(count "$tmp/a.zone")" = 2 ]
