@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_preview.sh - `dnsbatch plan` (issue 33 §1) against apply, change by change, on memory, zonefile and
-# BIND (rfc2136): the preview's outcomes list equals the following apply's (path, outcome, reason, cause);
+# test_preview.sh - `dnsbatch plan` (issue 33 §1) against apply, change by change, on memory, zonefile,
+# BIND (rfc2136) and PowerDNS: the preview's outcomes list equals the following apply's (path, outcome, reason, cause);
 # the preview writes nothing; `apply --checksum` applies only the plan and live state the preview saw, else
 # exits 2 with nothing sent and names what changed.
 set -u
@@ -114,5 +114,23 @@ update add moved.example.test. 300 IN A 192.0.2.9"
 	suite bind
 else
 	not_ok "named starts"
+fi
+##### PowerDNS ##########################################################################################
+if command -v pdns_server >/dev/null 2>&1 && dnsb_start_pdns example.test 2>"$T/pdns-start.err"; then
+	PKEY=$DNSB_PDNS_KEYFILE
+	API=$DNSB_PDNS_URL/api/v1/servers/localhost/zones/example.test.
+	api() { curl -s -H "X-API-Key: $(cat "$PKEY")" -H 'Content-Type: application/json' -X "$1" ${2:+-d "$2"} "$API"; }
+	rr() { printf '{"name":"%s.example.test.","type":"A","ttl":300,"changetype":"REPLACE","records":[{"content":"%s","disabled":false}]}' "$1" "$2"; }
+	reset() {
+		api PATCH "{\"rrsets\":[$(rr taken 198.51.100.1),$(rr same 192.0.2.7),$(rr old 192.0.2.8),$(rr moved 192.0.2.9),
+			{\"name\":\"new.example.test.\",\"type\":\"A\",\"changetype\":\"DELETE\"}]}" >/dev/null
+		BEFORE=$(state)
+	}
+	state() { api GET | jq -c '[.rrsets[] | {name, type, ttl, records: [.records[].content] | sort}] | sort_by(.name, .type)'; }
+	write_other() { api PATCH "{\"rrsets\":[$(rr new 198.51.100.77)]}" >/dev/null; }
+	PROVIDER_ARGS=(--provider pdns --pdns-server "$DNSB_PDNS_URL" --pdns-api-key-file "$PKEY")
+	suite pdns
+else
+	not_ok "pdns_server starts" "$(cat "$T/pdns-start.err" 2>/dev/null)"
 fi
 [ "$failures" -eq 0 ]
