@@ -217,13 +217,16 @@ run_shown() {
 # drv_apply, preview_wrap.sh) and the preview's outcomes are compared with the apply's, change by change (issue 33
 # §1): a disagreement is told ("# preview disagrees") and counted, not judged (a provider's own validation is
 # seen by the apply only). Not for memory, whose driver is a program of its own.
+# shellcheck disable=SC2016
 preview_before() { # DIR FLAGS...
 	local d=$1
 	shift
 	rm -f "$d/preview.json"
 	[ -n "${CONF_PREVIEW:-}" ] && [ "$PROVIDER" != memory ] && [ ! -s "$d/faults.$PROVIDER" ] || return 0
-	CONF_REAL_DNSBATCH=$DNSBATCH DNSBATCH=$CONF/preview_wrap.sh \
-		drv_apply "$d/plan.json" /dev/null "$d/preview.json" "$d/faults.$PROVIDER" "$@" 2>"$d/preview.err"
+	# the real binary baked in: the cloud drivers run dnsbatch under env -i
+	[ -x "$T/preview-dnsbatch" ] || { printf '#!/bin/sh\nCONF_REAL_DNSBATCH=%q exec %q "$@"\n' "$DNSBATCH" \
+		"$CONF/preview_wrap.sh" >"$T/preview-dnsbatch" && chmod +x "$T/preview-dnsbatch"; }
+	DNSBATCH=$T/preview-dnsbatch drv_apply "$d/plan.json" /dev/null "$d/preview.json" "$d/faults.$PROVIDER" "$@" 2>"$d/preview.err"
 	RC=
 }
 preview_compare() { # NAME DIR
