@@ -6,6 +6,7 @@
 # sidecar: the held changes fail (503) while the rest applies, the gauge counts them, POST /release with the
 # digest releases exactly that set (a wrong digest: 404), and the next POST /records applies it.
 set -u
+# shellcheck disable=SC2016 # zone-file text: $ORIGIN and $TTL are not shell expansions
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/extdns_client.sh
 
