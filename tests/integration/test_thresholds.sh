@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # zone-file text: $ORIGIN and $TTL are not shell expansions
 # test_thresholds.sh - the safety thresholds (issue 33 §2) through the real binary on a zone file:
 # one-shot: a plan deleting all of a 20-RRset zone is held (exit 2, nothing written, the counts and --force
 # named), --force and a per-zone override apply it, a plan under the threshold applies, no-op updates do not
@@ -6,7 +7,6 @@
 # sidecar: the held changes fail (503) while the rest applies, the gauge counts them, POST /release with the
 # digest releases exactly that set (a wrong digest: 404), and the next POST /records applies it.
 set -u
-# shellcheck disable=SC2016 # zone-file text: $ORIGIN and $TTL are not shell expansions
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/extdns_client.sh
 
