@@ -93,13 +93,14 @@ void dnsb_cli_engine_help(FILE *f, int serve)
 		"  --min-existing-rrsets N  zones with fewer RRsets are never over a percentage (default 10);\n"
 		"                           ZONE=N for one zone\n"
 		"  --force                  hold nothing: thresholds off, the apex NS RRset may change\n"
-		"                           (else always held)%s\n",
+		"                           (else always held)\n%s\n",
 		serve ? "means nothing to serve: each POST /records has --apply-timeout"
 		      : "give up on what is not applied by then (default: none)",
 		serve ? "means nothing to serve: it serves /metrics on --metrics-listen"
 		      : "write Prometheus metrics (node_exporter textfile), atomically",
 		serve ? "" : " (no progress line either)",
-		serve ? "; held changes fail (503) until released by POST /release?digest=D\n"
-			"                           on the webhook port (the digest is logged; valid 15 minutes)"
-		      : "; a zone over a threshold sends nothing, exit 2");
+		serve ? "                           held changes fail (503) until released by POST\n"
+			"                           /release?digest=D on the webhook port (the digest is logged;\n"
+			"                           valid 15 minutes)"
+		      : "                           a zone over a threshold sends nothing: exit 2");
 }
