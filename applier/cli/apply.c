@@ -15,7 +15,7 @@
 #include "cli.h"
 
 typedef struct apply_args {
-	const char *plan, *provider, *drop_log, *output, *log_format;
+	const char *plan, *provider, *drop_log, *output, *log_format, *checksum;
 	int dry_run;
 	int summary;            /* --summary: the totals only, no dry run batches */
 	uint64_t drop_log_max;  /* bytes, 0 = no limit */
@@ -67,7 +67,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_PLAN = DNSB_CLI_CODE_MIN, OPT_PROVIDER, OPT_DROP_LOG, OPT_OUTPUT, OPT_LOG_FORMAT, OPT_DRY_RUN,
-	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL, OPT_SUMMARY
+	OPT_DROP_LOG_MAX_SIZE, OPT_PROGRESS_INTERVAL, OPT_SUMMARY, OPT_CHECKSUM
 };
 
 const dnsb_cli_option dnsb_cli_apply_options[] = {
@@ -82,6 +82,8 @@ const dnsb_cli_option dnsb_cli_apply_options[] = {
 	{ "progress-interval", 1, OPT_PROGRESS_INTERVAL, "SECONDS",
 	  "off a terminal, one progress line at most this often\n(default 10); on a terminal one line is redrawn in place" },
 	{ "summary", 0, OPT_SUMMARY, NULL, "print the totals only (a dry run's batches are not listed)" },
+	{ "checksum", 1, OPT_CHECKSUM, "PLAN:LIVE",
+	  "apply only if the plan and the live state are those `dnsbatch plan`\nprinted this checksum for; else exit 2, nothing sent" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 
@@ -98,6 +100,7 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 	case OPT_LOG_FORMAT: a->log_format = v; break;
 	case OPT_DRY_RUN: a->dry_run = 1; break;
 	case OPT_SUMMARY: a->summary = 1; break;
+	case OPT_CHECKSUM: a->checksum = v; break;
 	case OPT_PROGRESS_INTERVAL:
 		rc = dnsb_cli_seconds(&a->progress_interval, name, v) < 0 ? DNSB_EXIT_USAGE : 0;
 		break;
@@ -184,7 +187,7 @@ static void add_counts(json_object *o, size_t changes, size_t applied, size_t al
 	json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
 }
 
-static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry)
+static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry, const dnsb_plan *plan)
 {
 	json_object *o = json_object_new_object(), *zones = json_object_new_array();
 	const char *text;
@@ -208,6 +211,8 @@ static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry)
 		json_object_array_add(zones, zo);
 	}
 	json_object_object_add(o, "zones", zones);
+	if (!dry->json) /* change by change, as `dnsbatch plan` predicts them (issue 33 §1) */
+		json_object_object_add(o, "outcomes", dnsb_cli_outcomes(plan));
 	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* A dry run's batches were printed as they came: the summary's fields follow them in one object. */
@@ -320,6 +325,7 @@ static int finish(const apply_args *a, int rc, dnsb_plan *plan, const dnsb_repor
 		  dnsb_metrics *metrics, dnsb_error *err)
 {
 	int code = rc < 0 ? DNSB_EXIT_INTERNAL
+		   : report->held ? DNSB_EXIT_USAGE /* a safety threshold: the operator must pass --force (issue 33 §2) */
 		   : report->failed ? DNSB_EXIT_FAILED
 		   : report->dropped ? DNSB_EXIT_DROPPED : DNSB_EXIT_OK; /* a dry run too: invalid or out of every zone */
 	const dnsb_change *fault = code == DNSB_EXIT_FAILED ? dnsb_cli_setup_fault(plan, report) : NULL;
@@ -426,6 +432,9 @@ int dnsb_cmd_apply(int argc, char **argv)
 	o->metrics = metrics;
 	o->droplog = droplog;
 	o->stop = &stop_signal;
+	o->thresholds = &a.eng.thresholds;
+	if (a.checksum && !a.dry_run && (code = dnsb_cli_checksum_check(a.checksum, a.plan, p, &a.eng)) != 0)
+		goto done;
 	rc = dnsb_engine_apply(&report, p, plan, o, &err);
 	if (dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);
@@ -435,7 +444,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	}
 	code = finish(&a, rc, plan, &report, droplog, metrics, &err);
 	if (a.output && strcmp(a.output, "json") == 0)
-		print_json(&report, code, &dry);
+		print_json(&report, code, &dry, plan);
 	if (!a.eng.quiet)
 		print_text(&report, a.dry_run, json_logs);
 done:

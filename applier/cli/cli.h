@@ -18,6 +18,8 @@ int dnsb_cmd_apply(int argc, char **argv);
 int dnsb_cmd_records(int argc, char **argv);
 int dnsb_cmd_drops(int argc, char **argv);
 int dnsb_cmd_serve(int argc, char **argv);
+/* plan.c: `dnsbatch plan`, the preview (issue 33 §1). */
+int dnsb_cmd_plan(int argc, char **argv);
 
 /* Table codes start here: getopt_long keeps 1, '?', ':', 'h' and 'V' for itself. */
 #define DNSB_CLI_CODE_MIN 256
@@ -53,6 +55,7 @@ typedef struct dnsb_cli_command {
 /* The flags tables of the subcommands (apply.c, serve.c, records.c, drops.c). */
 extern const dnsb_cli_option dnsb_cli_apply_options[];
 extern const dnsb_cli_option dnsb_cli_serve_options[];
+extern const dnsb_cli_option dnsb_cli_plan_options[];
 extern const dnsb_cli_option dnsb_cli_records_options[];
 extern const dnsb_cli_option dnsb_cli_drops_options[];
 
@@ -78,9 +81,10 @@ typedef struct dnsb_cli_engine {
 	const char *metrics_file;  /* --metrics-file, NULL when absent */
 	int quiet;                 /* --quiet: only errors on stderr */
 	int timeout_set;           /* --timeout was given */
+	dnsb_thresholds thresholds; /* --max-update-percent, --max-delete-percent, --min-existing-rrsets, --force */
 } dnsb_cli_engine;
 
-#define DNSB_CLI_ENGINE_INIT { DNSB_ENGINE_OPTIONS_INIT, NULL, 0, 0 }
+#define DNSB_CLI_ENGINE_INIT { DNSB_ENGINE_OPTIONS_INIT, NULL, 0, 0, DNSB_THRESHOLDS_INIT }
 
 /* The engine flags, typed (dnsbatch/sys/flag.h), into a dnsb_cli_engine; the i-th has getopt code
  * DNSB_CLI_ENGINE_CODE + i. Ends with DNSB_FLAG_END. */
@@ -169,5 +173,18 @@ void dnsb_cli_progress_clear(dnsb_cli_progress *p);
  * change failed on a DNS server's refusal of the key or the zone (TSIG BADSIG/BADKEY/BADTIME, NOTAUTH, REFUSED), the
  * first such change (borrowed): a setup fault, exit 2. Else NULL. */
 const dnsb_change *dnsb_cli_setup_fault(dnsb_plan *plan, const dnsb_report *report);
+/* plan.c: the outcomes of a plan's changes, one object per change in plan order: "path" ($.create[3]), "kind",
+ * "dnsName", "recordType", "outcome" (applied, already_applied, dropped, failed, or held for reason held),
+ * "reason", "cause" (drops), "owner" (the external-dns owner in the way), "message". A new reference. */
+struct json_object *dnsb_cli_outcomes(const dnsb_plan *plan);
+/* plan.c: the hex SHA-256 of a file's bytes into out (65 bytes). @return 0 or -1 (unreadable) */
+int dnsb_cli_file_digest(char out[65], const char *path);
+/* plan.c: run the engine as a preview of plan on p (nothing written; eng's settings and thresholds, no metrics,
+ * drop log or callbacks); live receives the live-state digest. @return dnsb_engine_apply's */
+int dnsb_cli_preview(dnsb_report *rep, dnsb_plan *plan, dnsb_provider *p, const dnsb_cli_engine *eng, char live[65],
+		     dnsb_error *err);
+/* plan.c: `apply --checksum WANT`: preview the plan file at path again; 0 when "PLAN:LIVE" is still WANT, else
+ * DNSB_EXIT_USAGE after saying which changed (the plan, or the live state), or the preview's exit code. */
+int dnsb_cli_checksum_check(const char *want, const char *path, dnsb_provider *p, const dnsb_cli_engine *eng);
 
 #endif

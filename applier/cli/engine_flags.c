@@ -23,6 +23,31 @@ static int take_metrics_file(void *settings, const char *v, dnsb_error *err)
 	return 0;
 }
 
+/* --max-update-percent, --max-delete-percent, --min-existing-rrsets: N, or ZONE=N for one zone (issue 33 §2). */
+static int take_threshold(void *settings, char which, const char *name, const char *v, dnsb_error *err)
+{
+	if (dnsb_thresholds_set(&((dnsb_cli_engine *)settings)->thresholds, which, v) == 0)
+		return 0;
+	return dnsb_error_set(err, DNSB_EINVAL, "--%s: expected %s or ZONE=%s (at most %d zones), got '%s'", name,
+			      which == 'm' ? "N" : "PERCENT (0-100)", which == 'm' ? "N" : "PERCENT",
+			      DNSB_THRESHOLD_ZONES_MAX, v);
+}
+
+static int take_max_update(void *settings, const char *v, dnsb_error *err)
+{
+	return take_threshold(settings, 'u', "max-update-percent", v, err);
+}
+
+static int take_max_delete(void *settings, const char *v, dnsb_error *err)
+{
+	return take_threshold(settings, 'd', "max-delete-percent", v, err);
+}
+
+static int take_min_existing(void *settings, const char *v, dnsb_error *err)
+{
+	return take_threshold(settings, 'm', "min-existing-rrsets", v, err);
+}
+
 #define AT(field) DNSB_FLAG_AT(dnsb_cli_engine, field)
 
 const dnsb_flag dnsb_cli_engine_flags[] = {
@@ -46,6 +71,17 @@ const dnsb_flag dnsb_cli_engine_flags[] = {
 	  0, 0, 0, 0, 0, NULL, NULL, take_metrics_file },
 	{ "quiet", DNSB_FLAG_BOOL, NULL, "only errors on stderr (no progress line either)", NULL, 0, 0, AT(quiet), 0, NULL,
 	  NULL, NULL },
+	{ "max-update-percent", DNSB_FLAG_CUSTOM, "P",
+	  "hold a zone's updates that change something when they pass P% of\nits RRsets (default 30); ZONE=P for one "
+	  "zone (repeat the flag)", NULL, 0, 0, 0, 0, DNSB_FLAG_REPEAT, NULL, NULL, take_max_update },
+	{ "max-delete-percent", DNSB_FLAG_CUSTOM, "P", "the same for deletes (default 30); ZONE=P for one zone", NULL, 0,
+	  0, 0, 0, DNSB_FLAG_REPEAT, NULL, NULL, take_max_delete },
+	{ "min-existing-rrsets", DNSB_FLAG_CUSTOM, "N",
+	  "zones with fewer RRsets are never over a percentage (default 10);\nZONE=N for one zone", NULL, 0, 0, 0, 0,
+	  DNSB_FLAG_REPEAT, NULL, NULL, take_min_existing },
+	{ "force", DNSB_FLAG_BOOL, NULL,
+	  "hold nothing: thresholds off, the apex NS RRset may change\n(else always held); one-shot: a zone over a "
+	  "threshold sends nothing, exit 2", NULL, 0, 0, AT(thresholds.force), 0, NULL, NULL, NULL },
 	DNSB_FLAG_END
 };
 
@@ -77,6 +113,10 @@ const char *dnsb_cli_engine_flag_help(const dnsb_flag *f, int serve)
 		return "means nothing to serve: it serves /metrics on --metrics-listen";
 	if (strcmp(f->name, "quiet") == 0)
 		return "only errors on stderr";
+	if (strcmp(f->name, "force") == 0)
+		return "hold nothing: thresholds off, the apex NS RRset may change\n(else always held); held changes fail "
+		       "(503) until released by POST\n/release?digest=D on the webhook port (the digest is logged;\nvalid 15 "
+		       "minutes)";
 	return f->help;
 }
 

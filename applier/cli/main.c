@@ -15,6 +15,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  apply     apply a plan file (the external-dns POST /records body) once\n"
+		"  plan      preview: what apply would do now, change by change; writes nothing\n"
 		"  serve     run the external-dns webhook provider (sidecar)\n"
 		"  records   list the RRsets of the provider's zones\n"
 		"  drops     summarise a drop log, or turn it back into a plan\n"
@@ -30,6 +31,7 @@ static void usage(FILE *f)
 static const dnsb_cli_command commands[] = {
 	{ "apply", dnsb_cmd_apply, dnsb_cli_apply_options, 1, 1 },
 	{ "serve", dnsb_cmd_serve, dnsb_cli_serve_options, 1, 1 },
+	{ "plan", dnsb_cmd_plan, dnsb_cli_plan_options, 1, 1 },
 	{ "records", dnsb_cmd_records, dnsb_cli_records_options, 0, 1 },
 	{ "drops", dnsb_cmd_drops, dnsb_cli_drops_options, 0, 0 },
 };

@@ -35,6 +35,8 @@ struct serve_args {
 };
 
 /* The drop log of a sidecar that runs for months is rotated by default: FILE and FILE.1, 200 MiB at most. */
+/* Seconds a POST /release stays valid for the next POST /records (issue 33 §2). */
+#define SERVE_RELEASE_TTL 900.0
 #define SERVE_DROP_LOG_MAX_DEFAULT (UINT64_C(100) << 20)
 
 static void usage(FILE *f)
@@ -315,6 +317,10 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	wo.txt_wildcard_replacement = a->txt_wildcard;
 	wo.txt_owner_id = a->txt_owner_id;
 	wo.engine = &eo;
+	a->eng.thresholds.whole_zone = 0; /* the sidecar: what is under the threshold applies, the rest waits */
+	if (dnsb_release_new(&a->eng.thresholds.release, SERVE_RELEASE_TTL) < 0)
+		return DNSB_EXIT_INTERNAL;
+	eo.thresholds = &a->eng.thresholds;
 	wo.metrics = metrics;
 	wo.droplog = droplog;
 	wo.quarantine = quarantine;
@@ -323,6 +329,7 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	rc = dnsb_webhook_start(&wh, provider, &wo, &err);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
+		dnsb_release_free(a->eng.thresholds.release);
 		return rc == DNSB_EINVAL ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
 	}
 	for (;;) {
@@ -336,6 +343,7 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	dnsb_stop_request(); /* the rate budget's waits end at once: the apply in flight finishes sooner */
 	dnsb_log(DNSB_LOG_INFO, "received %s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	dnsb_webhook_free(wh);
+	dnsb_release_free(a->eng.thresholds.release);
 	dnsb_log(DNSB_LOG_INFO, "stopped");
 	return DNSB_EXIT_OK;
 }

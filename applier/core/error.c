@@ -145,7 +145,7 @@ const char *dnsb_outcome_name(dnsb_outcome outcome)
 const char *dnsb_reason_name(dnsb_reason reason)
 {
 	static const char *const names[] = {
-		"", "conflict", "invalid", "no_zone", "quarantined", "transient", "rate_limited", "fatal", "deadline"
+		"", "conflict", "invalid", "no_zone", "quarantined", "transient", "rate_limited", "fatal", "deadline", "held"
 	};
 
 	return (unsigned)reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";

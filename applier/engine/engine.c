@@ -121,7 +121,7 @@ static int run_zones(engine *e, group *groups, size_t ngroups)
 		for (size_t g = 0; g < ngroups; g++)
 			if (groups[g].zone == z && dnsb_engine_group_open(&groups[g]))
 				order[n++] = &groups[g];
-		if (n > 0)
+		if (n > 0 && !e->o->preview)
 			run_zone_held(e, z, order, n);
 	}
 	free(order);
@@ -133,7 +133,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 {
 	static const dnsb_engine_options defaults = DNSB_ENGINE_OPTIONS_INIT;
 	const dnsb_engine_options *o = opts ? opts : &defaults;
-	int quarantine = o->quarantine && !o->dry_run;
+	int quarantine = o->quarantine && !o->dry_run && !o->preview;
 	engine e = { 0 };
 	group *groups = NULL;
 	size_t ngroups = 0;
@@ -163,7 +163,10 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	} else {
 		quarantine = 0;
 	}
+	dnsb_engine_hold_thresholds(&e, groups, ngroups); /* threshold.c: before anything is sent */
 	dnsb_engine_progress_start(&e, plan);
+	if (o->preview)
+		dnsb_engine_preview(&e, groups, ngroups); /* preview.c: reads only */
 	if ((rc = run_zones(&e, groups, ngroups)) < 0)
 		e.rc = rc;
 	if (quarantine)

@@ -154,6 +154,11 @@ void dnsb_engine_fail_pending(engine *e, dnsb_plan *plan, int rc);
 /* zones.c */
 void dnsb_engine_map_zones(engine *e, dnsb_plan *plan);
 
+/* threshold.c: the safety thresholds (dnsbatch/threshold.h) of every zone with pending changes, once the groups
+ * are formed and before anything is sent: the groups to hold end failed/held, unless released (e->rc set out of
+ * memory). Nothing without e->o->thresholds, nor in a dry run. */
+void dnsb_engine_hold_thresholds(engine *e, group *groups, size_t ngroups);
+
 /* group.c: the plan's change groups (docs/design.md §2.1), in order of first appearance, into *out (*ngroups of
  * them; free with dnsb_engine_free_groups, also after an error). @return 0 or DNSB_ENOMEM */
 int dnsb_engine_make_groups(dnsb_plan *plan, size_t zone_count, group **out, size_t *ngroups);
@@ -165,6 +170,10 @@ int dnsb_engine_group_key(group *g);
 int dnsb_engine_group_keys(group *groups, size_t n);
 /* Free the groups, their keys and the block of their change lists (not the changes). */
 void dnsb_engine_free_groups(group *groups, size_t n);
+
+/* preview.c: with options.preview, every pending group gets the outcome apply would give it now, by one read per
+ * batch (dnsb_engine_options.preview); options.live_digest receives the digest of what was read. */
+void dnsb_engine_preview(engine *e, group *groups, size_t ngroups);
 
 /* batch.c */
 void dnsb_engine_run_zone(engine *e, group **gs, size_t n);

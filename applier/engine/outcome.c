@@ -195,13 +195,14 @@ void dnsb_engine_tally(engine *e, dnsb_plan *plan)
 		case DNSB_OUTCOME_APPLIED: e->rep->applied++; z->applied++; break;
 		case DNSB_OUTCOME_ALREADY_APPLIED: e->rep->already_applied++; z->already_applied++; break;
 		case DNSB_OUTCOME_DROPPED: e->rep->dropped++; z->dropped++; break;
-		case DNSB_OUTCOME_FAILED: e->rep->failed++; z->failed++; break;
+		case DNSB_OUTCOME_FAILED: e->rep->failed++; z->failed++; e->rep->held += c->reason == DNSB_REASON_HELD; break;
 		case DNSB_OUTCOME_PENDING: continue; /* dry run */
 		}
 		dnsb_metrics_change(e->o->metrics, zone, c);
 		if (e->o->on_outcome)
 			e->o->on_outcome(e->o->outcome_payload, zone, c);
-		tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
+		if (!e->o->preview) /* a prediction: nothing happened to log */
+			tell(e, c, e->quiet && e->quiet[i], e->recorded && e->recorded[i], sum, fsum, zone, wall);
 	}
 	dnsb_engine_summary_log(sum);
 	dnsb_engine_droplog_failed(e, dnsb_engine_failed_log(fsum, e->o->droplog, wall));

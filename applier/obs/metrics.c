@@ -48,6 +48,7 @@ enum family_id {
 	F_LAST_SUCCESS,
 	F_LAST_EXIT,
 	F_OVERWRITES,
+	F_HELD,
 	F_WH_REQUESTS,
 	F_WH_DURATION,
 	F_WH_READY,
@@ -126,6 +127,10 @@ static const struct family families[F_COUNT] = {
 		"RRsets that a read-back after an accepted write to an unconditional provider found holding what "
 		"neither the batch nor the read before it held: another client wrote in the window, by zone.",
 		"counter", 1, { "zone" } },
+	[F_HELD] = { "dnsbatch_held_changes",
+		"Changes held by a safety threshold in the last apply of the zone (failed, reason held; released by "
+		"POST /release with the digest logged, or --force), by zone and kind.",
+		"gauge", 2, { "zone", "kind" } },
 	[F_WH_REQUESTS] = { "dnsbatch_webhook_requests_total",
 		"HTTP requests answered by the webhook server.",
 		"counter", 3, { "route", "method", "code" }, NULL, 0, 1 },
@@ -409,6 +414,19 @@ void dnsb_metrics_overwrites(dnsb_metrics *m, const char *zone, unsigned rrsets)
 {
 	if (rrsets > 0)
 		counter_add(m, F_OVERWRITES, (const char *const[]){ zone }, (double)rrsets);
+}
+
+void dnsb_metrics_set_held(dnsb_metrics *m, const char *zone, const char *kind, size_t changes)
+{
+	struct series *s;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	s = series_get(m, F_HELD, (const char *const[]){ zone, kind });
+	if (s)
+		s->value = (double)changes;
+	pthread_mutex_unlock(&m->lock);
 }
 
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups)

@@ -54,6 +54,8 @@ enum dnsb_webhook_route dnsb_webhook_route_of(const char *url)
 		return DNSB_ROUTE_METRICS;
 	if (strcmp(url, "/quarantine") == 0)
 		return DNSB_ROUTE_QUARANTINE;
+	if (strcmp(url, "/release") == 0)
+		return DNSB_ROUTE_RELEASE;
 	if (strcmp(url, "/") == 0)
 		return DNSB_ROUTE_NEGOTIATE;
 	return DNSB_ROUTE_OTHER;
@@ -236,6 +238,10 @@ enum MHD_Result dnsb_webhook_dispatch(struct MHD_Connection *conn, struct listen
 	case DNSB_ROUTE_QUARANTINE:
 		if (get)
 			return dnsb_webhook_handle_quarantine(conn, wh, req);
+		break;
+	case DNSB_ROUTE_RELEASE:
+		if (post)
+			return dnsb_webhook_handle_release(conn, wh, req);
 		break;
 	default: /* "/" and every path the reference server's mux does not know */
 		return dnsb_webhook_handle_negotiate(conn, wh, req);

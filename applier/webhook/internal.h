@@ -19,6 +19,7 @@ enum dnsb_webhook_route {
 	DNSB_ROUTE_HEALTHZ,
 	DNSB_ROUTE_METRICS,
 	DNSB_ROUTE_QUARANTINE,     /* GET /quarantine: the groups held back, for operators */
+	DNSB_ROUTE_RELEASE,        /* POST /release?digest=D: an operator releases a set held by a threshold */
 	DNSB_ROUTE_OTHER,
 	DNSB_ROUTE_COUNT
 };
@@ -164,6 +165,9 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 enum MHD_Result dnsb_webhook_handle_healthz(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 enum MHD_Result dnsb_webhook_handle_metrics(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 enum MHD_Result dnsb_webhook_handle_quarantine(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
+/* release.c: POST /release?digest=D (dnsbatch/threshold.h, dnsb_release_grant): 200, 400 (no or bad digest),
+ * 404 (no held set has it) or 409 (the thresholds hold nothing here: no release store). */
+enum MHD_Result dnsb_webhook_handle_release(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req);
 
 struct dnsb_provider_limits;
 

@@ -17,7 +17,7 @@
 
 /* Each route's label value in dnsbatch_webhook_requests_total, by enum dnsb_webhook_route. */
 static const char *const route_names[DNSB_ROUTE_COUNT] = {
-	"/", "/records", "/adjustendpoints", "/healthz", "/metrics", "/quarantine", "other"
+	"/", "/records", "/adjustendpoints", "/healthz", "/metrics", "/quarantine", "/release", "other"
 };
 
 enum MHD_Result dnsb_webhook_reply(struct MHD_Connection *conn, dnsb_webhook *wh, struct request *req,

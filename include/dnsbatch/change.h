@@ -153,7 +153,8 @@ typedef enum dnsb_reason {
 	DNSB_REASON_TRANSIENT = 5,     /**< failed: retries exhausted on transient errors */
 	DNSB_REASON_RATE_LIMITED = 6,  /**< failed: still rate limited after the allowed waits */
 	DNSB_REASON_FATAL = 7,         /**< failed: authentication or authority error */
-	DNSB_REASON_DEADLINE = 8       /**< failed: the deadline passed before it was tried */
+	DNSB_REASON_DEADLINE = 8,      /**< failed: the deadline passed before it was tried */
+	DNSB_REASON_HELD = 9           /**< failed: held by a safety threshold, nothing sent (dnsbatch/threshold.h) */
 } dnsb_reason;
 
 /**

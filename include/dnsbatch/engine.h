@@ -44,6 +44,7 @@
 #include "metrics.h"
 #include "plan.h"
 #include "provider.h"
+#include "threshold.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,12 +153,24 @@ typedef struct dnsb_engine_options {
 	 *  sidecar's Kubernetes Events). May be NULL. */
 	void (*on_outcome)(void *outcome_payload, const char *zone, const dnsb_change *change);
 	void *outcome_payload;
+	/** Borrowed, may be NULL (no thresholds): the safety thresholds (dnsbatch/threshold.h), judged per zone
+	 *  before anything is sent; held changes end failed, reason held. Not in a dry run. */
+	const dnsb_thresholds *thresholds;
+	/** 1: a preview (`dnsbatch plan`, issue 33 §1): nothing is written. The thresholds are judged, then each
+	 *  zone's groups are read back, one read per batch of batch_size groups, and each change gets the outcome
+	 *  apply would give it now: applied (it would apply), already_applied, dropped/conflict with its diagnosis
+	 *  (cause, what is held), failed/held, failed/transient when the read failed; invalid and no_zone as
+	 *  apply. No log line per change, no drop log, no quarantine. */
+	int preview;
+	/** With preview: receives the hex SHA-256 of the RRsets the preview read (65 bytes, the caller's; "" when
+	 *  nothing was read or on error), the live state the prediction rests on. May be NULL. */
+	char *live_digest;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
 	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0, \
-	  NULL, NULL, NULL, NULL, NULL }
+	  NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL }
 
 /**
  * Figures of one zone. submissions count every request sent (parts and
@@ -177,6 +190,7 @@ typedef struct dnsb_report {
 	double backoff_seconds;       /**< total time spent waiting, seconds */
 	dnsb_zone_report *zones;      /**< one per zone touched, in first-seen order; owned */
 	size_t zone_count;
+	size_t held;                  /**< of the failed, those held by a safety threshold (reason held) */
 } dnsb_report;
 
 /** Free what a report owns and zero it. NULL is a no-op. */

@@ -15,6 +15,7 @@
  *   dnsbatch_last_apply_timestamp_seconds                        gauge
  *   dnsbatch_last_apply_success, dnsbatch_last_apply_exit_code   gauge (once dnsb_metrics_set_exit is called)
  *   dnsbatch_overwrites_detected_total{zone}                     counter
+ *   dnsbatch_held_changes{zone,kind}                             gauge
  * and the sidecar's own, printed only once it has recorded one (so a
  * one-shot --metrics-file holds none of them):
  *   dnsbatch_webhook_requests_total{route,method,code}           counter
@@ -75,6 +76,9 @@ void dnsb_metrics_retry(dnsb_metrics *m, const char *reason);
 void dnsb_metrics_bisection(dnsb_metrics *m, const char *zone);
 /** Time spent waiting before a resubmission, seconds; values <= 0 are ignored (a counter never goes down). */
 void dnsb_metrics_backoff(dnsb_metrics *m, double seconds);
+/** Set the held-changes gauge of one zone and kind ("create", "update", "delete"): the changes a safety
+ *  threshold held in the zone's last apply (dnsbatch/threshold.h); 0 when none. Out of memory loses it. */
+void dnsb_metrics_set_held(dnsb_metrics *m, const char *zone, const char *kind, size_t changes);
 /** Set the quarantined-groups gauge. */
 void dnsb_metrics_set_quarantined(dnsb_metrics *m, size_t groups);
 /** Set the last-apply gauge, Unix seconds (wall clock). */

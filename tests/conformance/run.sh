@@ -213,6 +213,34 @@ run_shown() {
 	return $rc
 }
 
+# With CONF_PREVIEW=1, a scenario without faults is previewed first (`dnsbatch plan` through the driver's own
+# drv_apply, preview_wrap.sh) and the preview's outcomes are compared with the apply's, change by change (issue 33
+# §1): a disagreement is told ("# preview disagrees") and counted, not judged (a provider's own validation is
+# seen by the apply only). Not for memory, whose driver is a program of its own.
+# shellcheck disable=SC2016
+preview_before() { # DIR FLAGS...
+	local d=$1
+	shift
+	rm -f "$d/preview.json"
+	[ -n "${CONF_PREVIEW:-}" ] && [ "$PROVIDER" != memory ] && [ ! -s "$d/faults.$PROVIDER" ] || return 0
+	# the real binary baked in: the cloud drivers run dnsbatch under env -i
+	[ -x "$T/preview-dnsbatch" ] || { printf '#!/bin/sh\nCONF_REAL_DNSBATCH=%q exec %q "$@"\n' "$DNSBATCH" \
+		"$CONF/preview_wrap.sh" >"$T/preview-dnsbatch" && chmod +x "$T/preview-dnsbatch"; }
+	DNSBATCH=$T/preview-dnsbatch drv_apply "$d/plan.json" /dev/null "$d/preview.json" "$d/faults.$PROVIDER" "$@" 2>"$d/preview.err"
+	RC=
+}
+preview_compare() { # NAME DIR
+	local view='[.outcomes[]? | {path, outcome, reason}]'
+	[ -s "$2/preview.json" ] || return 0
+	PREVIEWED=$((PREVIEWED + 1))
+	if [ "$(jq -c "$view" "$2/preview.json" 2>&1)" = "$(jq -c "$view" "$2/summary.json" 2>&1)" ]; then
+		PREVIEW_AGREED=$((PREVIEW_AGREED + 1))
+	else
+		echo "# preview disagrees: $PROVIDER $1: $(diff <(jq -c "$view | .[]" "$2/preview.json") \
+			<(jq -c "$view | .[]" "$2/summary.json") | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+	fi
+}
+
 # run_one NAME DIR: load, apply, read the truth, judge; prints the judge's lines; returns 1 on a false outcome
 run_one() {
 	local name=$1 d=$2 miss
@@ -249,7 +277,9 @@ run_one() {
 	local flags=()
 	read -r -a flags <"$d/flags" || true
 	RC=
+	preview_before "$d" "${flags[@]}"
 	drv_apply "$d/plan.json" "$d/drops" "$d/summary.json" "$d/faults.$PROVIDER" "${flags[@]}" 2>"$d/apply.err"
+	preview_compare "$name" "$d"
 	touch "$d/drops"
 	local ta=$EPOCHREALTIME
 	[ -f "$T/proxy.log" ] && cp "$T/proxy.log" "$d/proxy.log"
@@ -288,6 +318,8 @@ run_provider() (
 	conf_save_state
 	local n=0 false=0 name d rn=0 rfalse=0 i f
 	SKIPPED=0
+	PREVIEWED=0
+	PREVIEW_AGREED=0
 	if [ -z "$RANDOM_N" ]; then
 		for f in "${SCENARIOS[@]}"; do
 			name=$(basename "$f" .scn)
@@ -297,6 +329,7 @@ run_provider() (
 			run_shown "$name" "$d" || false=$((false + 1))
 		done
 		echo "conformance $PROVIDER: $((n - SKIPPED)) scenarios, $false false outcomes ($SKIPPED skipped)"
+		[ "$PREVIEWED" -gt 0 ] && echo "# preview $PROVIDER: agreed with the apply on $PREVIEW_AGREED of $PREVIEWED scenarios without faults"
 	fi
 	for ((i = 1; i <= ${RANDOM_N:-$WITH_RANDOM}; i++)); do
 		name=random-$RANDOM_SEED-$i

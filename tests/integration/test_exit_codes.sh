@@ -182,7 +182,7 @@ check "... says to set api=yes" grep -q 'answers HTTP 404 under /api/v1: the Pow
 pdns down --pdns-server "http://127.0.0.1:$(dnsb_free_port)"
 eq "PowerDNS not listening: transient, exit 4" "$RC" 4
 check "a connection failure is told as a sentence" grep -q \
-	'30 changes not applied yet: transient error: pre-check read: GET http://127.0.0.1:[0-9]*/api/v1/servers/localhost/zones/example.com.: Failed to connect' \
+	'30 changes failed: transient (not sent: the safety thresholds could not count .*GET http://127.0.0.1:[0-9]*/api/v1/servers/localhost/zones/example.com.: Failed to connect' \
 	"$T/down.err"
 check "... with no empty status or code in it" sh -c '! grep -Fq "(0 :" "$1"' _ "$T/down.err"
 eq "PowerDNS: nothing was written by any of these runs" "$(records)" "$before"

@@ -48,7 +48,9 @@ static const char fresh_text[] =
 	"# TYPE dnsbatch_last_apply_timestamp_seconds gauge\n"
 	"dnsbatch_last_apply_timestamp_seconds 0\n"
 	"# HELP dnsbatch_overwrites_detected_total RRsets that a read-back after an accepted write to an unconditional provider found holding what neither the batch nor the read before it held: another client wrote in the window, by zone.\n"
-	"# TYPE dnsbatch_overwrites_detected_total counter\n";
+	"# TYPE dnsbatch_overwrites_detected_total counter\n"
+	"# HELP dnsbatch_held_changes Changes held by a safety threshold in the last apply of the zone (failed, reason held; released by POST /release with the digest logged, or --force), by zone and kind.\n"
+	"# TYPE dnsbatch_held_changes gauge\n";
 
 static char *render(dnsb_metrics *m)
 {
@@ -163,6 +165,8 @@ static void test_every_series_exact(void **state)
 	dnsb_metrics_set_quarantined(m, 7);
 	dnsb_metrics_set_quarantined(m, 2);
 	dnsb_metrics_set_last_apply(m, 1795305599);
+	dnsb_metrics_set_held(m, "example.com.", "delete", 4);
+	dnsb_metrics_set_held(m, "example.com.", "delete", 17); /* a gauge: the last value */
 	dnsb_metrics_overwrites(m, "example.com.", 2);
 	dnsb_metrics_overwrites(m, "example.com.", 0); /* none: nothing counted, no series made */
 	dnsb_metrics_overwrites(m, "example.com.", 1);
@@ -239,7 +243,10 @@ static void test_every_series_exact(void **state)
 		"dnsbatch_last_apply_timestamp_seconds 1795305599\n"
 		"# HELP dnsbatch_overwrites_detected_total RRsets that a read-back after an accepted write to an unconditional provider found holding what neither the batch nor the read before it held: another client wrote in the window, by zone.\n"
 		"# TYPE dnsbatch_overwrites_detected_total counter\n"
-		"dnsbatch_overwrites_detected_total{zone=\"example.com.\"} 3\n");
+		"dnsbatch_overwrites_detected_total{zone=\"example.com.\"} 3\n"
+		"# HELP dnsbatch_held_changes Changes held by a safety threshold in the last apply of the zone (failed, reason held; released by POST /release with the digest logged, or --force), by zone and kind.\n"
+		"# TYPE dnsbatch_held_changes gauge\n"
+		"dnsbatch_held_changes{zone=\"example.com.\",kind=\"delete\"} 17\n");
 	free(text);
 	dnsb_metrics_free(m);
 }
