@@ -211,7 +211,7 @@ static void print_json(const dnsb_report *r, int exit_code, dry_run_out *dry, co
 		json_object_array_add(zones, zo);
 	}
 	json_object_object_add(o, "zones", zones);
-	if (!dry->json) /* change by change, as `dnsbatch plan` predicts them (issue 33 §1) */
+	if (!dry->json && plan) /* change by change, as `dnsbatch plan` predicts them (issue 33 §1) */
 		json_object_object_add(o, "outcomes", dnsb_cli_outcomes(plan));
 	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -444,7 +444,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	}
 	code = finish(&a, rc, plan, &report, droplog, metrics, &err);
 	if (a.output && strcmp(a.output, "json") == 0)
-		print_json(&report, code, &dry, plan);
+		print_json(&report, code, &dry, a.summary ? NULL : plan); /* --summary: the totals only */
 	if (!a.eng.quiet)
 		print_text(&report, a.dry_run, json_logs);
 done:

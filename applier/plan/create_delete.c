@@ -32,10 +32,7 @@ static int mark(dnsb_change *c, const dnsb_change *writer, const dnsb_change *de
 		     create ? "create" : "updateNew", writer->plan_index, del->plan_index, del->old.owner,
 		     dnsb_type_name(del->old.type), create ? "creates" : "updates", create ? ", with the same records" : "") < 0)
 		return DNSB_ENOMEM;
-	free(c->message);
-	c->message = why;
-	c->outcome = DNSB_OUTCOME_DROPPED;
-	c->reason = DNSB_REASON_INVALID;
+	dnsb_plan_drop_invalid(c, why);
 	return 0;
 }
 

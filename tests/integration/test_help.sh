@@ -18,8 +18,8 @@ flags_of() { sed -n 's/^  \(--[a-z0-9][a-z0-9-]*\).*/\1/p' "$1" | sort -u; }
 
 "$DNSBATCH" help --json >"$T/help.json"
 check "help --json: exit 0, valid JSON" jq -e '.commands | length > 0' "$T/help.json"
-check "help --json: the commands apply, serve, records and drops" \
-	jq -e '[.commands[].name] == ["apply", "serve", "records", "drops"]' "$T/help.json"
+check "help --json: the commands apply, serve, plan, records and drops" \
+	jq -e '[.commands[].name] == ["apply", "serve", "plan", "records", "drops"]' "$T/help.json"
 check "help --json: every flag has a name, an arg (or null), help, secret and default" \
 	jq -e '[(.commands[].flags[], .providers[].flags[]) | (.name | startswith("--")) and has("arg") and
 	        (.help | type == "string" and length > 0) and (.secret | type == "boolean") and has("default")] | all' \
