@@ -128,6 +128,16 @@ int dnsb_budget_from_config(dnsb_budget **out, const dnsb_config *cfg, const dns
  */
 int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
 
+/**
+ * dnsb_budget_take without the sleep: the token is taken for `*wait`
+ * seconds from now, and the caller waits that long before it sends (the
+ * transport's throttle chain, which keeps other transfers running meanwhile).
+ * @param time_left  as dnsb_budget_take's
+ * @param wait       receives the seconds to wait (>= 0); 0 on a refusal
+ * @return 0; DNSB_ERATELIMIT when the wait would pass time_left or 60 s (nothing taken)
+ */
+int dnsb_budget_reserve(dnsb_budget *b, double time_left, double *wait);
+
 /** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for the hold (slow_hold). */
 void dnsb_budget_throttled(dnsb_budget *b);
 

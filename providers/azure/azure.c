@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/azure/azure.h"
+#include "providers/throttle.h"
 
 /* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,
  * the pace. */
@@ -200,16 +199,14 @@ static int open_zones(dnsb_azure *a, dnsb_error *err)
 static int azure_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limits *limits, dnsb_error *err)
 {
 	dnsb_azure *a = (dnsb_azure *)b;
+	dnsb_pacer pacer;
 	char *rg, *sub;
 	int rc;
 
 	pthread_mutex_init(&a->auth.lock, NULL);
-	pthread_mutex_init(&a->multi_lock, NULL);
+	pthread_mutex_init(&a->quota_lock, NULL);
 	dnsb_azure_quota_init(&a->reads);
 	dnsb_azure_quota_init(&a->writes);
-	if ((a->multi = curl_multi_init()) == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	curl_multi_setopt(a->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
 	if ((rc = dnsb_azure_config_parse(&a->cfg, cfg, err)) != 0)
 		return rc;
 	a->api_version = a->cfg.private_zones ? DNSB_AZURE_PRIVATE_API_VERSION : DNSB_AZURE_API_VERSION;
@@ -224,8 +221,11 @@ static int azure_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_li
 		a->zones_url = NULL;
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
-	curl_multi_setopt(a->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)a->cfg.max_in_flight);
-	if ((rc = dnsb_hb_client(b, DNSB_AZURE_TIMEOUT, a->cfg.ca_file, err)) != 0 || (rc = open_zones(a, err)) != 0)
+	if ((rc = dnsb_hb_client(b, DNSB_AZURE_TIMEOUT, a->cfg.ca_file, err)) != 0)
+		return rc;
+	dnsb_azure_pacer(&pacer, a);
+	dnsb_http_set_pacer(b->http, &pacer);
+	if ((rc = open_zones(a, err)) != 0)
 		return rc;
 	limits->names_culprit = 1;
 	dnsb_log(DNSB_LOG_DEBUG, "azure: subscription %s, resource group %s, %zu zones, token from %s, %zu in flight",
@@ -237,14 +237,13 @@ static void azure_close(dnsb_hb *b)
 {
 	dnsb_azure *a = (dnsb_azure *)b;
 
-	if (a->multi)
+	if (a->requests)
 		dnsb_log(DNSB_LOG_DEBUG, "azure: %lu requests sent (%lu record-set GETs, %lu listing pages); quota: "
 			 "%lu reads and %lu writes paced, %lu 429s", a->requests, a->gets, a->pages, a->reads.paced,
 			 a->writes.paced, a->reads.throttled + a->writes.throttled);
-	curl_multi_cleanup(a->multi);
 	dnsb_azure_auth_clear(&a->auth);
 	pthread_mutex_destroy(&a->auth.lock);
-	pthread_mutex_destroy(&a->multi_lock);
+	pthread_mutex_destroy(&a->quota_lock);
 	free(a->zones_url);
 	free(a->zone_sets);
 	dnsb_azure_config_clear(&a->cfg);

@@ -10,9 +10,10 @@
  *   write.c    one batch: its record sets written one request each, with
  *              If-None-Match / If-Match, undone when one is refused
  *   reply.c    a reply's class from its status and error.code
- *   send.c     every API request, side by side over one libcurl multi handle,
- *              each taking its token of the rate budget and paced by quota.c
- *   quota.c    the x-ms-ratelimit-remaining-subscription-* headers as a pace
+ *   send.c     every API request, side by side through the transport's
+ *              dnsb_http_many: the token, 401 and 429 rounds, the classes
+ *   quota.c    the x-ms-ratelimit-remaining-subscription-* headers as a pace:
+ *              the header pacer of the transport's throttle chain
  *   read.c     a batch's record sets: GETs by name or the zone's listing,
  *              whichever costs fewer requests
  *   azure.c    the ops table (submit, read, list, close), open, listings, flags
@@ -173,7 +174,7 @@ int dnsb_azure_reply_error(const dnsb_http_response *resp, const char *what, dns
 /**
  * One kind (reads or writes) of the subscription's quota as the replies'
  * x-ms-ratelimit-remaining-subscription-* headers report it. Plain data,
- * kept under the provider's multi_lock.
+ * kept under the provider's quota_lock.
  */
 typedef struct dnsb_azure_quota {
 	long remaining;            /**< the last header's count; -1 before any */
@@ -210,6 +211,20 @@ void dnsb_azure_quota_seen(dnsb_azure_quota *q, long remaining, double now);
  *  (as dnsb_hb_get waits the same reply); < 0: one pace interval. */
 void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double now);
 
+/** A quota header's count ("1199", spaces allowed). @return it, or -1 when value is NULL or not a count */
+long dnsb_azure_quota_count(const char *value);
+
+struct dnsb_pacer;
+struct dnsb_azure;
+/**
+ * The provider's header pacer for the transport's throttle chain
+ * (providers/throttle.h, dnsb_http_set_pacer): GETs against the reads
+ * quota, other requests against the writes quota, low water
+ * DNSB_AZURE_LOW_WATER; a 429's Retry-After holds that kind.
+ * @param a  borrowed (the pacer's state): it outlives the client
+ */
+void dnsb_azure_pacer(struct dnsb_pacer *out, struct dnsb_azure *a);
+
 /* ---- the provider ---- */
 
 typedef struct dnsb_azure {
@@ -218,10 +233,9 @@ typedef struct dnsb_azure {
 	dnsb_azure_auth auth;
 	char *zones_url;  /**< .../providers/Microsoft.Network/dnsZones (or privateDnsZones); owned */
 	const char *api_version;
-	void *multi;                /**< the CURLM of every API request (send.c); owned */
-	pthread_mutex_t multi_lock; /**< one dnsb_azure_send at a time uses it (and the quotas) */
-	unsigned long requests;     /**< API requests sent through it (under multi_lock) */
-	dnsb_azure_quota reads, writes; /**< the subscription's quota (under multi_lock) */
+	pthread_mutex_t quota_lock; /**< guards reads and writes */
+	unsigned long requests;     /**< API requests started by dnsb_azure_send (atomic) */
+	dnsb_azure_quota reads, writes; /**< the subscription's quota (under quota_lock) */
 	size_t *zone_sets;          /**< per zone of base.zones: its record sets, as the zones listing's
 				         numberOfRecordSets, then the last listing counted (atomic); owned */
 	size_t page_size;           /**< record sets a listing page held when a next page followed; 0 not

@@ -1,0 +1,40 @@
+/* throttle.c - the transport's throttle chain: the header pacer, then the rate budget (providers/throttle.h). */
+#include "providers/ratelimit.h"
+#include "providers/throttle.h"
+
+int dnsb_throttle_reserve(dnsb_throttle *t, const char *method, const char *url, double now, double give_up,
+			  double budget_left, double *wait, dnsb_error *err)
+{
+	double paced = 0, budget = 0;
+
+	*wait = 0;
+	if (t->pacer.reserve) {
+		paced = t->pacer.reserve(t->pacer.state, method, now, give_up);
+		if (paced > DNSB_THROTTLE_CAP || (paced > 0 && give_up > 0 && now + paced > give_up)) {
+			*wait = paced;
+			return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: %s %.1f s%s", method, url,
+					      t->pacer.held[0], paced, t->pacer.held[1]);
+		}
+	}
+	if (t->budget && dnsb_budget_reserve(t->budget, budget_left, &budget) != 0) {
+		*wait = -1;
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: the account's rate budget has no request "
+				      "slot within the %.3g s left", method, url, budget_left > 0 ? budget_left : DNSB_THROTTLE_CAP);
+	}
+	*wait = paced > budget ? paced : budget;
+	return 0;
+}
+
+void dnsb_throttle_note(dnsb_throttle *t, const char *method, const dnsb_http_response *resp, double now)
+{
+	int fell = t->pacer.note ? t->pacer.note(t->pacer.state, method, resp, now) : 0;
+
+	if (t->budget && (fell || resp->status == 429))
+		dnsb_budget_throttled(t->budget);
+}
+
+void dnsb_throttle_throttled(dnsb_throttle *t)
+{
+	if (t->budget)
+		dnsb_budget_throttled(t->budget);
+}
