@@ -102,6 +102,7 @@ int dnsb_http_new(dnsb_http **out, const dnsb_http_options *opts, dnsb_error *er
 	h->max_body = opts->max_body ? opts->max_body : defaults.max_body;
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->multi_lock, NULL);
+	pthread_mutex_init(&h->hold_lock, NULL);
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_init(&h->share_locks[i], NULL);
 	h->share = share_new(h);
@@ -127,6 +128,7 @@ void dnsb_http_free(dnsb_http *h)
 		curl_multi_cleanup(h->multi);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->multi_lock);
+	pthread_mutex_destroy(&h->hold_lock);
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&h->share_locks[i]);
 	free(h);
@@ -286,10 +288,12 @@ static int throttle_wait(dnsb_http *h, const dnsb_http_request *req, double star
 	if (dnsb_throttle_reserve(&h->throttle, req->method, req->url, start, give_up, req->time_left > 0 ? limit : 0,
 				  &wait, err) != 0) {
 		out->retry_after = wait;
+		dnsb_http_hold(h, wait);
 		return DNSB_ERATELIMIT;
 	}
 	if (wait > 0 && dnsb_stop_sleep(wait)) { /* a stop (a signal) ends the wait: not sent */
 		out->retry_after = wait;
+		dnsb_http_hold(h, wait);
 		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: the apply was stopped while the rate "
 				      "limit held it back", req->method, req->url);
 	}
@@ -367,4 +371,27 @@ void dnsb_http_set_pacer(dnsb_http *h, const dnsb_pacer *pacer)
 void dnsb_http_throttled(dnsb_http *h)
 {
 	dnsb_throttle_throttled(&h->throttle);
+}
+
+void dnsb_http_hold(dnsb_http *h, double seconds)
+{
+	double until;
+
+	if (!(seconds > 0))
+		return;
+	until = dnsb_monotonic() + seconds;
+	pthread_mutex_lock(&h->hold_lock);
+	if (until > h->held_until)
+		h->held_until = until;
+	pthread_mutex_unlock(&h->hold_lock);
+}
+
+double dnsb_http_held(dnsb_http *h)
+{
+	double left;
+
+	pthread_mutex_lock(&h->hold_lock);
+	left = h->held_until - dnsb_monotonic();
+	pthread_mutex_unlock(&h->hold_lock);
+	return left > 0 ? left : -1;
 }

@@ -153,6 +153,21 @@ void dnsb_http_set_pacer(dnsb_http *h, const struct dnsb_pacer *pacer);
 /** A throttling answer the status does not show (Route53's 400 Throttling): feed it to the budget, if any. */
 void dnsb_http_throttled(dnsb_http *h);
 
+/**
+ * A throttle holds the client's requests `seconds` more from now (a
+ * Retry-After a read gave up on). The throttle chain's refusals record
+ * their own hold. Thread-safe; the hold that ends last counts.
+ * @param seconds  <= 0: nothing
+ */
+void dnsb_http_hold(dnsb_http *h, double seconds);
+
+/**
+ * The wait a refusal returns to the engine: seconds until the longest hold
+ * recorded (dnsb_http_hold, a refusal of the chain) ends. Thread-safe.
+ * @return seconds > 0, or -1 when none is in force
+ */
+double dnsb_http_held(dnsb_http *h);
+
 /** One request of dnsb_http_many, and what became of it. */
 typedef struct dnsb_http_item {
 	dnsb_http_request req;    /**< in: as dnsb_http_do's; its headers are read when it starts (the

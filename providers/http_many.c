@@ -41,6 +41,7 @@ static void skip(run *r, int rc, double hold)
 
 	it->rc = rc;
 	it->resp.retry_after = hold;
+	dnsb_http_hold(r->h, hold);
 	r->head_at = -1;
 	done(r, r->next++);
 }

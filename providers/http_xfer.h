@@ -28,6 +28,8 @@ struct dnsb_http {
 	_Atomic unsigned long connections;
 	_Atomic unsigned long requests;
 	dnsb_throttle throttle;    /* the chain every counted request passes */
+	pthread_mutex_t hold_lock; /* guards held_until */
+	double held_until;         /* monotonic: when the longest hold recorded ends (dnsb_http_hold) */
 };
 
 /** One transfer: its easy handle, request headers, and what came back so far. */

@@ -12,8 +12,8 @@ int dnsb_throttle_reserve(dnsb_throttle *t, const char *method, const char *url,
 		paced = t->pacer.reserve(t->pacer.state, method, now, give_up);
 		if (paced > DNSB_THROTTLE_CAP || (paced > 0 && give_up > 0 && now + paced > give_up)) {
 			*wait = paced;
-			return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: %s %.1f s%s", method, url,
-					      t->pacer.held[0], paced, t->pacer.held[1]);
+			return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: %s %.1f s%s", method, t->pacer.held[0],
+					      paced, t->pacer.held[1]);
 		}
 	}
 	if (t->budget && dnsb_budget_reserve(t->budget, budget_left, &budget) != 0) {
@@ -29,7 +29,9 @@ void dnsb_throttle_note(dnsb_throttle *t, const char *method, const dnsb_http_re
 {
 	int fell = t->pacer.note ? t->pacer.note(t->pacer.state, method, resp, now) : 0;
 
-	if (t->budget && (fell || resp->status == 429))
+	if (t->budget && fell)
+		dnsb_budget_throttled(t->budget);
+	if (t->budget && resp->status == 429)
 		dnsb_budget_throttled(t->budget);
 }
 

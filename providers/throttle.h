@@ -66,7 +66,8 @@ typedef struct dnsb_throttle {
  * @param budget_left  seconds the budget may make it wait, > 0; 0 = DNSB_THROTTLE_CAP
  * @param wait         receives the seconds to wait before sending (the slots taken); on
  *                     DNSB_ERATELIMIT the seconds the pacer holds it, -1 when the budget refused
- * @return 0; DNSB_ERATELIMIT, nothing to send, err naming the method, the URL and the hold
+ * @return 0; DNSB_ERATELIMIT, nothing to send, err naming the method and the hold (the pacer's:
+ *         the URL left out, a log line keeps the hold) or the method, the URL and the budget
  */
 int dnsb_throttle_reserve(dnsb_throttle *t, const char *method, const char *url, double now, double give_up,
 			  double budget_left, double *wait, dnsb_error *err);

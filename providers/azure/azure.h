@@ -287,15 +287,14 @@ typedef struct dnsb_azure_write {
 } dnsb_azure_write;
 
 /**
- * Send requests side by side, at most cfg.max_in_flight at a time (libcurl
- * multi), each with the token, each taking its token of the rate budget
- * (--rate-budget) and waiting out the quota's pace first; fill each one's
+ * Send requests side by side, at most cfg.max_in_flight at a time
+ * (dnsb_http_many), each with the token, each through the transport's
+ * throttle chain (the rate budget, --rate-budget, and the quota's pace); fill each one's
  * rc, res and etag (and reply). One refused with 401 is sent once more with
  * a new token. A request the budget has no slot for within give_up is not
  * sent: rc 0, class rate_limited, code "budget"; nor one the quota holds or
- * paces past give_up: code "quota", res.retry_after the seconds it is held,
- * also given to dnsb_hb_refused (for a read's refusal, which reaches the
- * submission as DNSB_ERATELIMIT).
+ * paces past give_up: code "quota", res.retry_after the seconds it is held
+ * (the client keeps it too: dnsb_http_held).
  * @return 0 (n 0: at once, no token asked for); DNSB_ENOMEM, or the token's
  *         code (nothing sent then)
  */

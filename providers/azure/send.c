@@ -88,7 +88,7 @@ static void refresh(dnsb_azure *a, token *tok, double give_up)
 	tok->gen++;
 }
 
-/* The transport's start hook: the token of the moment in the request's headers. @return 0, or 1: not sent (the token) */
+/* The transport's start hook: the token of the moment in the request's headers. @return 0, or 1: not sent */
 static int on_start(void *payload, size_t k, dnsb_http_item *item)
 {
 	round_ *r = payload;
@@ -123,8 +123,6 @@ static void no_reply(dnsb_azure_write *w, dnsb_http_item *item)
 		int held = item->resp.retry_after >= 0;
 		dnsb_result_set(&w->res, DNSB_CLASS_RATE_LIMITED, 0, held ? "quota" : "budget", "%s", item->err.message);
 		w->res.retry_after = held ? item->resp.retry_after : -1; /* the engine waits it, or ends at its deadline */
-		if (held)
-			dnsb_hb_refused(item->resp.retry_after);
 		w->rc = 0;
 		return;
 	}
