@@ -16,7 +16,8 @@
  *              the header pacer of the transport's throttle chain
  *   read.c     a batch's record sets: GETs by name or the zone's listing,
  *              whichever costs fewer requests
- *   azure.c    the ops table (submit, read, list, close), open, listings, flags
+ *   list.c     the listings (zones, a zone's record sets) and record-set URLs
+ *   azure.c    the ops table (submit, read, list, close), open, flags
  *
  * Azure DNS has no batch API. A submission here writes every record set the
  * batch changes, conditionally (a create with If-None-Match: *, an update or
@@ -251,6 +252,14 @@ typedef struct dnsb_azure {
  * @return malloc'd, or NULL when out of memory
  */
 char *dnsb_azure_rrset_url(const dnsb_azure *a, const dnsb_hb_zone *zone, const char *owner, uint16_t type);
+
+/**
+ * The resource group's zones into base.zones and zone_sets (at open): a
+ * missing group, a refused token, a wrong subscription are fatal here.
+ * @return 0; DNSB_EFATAL naming the group and the subscription (none held
+ *         too); DNSB_ENOMEM
+ */
+int dnsb_azure_list_zones(dnsb_azure *a, dnsb_error *err);
 
 /**
  * Every record set of a zone (those of keys when n > 0) and their ETags, by
