@@ -1,7 +1,9 @@
 /*
- * providers/http.h - the one HTTP client of the HTTP providers (google, and
- * later pdns and aws): libcurl underneath, one connection reused across
- * requests. Not installed; a backend includes it as "providers/http.h".
+ * providers/http.h - the one HTTP transport: every HTTP backend (google, aws,
+ * pdns, cloudflare, azure) and `dnsbatch drops --url` send through it, and
+ * nothing else calls curl_easy_init or curl_multi_init. libcurl underneath,
+ * connections reused across requests. Not installed; a backend includes it
+ * as "providers/http.h".
  *
  * One dnsb_http is one libcurl share handle holding the connection cache
  * (and DNS cache, TLS sessions), with a fresh easy handle per request (no

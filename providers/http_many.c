@@ -161,11 +161,13 @@ static int loop(run *r)
 				(void)dnsb_stop_sleep(wait); /* a stop ends it: start_some then sends none of those held */
 			continue;
 		}
-		curl_multi_perform(r->h->multi, &still);
+		if (curl_multi_perform(r->h->multi, &still) != CURLM_OK)
+			return DNSB_ENOMEM; /* libcurl's multi handle is out of memory or broken: none can go on */
 		reap(r);
-		if (r->running > 0)
-			curl_multi_poll(r->h->multi, NULL, 0, wait > 0 && wait * 1000 < TURN_MS ? (int)ceil(wait * 1000) : TURN_MS,
-					NULL);
+		if (r->running > 0 &&
+		    curl_multi_poll(r->h->multi, NULL, 0, wait > 0 && wait * 1000 < TURN_MS ? (int)ceil(wait * 1000) : TURN_MS,
+				    NULL) != CURLM_OK)
+			return DNSB_ENOMEM;
 	}
 	return 0;
 }
