@@ -279,25 +279,40 @@ static int lock_until(dnsb_http *h, double give_up)
 	return pthread_mutex_timedlock(&h->lock, &ts);
 }
 
-/* The throttle chain's slot, waited for. @return 0; DNSB_ERATELIMIT (out->retry_after: the hold) */
+/* Sleep a wait of the chain; a stop (a signal) ends it: not sent. @return 0 or DNSB_ERATELIMIT */
+static int chain_sleep(dnsb_http *h, const dnsb_http_request *req, double wait, dnsb_http_response *out,
+		       dnsb_error *err)
+{
+	if (!(wait > 0) || !dnsb_stop_sleep(wait))
+		return 0;
+	out->retry_after = wait;
+	dnsb_http_hold(h, wait);
+	return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: the apply was stopped while the rate limit "
+			      "held it back", req->method, req->url);
+}
+
+/* The throttle chain's slots, waited for: the pacer's, then the budget's. @return 0; DNSB_ERATELIMIT (out->retry_after) */
 static int throttle_wait(dnsb_http *h, const dnsb_http_request *req, double start, double limit,
 			 dnsb_http_response *out, dnsb_error *err)
 {
-	double give_up = req->time_left > 0 ? start + req->time_left : 0, wait;
+	double give_up = req->time_left > 0 ? start + req->time_left : 0, wait, left;
+	int rc;
 
-	if (dnsb_throttle_reserve(&h->throttle, req->method, req->url, start, give_up, req->time_left > 0 ? limit : 0,
-				  &wait, err) != 0) {
+	if (dnsb_throttle_pace(&h->throttle, req->method, start, give_up, &wait, err) != 0) {
 		out->retry_after = wait;
 		dnsb_http_hold(h, wait);
 		return DNSB_ERATELIMIT;
 	}
-	if (wait > 0 && dnsb_stop_sleep(wait)) { /* a stop (a signal) ends the wait: not sent */
-		out->retry_after = wait;
-		dnsb_http_hold(h, wait);
-		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: the apply was stopped while the rate "
-				      "limit held it back", req->method, req->url);
+	if ((rc = chain_sleep(h, req, wait, out, err)) != 0)
+		return rc;
+	left = req->time_left > 0 ? limit - (dnsb_monotonic() - start) : 0;
+	if (req->time_left > 0 && left <= 0.001)
+		left = 0.001;
+	if (dnsb_throttle_budget(&h->throttle, req->method, req->url, left, &wait, err) != 0) {
+		out->retry_after = -1;
+		return DNSB_ERATELIMIT;
 	}
-	return 0;
+	return chain_sleep(h, req, wait, out, err);
 }
 
 static int do_request(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, int counted,

@@ -24,7 +24,8 @@ typedef struct run {
 	dnsb_http_xfer *xs;
 	size_t n, next, running, max;
 	double give_up;
-	double head_at;  /* monotonic: when items[next] may start (its slots taken); < 0: not asked yet */
+	double head_at;  /* monotonic: when items[next] goes on (its slot taken); < 0: not asked yet */
+	int head_budget; /* 1 once items[next] holds the budget's token too: at head_at it starts */
 	const dnsb_http_hooks *hooks;
 } run;
 
@@ -43,6 +44,7 @@ static void skip(run *r, int rc, double hold)
 	it->resp.retry_after = hold;
 	dnsb_http_hold(r->h, hold);
 	r->head_at = -1;
+	r->head_budget = 0;
 	done(r, r->next++);
 }
 
@@ -62,12 +64,29 @@ static int ask(run *r, double now)
 		skip(r, rc, -1);
 		return 0;
 	}
-	if (!it->uncounted && dnsb_throttle_reserve(&r->h->throttle, it->req.method, it->req.url, now, r->give_up,
-						    r->give_up > 0 ? r->give_up - now : 0, &wait, &it->err) != 0) {
+	if (!it->uncounted && dnsb_throttle_pace(&r->h->throttle, it->req.method, now, r->give_up, &wait, &it->err) != 0) {
 		skip(r, DNSB_ERATELIMIT, wait);
 		return 0;
 	}
 	r->head_at = now + (it->uncounted ? 0 : wait);
+	r->head_budget = it->uncounted;
+	return 1;
+}
+
+/* The budget's token of items[next], its pacer's slot reached. @return 1 when it has its start time, 0 when skipped */
+static int take_budget(run *r, double now)
+{
+	dnsb_http_item *it = &r->items[r->next];
+	double wait, left = r->give_up > 0 ? r->give_up - now : 0;
+
+	if (r->give_up > 0 && left <= 0.001)
+		left = 0.001;
+	if (dnsb_throttle_budget(&r->h->throttle, it->req.method, it->req.url, left, &wait, &it->err) != 0) {
+		skip(r, DNSB_ERATELIMIT, -1);
+		return 0;
+	}
+	r->head_at = now + wait;
+	r->head_budget = 1;
 	return 1;
 }
 
@@ -94,6 +113,7 @@ static int start(run *r, double now)
 	}
 	atomic_fetch_add(&r->h->requests, 1);
 	r->head_at = -1;
+	r->head_budget = 0;
 	r->next++;
 	r->running++;
 	return 0;
@@ -118,6 +138,10 @@ static double start_some(run *r)
 		}
 		if (now < r->head_at)
 			return r->head_at - now;
+		if (!r->head_budget && !take_budget(r, now))
+			continue;
+		if (r->head_budget && now < r->head_at)
+			continue; /* the budget's wait: told at the top of the next turn */
 		if (start(r, now) != 0)
 			return -1.0;
 	}
@@ -186,7 +210,7 @@ static int multi_of(dnsb_http *h, size_t max_in_flight)
 int dnsb_http_many(dnsb_http *h, dnsb_http_item *items, size_t n, size_t max_in_flight, double give_up,
 		   const dnsb_http_hooks *hooks, dnsb_error *err)
 {
-	run r = { h, items, NULL, n, 0, 0, max_in_flight ? max_in_flight : 1, give_up, -1, hooks };
+	run r = { h, items, NULL, n, 0, 0, max_in_flight ? max_in_flight : 1, give_up, -1, 0, hooks };
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {

@@ -2,26 +2,25 @@
 #include "providers/ratelimit.h"
 #include "providers/throttle.h"
 
-int dnsb_throttle_reserve(dnsb_throttle *t, const char *method, const char *url, double now, double give_up,
-			  double budget_left, double *wait, dnsb_error *err)
+int dnsb_throttle_pace(dnsb_throttle *t, const char *method, double now, double give_up, double *wait,
+		       dnsb_error *err)
 {
-	double paced = 0, budget = 0;
+	double paced = t->pacer.reserve ? t->pacer.reserve(t->pacer.state, method, now, give_up) : 0;
 
+	*wait = paced;
+	if (paced > DNSB_THROTTLE_CAP || (paced > 0 && give_up > 0 && now + paced > give_up))
+		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: %s %.1f s%s", method, t->pacer.held[0], paced,
+				      t->pacer.held[1]);
+	return 0;
+}
+
+int dnsb_throttle_budget(dnsb_throttle *t, const char *method, const char *url, double budget_left, double *wait,
+			 dnsb_error *err)
+{
 	*wait = 0;
-	if (t->pacer.reserve) {
-		paced = t->pacer.reserve(t->pacer.state, method, now, give_up);
-		if (paced > DNSB_THROTTLE_CAP || (paced > 0 && give_up > 0 && now + paced > give_up)) {
-			*wait = paced;
-			return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: %s %.1f s%s", method, t->pacer.held[0],
-					      paced, t->pacer.held[1]);
-		}
-	}
-	if (t->budget && dnsb_budget_reserve(t->budget, budget_left, &budget) != 0) {
-		*wait = -1;
+	if (t->budget && dnsb_budget_reserve(t->budget, budget_left, wait) != 0)
 		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s %s: not sent: the account's rate budget has no request "
 				      "slot within the %.3g s left", method, url, budget_left > 0 ? budget_left : DNSB_THROTTLE_CAP);
-	}
-	*wait = paced > budget ? paced : budget;
 	return 0;
 }
 

@@ -2,11 +2,13 @@
  * providers/throttle.h - the one throttle chain of the HTTP transport
  * (providers/http.h). Not installed.
  *
- * Every counted request of a client passes it: dnsb_throttle_reserve before
- * the request leaves (the pacer's slot, then the budget's: the seconds to
- * wait, or a refusal when the wait passes the time left), and
- * dnsb_throttle_note after its reply (the pacer reads the headers; a 429, or
- * headers saying the quota just fell low, slow the budget). Its links:
+ * Every counted request of a client passes it: before the request leaves,
+ * dnsb_throttle_pace (the pacer's slot) and, that wait over,
+ * dnsb_throttle_budget (the budget's token, spent when the request can
+ * leave): each the seconds to wait, or a refusal when the wait passes the
+ * time left; after its reply, dnsb_throttle_note (the pacer reads the
+ * headers; a 429, or headers saying the quota just fell low, slow the
+ * budget). Its links, in that order:
  *
  *   budget  the account's rate budget (providers/ratelimit.h), local or
  *           shared through Redis; a provider's submission interval
@@ -15,8 +17,9 @@
  *           headers (Cloudflare's RateLimit and RateLimit-Policy, Azure's
  *           x-ms-ratelimit-remaining-subscription-*, a 429's Retry-After).
  *
- * The wait a refusal names is returned to the caller (dnsb_http_do's
- * response retry_after), never kept aside. The engine's own hold after a
+ * The wait a refusal names is returned to the caller (the response's
+ * retry_after) and kept by the client for the engine (dnsb_http_held), not
+ * in a thread-local. The engine's own hold after a
  * rate_limited answer (applier/core/pacing.h) sits above the transport, on
  * batches, not on requests.
  */
@@ -60,17 +63,27 @@ typedef struct dnsb_throttle {
 } dnsb_throttle;
 
 /**
- * Reserve one request's slot: the pacer's, then the budget's.
- * @param now          monotonic seconds
- * @param give_up      monotonic seconds the pacer's wait must end before, 0 = none
- * @param budget_left  seconds the budget may make it wait, > 0; 0 = DNSB_THROTTLE_CAP
- * @param wait         receives the seconds to wait before sending (the slots taken); on
- *                     DNSB_ERATELIMIT the seconds the pacer holds it, -1 when the budget refused
- * @return 0; DNSB_ERATELIMIT, nothing to send, err naming the method and the hold (the pacer's:
- *         the URL left out, a log line keeps the hold) or the method, the URL and the budget
+ * The first step of a request's reservation: the pacer's slot. The caller
+ * waits *wait, then takes the budget's (dnsb_throttle_budget): the budget's
+ * token is spent when the request can leave, not before.
+ * @param now      monotonic seconds
+ * @param give_up  monotonic seconds the wait must end before, 0 = none
+ * @param wait     receives the seconds to wait (the slot taken); on DNSB_ERATELIMIT the seconds the
+ *                 pacer holds the request
+ * @return 0; DNSB_ERATELIMIT, nothing taken, err naming the method and the hold (the URL left out:
+ *         a log line keeps the hold)
  */
-int dnsb_throttle_reserve(dnsb_throttle *t, const char *method, const char *url, double now, double give_up,
-			  double budget_left, double *wait, dnsb_error *err);
+int dnsb_throttle_pace(dnsb_throttle *t, const char *method, double now, double give_up, double *wait,
+		       dnsb_error *err);
+
+/**
+ * The second step: the budget's token (none: 0 at once).
+ * @param budget_left  seconds the budget may make it wait, > 0; 0 = DNSB_THROTTLE_CAP
+ * @param wait         receives the seconds to wait before sending (the token taken)
+ * @return 0; DNSB_ERATELIMIT, nothing taken, err naming the method and the URL
+ */
+int dnsb_throttle_budget(dnsb_throttle *t, const char *method, const char *url, double budget_left, double *wait,
+			 dnsb_error *err);
 
 /** A reply came: the pacer reads it; a 429, or the pacer saying the quota fell low, slows the budget. */
 void dnsb_throttle_note(dnsb_throttle *t, const char *method, const dnsb_http_response *resp, double now);
