@@ -23,20 +23,6 @@ static double give_up_of(double timeout)
 	return timeout > 0 ? dnsb_monotonic() + timeout : 0;
 }
 
-/*
- * The Retry-After of the last throttle this thread gave up on (dnsb_hb_get's
- * read) or did not send a request for (a backend's pacer: dnsb_hb_refused),
- * < 0 when none: inside a submission that answers DNSB_ERATELIMIT, which
- * carries no Retry-After, so dnsb_hb_submit hands it to the engine with the
- * result.
- */
-static _Thread_local double refused_retry_after = -1;
-
-void dnsb_hb_refused(double retry_after)
-{
-	refused_retry_after = retry_after;
-}
-
 /* ---- the ops ---- */
 
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
@@ -51,12 +37,11 @@ int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, s
 		dnsb_result_set(out, DNSB_CLASS_FATAL, 0, "", "no %s serves %s", b->m->zone_noun, zone);
 		return 0;
 	}
-	refused_retry_after = -1;
 	rc = b->m->submit(b, z, changes, n, give_up_of(timeout), out, err);
-	/* A request of the submission was refused, or not sent, for a throttle past the time left: the engine waits
-	 * it, not less. */
+	/* A request of the submission refused, or not sent, for a throttle past the time left: the engine waits
+	 * the hold the client keeps (dnsb_http_held), not less. */
 	if (rc == 0 && out->cls == DNSB_CLASS_RATE_LIMITED && out->retry_after < 0)
-		out->retry_after = refused_retry_after;
+		out->retry_after = dnsb_http_held(b->http);
 	return rc;
 }
 
@@ -269,8 +254,10 @@ int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, d
 		wait = dnsb_backoff_delay(attempt, DNSB_HB_THROTTLE_BASE, DNSB_HB_THROTTLE_CAP, dnsb_uniform01(&b->rng));
 		wait = dnsb_retry_after_wait(wait, retry_after, DNSB_HB_THROTTLE_CAP);
 		if (give_up > 0 && dnsb_monotonic() + wait >= give_up) {
-			dnsb_hb_refused(retry_after);
-			return retry_after > 0 && retry_after >= wait ? past_time_left(err, retry_after) : rc;
+			if (retry_after > 0 && retry_after >= wait)
+				rc = past_time_left(err, retry_after);
+			dnsb_http_hold(b->http, retry_after); /* the engine waits it, not less */
+			return rc;
 		}
 		dnsb_log(DNSB_LOG_INFO, "%s: %s throttled; retrying in %.2f s", b->m->ops.name, what, wait);
 		if (dnsb_stop_sleep(wait)) /* a signal ends the wait at once: the read stays throttled */

@@ -128,9 +128,9 @@ struct dnsb_hb {
 #define DNSB_HB_OPS(NAME) \
 	DNSB_PROVIDER_OPS_INIT_ALL(NAME, dnsb_hb_submit, dnsb_hb_read, dnsb_hb_list, dnsb_hb_close, NULL, dnsb_hb_budget)
 
-/** As ops.submit; a rate_limited answer without a Retry-After takes that of a read of the submission
- *  (dnsb_hb_get) that gave up on one, or of a request its backend did not send (dnsb_hb_refused), so the
- *  engine waits as long before sending again. */
+/** As ops.submit; a rate_limited answer without a Retry-After takes the hold the client keeps
+ *  (dnsb_http_held: a request the throttle chain did not send, a read, dnsb_hb_get, that gave up on a
+ *  Retry-After), so the engine waits as long before sending again. */
 int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, size_t n, double timeout,
 		   dnsb_result *out, dnsb_error *err);
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
@@ -140,18 +140,6 @@ int dnsb_hb_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error
 int dnsb_hb_budget(void *state, dnsb_budget_stats *out);
 /** Calls m->close, logs the client's request and connection counts, frees the rest and the state. */
 void dnsb_hb_close(void *state);
-
-/**
- * A backend's pacer did not send a request of this thread's submission: the
- * throttle it obeys (a 429's hold, a quota's pace) lasts `retry_after`
- * seconds more, past the time left. dnsb_hb_submit gives it to the engine
- * as the Retry-After of a rate_limited answer that has none (the refusal's
- * DNSB_ERATELIMIT carries none), so the engine waits it or ends at its
- * deadline instead of resubmitting sooner. Thread-local; the last call of a
- * submission counts.
- * @param retry_after  seconds (< 0: none)
- */
-void dnsb_hb_refused(double retry_after);
 
 /**
  * The backend's HTTP client: `timeout` seconds per request at most, the CA

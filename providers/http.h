@@ -1,7 +1,9 @@
 /*
- * providers/http.h - the one HTTP client of the HTTP providers (google, and
- * later pdns and aws): libcurl underneath, one connection reused across
- * requests. Not installed; a backend includes it as "providers/http.h".
+ * providers/http.h - the one HTTP transport: every HTTP backend (google, aws,
+ * pdns, cloudflare, azure) and `dnsbatch drops --url` send through it, and
+ * nothing else calls curl_easy_init or curl_multi_init. libcurl underneath,
+ * connections reused across requests. Not installed; a backend includes it
+ * as "providers/http.h".
  *
  * One dnsb_http is one libcurl share handle holding the connection cache
  * (and DNS cache, TLS sessions), with a fresh easy handle per request (no
@@ -10,6 +12,20 @@
  * one TCP+TLS connection (keep-alive). A provider is used from several
  * threads (the sidecar), so requests are serialized by a mutex: one request
  * at a time per client, the others wait (within their time left).
+ *
+ * Requests in flight side by side (dnsb_http_many) go over one libcurl multi
+ * handle the client keeps (its own connection cache, HTTP/2 multiplexed
+ * where the server offers it), one dnsb_http_many at a time.
+ *
+ * Every counted request passes the client's throttle chain
+ * (providers/throttle.h) first: it reserves a slot before the request
+ * leaves, and notes the reply's headers after. A request the chain holds
+ * past the caller's time left is not sent: DNSB_ERATELIMIT, the hold's
+ * seconds in the response's retry_after (no thread-local).
+ *
+ * Response headers are read with libcurl's header API (curl_easy_header,
+ * curl_easy_nextheader; libcurl >= 7.84), of the last response only (not a
+ * 100 Continue's).
  *
  * TLS peer and host verification are always on; only the CA bundle can be
  * changed (ca_file). Redirects are never followed. Nothing here logs a
@@ -70,6 +86,10 @@ typedef struct dnsb_http_response {
 	char ratelimit[160];      /**< the RateLimit header as sent (IETF draft httpapi-ratelimit-headers:
 				       "default";r=50;t=30, Cloudflare's form), "" if none */
 	char ratelimit_policy[160]; /**< the RateLimit-Policy header ("burst";q=100;w=60), "" if none */
+	char *headers;            /**< every header of the response, "name\0value\0" pairs one after the
+				       other (libcurl's names and trimmed values); NULL when none. Owned;
+				       read with dnsb_http_header */
+	size_t headers_len;       /**< bytes in headers */
 } dnsb_http_response;
 
 /**
@@ -96,9 +116,11 @@ void dnsb_http_free(dnsb_http *h);
  *         the URL and curl's reason; never a header or a body);
  *         DNSB_EFATAL when the peer's TLS certificate does not verify (unknown
  *         CA, wrong host name) or TLS cannot be set up: retrying cannot help;
- *         DNSB_EINVAL for a bad URL or method; DNSB_ERATELIMIT when the rate
- *         budget (dnsb_http_set_budget) has no slot in time: nothing sent;
- *         DNSB_ENOMEM
+ *         DNSB_EINVAL for a bad URL or method; DNSB_ERATELIMIT when the
+ *         throttle chain (the budget, the pacer) has no slot within the time
+ *         left, or a stop ended its wait: nothing sent, out zeroed but for
+ *         retry_after, the seconds the pacer holds the request (-1 when
+ *         unknown: the budget's refusal); DNSB_ENOMEM
  */
 int dnsb_http_do(dnsb_http *h, const dnsb_http_request *req, dnsb_http_response *out, dnsb_error *err);
 
@@ -112,16 +134,84 @@ int dnsb_http_do_uncounted(dnsb_http *h, const dnsb_http_request *req, dnsb_http
 
 struct dnsb_budget;
 /**
- * Take every counted request's token from `budget` (providers/ratelimit.h)
- * before it is sent, and feed a 429 back to it. dnsb_http_do then also
+ * The budget of the client's throttle chain (providers/throttle.h): every
+ * counted request takes its token from `budget` (providers/ratelimit.h)
+ * before it is sent, and a 429 is fed back to it. dnsb_http_do then also
  * returns DNSB_ERATELIMIT, nothing sent, when the budget has no slot within
- * the request's time left.
+ * the request's time left. Call before the first request.
  * @param budget  borrowed: it must outlive h; NULL = none
  */
 void dnsb_http_set_budget(dnsb_http *h, struct dnsb_budget *budget);
 
+struct dnsb_pacer;
+/**
+ * The header pacer of the client's throttle chain (providers/throttle.h):
+ * a service's reading of its rate-limit headers (Cloudflare's RateLimit,
+ * Azure's x-ms-ratelimit-remaining-*). Call before the first request.
+ * @param pacer  copied; its state borrowed (it must outlive h); NULL = none
+ */
+void dnsb_http_set_pacer(dnsb_http *h, const struct dnsb_pacer *pacer);
+
 /** A throttling answer the status does not show (Route53's 400 Throttling): feed it to the budget, if any. */
 void dnsb_http_throttled(dnsb_http *h);
+
+/**
+ * A throttle holds the client's requests `seconds` more from now (a
+ * Retry-After a read gave up on). The throttle chain's refusals record
+ * their own hold. Thread-safe; the hold that ends last counts.
+ * @param seconds  <= 0: nothing
+ */
+void dnsb_http_hold(dnsb_http *h, double seconds);
+
+/**
+ * The wait a refusal returns to the engine: seconds until the longest hold
+ * recorded (dnsb_http_hold, a refusal of the chain) ends. Thread-safe.
+ * @return seconds > 0, or -1 when none is in force
+ */
+double dnsb_http_held(dnsb_http *h);
+
+/** One request of dnsb_http_many, and what became of it. */
+typedef struct dnsb_http_item {
+	dnsb_http_request req;    /**< in: as dnsb_http_do's; its headers are read when it starts (the
+				       start hook may change them); time_left unused (give_up rules) */
+	int uncounted;            /**< in: 1 = the throttle chain does not count it (a credential call) */
+	int rc;                   /**< out: 0 when a reply came (resp, whatever its status); a DNSB_E* code
+				       as dnsb_http_do's (err says why; for DNSB_ERATELIMIT, not sent, the
+				       hold's seconds in resp.retry_after, -1 when unknown); or the start
+				       hook's code when it kept the request back */
+	dnsb_http_response resp;  /**< out: the caller's (dnsb_http_response_clear), zeroed when no reply */
+	dnsb_error err;           /**< out: set when rc != 0 (not when the start hook kept it back) */
+} dnsb_http_item;
+
+/** What the caller does around each request of dnsb_http_many. Either may be NULL. */
+typedef struct dnsb_http_hooks {
+	/**
+	 * Item i is about to start (the throttle chain not yet asked): set
+	 * what it carries (a fresh token in its headers).
+	 * @return 0 to start it; any other value keeps it back: its rc
+	 */
+	int (*start)(void *payload, size_t i, dnsb_http_item *item);
+	/** Item i is done (a reply, a failure or a refusal of the chain: item->rc says). */
+	void (*done)(void *payload, size_t i, dnsb_http_item *item);
+	void *payload;
+} dnsb_http_hooks;
+
+/**
+ * Send requests side by side over the client's multi handle, at most
+ * max_in_flight at a time, in order of the array; each counted one first
+ * passes the throttle chain (its wait kept without stalling the transfers
+ * running). One call at a time per client (the others wait for it). A stop
+ * (dnsb_stop_request) keeps back what the chain still holds: DNSB_ERATELIMIT.
+ * @param items          n requests; their results filled (every item's rc set)
+ * @param max_in_flight  >= 1
+ * @param give_up        monotonic seconds when the caller stops waiting, 0 = none: each
+ *                       request's timeout is min(options.timeout, what is left then); one
+ *                       that cannot start before it is DNSB_ETRANSIENT, not sent
+ * @return 0 (each item's rc says what became of it); DNSB_ENOMEM with err set
+ *         (the items not done then have rc DNSB_ENOMEM)
+ */
+int dnsb_http_many(dnsb_http *h, dnsb_http_item *items, size_t n, size_t max_in_flight, double give_up,
+		   const dnsb_http_hooks *hooks, dnsb_error *err);
 
 /** AWS Signature V4 for dnsb_http_do_sigv4. Both strings borrowed for the call. */
 typedef struct dnsb_http_sigv4 {
@@ -139,6 +229,13 @@ typedef struct dnsb_http_sigv4 {
  */
 int dnsb_http_do_sigv4(dnsb_http *h, const dnsb_http_request *req, const dnsb_http_sigv4 *sign, dnsb_http_response *out,
 		       dnsb_error *err);
+
+/**
+ * A response header's value, by name (case-insensitive): the last one of
+ * that name. @return borrowed from resp (valid until dnsb_http_response_clear),
+ * or NULL when the response has none
+ */
+const char *dnsb_http_header(const dnsb_http_response *resp, const char *name);
 
 /** Free what a response owns and zero it. NULL is a no-op. */
 void dnsb_http_response_clear(dnsb_http_response *resp);

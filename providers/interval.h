@@ -2,8 +2,10 @@
  * providers/interval.h - a provider's own submission interval (external-dns's
  * --google-batch-change-interval, --aws-batch-change-interval): change
  * batches leave at least that far apart, so as not to meet the API's rate
- * limit at all. Not installed. The engine's pacing after a rate limit is
- * another thing (applier/core/pacing.h).
+ * limit at all. Not installed. It is the rate budget's local bucket
+ * (providers/ratelimit.h, dnsb_budget_gcra) with burst 1, one link of the
+ * throttle chain (providers/throttle.h) on batches. The engine's pacing
+ * after a rate limit is another thing (applier/core/pacing.h).
  */
 #ifndef DNSBATCH_PROVIDERS_INTERVAL_H
 #define DNSBATCH_PROVIDERS_INTERVAL_H
@@ -17,7 +19,7 @@ typedef struct dnsb_interval {
 	double every;          /**< seconds between two submissions; <= 0: no pacing */
 	const char *flag;      /**< the flag that set it, for messages ("aws-batch-change-interval"); static */
 	pthread_mutex_t lock;  /**< guards next */
-	double next;           /**< monotonic: the earliest time of the next submission */
+	double next;           /**< monotonic: the bucket's theoretical arrival time (dnsb_budget_gcra) */
 } dnsb_interval;
 
 /** Set up (every: seconds; flag: a static string without dashes). */

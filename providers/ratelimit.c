@@ -178,22 +178,33 @@ static double take_local(dnsb_budget *b, double now, double max_wait)
 	return wait;
 }
 
-int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited)
+int dnsb_budget_reserve(dnsb_budget *b, double time_left, double *wait)
 {
-	double now, wait;
+	double now, w;
 
-	if (waited)
-		*waited = 0;
+	*wait = 0;
 	if (!(time_left > 0) || time_left > MAX_WAIT)
 		time_left = MAX_WAIT;
 	pthread_mutex_lock(&b->lock);
 	now = dnsb_monotonic();
-	if (!(b->shared && take_shared(b, now, time_left, &wait)))
-		wait = take_local(b, now, time_left);
-	if (wait > 0)
-		b->st.wait_seconds += wait;
+	if (!(b->shared && take_shared(b, now, time_left, &w)))
+		w = take_local(b, now, time_left);
+	if (w > 0)
+		b->st.wait_seconds += w;
 	pthread_mutex_unlock(&b->lock);
-	if (wait < 0 || dnsb_stop_sleep(wait)) /* a stop (a signal) ends the wait: not sent */
+	if (w < 0)
+		return DNSB_ERATELIMIT;
+	*wait = w;
+	return 0;
+}
+
+int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited)
+{
+	double wait;
+
+	if (waited)
+		*waited = 0;
+	if (dnsb_budget_reserve(b, time_left, &wait) != 0 || dnsb_stop_sleep(wait)) /* a stop ends the wait: not sent */
 		return DNSB_ERATELIMIT;
 	if (waited)
 		*waited = wait;

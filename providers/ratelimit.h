@@ -1,7 +1,7 @@
 /*
  * providers/ratelimit.h - one rate budget for every instance writing to one
- * provider account (docs/design.md §3.6, "Rate budget"). Not installed; the HTTP
- * backends reach it through their client (providers/http.h).
+ * provider account (docs/design.md §3.6). Not installed; the HTTP backends
+ * reach it through their client's throttle chain (providers/throttle.h).
  *
  * A provider's request limit belongs to the account (Route53: a token bucket
  * per AWS account; Cloudflare: 1,200 requests per 5 minutes per token), so N
@@ -127,6 +127,16 @@ int dnsb_budget_from_config(dnsb_budget **out, const dnsb_config *cfg, const dns
  *         ended the sleep (nothing is sent)
  */
 int dnsb_budget_take(dnsb_budget *b, double time_left, double *waited);
+
+/**
+ * dnsb_budget_take without the sleep: the token is taken for `*wait`
+ * seconds from now, and the caller waits that long before it sends (the
+ * transport's throttle chain, which keeps other transfers running meanwhile).
+ * @param time_left  as dnsb_budget_take's
+ * @param wait       receives the seconds to wait (>= 0); 0 on a refusal
+ * @return 0; DNSB_ERATELIMIT when the wait would pass time_left or 60 s (nothing taken)
+ */
+int dnsb_budget_reserve(dnsb_budget *b, double time_left, double *wait);
 
 /** A throttling answer arrived despite the budget: lower the shared rate by a quarter for everyone for the hold (slow_hold). */
 void dnsb_budget_throttled(dnsb_budget *b);

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <json-c/json.h>
 
 #include "dnsbatch/droplog.h"
 #include "applier/obs/droplog_read.h"
+#include "providers/http.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -92,20 +92,6 @@ static void explain_line(struct json_object *entry)
 	       with ? "; " : "", with ? (int)(strstr(with, " was refused") - with) + 12 : 0, with ? with : "");
 }
 
-static size_t collect(char *data, size_t size, size_t n, void *payload)
-{
-	struct { char *p; size_t len; } *b = payload;
-	char *grown;
-
-	if (b->len + size * n > (size_t)64 << 20 || (grown = realloc(b->p, b->len + size * n + 1)) == NULL)
-		return 0; /* libcurl stops: too large, or out of memory */
-	memcpy(grown + b->len, data, size * n);
-	b->p = grown;
-	b->len += size * n;
-	b->p[b->len] = '\0';
-	return size * n;
-}
-
 /* "app.example.com A" for a held group's first change, "+N" for the others. */
 static void group_names(char *buf, size_t size, struct json_object *g)
 {
@@ -123,34 +109,43 @@ static void group_names(char *buf, size_t size, struct json_object *g)
 		snprintf(buf + strlen(buf), size - strlen(buf), "%zu", n - 1);
 }
 
+/* GET URL/quarantine from a running sidecar, through the providers' HTTP transport. @return the JSON list, or NULL */
+static struct json_object *fetch_quarantine(const char *full)
+{
+	dnsb_http_options opts = DNSB_HTTP_OPTIONS_INIT;
+	dnsb_http_request req = { "GET", full, NULL, NULL, 0, 0 };
+	dnsb_http_response resp = { 0 };
+	struct json_object *held = NULL;
+	dnsb_http *h = NULL;
+	dnsb_error e = { 0, "" };
+
+	opts.timeout = 15;
+	opts.max_body = (size_t)64 << 20;
+	if (dnsb_http_new(&h, &opts, &e) == 0 && dnsb_http_do_uncounted(h, &req, &resp, &e) == 0) {
+		if (resp.status != 200 || resp.truncated)
+			dnsb_error_set(&e, DNSB_ERROR, "%s", resp.status != 200 ? "not 200 OK" : "more than 64 MiB");
+		else if (!json_object_is_type(held = json_tokener_parse(resp.body), json_type_array))
+			dnsb_error_set(&e, DNSB_EPARSE, "not a JSON list of quarantined groups");
+	}
+	if (e.code != 0) {
+		fprintf(stderr, "dnsbatch drops: %s: %s\n", full, e.message);
+		json_object_put(held);
+		held = NULL;
+	}
+	dnsb_http_response_clear(&resp);
+	dnsb_http_free(h);
+	return held;
+}
+
 /* GET URL/quarantine from a running sidecar, printed as a table. @return the exit code */
 static int print_quarantine(const char *url)
 {
-	struct { char *p; size_t len; } body = { NULL, 0 };
 	char full[1024], names[320];
-	struct json_object *held = NULL;
-	long status = 0;
-	CURLcode cc = CURLE_FAILED_INIT;
-	CURL *h = curl_easy_init();
+	struct json_object *held;
 
 	snprintf(full, sizeof(full), "%s%squarantine", url, url[0] && url[strlen(url) - 1] == '/' ? "" : "/");
-	if (h) {
-		curl_easy_setopt(h, CURLOPT_URL, full);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
-		curl_easy_setopt(h, CURLOPT_TIMEOUT, 15L);
-		if ((cc = curl_easy_perform(h)) == CURLE_OK)
-			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-		curl_easy_cleanup(h);
-	}
-	if (cc != CURLE_OK || status != 200 || body.p == NULL ||
-	    !json_object_is_type(held = json_tokener_parse(body.p), json_type_array)) {
-		fprintf(stderr, "dnsbatch drops: %s: %s\n", full, cc != CURLE_OK ? curl_easy_strerror(cc) :
-			status != 200 ? "not 200 OK" : "not a JSON list of quarantined groups");
-		json_object_put(held);
-		free(body.p);
+	if ((held = fetch_quarantine(full)) == NULL)
 		return DNSB_EXIT_FAILED;
-	}
 	printf("%-20s %-16s %-36s %-8s %-12s %-8s %s\n", "last_seen", "zone", "changes", "cause", "owner",
 	       "attempts", "next_retry");
 	for (size_t i = 0; i < json_object_array_length(held); i++) {
@@ -164,7 +159,6 @@ static int print_quarantine(const char *url)
 	}
 	printf("%zu groups held back by %s\n", json_object_array_length(held), url);
 	json_object_put(held);
-	free(body.p);
 	return DNSB_EXIT_OK;
 }
 

@@ -1,18 +1,17 @@
 /*
  * azure.c - the azure provider (Azure DNS record sets): open (settings,
- * token, the resource group's zones), read and list by the zone's listing
- * with $top and nextLink, submit (write.c), close, flags.
+ * token, the transport's pacer, the resource group's zones: list.c), read
+ * (read.c) and list (list.c), submit (write.c), close, flags.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/ratelimit.h"
 #include "providers/azure/azure.h"
+#include "providers/throttle.h"
 
 /* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,
  * the pace. */
@@ -39,135 +38,6 @@ static int call(dnsb_hb *b, const char *method, const char *url, const char *bod
 	return rc;
 }
 
-/* The zone's name in URLs: the apex without its trailing dot. */
-static const char *zone_name(const dnsb_hb_zone *zone)
-{
-	return zone->id;
-}
-
-char *dnsb_azure_rrset_url(const dnsb_azure *a, const dnsb_hb_zone *zone, const char *owner, uint16_t type)
-{
-	size_t alen = strlen(zone->apex), olen = strlen(owner);
-	char *url = NULL, *rel, *esc;
-	int rc;
-
-	if (strcmp(owner, zone->apex) == 0)
-		rel = strdup("@");
-	else
-		rel = olen > alen ? strndup(owner, olen - alen - 1) : strdup(owner);
-	esc = rel ? dnsb_http_escape(rel) : NULL;
-	rc = esc ? asprintf(&url, "%s/%s/%s/%s?api-version=%s", a->zones_url, zone_name(zone),
-			    dnsb_azure_type_segment(type) ? dnsb_azure_type_segment(type) : "TYPE", esc, a->api_version)
-		 : -1;
-	free(rel);
-	free(esc);
-	return rc < 0 ? NULL : url;
-}
-
-/* ---- listings ---- */
-
-typedef struct lister {
-	dnsb_azure *a;
-	const dnsb_hb_zone *zone;  /* NULL: the zones listing */
-	const dnsb_rrkey *keys;
-	size_t n;
-	double give_up;
-	dnsb_rrset_list *out;
-	dnsb_hb_tags *tags;
-	const char *first;  /* the first page's URL */
-	size_t seen;        /* record sets listed */
-} lister;
-
-/* A nextLink is followed only on the API's own endpoint: the token goes nowhere else. */
-static int next_link(char **next, json_object *doc, const dnsb_azure *a, dnsb_error *err)
-{
-	json_object *v;
-	const char *link;
-
-	*next = NULL;
-	if (!json_object_object_get_ex(doc, "nextLink", &v) || !json_object_is_type(v, json_type_string))
-		return 0;
-	link = json_object_get_string(v);
-	if (*link == '\0')
-		return 0;
-	if (strncmp(link, a->cfg.endpoint, strlen(a->cfg.endpoint)) != 0)
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "a nextLink outside %s", a->cfg.endpoint);
-	return (*next = strdup(link)) ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-}
-
-static int take_zone(dnsb_azure *a, json_object *z, dnsb_error *err)
-{
-	json_object *name, *props, *count;
-	size_t *sets;
-	char *apex;
-	dnsb_error e;
-
-	if (!json_object_object_get_ex(z, "name", &name) || !json_object_is_type(name, json_type_string))
-		return dnsb_error_set(err, DNSB_ETRANSIENT, "a zone without a name in the zones listing");
-	if (dnsb_name_canonical(&apex, json_object_get_string(name), &e) != 0)
-		return 0; /* not a name this library can hold */
-	if ((sets = realloc(a->zone_sets, (a->base.zone_count + 1) * sizeof(*sets))) == NULL) {
-		free(apex);
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	a->zone_sets = sets;
-	sets[a->base.zone_count] = json_object_object_get_ex(z, "properties", &props) &&
-					   json_object_object_get_ex(props, "numberOfRecordSets", &count)
-				   ? (size_t)json_object_get_int64(count)
-				   : 0;
-	if (dnsb_hb_zones_push(&a->base.zones, &a->base.zone_count, apex, json_object_get_string(name)) != 0)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int page(void *payload, const char *token, char **next, dnsb_error *err)
-{
-	lister *l = payload;
-	json_object *doc = NULL, *value;
-	int rc;
-
-	rc = dnsb_hb_get_json(&l->a->base, token ? token : l->first, l->zone ? "list record sets" : "list zones",
-			      l->give_up, &doc, NULL, err);
-	if (rc == 0 && (!json_object_object_get_ex(doc, "value", &value) || !json_object_is_type(value, json_type_array)))
-		rc = dnsb_error_set(err, DNSB_ETRANSIENT, "a listing without \"value\"");
-	for (size_t i = 0; rc == 0 && i < json_object_array_length(value); i++) {
-		json_object *item = json_object_array_get_idx(value, i);
-		rc = l->zone ? dnsb_azure_rrset_parse(l->out, l->tags, item, l->zone->apex, l->keys, l->n, err)
-			     : take_zone(l->a, item, err);
-		if (rc == DNSB_EPARSE)
-			rc = DNSB_ETRANSIENT; /* err says which record set */
-	}
-	if (rc == 0)
-		rc = next_link(next, doc, l->a, err);
-	if (rc == 0 && l->zone) {
-		size_t items = json_object_array_length(value);
-		l->seen += items;
-		__atomic_add_fetch(&l->a->pages, 1, __ATOMIC_RELAXED);
-		if (*next && items > 0)
-			__atomic_store_n(&l->a->page_size, items, __ATOMIC_RELAXED);
-	}
-	json_object_put(doc);
-	return rc;
-}
-
-int dnsb_azure_list(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
-		    dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
-{
-	lister l = { a, zone, keys, n, give_up, out, tags, NULL, 0 };
-	char *url = NULL;
-	int rc;
-
-	if (asprintf(&url, "%s/%s/%s?api-version=%s&$top=%d", a->zones_url, zone_name(zone),
-		     a->cfg.private_zones ? "ALL" : "recordsets", a->api_version, DNSB_AZURE_PAGE) < 0)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	l.first = url;
-	rc = dnsb_hb_pages("list record sets", 100000, page, &l, err);
-	free(url);
-	if (rc == 0)
-		__atomic_store_n(&a->zone_sets[zone - a->base.zones], l.seen, __ATOMIC_RELAXED);
-	return rc;
-}
-
 static int azure_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		      dnsb_rrset_list *out, dnsb_error *err)
 {
@@ -176,41 +46,17 @@ static int azure_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *ke
 	return dnsb_azure_read_keys((dnsb_azure *)b, zone, keys, n, give_up, out, NULL, err);
 }
 
-/* The resource group's zones: a missing group, a refused token, a wrong subscription are fatal here. */
-static int open_zones(dnsb_azure *a, dnsb_error *err)
-{
-	lister l = { a, NULL, NULL, 0, dnsb_monotonic() + DNSB_AZURE_TIMEOUT, NULL, NULL, NULL, 0 };
-	char *url = NULL;
-	dnsb_error e = { 0, "" };
-	int rc;
-
-	if (asprintf(&url, "%s?api-version=%s", a->zones_url, a->api_version) < 0)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	l.first = url;
-	rc = dnsb_hb_pages("list zones", 1000, page, &l, &e);
-	free(url);
-	if (rc != 0)
-		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EFATAL, "resource group %s of subscription %s: %s",
-				      a->cfg.resource_group, a->cfg.subscription, e.message);
-	if (a->base.zone_count == 0)
-		return dnsb_error_set(err, DNSB_EFATAL, "resource group %s of subscription %s holds no %s", a->cfg.resource_group,
-				      a->cfg.subscription, a->cfg.private_zones ? "private DNS zone" : "DNS zone");
-	return 0;
-}
-
 static int azure_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limits *limits, dnsb_error *err)
 {
 	dnsb_azure *a = (dnsb_azure *)b;
+	dnsb_pacer pacer;
 	char *rg, *sub;
 	int rc;
 
 	pthread_mutex_init(&a->auth.lock, NULL);
-	pthread_mutex_init(&a->multi_lock, NULL);
+	pthread_mutex_init(&a->quota_lock, NULL);
 	dnsb_azure_quota_init(&a->reads);
 	dnsb_azure_quota_init(&a->writes);
-	if ((a->multi = curl_multi_init()) == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	curl_multi_setopt(a->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
 	if ((rc = dnsb_azure_config_parse(&a->cfg, cfg, err)) != 0)
 		return rc;
 	a->api_version = a->cfg.private_zones ? DNSB_AZURE_PRIVATE_API_VERSION : DNSB_AZURE_API_VERSION;
@@ -225,8 +71,11 @@ static int azure_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_li
 		a->zones_url = NULL;
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	}
-	curl_multi_setopt(a->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)a->cfg.max_in_flight);
-	if ((rc = dnsb_hb_client(b, DNSB_AZURE_TIMEOUT, a->cfg.ca_file, err)) != 0 || (rc = open_zones(a, err)) != 0)
+	if ((rc = dnsb_hb_client(b, DNSB_AZURE_TIMEOUT, a->cfg.ca_file, err)) != 0)
+		return rc;
+	dnsb_azure_pacer(&pacer, a);
+	dnsb_http_set_pacer(b->http, &pacer);
+	if ((rc = dnsb_azure_list_zones(a, err)) != 0)
 		return rc;
 	limits->names_culprit = 1;
 	dnsb_log(DNSB_LOG_DEBUG, "azure: subscription %s, resource group %s, %zu zones, token from %s, %zu in flight",
@@ -238,14 +87,13 @@ static void azure_close(dnsb_hb *b)
 {
 	dnsb_azure *a = (dnsb_azure *)b;
 
-	if (a->multi)
+	if (a->requests)
 		dnsb_log(DNSB_LOG_DEBUG, "azure: %lu requests sent (%lu record-set GETs, %lu listing pages); quota: "
 			 "%lu reads and %lu writes paced, %lu 429s", a->requests, a->gets, a->pages, a->reads.paced,
 			 a->writes.paced, a->reads.throttled + a->writes.throttled);
-	curl_multi_cleanup(a->multi);
 	dnsb_azure_auth_clear(&a->auth);
 	pthread_mutex_destroy(&a->auth.lock);
-	pthread_mutex_destroy(&a->multi_lock);
+	pthread_mutex_destroy(&a->quota_lock);
 	free(a->zones_url);
 	free(a->zone_sets);
 	dnsb_azure_config_clear(&a->cfg);

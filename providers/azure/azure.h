@@ -10,12 +10,14 @@
  *   write.c    one batch: its record sets written one request each, with
  *              If-None-Match / If-Match, undone when one is refused
  *   reply.c    a reply's class from its status and error.code
- *   send.c     every API request, side by side over one libcurl multi handle,
- *              each taking its token of the rate budget and paced by quota.c
- *   quota.c    the x-ms-ratelimit-remaining-subscription-* headers as a pace
+ *   send.c     every API request, side by side through the transport's
+ *              dnsb_http_many: the token, 401 and 429 rounds, the classes
+ *   quota.c    the x-ms-ratelimit-remaining-subscription-* headers as a pace:
+ *              the header pacer of the transport's throttle chain
  *   read.c     a batch's record sets: GETs by name or the zone's listing,
  *              whichever costs fewer requests
- *   azure.c    the ops table (submit, read, list, close), open, listings, flags
+ *   list.c     the listings (zones, a zone's record sets) and record-set URLs
+ *   azure.c    the ops table (submit, read, list, close), open, flags
  *
  * Azure DNS has no batch API. A submission here writes every record set the
  * batch changes, conditionally (a create with If-None-Match: *, an update or
@@ -176,7 +178,7 @@ int dnsb_azure_reply_error(const dnsb_http_response *resp, const char *what, dns
 /**
  * One kind (reads or writes) of the subscription's quota as the replies'
  * x-ms-ratelimit-remaining-subscription-* headers report it. Plain data,
- * kept under the provider's multi_lock.
+ * kept under the provider's quota_lock.
  */
 typedef struct dnsb_azure_quota {
 	long remaining;            /**< the last header's count; -1 before any */
@@ -213,6 +215,20 @@ void dnsb_azure_quota_seen(dnsb_azure_quota *q, long remaining, double now);
  *  (as dnsb_hb_get waits the same reply); < 0: one pace interval. */
 void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double now);
 
+/** A quota header's count ("1199", spaces allowed). @return it, or -1 when value is NULL or not a count */
+long dnsb_azure_quota_count(const char *value);
+
+struct dnsb_pacer;
+struct dnsb_azure;
+/**
+ * The provider's header pacer for the transport's throttle chain
+ * (providers/throttle.h, dnsb_http_set_pacer): GETs against the reads
+ * quota, other requests against the writes quota, low water
+ * DNSB_AZURE_LOW_WATER; a 429's Retry-After holds that kind.
+ * @param a  borrowed (the pacer's state): it outlives the client
+ */
+void dnsb_azure_pacer(struct dnsb_pacer *out, struct dnsb_azure *a);
+
 /* ---- the provider ---- */
 
 typedef struct dnsb_azure {
@@ -221,10 +237,9 @@ typedef struct dnsb_azure {
 	dnsb_azure_auth auth;
 	char *zones_url;  /**< .../providers/Microsoft.Network/dnsZones (or privateDnsZones); owned */
 	const char *api_version;
-	void *multi;                /**< the CURLM of every API request (send.c); owned */
-	pthread_mutex_t multi_lock; /**< one dnsb_azure_send at a time uses it (and the quotas) */
-	unsigned long requests;     /**< API requests sent through it (under multi_lock) */
-	dnsb_azure_quota reads, writes; /**< the subscription's quota (under multi_lock) */
+	pthread_mutex_t quota_lock; /**< guards reads and writes */
+	unsigned long requests;     /**< API requests started by dnsb_azure_send (atomic) */
+	dnsb_azure_quota reads, writes; /**< the subscription's quota (under quota_lock) */
 	size_t *zone_sets;          /**< per zone of base.zones: its record sets, as the zones listing's
 				         numberOfRecordSets, then the last listing counted (atomic); owned */
 	size_t page_size;           /**< record sets a listing page held when a next page followed; 0 not
@@ -240,6 +255,14 @@ typedef struct dnsb_azure {
  * @return malloc'd, or NULL when out of memory
  */
 char *dnsb_azure_rrset_url(const dnsb_azure *a, const dnsb_hb_zone *zone, const char *owner, uint16_t type);
+
+/**
+ * The resource group's zones into base.zones and zone_sets (at open): a
+ * missing group, a refused token, a wrong subscription are fatal here.
+ * @return 0; DNSB_EFATAL naming the group and the subscription (none held
+ *         too); DNSB_ENOMEM
+ */
+int dnsb_azure_list_zones(dnsb_azure *a, dnsb_error *err);
 
 /**
  * Every record set of a zone (those of keys when n > 0) and their ETags, by
@@ -276,15 +299,14 @@ typedef struct dnsb_azure_write {
 } dnsb_azure_write;
 
 /**
- * Send requests side by side, at most cfg.max_in_flight at a time (libcurl
- * multi), each with the token, each taking its token of the rate budget
- * (--rate-budget) and waiting out the quota's pace first; fill each one's
+ * Send requests side by side, at most cfg.max_in_flight at a time
+ * (dnsb_http_many), each with the token, each through the transport's
+ * throttle chain (the rate budget, --rate-budget, and the quota's pace); fill each one's
  * rc, res and etag (and reply). One refused with 401 is sent once more with
  * a new token. A request the budget has no slot for within give_up is not
  * sent: rc 0, class rate_limited, code "budget"; nor one the quota holds or
- * paces past give_up: code "quota", res.retry_after the seconds it is held,
- * also given to dnsb_hb_refused (for a read's refusal, which reaches the
- * submission as DNSB_ERATELIMIT).
+ * paces past give_up: code "quota", res.retry_after the seconds it is held
+ * (the client keeps it too: dnsb_http_held).
  * @return 0 (n 0: at once, no token asked for); DNSB_ENOMEM, or the token's
  *         code (nothing sent then)
  */

@@ -10,12 +10,20 @@
  * DNSB_HB_THROTTLE_CAP (50 s), the cap base dnsb_hb_get gives the listing
  * pages sent through here (the skeleton's throttle cap, not the engine's
  * --backoff-cap); past it the request is sent again, and a second 429 sets a
- * new hold. Callers hold the provider's multi_lock.
+ * new hold. The functions on one quota are plain; the pacer below (the
+ * header pacer of the transport's throttle chain, providers/throttle.h)
+ * holds the provider's quota_lock around them.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "applier/core/backoff.h"
 #include "providers/azure/azure.h"
+#include "providers/throttle.h"
+
+#define REMAINING_READS "x-ms-ratelimit-remaining-subscription-reads"
+#define REMAINING_WRITES "x-ms-ratelimit-remaining-subscription-writes"
 
 /* Seconds between estimates of the refill rate: shorter spans are mostly in-flight noise. */
 #define ESTIMATE_SPAN 1.0
@@ -81,4 +89,59 @@ void dnsb_azure_quota_throttled(dnsb_azure_quota *q, double retry_after, double 
 	if (until > q->hold_until)
 		q->hold_until = until;
 	q->throttled++;
+}
+
+long dnsb_azure_quota_count(const char *value)
+{
+	char buf[32], *end;
+	long n;
+
+	if (value == NULL)
+		return -1;
+	dnsb_http_header_value(buf, sizeof(buf), value, strlen(value));
+	n = strtol(buf, &end, 10);
+	return end != buf && *end == '\0' && n >= 0 ? n : -1;
+}
+
+/* The kind of quota a request counts against: reads for a GET, writes for the rest. */
+static dnsb_azure_quota *kind(dnsb_azure *a, const char *method)
+{
+	return strcmp(method, "GET") == 0 ? &a->reads : &a->writes;
+}
+
+static double pace_reserve(void *state, const char *method, double now, double give_up)
+{
+	dnsb_azure *a = state;
+	size_t low = DNSB_AZURE_LOW_WATER(a);
+	double wait;
+
+	pthread_mutex_lock(&a->quota_lock);
+	wait = dnsb_azure_quota_wait(kind(a, method), low, now);
+	if (wait <= DNSB_THROTTLE_CAP && !(wait > 0 && give_up > 0 && now + wait > give_up))
+		dnsb_azure_quota_started(kind(a, method), low, now + wait);
+	pthread_mutex_unlock(&a->quota_lock);
+	return wait;
+}
+
+static int pace_note(void *state, const char *method, const dnsb_http_response *resp, double now)
+{
+	dnsb_azure *a = state;
+	long reads = dnsb_azure_quota_count(dnsb_http_header(resp, REMAINING_READS));
+	long writes = dnsb_azure_quota_count(dnsb_http_header(resp, REMAINING_WRITES));
+
+	pthread_mutex_lock(&a->quota_lock);
+	if (reads >= 0)
+		dnsb_azure_quota_seen(&a->reads, reads, now);
+	if (writes >= 0)
+		dnsb_azure_quota_seen(&a->writes, writes, now);
+	if (resp->status == 429)
+		dnsb_azure_quota_throttled(kind(a, method), resp->retry_after, now);
+	pthread_mutex_unlock(&a->quota_lock);
+	return 0; /* a quota running low is paced here, not fed to the budget */
+}
+
+void dnsb_azure_pacer(dnsb_pacer *out, dnsb_azure *a)
+{
+	*out = (dnsb_pacer){ pace_reserve, pace_note, a, { "held", " by the subscription's quota (its pace, a 429's "
+							    "Retry-After), past the time left" } };
 }

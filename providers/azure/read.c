@@ -77,9 +77,11 @@ static int take_get(const dnsb_hb_zone *zone, const dnsb_azure_write *w, const d
 
 	if (w->rc == 1 && w->res.cls != DNSB_CLASS_OK) /* not sent, and said why (the token) */
 		return dnsb_error_set(err, dnsb_hb_class_code(w->res.cls), "read record set: %s", w->res.message);
-	if (w->rc != 0 || resp->status == 0)
-		return dnsb_error_set(err, w->rc < 0 ? w->rc : w->rc == 1 ? DNSB_ETRANSIENT : dnsb_hb_class_code(w->res.cls),
-				      "read record set: %s", w->rc == 1 ? "not sent" : w->res.message);
+	if (w->rc != 0 || resp->status == 0) {
+		int code = w->rc < 0 ? w->rc : w->rc == 1 ? DNSB_ETRANSIENT : dnsb_hb_class_code(w->res.cls);
+		dnsb_error_set(err, code, "read record set: %s", w->rc == 1 ? "not sent" : w->res.message);
+		return code;
+	}
 	if (not_found(resp))
 		return 0;
 	if (resp->status != 200)

@@ -14,49 +14,28 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "providers/cloudflare/cloudflare.h"
+#include "providers/throttle.h"
 #include "providers/ratelimit.h"
 
 /*
- * One request with the credentials; the body, when any, is JSON. Held back
- * first while the token's RateLimit header says little is left, or a 429's
- * Retry-After holds it (pace.c); when that wait would pass give_up, nothing
- * is sent (DNSB_ERATELIMIT), and the hold goes to the engine as the answer's
- * Retry-After (dnsb_hb_refused).
+ * One request with the credentials; the body, when any, is JSON. The
+ * transport's throttle chain holds it first while the token's RateLimit
+ * header says little is left, or a 429's Retry-After holds it (pace.c, the
+ * chain's pacer); when that wait would pass give_up, nothing is sent
+ * (DNSB_ERATELIMIT; the client keeps the hold: dnsb_http_held).
  */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,
 		dnsb_http_response *out, dnsb_error *err)
 {
 	dnsb_cf *cf = (dnsb_cf *)b;
 	const char *headers[5] = { "Accept: application/json", NULL, NULL, NULL, NULL };
-	double now = dnsb_monotonic(), wait = dnsb_cf_pace_reserve(&cf->pace, now, give_up);
 	size_t k = 1;
-	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (wait > DNSB_CF_PACE_CAP || (wait > 0 && give_up > 0 && now + wait > give_up)) {
-		dnsb_hb_refused(wait);
-		return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: the token's limit (RateLimit header, "
-				      "429 Retry-After) leaves no request for %.1f s, past the time left or the %.0f s "
-				      "cap", method, wait, DNSB_CF_PACE_CAP);
-	}
-	if (wait > 0) {
-		dnsb_log(DNSB_LOG_DEBUG, "cloudflare: %s held back %.2f s (RateLimit: few requests left, or a 429)", method,
-			 wait);
-		if (dnsb_stop_sleep(wait)) { /* a stop (a signal) ends the wait: not sent */
-			dnsb_hb_refused(wait);
-			return dnsb_error_set(err, DNSB_ERATELIMIT, "%s: not sent: the apply was stopped while the "
-					      "token's limit held it back", method);
-		}
-	}
 	for (size_t i = 0; cf->cfg.auth[i]; i++)
 		headers[k++] = cf->cfg.auth[i];
 	if (body)
 		headers[k++] = "Content-Type: application/json";
-	rc = dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
-	/* Below the low water: every instance sharing the budget (--rate-budget) slows down too. */
-	if (rc == 0 && dnsb_cf_pace_note(&cf->pace, out, dnsb_monotonic()) && b->budget)
-		dnsb_budget_throttled(b->budget);
-	return rc;
+	return dnsb_hb_send(b, method, url, headers, body, NULL, give_up, out, err);
 }
 
 /* endpoint + "/zones/" + zone id + rest. @return a malloc'd URL or NULL */
@@ -348,12 +327,15 @@ static int cf_open_state(dnsb_hb *b, const dnsb_config *cfg, dnsb_provider_limit
 {
 	dnsb_cf *cf = (dnsb_cf *)b;
 	zones_listing l = { cf, 0 };
+	dnsb_pacer pacer;
 	int rc;
 
 	dnsb_cf_pace_init(&cf->pace);
 	if ((rc = dnsb_cf_config_parse(&cf->cfg, cfg, err)) != 0 ||
 	    (rc = dnsb_hb_client(b, DNSB_CF_TIMEOUT, cf->cfg.ca_file, err)) != 0)
 		return rc;
+	dnsb_cf_pacer(&pacer, &cf->pace);
+	dnsb_http_set_pacer(b->http, &pacer);
 	l.give_up = dnsb_monotonic() + DNSB_CF_TIMEOUT;
 	rc = cf->cfg.zone_id_count ? zones_by_id(cf, cfg, l.give_up, err) :
 				     dnsb_hb_pages("GET /zones", DNSB_CF_PAGES_MAX, zones_page, &l, err);

@@ -290,6 +290,15 @@ double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up);
  */
 int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now);
 
+struct dnsb_pacer;
+/**
+ * The pace as the header pacer of the transport's throttle chain
+ * (providers/throttle.h, dnsb_http_set_pacer): reserve is
+ * dnsb_cf_pace_reserve, note dnsb_cf_pace_note (its 1 slows the rate budget).
+ * @param p  borrowed (the pacer's state): it outlives the client
+ */
+void dnsb_cf_pacer(struct dnsb_pacer *out, dnsb_cf_pace *p);
+
 /* ---- the provider (cloudflare.c) ---- */
 
 typedef struct dnsb_cf {

@@ -19,7 +19,8 @@
  * wait, issue 38 §1: a listing has no give_up), is not reserved (nor sent).
  * A RateLimit header whose reset makes no sense (past DNSB_CF_RESET_MAX; a
  * fuzzed t=99999999999 held a listing for 3,000 years) is ignored, and said
- * once.
+ * once. dnsb_cf_pacer makes it the header pacer of the transport's throttle
+ * chain (providers/throttle.h): every request of the provider passes it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "applier/core/backoff.h"
 #include "dnsbatch/sys/log.h"
 #include "providers/cloudflare/cloudflare.h"
+#include "providers/throttle.h"
 
 /* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
 static int item_param(const char *item, size_t len, const char *key, long *value)
@@ -147,4 +149,22 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 	}
 	pthread_mutex_unlock(&p->lock);
 	return fell;
+}
+
+static double pace_reserve(void *state, const char *method, double now, double give_up)
+{
+	(void)method; /* Cloudflare counts reads and writes alike */
+	return dnsb_cf_pace_reserve(state, now, give_up);
+}
+
+static int pace_note(void *state, const char *method, const dnsb_http_response *resp, double now)
+{
+	(void)method;
+	return dnsb_cf_pace_note(state, resp, now);
+}
+
+void dnsb_cf_pacer(dnsb_pacer *out, dnsb_cf_pace *p)
+{
+	*out = (dnsb_pacer){ pace_reserve, pace_note, p, { "the token's limit (RateLimit header, 429 Retry-After) "
+							   "leaves no request for", ", past the time left or the 60 s cap" } };
 }

@@ -2,9 +2,9 @@
  * fuzz_cf_ratelimit.c - libFuzzer: any bytes as the headers of a run of
  * Cloudflare replies ("RateLimit:", "RateLimit-Policy:", "Retry-After:"
  * lines, a blank line ending each reply, "429" as a line making it a 429),
- * each reply's values trimmed as http.c's header callback does and given to
- * the pace (dnsb_cf_pace_note), then the next request reserved, one second
- * later each. A wait must be a number of seconds >= 0, and one past
+ * each reply's values trimmed as libcurl's header API hands them and given
+ * to the pace through its header pacer (dnsb_cf_pacer's note), then the
+ * next request reserved through it, one second later each. A wait must be a number of seconds >= 0, and one past
  * DNSB_CF_PACE_CAP (the caller does not send then) must reserve nothing;
  * what is said is at most a reset that makes sense (DNSB_CF_RESET_MAX) past
  * the last request let go (at most the cap ahead): a reset past it is
@@ -19,13 +19,14 @@
 #include <strings.h>
 
 #include "providers/cloudflare/cloudflare.h"
+#include "providers/throttle.h"
 #include "fuzz_common.h"
 
 #ifndef WAIT_MAX
 #define WAIT_MAX ((double)DNSB_CF_RESET_MAX + DNSB_CF_PACE_CAP) /* -DWAIT_MAX=1e300 to look past it */
 #endif
 
-static void reply_done(dnsb_cf_pace *p, dnsb_http_response *resp, double *now, size_t round)
+static void reply_done(dnsb_cf_pace *p, const dnsb_pacer *pacer, dnsb_http_response *resp, double *now, size_t round)
 {
 	double wait;
 	long v = -2, v2 = -2;
@@ -33,10 +34,10 @@ static void reply_done(dnsb_cf_pace *p, dnsb_http_response *resp, double *now, s
 
 	if (dnsb_cf_ratelimit_read(resp->ratelimit, "r", &v, "t", &v2) == 0 && (v < 0 || v2 < -1))
 		abort(); /* a value read negative */
-	(void)dnsb_cf_pace_note(p, resp, *now);
+	(void)pacer->note(pacer->state, "GET", resp, *now);
 	/* Every other request without a deadline, as a listing without one (give_up 0) makes it. */
 	slowed = p->slowed;
-	wait = dnsb_cf_pace_reserve(p, *now, round % 2 ? *now + 30.0 : 0);
+	wait = pacer->reserve(pacer->state, round % 2 ? "GET" : "POST", *now, round % 2 ? *now + 30.0 : 0);
 	if (!isfinite(wait) || wait < 0 || wait > WAIT_MAX || (wait > DNSB_CF_PACE_CAP && p->slowed != slowed)) {
 		fprintf(stderr, "RateLimit '%s', RateLimit-Policy '%s', status %ld, Retry-After %.3f: a wait of %g s\n",
 			resp->ratelimit, resp->ratelimit_policy, resp->status, resp->retry_after, wait);
@@ -69,12 +70,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_text(data, size), *line, *end;
 	dnsb_http_response resp;
 	dnsb_cf_pace pace;
+	dnsb_pacer pacer;
 	double now = 1000.0;
 	size_t round = 0;
 
 	if (text == NULL)
 		return 0;
 	dnsb_cf_pace_init(&pace);
+	dnsb_cf_pacer(&pacer, &pace);
 	memset(&resp, 0, sizeof(resp));
 	resp.status = 200;
 	resp.retry_after = -1;
@@ -83,11 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (end == NULL)
 			end = text + size;
 		if (end == line || (end == line + 1 && *line == '\r'))
-			reply_done(&pace, &resp, &now, round++);
+			reply_done(&pace, &pacer, &resp, &now, round++);
 		else
 			header_line(&resp, line, (size_t)(end - line));
 	}
-	reply_done(&pace, &resp, &now, round);
+	reply_done(&pace, &pacer, &resp, &now, round);
 	dnsb_cf_pace_clear(&pace);
 	free(text);
 	return 0;

@@ -4,10 +4,13 @@
  * whole answers (status line, headers, body), split at lines "=====", to
  * consecutive requests of one client (one handle, its connection reused
  * when an answer allows it, as a provider's is), served from a loopback
- * socket by a thread of this program. Covered: the header callback
- * (Content-Type, Retry-After, RateLimit, RateLimit-Policy), the body kept
+ * socket by a thread of this program. Covered: the headers of the last
+ * response read through libcurl's header API (curl_easy_nextheader:
+ * Content-Type, Retry-After, RateLimit, RateLimit-Policy, any by
+ * dnsb_http_header), the body kept
  * up to max_body (64 bytes for inputs of odd size), and the reply read as
- * JSON. Each line of the input is also given to dnsb_http_retry_after and
+ * JSON; a third of the inputs through dnsb_http_many (the multi handle).
+ * Each line of the input is also given to dnsb_http_retry_after and
  * dnsb_http_is_json directly. A reply must come back whole: a
  * NUL-terminated body of body_len <= max_body bytes, and a Retry-After of
  * seconds >= 0 or none (-1).
@@ -84,7 +87,37 @@ static void lines(const uint8_t *data, size_t size)
 	}
 }
 
-static void exchange(dnsb_http *h, size_t max_body)
+/* The headers block: "name\0value\0" pairs, whole within headers_len. */
+static void check_headers(const dnsb_http_response *resp)
+{
+	size_t at = 0;
+
+	while (resp->headers && at < resp->headers_len) {
+		const char *n = memchr(resp->headers + at, '\0', resp->headers_len - at), *v;
+		if (n == NULL || (v = memchr(n + 1, '\0', resp->headers_len - (size_t)(n + 1 - resp->headers))) == NULL)
+			abort();
+		at = (size_t)(v - resp->headers) + 1;
+	}
+	if (resp->content_type[0] && dnsb_http_header(resp, "content-type") == NULL)
+		abort();
+}
+
+/* One answer, through dnsb_http_do or (side by side: many) dnsb_http_many. @return 0 when a reply came */
+static int ask(dnsb_http *h, dnsb_http_request *req, int many, dnsb_http_response *resp, dnsb_error *err)
+{
+	dnsb_http_item item;
+
+	if (!many)
+		return dnsb_http_do(h, req, resp, err);
+	memset(&item, 0, sizeof(item));
+	item.req = *req;
+	if (dnsb_http_many(h, &item, 1, 1, 0, NULL, err) != 0)
+		abort(); /* only out of memory */
+	*resp = item.resp;
+	return item.rc;
+}
+
+static void exchange(dnsb_http *h, size_t max_body, int many)
 {
 	const char *headers[] = { "Accept: application/json", NULL };
 	dnsb_http_request req = { "GET", url, headers, NULL, 0, 3.0 };
@@ -92,11 +125,14 @@ static void exchange(dnsb_http *h, size_t max_body)
 	json_object *doc;
 	dnsb_error err;
 
-	if (dnsb_http_do(h, &req, &resp, &err) != 0)
+	if (ask(h, &req, many, &resp, &err) != 0) {
+		dnsb_http_response_clear(&resp);
 		return;
+	}
 	if (resp.body == NULL || resp.body[resp.body_len] != '\0' || resp.body_len > max_body ||
 	    !(resp.retry_after == -1 || (isfinite(resp.retry_after) && resp.retry_after >= 0)))
 		abort();
+	check_headers(&resp);
 	if (dnsb_http_json(&doc, &resp, &err) == 0)
 		json_object_put(doc);
 	dnsb_http_response_clear(&resp);
@@ -121,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (loopback_answer(data + at, len) != 0)
 			abort();
-		exchange(h, size % 2 ? 64 : 8u << 20);
+		exchange(h, size % 2 ? 64 : 8u << 20, size % 3 == 0);
 		at += len + (next ? sizeof(ANSWER_SEP) - 1 : 0);
 	}
 	dnsb_http_free(h);
