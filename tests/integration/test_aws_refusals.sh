@@ -102,7 +102,7 @@ start_fake limits --seed "$T/u.records" --page-size 300
 jq -n '[range(600) | {dnsName: "u\(.).example.com", recordType: "A", recordTTL: 300, labels: {}, n: .}] |
 	{create: [], delete: [], updateOld: map({dnsName, recordType, recordTTL, labels, targets: ["10.1.\(.n / 256 | floor).\(.n % 256)"]}),
 	updateNew: map({dnsName, recordType, recordTTL, labels, targets: ["10.2.\(.n / 256 | floor).\(.n % 256)"]})}' >"$T/u.plan.json"
-apply updates "$T/u.plan.json" --batch-size 1000 --aws-batch-change-size 1000
+apply updates "$T/u.plan.json" --batch-size 1000 --aws-batch-change-size 1000 --force # every RRset updated: over the 30% threshold
 eq "600 updates (1,200 ResourceRecords): all applied in 2 POSTs, none refused for size" \
 	"$RC $(counts updates) $(stat '"\(.changes) \(.refused_limit)"')" "0 600 600 0 0 0 2 0"
 mapfile -t mid < <(txt_values 1 200)
