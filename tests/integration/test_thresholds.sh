@@ -3,7 +3,8 @@
 # test_thresholds.sh - the safety thresholds (issue 33 §2) through the real binary on a zone file:
 # one-shot: a plan deleting all of a 20-RRset zone is held (exit 2, nothing written, the counts and --force
 # named), --force and a per-zone override apply it, a plan under the threshold applies, no-op updates do not
-# count, the apex NS is held without --force, a small zone is never over a percentage;
+# count, the apex NS is held without --force, a small zone is never over a percentage, a failing count
+# listing fails the zone's changes (exit 4, nothing sent);
 # sidecar: the held changes fail (503) while the rest applies, the gauge counts them, POST /release with the
 # digest releases exactly that set (a wrong digest: 404), and the next POST /records applies it.
 set -u
@@ -53,6 +54,14 @@ extdns_check "one-shot: dnsbatch plan predicts it: exit 2, every change held" \
 apply "$tmp/a.zone" "$tmp/all.json" --force
 extdns_check "one-shot: --force applies it (exit 0)" [ "$rc" = 0 ]
 extdns_check "one-shot: --force: the zone holds ns1 and new only" [ "$(count "$tmp/a.zone")" = 2 ]
+# The count's listing fails (a 503 on the zone's first read): the zone's changes fail, retryable (exit 4), and
+# nothing is sent uncounted.
+"$DNSBATCH" apply --provider memory --memory-zonefile "example.test=$tmp/z.zone" --memory-faults '1:read-transient' \
+	--plan "$tmp/few.json" --output json --quiet >"$tmp/lf.json" 2>"$tmp/lf.err"
+rc=$?
+extdns_check "one-shot: the count's listing fails: exit 4" [ "$rc" = 4 ]
+extdns_check "... nothing submitted, every change failed (transient)" \
+	jq -e '.submissions == 0 and ([.outcomes[] | "\(.outcome) \(.reason)"] | unique) == ["failed transient"]' "$tmp/lf.json"
 cp "$tmp/z.zone" "$tmp/b.zone"
 apply "$tmp/b.zone" "$tmp/all.json" --max-delete-percent EXAMPLE.test=90
 extdns_check "one-shot: a per-zone --max-delete-percent ZONE=90 lets 85% through" [ "$rc" = 0 ]
