@@ -58,14 +58,14 @@ int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n
 	return b->m->read(b, z, keys, n, give_up_of(timeout), out, err);
 }
 
-int dnsb_hb_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+int dnsb_hb_list(void *state, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
 	dnsb_hb *b = state;
 	const dnsb_hb_zone *z = dnsb_hb_zone_find(b, zone);
 
 	if (z == NULL)
 		return dnsb_error_set(err, DNSB_EFATAL, "no %s serves %s", b->m->zone_noun, zone);
-	return b->m->read(b, z, NULL, 0, 0, out, err);
+	return b->m->read(b, z, NULL, 0, give_up_of(timeout), out, err);
 }
 
 void dnsb_hb_close(void *state)
@@ -251,6 +251,11 @@ int dnsb_hb_get(dnsb_hb *b, const char *url, const char *what, double give_up, d
 		if (rc != DNSB_ERATELIMIT)
 			return rc;
 		dnsb_http_throttled(b->http);
+		if (attempt + 1 >= DNSB_HB_THROTTLE_TRIES) {
+			dnsb_http_hold(b->http, retry_after);
+			return dnsb_error_set(err, DNSB_ERATELIMIT, "%.*s; throttled %u times, given up", 400, err->message,
+					      DNSB_HB_THROTTLE_TRIES);
+		}
 		wait = dnsb_backoff_delay(attempt, DNSB_HB_THROTTLE_BASE, DNSB_HB_THROTTLE_CAP, dnsb_uniform01(&b->rng));
 		wait = dnsb_retry_after_wait(wait, retry_after, DNSB_HB_THROTTLE_CAP);
 		if (give_up > 0 && dnsb_monotonic() + wait >= give_up) {

@@ -36,6 +36,9 @@
 /** Seconds: the full-jitter backoff of a throttled read (dnsb_hb_get), base and cap. */
 #define DNSB_HB_THROTTLE_BASE 0.2
 #define DNSB_HB_THROTTLE_CAP 5.0
+/** Throttled tries of one read at most (as the engine's --max-rate-limit-waits default): a read with no time
+ *  limit (give_up 0) still ends, DNSB_ERATELIMIT, under an endless 429. */
+#define DNSB_HB_THROTTLE_TRIES 20
 
 /** A zone a backend serves: its apex and the service's name for it. */
 typedef struct dnsb_hb_zone {
@@ -135,7 +138,7 @@ int dnsb_hb_submit(void *state, const char *zone, dnsb_change *const *changes, s
 		   dnsb_result *out, dnsb_error *err);
 int dnsb_hb_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t n, double timeout,
 		 dnsb_rrset_list *out, dnsb_error *err);
-int dnsb_hb_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
+int dnsb_hb_list(void *state, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err);
 /** ops.budget: the figures of --rate-budget's budget (dnsb_budget_stats_get); DNSB_ENOTFOUND without one. */
 int dnsb_hb_budget(void *state, dnsb_budget_stats *out);
 /** Calls m->close, logs the client's request and connection counts, frees the rest and the state. */

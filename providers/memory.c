@@ -429,12 +429,13 @@ static int memory_read(void *state, const char *zone, const dnsb_rrkey *keys, si
 	return rc;
 }
 
-static int memory_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static int memory_list(void *state, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
 	memory_state *st = state;
 	dnsb_store *store;
 	int rc;
 
+	(void)timeout; /* in memory: no wait but a fault script's */
 	pthread_mutex_lock(&st->lock);
 	store = store_for(st, zone);
 	if ((rc = read_fault(st, err)) == 0)

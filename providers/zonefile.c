@@ -317,9 +317,9 @@ static int zf_read(void *state, const char *zone, const dnsb_rrkey *keys, size_t
 	return zf_read_or_list(state, zone, keys, n, 0, timeout, out, err);
 }
 
-static int zf_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static int zf_list(void *state, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
-	return zf_read_or_list(state, zone, NULL, 0, 1, 0, out, err);
+	return zf_read_or_list(state, zone, NULL, 0, 1, timeout, out, err);
 }
 
 static void zf_close(void *state)

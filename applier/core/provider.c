@@ -169,6 +169,12 @@ int dnsb_provider_read(dnsb_provider *p, const char *zone, const dnsb_rrkey *key
 
 int dnsb_provider_list(dnsb_provider *p, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
 {
+	return dnsb_provider_list_within(p, zone, 0, out, err);
+}
+
+int dnsb_provider_list_within(dnsb_provider *p, const char *zone, double timeout, dnsb_rrset_list *out,
+			      dnsb_error *err)
+{
 	char *apex;
 	int rc, known = 0;
 
@@ -182,7 +188,7 @@ int dnsb_provider_list(dnsb_provider *p, const char *zone, dnsb_rrset_list *out,
 				      p->ops->name);
 	}
 	count(p, &p->reads);
-	rc = p->ops->list(p->state, apex, out, err);
+	rc = p->ops->list(p->state, apex, timeout, out, err);
 	free(apex);
 	return rc;
 }

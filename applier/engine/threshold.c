@@ -130,7 +130,7 @@ static int over_threshold(engine *e, size_t z, const zone_tally *t, int *over_u,
 	why[0] = '\0';
 	if (t->updates + t->deletes > 0) {
 		dnsb_engine_zone_report(e, z)->reads++;
-		if ((rc = dnsb_provider_list(e->p, zone, &list, &lerr)) < 0) {
+		if ((rc = dnsb_provider_list_within(e->p, zone, dnsb_engine_time_left(e), &list, &lerr)) < 0) {
 			snprintf(why, size, "not sent: the safety thresholds could not count the zone's RRsets (--force "
 				 "sends without counting): %.300s", lerr.message[0] ? lerr.message : dnsb_strerror(rc));
 			*unknown = rc == DNSB_EFATAL ? DNSB_REASON_FATAL : DNSB_REASON_TRANSIENT;

@@ -103,6 +103,15 @@ long dnsb_provider_zone_for(const dnsb_provider *p, const char *owner);
  */
 int dnsb_provider_list(dnsb_provider *p, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
 
+/**
+ * dnsb_provider_list within `timeout` seconds (0: no limit but the backend's own): a throttle's wait
+ * or a request that does not fit in it ends the call (the engine's time left, for the safety
+ * thresholds' count).
+ * @return as dnsb_provider_list; DNSB_ETRANSIENT or DNSB_ERATELIMIT when the time ran out
+ */
+int dnsb_provider_list_within(dnsb_provider *p, const char *zone, double timeout, dnsb_rrset_list *out,
+			      dnsb_error *err);
+
 /** Submissions and reads made through this provider so far. */
 unsigned long dnsb_provider_submissions(dnsb_provider *p);
 unsigned long dnsb_provider_reads(dnsb_provider *p);

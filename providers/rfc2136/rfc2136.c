@@ -98,12 +98,13 @@ static int rfc2136_read(void *opaque, const char *zone, const dnsb_rrkey *keys, 
 	return dnsb_rfc2136_read(&st->net, keys, n, timeout, out, err);
 }
 
-static int rfc2136_list(void *opaque, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static int rfc2136_list(void *opaque, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
 	rfc2136_state *st = opaque;
 	ldns_rr_list *rrs = ldns_rr_list_new();
 	int rc;
 
+	(void)timeout; /* the transfer is bounded by --rfc2136-timeout per read */
 	if (rrs == NULL)
 		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 	rc = dnsb_rfc2136_axfr(&st->net, zone, rrs, 0, err);

@@ -263,12 +263,12 @@ static int wrap_read(void *state, const char *zone, const dnsb_rrkey *keys, size
 	return rc ? rc : dnsb_provider_read(w->inner, zone, keys, n, timeout, out, NULL, err);
 }
 
-static int wrap_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static int wrap_list(void *state, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err)
 {
 	wrap *w = state;
 	int rc = read_fails(w, err);
 
-	return rc ? rc : dnsb_provider_list(w->inner, zone, out, err);
+	return rc ? rc : dnsb_provider_list_within(w->inner, zone, timeout, out, err);
 }
 
 static void wrap_close(void *state)

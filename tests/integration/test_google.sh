@@ -338,12 +338,25 @@ plan "$T/ra-sub.plan.json" \
 	updateOld="$(list "$(jq -c '.recordTTL = 0' <<<"$(ep owned.example.com A 0 192.0.2.40)")")" \
 	updateNew="$(list "$(ep owned.example.com A 300 192.0.2.41)")"
 start_fake ra-sub --records "$T/small.records" --faults list:*:429=30
+# --force: no safety-threshold count (its listing would meet the 429 first: test_thresholds.sh).
 apply ra-sub "$T/ra-sub.plan.json" --google-zone example.com=example-com --google-credentials "$T/ra-sub.key.json" \
-	--timeout 6 --backoff-cap 10
+	--timeout 6 --backoff-cap 10 --force
 eq "read 429 in a submission: exit 4, failed at the deadline, one submission" \
 	"$RC $(counts ra-sub) $(rep ra-sub .submissions) $(drop ra-sub owned.example.com)" "4 1 0 0 0 1 1 failed deadline 0 "
 eq "read 429 in a submission: the read refused once, nothing sent after it" \
 	"$(grep -cE 'rrsets\?name=owned.example.com. -> 429' "$T/ra-sub.fake.log") $(grep -c 'changes' "$T/ra-sub.fake.log")" "1 0"
+stop_fake
+
+# The same plan without --force: the safety thresholds' count lists the zone first, within the run's time left;
+# every listing answered 429 with Retry-After 30, the deadline 6 s away: the count gives up at once (it once waited
+# 30 s a try, forever), the change fails, nothing is sent.
+start_fake ra-count --records "$T/small.records" --faults list:*:429=30
+t0=$(date +%s)
+apply ra-count "$T/ra-sub.plan.json" --google-zone example.com=example-com --google-credentials "$T/ra-count.key.json" \
+	--timeout 6 --backoff-cap 10
+eq "threshold count under 429s: exit 4, the change failed, no submission" \
+	"$RC $(counts ra-count) $(rep ra-count .submissions)" "4 1 0 0 0 1 0"
+check "threshold count under 429s: ended within the deadline ($(($(date +%s) - t0)) s)" [ $(($(date +%s) - t0)) -le 8 ]
 stop_fake
 
 ##### 403 quotaExceeded and 413: split, nothing dropped ############################################

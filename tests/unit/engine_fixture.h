@@ -200,10 +200,12 @@ static inline int scripted_read(void *state, const char *zone, const dnsb_rrkey 
 	return 0;
 }
 
-static inline int scripted_list(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err)
+static inline int scripted_list(void *state, const char *zone, double timeout, dnsb_rrset_list *out,
+				dnsb_error *err)
 {
 	(void)state;
 	(void)zone;
+	(void)timeout;
 	(void)out;
 	(void)err;
 	return 0;

@@ -295,9 +295,11 @@ typedef struct dnsb_provider_ops {
 
 	/**
 	 * List every RRset of the zone (AXFR, rrsets.list, ...).
+	 * @param timeout  seconds, as for read (0 = none but the backend's own); when it runs out, or a
+	 *                 throttle's wait does not fit in it: DNSB_ETRANSIENT or DNSB_ERATELIMIT
 	 * @return as read
 	 */
-	int (*list)(void *state, const char *zone, dnsb_rrset_list *out, dnsb_error *err);
+	int (*list)(void *state, const char *zone, double timeout, dnsb_rrset_list *out, dnsb_error *err);
 
 	/** Release the backend state. Called once, by dnsb_provider_free. */
 	void (*close)(void *state);
@@ -326,8 +328,9 @@ typedef struct dnsb_provider_ops {
 /* 2: dnsb_result carries a culprit list (was one hint); limits are declared with dnsb_provider_set_limits.
  * 3: submit and read take the time the engine has left (`timeout`).
  * 4: the optional flush and budget ops (were the setters dnsb_provider_set_deferred_commit and
- *    dnsb_provider_set_budget). */
-#define DNSB_PROVIDER_OPS_VERSION 4
+ *    dnsb_provider_set_budget).
+ * 5: list takes the time left (`timeout`), as read does. */
+#define DNSB_PROVIDER_OPS_VERSION 5
 
 /**
  * An ops table of this version, as libgit2's sys/ headers give each backend
