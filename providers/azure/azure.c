@@ -175,7 +175,8 @@ static int azure_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *ke
 	return dnsb_azure_read_keys((dnsb_azure *)b, zone, keys, n, give_up, out, NULL, err);
 }
 
-/* The resource group's zones: a missing group, a refused token, a wrong subscription are fatal here. */
+/* The resource group's zones: a missing group, a refused token, a wrong subscription are fatal here; a transient
+ * answer (5xx, 429 past its waits, a timeout) stays transient (apply: every change failed, exit 4). */
 static int open_zones(dnsb_azure *a, dnsb_error *err)
 {
 	lister l = { a, NULL, NULL, 0, dnsb_monotonic() + DNSB_AZURE_TIMEOUT, NULL, NULL, NULL, 0 };
@@ -189,7 +190,8 @@ static int open_zones(dnsb_azure *a, dnsb_error *err)
 	rc = dnsb_hb_pages("list zones", 1000, page, &l, &e);
 	free(url);
 	if (rc != 0)
-		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EFATAL, "resource group %s of subscription %s: %s",
+		return dnsb_error_set(err, rc == DNSB_ENOMEM || rc == DNSB_ETRANSIENT ? rc : DNSB_EFATAL,
+				      "resource group %s of subscription %s: %s",
 				      a->cfg.resource_group, a->cfg.subscription, e.message);
 	if (a->base.zone_count == 0)
 		return dnsb_error_set(err, DNSB_EFATAL, "resource group %s of subscription %s holds no %s", a->cfg.resource_group,

@@ -171,7 +171,8 @@ fault_needs() {
 		else if (v == "refuse" || v == "refuse-match") print "refuse"; else if (v == "rcode" || v == "rcode-match") print "rcode"
 		else if (v ~ /^fail-reads/) print "fail-reads"; else if (v == "delay") print "delay"
 		else if (v == "expire-credential") print "expire-credential"
-		if ((v == "refuse" || v == "refuse-match") && NF >= 4 && $4 != "-") print "body:" $4 }' "$1" | sort -u
+		else if (v == "refuse-reads") print "http"
+		if ((v == "refuse" || v == "refuse-match" || v == "refuse-reads") && NF >= 4 && $4 != "-") print "body:" $4 }' "$1" | sort -u
 }
 
 has_cap() { case " $CAPS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -251,6 +252,7 @@ run_one() {
 	RC=
 	drv_apply "$d/plan.json" "$d/drops" "$d/summary.json" "$d/faults.$PROVIDER" "${flags[@]}" 2>"$d/apply.err"
 	touch "$d/drops"
+	printf '%s\n' "${RC:-}" >"$d/rc"
 	local ta=$EPOCHREALTIME
 	[ -f "$T/proxy.log" ] && cp "$T/proxy.log" "$d/proxy.log"
 	drv_truth >"$d/after" 2>>"$d/truth.err" && cp "$d/after" "$T/last.truth"
