@@ -4,7 +4,8 @@
 # ends every change of the plan failed, exit 4, told in the JSON summary and the drop log (one failed line per
 # change) as an apply tells it; a fatal one (401: a wrong credential) still exits 2 and claims nothing (no summary,
 # no drop log line). The conformance scenarios 101-open-read-fails and 102-open-credential-refused through
-# tests/conformance/run.sh (the same fakes and fault proxy), then their exit codes, summaries and drop logs read here.
+# tests/conformance/run.sh (the same fakes and fault proxy), then their exit codes, summaries and drop logs read here;
+# then the metrics file, with Cloudflare's open finding nothing listening.
 # Cloud DNS's open reads only the project's quotas, and goes on with the default limits when that read fails: its
 # 101 is judged by the conformance run alone (the changes go on and are applied); its 102 is checked here.
 # Env: BUILD, DNSBATCH; OPEN_PROVIDERS (default pdns,google,route53,cloudflare,azure).
@@ -46,4 +47,17 @@ for p in ${providers//,/ }; do
 	fatal "$p"
 done
 rm -rf "$TOP"
+
+# The metrics file too: Cloudflare's open finds nothing listening (a connection refused is transient)
+M=$(mktemp -d) || exit 1
+CF_API_TOKEN=conformance "${DNSBATCH:-$BUILD/dnsbatch}" apply --plan examples/plans/clean.json --provider cloudflare \
+	--cloudflare-api-endpoint http://127.0.0.1:1/client/v4 --cloudflare-zone-id 0123456789abcdef0123456789abcdef \
+	--metrics-file "$M/m.prom" --drop-log "$M/d.jsonl" --output json >"$M/out.json" 2>"$M/err"
+eq "cloudflare, nothing listening: exit 4" "$?" 4
+eq "... the summary: 30 changes, 30 failed" "$(jq -r '"\(.changes) \(.failed)"' "$M/out.json" 2>/dev/null)" "30 30"
+eq "... the metrics file counts them failed" "$(sed -n 's/^dnsbatch_changes_total{zone="",outcome="failed"} //p' "$M/m.prom" 2>/dev/null)" 30
+check "... and has the apply's time" grep -q '^dnsbatch_last_apply_timestamp_seconds [1-9]' "$M/m.prom"
+eq "... the drop log: 30 failed lines" "$(grep -c '"outcome":"failed"' "$M/d.jsonl" 2>/dev/null)" 30
+check "... the text summary on stderr" grep -q '^dnsbatch: 30 changes: 0 applied, 0 already applied, 0 dropped, 30 failed' "$M/err"
+rm -rf "$M"
 [ "$failures" -eq 0 ]
