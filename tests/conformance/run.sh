@@ -266,7 +266,15 @@ run_one() {
 	printf '%s\n' "${RC:-}" >"$d/rc"
 	local ta=$EPOCHREALTIME
 	[ -f "$T/proxy.log" ] && cp "$T/proxy.log" "$d/proxy.log"
-	drv_truth >"$d/after" 2>>"$d/truth.err" && cp "$d/after" "$T/last.truth"
+	# a truth that cannot be read judges nothing (an empty one would make every change look undone): said as such
+	if ! drv_truth >"$d/after" 2>>"$d/truth.err"; then
+		echo "not ok - $PROVIDER $name: the truth is read after the apply (not judged)"
+		sed 's/^/#   /' "$d/truth.err" | tail -n 5
+		echo "#   kept: $d"
+		rm -f "$T/last.truth"
+		return 1
+	fi
+	cp "$d/after" "$T/last.truth"
 	"$JUDGE_PY" "$CONF/judge.py" --provider "$PROVIDER" --scenario "$name" --plan "$d/plan.json" --before "$d/before" \
 		--after "$d/after" --drops "$d/drops" --summary "$d/summary.json" --faults "$d/faults.$PROVIDER" \
 		--rc "${RC:-}" --caps "$CAPS" --stderr "$d/apply.err" --props "${DRV_PROPS:-}" \
