@@ -59,5 +59,18 @@ eq "... the metrics file counts them failed" "$(sed -n 's/^dnsbatch_changes_tota
 check "... and has the apply's time" grep -q '^dnsbatch_last_apply_timestamp_seconds [1-9]' "$M/m.prom"
 eq "... the drop log: 30 failed lines" "$(grep -c '"outcome":"failed"' "$M/d.jsonl" 2>/dev/null)" 30
 check "... the text summary on stderr" grep -q '^dnsbatch: 30 changes: 0 applied, 0 already applied, 0 dropped, 30 failed' "$M/err"
+# A group with an invalid member is dropped whole, as the engine drops it before sending; the rest failed
+cat >"$M/inv.json" <<'PLAN'
+{"create": [{"dnsName": "o1.example.com", "recordType": "A", "recordTTL": 300, "targets": ["300.0.2.72"], "labels": {"ownedRecord": "o1.example.com"}},
+  {"dnsName": "a-o1.example.com", "recordType": "TXT", "recordTTL": 300, "targets": ["\"heritage=external-dns,external-dns/owner=default\""], "labels": {"ownedRecord": "o1.example.com"}},
+  {"dnsName": "o2.example.com", "recordType": "A", "recordTTL": 300, "targets": ["192.0.2.2"]}]}
+PLAN
+CF_API_TOKEN=conformance "${DNSBATCH:-$BUILD/dnsbatch}" apply --plan "$M/inv.json" --provider cloudflare \
+	--cloudflare-api-endpoint http://127.0.0.1:1/client/v4 --cloudflare-zone-id 0123456789abcdef0123456789abcdef \
+	--drop-log "$M/inv.jsonl" --output json >"$M/inv.out" 2>"$M/inv.err"
+eq "an invalid member's group: exit 4" "$?" 4
+eq "... its 2 changes dropped (invalid), the other failed" \
+	"$(jq -r '"\(.dropped) \(.failed)"' "$M/inv.out" 2>/dev/null) $(jq -r .outcome "$M/inv.jsonl" 2>/dev/null | tr '\n' ' ')" \
+	"2 1 dropped dropped failed "
 rm -rf "$M"
 [ "$failures" -eq 0 ]
