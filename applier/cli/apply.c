@@ -384,6 +384,7 @@ int dnsb_cmd_apply(int argc, char **argv)
 	dnsb_report report = { 0 };
 	dry_run_out dry = { 0 };
 	dnsb_cli_progress progress;
+	char unopened[DNSB_ERROR_MESSAGE_MAX]; /* why the provider could not be opened, when transient */
 	int json_logs, code = DNSB_EXIT_USAGE, rc;
 
 	if (dnsb_config_new(&a.cfg) < 0)
@@ -402,9 +403,14 @@ int dnsb_cmd_apply(int argc, char **argv)
 	}
 	if ((rc = dnsb_provider_open(&p, a.provider, a.cfg, &err)) < 0) {
 		dnsb_log(DNSB_LOG_ERROR, "provider %s: %s (nothing was sent)", a.provider, err.message);
-		code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : rc == DNSB_ETRANSIENT ? DNSB_EXIT_FAILED : DNSB_EXIT_USAGE;
-		early_metrics(&a, code);
-		goto done;
+		if (rc != DNSB_ETRANSIENT || a.dry_run) {
+			code = rc == DNSB_ENOMEM ? DNSB_EXIT_INTERNAL : rc == DNSB_ETRANSIENT ? DNSB_EXIT_FAILED
+											  : DNSB_EXIT_USAGE;
+			early_metrics(&a, code);
+			goto done;
+		}
+		/* transient (a 5xx on the zone's first read): every change failed, told as an apply tells it */
+		snprintf(unopened, sizeof(unopened), "%s", err.message);
 	}
 	if ((rc = dnsb_metrics_new(&metrics)) < 0) {
 		code = DNSB_EXIT_INTERNAL;
@@ -433,10 +439,13 @@ int dnsb_cmd_apply(int argc, char **argv)
 	o->droplog = droplog;
 	o->stop = &stop_signal;
 	o->thresholds = &a.eng.thresholds;
-	if (a.checksum && !a.dry_run && (code = dnsb_cli_checksum_check(a.checksum, a.plan, p, &a.eng)) != 0)
+	if (p && a.checksum && !a.dry_run && (code = dnsb_cli_checksum_check(a.checksum, a.plan, p, &a.eng)) != 0)
 		goto done;
-	rc = dnsb_engine_apply(&report, p, plan, o, &err);
-	if (dnsb_provider_budget_stats(p, &budget) == 0)
+	if (p == NULL)
+		rc = dnsb_cli_fail_unopened(&report, plan, unopened, metrics, droplog, &err);
+	else
+		rc = dnsb_engine_apply(&report, p, plan, o, &err);
+	if (p && dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);
 	if (rc == DNSB_EINVAL) {
 		dnsb_log(DNSB_LOG_ERROR, "%s", err.message);

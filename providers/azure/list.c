@@ -140,7 +140,8 @@ int dnsb_azure_list(dnsb_azure *a, const dnsb_hb_zone *zone, const dnsb_rrkey *k
 	return rc;
 }
 
-/* The resource group's zones: a missing group, a refused token, a wrong subscription are fatal here. */
+/* The resource group's zones: a missing group, a refused token, a wrong subscription are fatal here; a transient
+ * answer (5xx, 429 past its waits, a timeout) stays transient (apply: every change failed, exit 4). */
 int dnsb_azure_list_zones(dnsb_azure *a, dnsb_error *err)
 {
 	lister l = { a, NULL, NULL, 0, dnsb_monotonic() + DNSB_AZURE_TIMEOUT, NULL, NULL, NULL, 0 };
@@ -154,8 +155,9 @@ int dnsb_azure_list_zones(dnsb_azure *a, dnsb_error *err)
 	rc = dnsb_hb_pages("list zones", 1000, page, &l, &e);
 	free(url);
 	if (rc != 0)
-		return dnsb_error_set(err, rc == DNSB_ENOMEM ? rc : DNSB_EFATAL, "resource group %s of subscription %s: %s",
-				      a->cfg.resource_group, a->cfg.subscription, e.message);
+		return dnsb_error_set(err, rc == DNSB_ENOMEM || rc == DNSB_ETRANSIENT ? rc : DNSB_EFATAL,
+				      "resource group %s of subscription %s: %s", a->cfg.resource_group, a->cfg.subscription,
+				      e.message);
 	if (a->base.zone_count == 0)
 		return dnsb_error_set(err, DNSB_EFATAL, "resource group %s of subscription %s holds no %s", a->cfg.resource_group,
 				      a->cfg.subscription, a->cfg.private_zones ? "private DNS zone" : "DNS zone");

@@ -20,6 +20,8 @@ the fault file (tests/conformance/README.md's vocabulary) says otherwise:
   refuse-match STRING STATUS BODYFILE [RETRY]
                                        answer every write whose body (or path) holds STRING so, not forwarded
   fail-reads FROM [TO]                 reads FROM..TO (to the end without TO) answer 503, not forwarded
+  refuse-reads FROM STATUS BODYFILE    reads FROM on answer STATUS with --bodies/BODYFILE, not forwarded (the
+                                       provider's open refused: a wrong credential from the first read)
   fail-reads-after-refuse [COUNT]      once a write was refused, the next COUNT reads (all without) answer 503
   fail-reads-after W [COUNT]           once the W-th write was sent, the next COUNT reads (all without) answer 503
   delay W SECONDS                      hold the W-th write that long, then forward it
@@ -51,7 +53,7 @@ HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te"
        "content-length", "host"}
 
 
-VERBS = ("lose-reply", "refuse", "refuse-match", "fail-reads", "fail-reads-after-refuse", "fail-reads-after", "delay",
+VERBS = ("lose-reply", "refuse", "refuse-match", "refuse-reads", "fail-reads", "fail-reads-after-refuse", "fail-reads-after", "delay",
          "expire-credential")
 
 
@@ -205,6 +207,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             st.note("%s %d expire-credential" % (tag, status))
             return
         if kind == "R":
+            refusal = next((a for v, a in st.faults if v == "refuse-reads" and n >= int(a[0])), None)
+            if refusal:
+                data, ctype = self.body_file(refusal[2])
+                self.answer(int(refusal[1]), data, ctype)
+                st.note("%s %s refuse-reads" % (tag, refusal[1]))
+                return
             if st.read_fails(n):
                 self.answer(503, b'{"error":"fault proxy: failing read"}')
                 st.note("%s 503 fail-reads" % tag)

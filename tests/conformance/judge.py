@@ -444,6 +444,12 @@ def main():
         summary = None
         if a.rc != "2":  # exit 2 prints no summary: nothing was sent (checked below with 5)
             j.check("the summary is printed (exit %s)" % a.rc, False, e, stderr[-1500:])
+    if a.rc == "2":  # exit 2 (a setup fault: nothing was sent) claims no outcome, in the summary or the drop log
+        with open(a.drops, encoding="utf-8") as f:
+            lines = [ln for ln in f if ln.strip()]
+        j.check("exit 2 claims nothing (no summary, no drop log line)", summary is None and not lines,
+                "summary: %s" % (json.dumps(summary)[:400] if summary is not None else "none"),
+                *[ln.rstrip("\n")[:400] for ln in lines[:5]])
     counted = assign_outcomes(j, changes, a.drops)
     if summary is not None:
         s = summary

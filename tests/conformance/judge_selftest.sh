@@ -77,9 +77,10 @@ judge txt-split-alike pass ""
 : >"$T/drops"; summary 3 0; after "$API" "$WEB_A" "web.example.com. 60 TXT $TXT"
 judge ttl-not-in-effect fail "1 no change reported applied"
 # exit 2 (nothing sent) prints no summary: fine while nothing changed, false when the plan's RRsets did
+# judge_rc NAME [SUMMARY]: judge.py after exit 2 (SUMMARY: none printed, unless given)
 judge_rc() {
 	"$PY" "$CONF/judge.py" --provider selftest --scenario "$1" --plan "$T/plan.json" --before "$T/before" \
-		--after "$T/after" --drops "$T/drops" --summary "$T/none.json" --rc 2 >"$T/out" 2>&1
+		--after "$T/after" --drops "$T/drops" --summary "${2:-$T/none.json}" --rc 2 >"$T/out" 2>&1
 }
 : >"$T/drops"; after
 if judge_rc exit2-nothing-sent; then say ok "exit2-nothing-sent: true outcomes pass"; else
@@ -89,5 +90,19 @@ if ! judge_rc exit2-but-written && grep -q '^not ok - selftest exit2-but-written
 	say ok "exit2-but-written: judge says not ok (3 every group whole)"
 else
 	say "not ok" "exit2-but-written: judge says not ok (3 every group whole)"; sed 's/^/#   /' "$T/out"
+fi
+# exit 2 claims nothing: a summary or a drop log line beside it is a false claim, even with the zone as it was
+: >"$T/drops"; after
+summary 0 0 3
+if ! judge_rc exit2-summary "$T/summary.json" && grep -q '^not ok - selftest exit2-summary exit 2 claims nothing' "$T/out"; then
+	say ok "exit2-summary: judge says not ok (exit 2 claims nothing)"
+else
+	say "not ok" "exit2-summary: judge says not ok (exit 2 claims nothing)"; sed 's/^/#   /' "$T/out"
+fi
+web_drops failed
+if ! judge_rc exit2-drop-log && grep -q '^not ok - selftest exit2-drop-log exit 2 claims nothing' "$T/out"; then
+	say ok "exit2-drop-log: judge says not ok (exit 2 claims nothing)"
+else
+	say "not ok" "exit2-drop-log: judge says not ok (exit 2 claims nothing)"; sed 's/^/#   /' "$T/out"
 fi
 [ $fails -eq 0 ]

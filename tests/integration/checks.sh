@@ -7,6 +7,17 @@
 
 failures=0
 
+# test_begin: the opening the test scripts share (source this file as "$(dirname "$0")/checks.sh", then call it):
+# unset variables are errors, the C locale, the repository root as the working directory ($ROOT), and $DNSBATCH,
+# the binary under test (default $ROOT/build/dnsbatch)
+test_begin() {
+	set -u
+	export LC_ALL=C
+	cd "$(dirname "$0")/../.." || exit 1
+	ROOT=$PWD
+	DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+}
+
 ok() { echo "ok - $1"; }
 # needs TOOL...: each command is installed; else one failed check, and the test stops
 needs() {

@@ -70,6 +70,13 @@
 #         DNSB_PDNS_URL     http://127.0.0.1:HTTPPORT, the API's base URL
 #         DNSB_PDNS_KEYFILE the file holding the API key
 #
+#   dnsb_test_pdns ZONE TOOL...
+#       A test script's start with one PowerDNS server (test_pdns.sh,
+#       test_pdns_setup.sh; checks.sh sourced first): each TOOL installed,
+#       $DNSBATCH built, dnsb_servers_init, T=$DNSB_SERVERS_TMP, then
+#       dnsb_start_pdns ZONE. Any of them missing or failing: one failed check
+#       (not_ok) and exit 1.
+#
 #   dnsb_restart_pdns DIR
 #       Start the server of DIR again (same ports, same database) after
 #       dnsb_stop_pid stopped it; sets DNSB_SERVER_PID.
@@ -490,6 +497,22 @@ dnsb_start_pdns() {
 		}
 		dnsb_wait_dns "$dnsport" "$z" 10 "$DNSB_SERVER_PID" || return 1
 	done
+}
+
+dnsb_test_pdns() {
+	local zone=$1
+	shift
+	needs "$@"
+	if [ ! -x "$DNSBATCH" ]; then
+		not_ok "$DNSBATCH is built (make tests)"
+		exit 1
+	fi
+	dnsb_servers_init
+	T=$DNSB_SERVERS_TMP
+	if ! dnsb_start_pdns "$zone" 2>"$T/start.err"; then
+		not_ok "pdns_server starts with the gsqlite3 backend" "$(cat "$T/start.err")"
+		exit 1
+	fi
 }
 
 dnsb_restart_pdns() {

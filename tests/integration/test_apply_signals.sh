@@ -4,12 +4,8 @@
 # SIGPIPE is ignored, so the drop log still gets its 12 lines after the zone is written. SIGHUP and
 # SIGQUIT stop the run as SIGTERM does (batch in flight finished, summary written, exit 4); SIGUSR1
 # and SIGUSR2 are ignored.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 needs jq python3
 scratch
 

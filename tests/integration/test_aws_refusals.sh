@@ -12,12 +12,8 @@
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/aws_fake.sh
 
 fake_needs 'botocore.session, botocore.auth' python3-botocore openssl jq curl python3

@@ -10,13 +10,9 @@
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
+. "$(dirname "$0")/checks.sh"
+test_begin
 
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
 . tests/integration/azure_fake.sh
 
 fake_needs jsonschema python3-jsonschema openssl jq curl python3

@@ -9,11 +9,8 @@
 # form of an error naming its operation (source.pointer, the message, a record id) read.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/cloudflare_fake.sh
 
 fake_needs jsonschema python3-jsonschema openssl jq curl python3

@@ -5,12 +5,8 @@
 # and named with their fix; flags of another provider refused; the engine flags taken by serve as by
 # apply; `version` and `--version`; drops --plan with --explain refused; and the retry message: a
 # sentence, said before the wait.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 dnsb_servers_init
 T=$(dnsb_newdir exit) || exit 1

@@ -9,16 +9,12 @@
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), FAKE (default: fake_clouddns beside
 # DNSBATCH), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
+. "$(dirname "$0")/checks.sh"
+test_begin
 
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
 FAKE=${FAKE:-$(dirname "$DNSBATCH")/fake_clouddns}
 PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
-. tests/integration/checks.sh
 
 for tool in openssl jq curl; do
 	if ! command -v "$tool" >/dev/null 2>&1; then

@@ -19,13 +19,9 @@
 #    proof: dropped as missing.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 export DNSBATCH
-. tests/integration/checks.sh
 . tests/integration/servers.sh
 . tests/integration/extdns_client.sh
 

@@ -10,31 +10,10 @@
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
-
-for tool in pdns_server sqlite3 dig jq curl openssl python3; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed (make deps)"
-		exit 1
-	fi
-done
-if [ ! -x "$DNSBATCH" ]; then
-	not_ok "$DNSBATCH is built (make tests)"
-	exit 1
-fi
-
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
-dnsb_servers_init
-T=$DNSB_SERVERS_TMP
-if ! dnsb_start_pdns example.test 2>"$T/start.err"; then
-	not_ok "pdns_server starts with the gsqlite3 backend" "$(cat "$T/start.err")"
-	exit 1
-fi
+dnsb_test_pdns example.test pdns_server sqlite3 dig jq curl openssl python3
 ok "pdns_server starts with the gsqlite3 backend on free ports"
 PDIR=$DNSB_SERVER_DIR
 DNSPORT=$DNSB_SERVER_PORT

@@ -7,13 +7,9 @@
 # SIGTERM (30 s or more here). Each apply below is in such a wait when SIGTERM comes: it must end within
 # a second, exit 4, with its JSON summary and a drop-log line for its failed change (Route53's change was
 # accepted before the INSYNC wait: applied, exit 0).
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 CLOUDDNS=${CLOUDDNS:-$(dirname "$DNSBATCH")/fake_clouddns}
-. tests/integration/checks.sh
 needs jq python3 openssl bc pgrep
 scratch
 if ! tls_pki >"$T/pki.log" 2>&1; then

@@ -17,12 +17,8 @@
 #  4. A throttle during zone discovery is waited out, not fatal.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/aws_fake.sh
 . tests/integration/redis.sh
 

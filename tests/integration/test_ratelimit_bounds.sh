@@ -6,12 +6,8 @@
 #    share takes over, said once; everything applied within seconds;
 #  - a wait of 30 s (under the cap) slept until SIGTERM: the signal ends it, the summary is written;
 #  - `serve` against that server never started listening: now it does.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 needs jq curl python3 pdns_server sqlite3
 dnsb_servers_init

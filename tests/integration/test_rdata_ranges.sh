@@ -3,12 +3,8 @@
 # `invalid`, naming the field and the value, and never written wrapped (MX 70000 was written as 4464
 # with exit 0; through the sidecar MX 999999999999999999 answered 204 and the zone held MX 65535).
 # The rest of the plan still applies. tests/unit/test_plan.c checks every type's fields one by one.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 needs jq curl
 scratch
 

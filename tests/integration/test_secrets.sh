@@ -11,12 +11,8 @@
 #  - the process is not dumpable (its /proc/PID/environ owned by root while it runs as nobody, proc(5);
 #    core size 0)
 #    unless --allow-core-dumps.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 needs jq curl python3
 scratch
 

@@ -4,13 +4,9 @@
 # SIGTERM during that wait ended only when the wait did. Against tests/fakes/fake_clouddns (Cloud DNS
 # over HTTPS, every read 429 Retry-After 30), `apply` without a deadline: SIGTERM ends it within 2 s,
 # with its summary and drop log.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 FAKE=${FAKE:-$(dirname "$DNSBATCH")/fake_clouddns}
-. tests/integration/checks.sh
 needs openssl jq
 scratch
 

@@ -25,6 +25,8 @@ drv_axfr() {
 
 drv_truth() {
 	drv_axfr >"$T/axfr.zone" || return 1
+	# dig's status is lost in the pipe: a transfer that failed has no SOA
+	awk '$4 == "SOA" { soa = 1 } END { exit !soa }' "$T/axfr.zone" || { echo "AXFR of example.com. failed" >&2; return 1; }
 	conf_zone_truth "$T/axfr.zone"
 }
 
