@@ -72,3 +72,5 @@ for size in ${SIZES:-8:500 4:200 16:200}; do
 		stop_fake
 	done
 done
+# Figures only: the last stop_fake waited for a killed fake (143), which is no failure of the bench.
+exit 0
