@@ -458,3 +458,22 @@ void dnsb_hb_tags_clear(dnsb_hb_tags *tags)
 	free(tags->items);
 	memset(tags, 0, sizeof(*tags));
 }
+
+int dnsb_hb_owner_query(char **out, const char *owner, const char *name_param, uint16_t type, const char *type_param,
+			dnsb_error *err)
+{
+	char name[300], *e_name = NULL;
+
+	*out = NULL;
+	if (owner) {
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(owner) - 1, owner); /* without the trailing dot */
+		if ((e_name = dnsb_http_escape(name)) == NULL)
+			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	}
+	if (asprintf(out, "%s%s%s%s%s%s%s%s", e_name ? "&" : "", e_name ? name_param : "", e_name ? "=" : "",
+		     e_name ? e_name : "", type ? "&" : "", type ? type_param : "", type ? "=" : "",
+		     type ? dnsb_type_name(type) : "") < 0)
+		*out = NULL;
+	free(e_name);
+	return *out ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+}

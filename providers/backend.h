@@ -244,6 +244,16 @@ typedef int (*dnsb_hb_page_fn)(void *payload, const char *token, char **next, dn
  */
 int dnsb_hb_pages(const char *what, unsigned long max_pages, dnsb_hb_page_fn page, void *payload, dnsb_error *err);
 
+/**
+ * The query of a listing at one owner name: "&NAME_PARAM=OWNER&TYPE_PARAM=TYPE", OWNER without its trailing dot
+ * and percent-encoded (the REST APIs' form: Cloudflare's name/type, Akamai's search/types), each part only when
+ * given (owner NULL, type 0: "").
+ * @param out  receives the query (malloc'd, the caller's)
+ * @return 0 or DNSB_ENOMEM
+ */
+int dnsb_hb_owner_query(char **out, const char *owner, const char *name_param, uint16_t type, const char *type_param,
+			dnsb_error *err);
+
 typedef struct dnsb_hb_tags dnsb_hb_tags;
 
 /**

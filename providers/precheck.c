@@ -390,3 +390,19 @@ unsigned dnsb_precheck_races(const dnsb_precheck *patch, const dnsb_rrset_list *
 	}
 	return races;
 }
+
+int dnsb_precheck_keys(dnsb_rrkey **out, dnsb_change *const *changes, size_t n)
+{
+	dnsb_rrkey *keys = calloc(2 * n + 1, sizeof(*keys));
+	size_t k = 0;
+
+	if ((*out = keys) == NULL)
+		return DNSB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (changes[i]->kind != DNSB_CHANGE_CREATE)
+			keys[k++] = (dnsb_rrkey){ changes[i]->old.owner, DNSB_RRKEY_ANY };
+		if (changes[i]->kind != DNSB_CHANGE_DELETE)
+			keys[k++] = (dnsb_rrkey){ changes[i]->new_set.owner, DNSB_RRKEY_ANY };
+	}
+	return (int)k;
+}

@@ -78,6 +78,14 @@ int dnsb_precheck_run(dnsb_precheck *patch, dnsb_result *res, dnsb_change *const
  */
 unsigned dnsb_precheck_races(const dnsb_precheck *patch, const dnsb_rrset_list *after, const char *zone);
 
+/**
+ * The keys a batch's pre-check reads: every RRset (DNSB_RRKEY_ANY) at each owner name the batch touches, old
+ * and new side (a CNAME beside other data is a conflict, whatever the type written).
+ * @param out  receives 2 * n keys at most (malloc'd, the caller's: free); the names borrowed from changes
+ * @return the count, >= 0; DNSB_ENOMEM
+ */
+int dnsb_precheck_keys(dnsb_rrkey **out, dnsb_change *const *changes, size_t n);
+
 /** Free what a patch owns and zero it. NULL is a no-op. */
 void dnsb_precheck_clear(dnsb_precheck *patch);
 

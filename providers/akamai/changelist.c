@@ -92,23 +92,6 @@ static int create_list(dnsb_akamai *a, const dnsb_hb_zone *zone, double give_up,
 	return 0;
 }
 
-/* The keys of every RRset at each name the batch touches (a CNAME beside other data conflicts). */
-static int batch_keys(dnsb_rrkey **out, dnsb_change *const *changes, size_t n)
-{
-	dnsb_rrkey *keys = calloc(2 * n + 1, sizeof(*keys));
-	size_t k = 0;
-
-	if ((*out = keys) == NULL)
-		return DNSB_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (changes[i]->kind != DNSB_CHANGE_CREATE)
-			keys[k++] = (dnsb_rrkey){ changes[i]->old.owner, DNSB_RRKEY_ANY };
-		if (changes[i]->kind != DNSB_CHANGE_DELETE)
-			keys[k++] = (dnsb_rrkey){ changes[i]->new_set.owner, DNSB_RRKEY_ANY };
-	}
-	return (int)k;
-}
-
 /* Read the batch's names and replay the batch over them: out's class is conflict when a change mismatches. */
 static int precheck(dnsb_akamai *a, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		    dnsb_precheck *patch, dnsb_result *out, dnsb_error *err)
@@ -116,7 +99,7 @@ static int precheck(dnsb_akamai *a, const dnsb_hb_zone *zone, dnsb_change *const
 	dnsb_rrset_list held = { 0 };
 	dnsb_rrkey *keys;
 	dnsb_error e = { 0, "" };
-	int k = batch_keys(&keys, changes, n), rc;
+	int k = dnsb_precheck_keys(&keys, changes, n), rc;
 
 	memset(patch, 0, sizeof(*patch));
 	if (k < 0)

@@ -52,23 +52,14 @@ static int records_page(void *payload, const char *token, char **next, dnsb_erro
 static int list_records(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type, const dnsb_rrkey *keys,
 			size_t n, double give_up, dnsb_rrset_list *out, dnsb_hb_tags *tags, dnsb_error *err)
 {
-	char what[400], name[300], *e_name = NULL;
+	char what[400];
 	listing l = { (dnsb_akamai *)b, zone, NULL, owner, keys, n, give_up, out, what };
 	int rc;
 
 	(void)tags;
 	snprintf(what, sizeof(what), "GET recordsets of zone %s%s%s", zone->apex, owner ? " at " : "", owner ? owner : "");
-	if (owner) {
-		snprintf(name, sizeof(name), "%.*s", (int)strlen(owner) - 1, owner); /* Akamai's names end without a dot */
-		if ((e_name = dnsb_http_escape(name)) == NULL)
-			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	if (asprintf(&l.query, "%s%s%s%s", e_name ? "&search=" : "", e_name ? e_name : "", type ? "&types=" : "",
-		     type ? dnsb_type_name(type) : "") < 0)
-		l.query = NULL;
-	free(e_name);
-	if (l.query == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if ((rc = dnsb_hb_owner_query(&l.query, owner, "search", type, "types", err)) != 0)
+		return rc;
 	rc = dnsb_hb_pages(what, DNSB_AKAMAI_PAGES_MAX, records_page, &l, err);
 	free(l.query);
 	return rc;

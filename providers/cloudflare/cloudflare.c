@@ -88,22 +88,13 @@ static int records_page(void *payload, const char *token, char **next, dnsb_erro
 static int list_records(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner, uint16_t type, const dnsb_rrkey *keys,
 			size_t n, double give_up, dnsb_rrset_list *out, dnsb_hb_tags *ids, dnsb_error *err)
 {
-	char what[400], name[300], *e_name = NULL;
+	char what[400];
 	listing l = { (dnsb_cf *)b, zone, NULL, keys, n, give_up, out, ids, what };
 	int rc;
 
 	snprintf(what, sizeof(what), "GET dns_records of zone %s%s%s", zone->apex, owner ? " at " : "", owner ? owner : "");
-	if (owner) {
-		snprintf(name, sizeof(name), "%.*s", (int)strlen(owner) - 1, owner); /* Cloudflare's names end without a dot */
-		if ((e_name = dnsb_http_escape(name)) == NULL)
-			return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	}
-	if (asprintf(&l.query, "%s%s%s%s", e_name ? "&name=" : "", e_name ? e_name : "", type ? "&type=" : "",
-		     type ? dnsb_type_name(type) : "") < 0)
-		l.query = NULL;
-	free(e_name);
-	if (l.query == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+	if ((rc = dnsb_hb_owner_query(&l.query, owner, "name", type, "type", err)) != 0)
+		return rc;
 	rc = dnsb_hb_pages(what, DNSB_CF_PAGES_MAX, records_page, &l, err);
 	free(l.query);
 	return rc;
@@ -116,23 +107,6 @@ static int cf_read(dnsb_hb *b, const dnsb_hb_zone *zone, const dnsb_rrkey *keys,
 }
 
 /* ---- submit ---- */
-
-/* The keys of every RRset a batch touches, every type at each name (a CNAME beside other data is a conflict). */
-static int batch_keys(dnsb_rrkey **out, dnsb_change *const *changes, size_t n)
-{
-	dnsb_rrkey *keys = calloc(2 * n + 1, sizeof(*keys));
-	size_t k = 0;
-
-	if ((*out = keys) == NULL)
-		return DNSB_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (changes[i]->kind != DNSB_CHANGE_CREATE)
-			keys[k++] = (dnsb_rrkey){ changes[i]->old.owner, DNSB_RRKEY_ANY };
-		if (changes[i]->kind != DNSB_CHANGE_DELETE)
-			keys[k++] = (dnsb_rrkey){ changes[i]->new_set.owner, DNSB_RRKEY_ANY };
-	}
-	return (int)k;
-}
 
 /* Send the batch and classify the answer. */
 static int post_batch(dnsb_cf *cf, const dnsb_hb_zone *zone, const dnsb_cf_batch *batch, double give_up,
@@ -219,7 +193,7 @@ static int cf_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *c
 	dnsb_precheck pc = { 0 };
 	dnsb_rrkey *keys;
 	dnsb_error e = { 0, "" };
-	int k = batch_keys(&keys, changes, n), rc;
+	int k = dnsb_precheck_keys(&keys, changes, n), rc;
 
 	if (k < 0)
 		return dnsb_error_set(err, k, "out of memory");
