@@ -13,7 +13,11 @@ not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
 make -s --no-print-directory check-headers | tee "$tmp/headers"
 grep -q '^not ok' "$tmp/headers" && failures=$((failures + 1))
 
-make -s --no-print-directory BUILD="$BUILD" install DESTDIR="$tmp/root" PREFIX=/opt/dnsbatch >"$tmp/install.log" 2>&1 \
+# Under make sanitize the objects are sanitized: the shared library's link needs the sanitizer flags too.
+sanmake=()
+[ "${SANITIZED:-0}" = 1 ] && sanmake=(SAN=1 OPT="-O1 -g")
+make -s --no-print-directory BUILD="$BUILD" "${sanmake[@]}" install DESTDIR="$tmp/root" PREFIX=/opt/dnsbatch \
+	>"$tmp/install.log" 2>&1 \
 	&& ok "make install DESTDIR=... PREFIX=/opt/dnsbatch" || { not_ok "make install"; cat "$tmp/install.log"; }
 pc=$tmp/root/opt/dnsbatch/lib/pkgconfig/dnsbatch.pc
 [ -f "$pc" ] && ok "dnsbatch.pc installed" || not_ok "dnsbatch.pc installed"
