@@ -413,6 +413,14 @@ def assign_outcomes(j, changes, drops_path):
 
 ##### main ##########################################################################################################
 
+def scheduled_faults(path):
+    """The fault lines of --faults (blank lines and comments aside); [] without the file."""
+    if not path:
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("provider", "scenario", "plan", "before", "after", "drops", "summary"):
@@ -456,6 +464,11 @@ def main():
                 (summary is None and not lines) or held,
                 "summary: %s" % (json.dumps(summary)[:400] if summary is not None else "none"),
                 *[ln.rstrip("\n")[:400] for ln in lines[:5]])
+        # ... and has a cause: a fault the scenario scheduled (a refused credential, a TSIG or DNS refusal) or a
+        # hold. Exit 2 on a scenario without faults is the driver's or the provider's own setup failing (an unknown
+        # flag, a provider that cannot start), which would otherwise pass as "nothing claimed, nothing changed".
+        j.check("exit 2 has a cause: a fault the scenario scheduled, or a hold", held or bool(scheduled_faults(a.faults)),
+                "no fault was scheduled; dnsbatch said:", *stderr.strip().splitlines()[-5:])
     counted = assign_outcomes(j, changes, a.drops)
     if summary is not None:
         s = summary

@@ -77,10 +77,13 @@ judge txt-split-alike pass ""
 : >"$T/drops"; summary 3 0; after "$API" "$WEB_A" "web.example.com. 60 TXT $TXT"
 judge ttl-not-in-effect fail "1 no change reported applied"
 # exit 2 (nothing sent) prints no summary: fine while nothing changed, false when the plan's RRsets did
-# judge_rc NAME [SUMMARY]: judge.py after exit 2 (SUMMARY: none printed, unless given)
+# judge_rc NAME [SUMMARY [FAULT]]: judge.py after exit 2 (SUMMARY: none printed, unless given; FAULT: the schedule,
+# a credential refused from the first submission on unless given)
 judge_rc() {
+	printf '%s\n' "${3-expire-credential 1}" >"$T/rc-faults"
 	"$PY" "$CONF/judge.py" --provider selftest --scenario "$1" --plan "$T/plan.json" --before "$T/before" \
-		--after "$T/after" --drops "$T/drops" --summary "${2:-$T/none.json}" --rc 2 >"$T/out" 2>&1
+		--after "$T/after" --drops "$T/drops" --summary "${2:-$T/none.json}" --rc 2 --faults "$T/rc-faults" \
+		>"$T/out" 2>&1
 }
 : >"$T/drops"; after
 if judge_rc exit2-nothing-sent; then say ok "exit2-nothing-sent: true outcomes pass"; else
@@ -90,6 +93,14 @@ if ! judge_rc exit2-but-written && grep -q '^not ok - selftest exit2-but-written
 	say ok "exit2-but-written: judge says not ok (3 every group whole)"
 else
 	say "not ok" "exit2-but-written: judge says not ok (3 every group whole)"; sed 's/^/#   /' "$T/out"
+fi
+# exit 2 on a scenario without faults has no cause the scenario gave it: the driver's flags or the provider's
+# start failed (a provider that cannot start would pass as "nothing claimed, nothing changed")
+after
+if ! judge_rc exit2-no-fault "" "" && grep -q '^not ok - selftest exit2-no-fault exit 2 has a cause' "$T/out"; then
+	say ok "exit2-no-fault: judge says not ok (exit 2 has a cause)"
+else
+	say "not ok" "exit2-no-fault: judge says not ok (exit 2 has a cause)"; sed 's/^/#   /' "$T/out"
 fi
 # exit 2 claims nothing: a summary or a drop log line beside it is a false claim, even with the zone as it was
 : >"$T/drops"; after
