@@ -217,6 +217,38 @@ void dnsb_report_clear(dnsb_report *report);
 int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		      const dnsb_engine_options *opts, dnsb_error *err);
 
+/**
+ * Settle a plan whose provider could not be opened for a transient reason
+ * (dnsb_provider_open returned DNSB_ETRANSIENT: a 5xx, a refused connection
+ * or a timeout on the first read), told as dnsb_engine_apply tells an apply.
+ *
+ * Nothing is sent, so nothing is claimed: a group holding a change the
+ * parser found invalid is dropped whole (reason invalid), as the engine drops
+ * it before sending; every other change ends failed, reason transient
+ * (retryable: the same plan may be applied again), its message "not sent:
+ * the provider could not be opened: WHY". No zone is known: every change
+ * counts under the zone "". Each change is told once, from its final
+ * outcome, as an apply tells it: `out`, opts->metrics, opts->droplog (the
+ * failed lines bounded per reason as an apply's), opts->on_outcome and the
+ * log; the metrics' last apply time is set. No on_batch, no on_progress.
+ *
+ * @param out   receives the figures (the caller's; dnsb_report_clear)
+ * @param plan  the plan (borrowed; its changes' outcomes are written)
+ * @param why   why the provider could not be opened (borrowed; copied into
+ *              each change's message); NULL or "" = "unknown"
+ * @param opts  settings (borrowed), NULL for the defaults; of them this reads
+ *              the clock, metrics, droplog and on_outcome
+ * @param err   detail of a returned error
+ * @return 0 when every change got its outcome; DNSB_EINVAL for bad options
+ *         (as dnsb_engine_apply judges them) or a dry run or preview in them
+ *         (they need a provider), before anything is looked at (every change
+ *         stays pending and `out` is zero); DNSB_ENOMEM; DNSB_EIO when the
+ *         drop log cannot be written. On DNSB_ENOMEM or DNSB_EIO too, every
+ *         change has its outcome (failed when no other could be given).
+ */
+int dnsb_engine_fail_unopened(dnsb_report *out, dnsb_plan *plan, const char *why,
+			      const dnsb_engine_options *opts, dnsb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
