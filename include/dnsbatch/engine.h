@@ -165,12 +165,19 @@ typedef struct dnsb_engine_options {
 	/** With preview: receives the hex SHA-256 of the RRsets the preview read (65 bytes, the caller's; "" when
 	 *  nothing was read or on error), the live state the prediction rests on. May be NULL. */
 	char *live_digest;
+	/** For the safety thresholds' count (before a zone's RRsets are listed to count them): returns 1 with
+	 *  *rrsets set when a listing recent enough to stand for that count is known, else 0 and the zone is listed
+	 *  (the sidecar: the listing GET /records made earlier in the same external-dns loop, docs/sidecar.md).
+	 *  `zone` is the apex (borrowed for the call), `now` on `clock`. Only that count comes from it, never an
+	 *  outcome: every read-back still asks the provider. May be NULL (the zone is listed). */
+	int (*recent_count)(void *recent_payload, const char *zone, double now, size_t *rrsets);
+	void *recent_payload;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
 	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0, \
-	  NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL }
+	  NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
 
 /**
  * Figures of one zone. submissions count every request sent (parts and
