@@ -42,13 +42,14 @@ void dnsb_events_on_outcome(void *recorder, const char *zone, const dnsb_change 
 {
 	dnsb_events *ev = recorder;
 	dnsb_event_occ occ;
-	int queued = 0, first_full = 0;
+	int wake = 0, queued = 0, first_full = 0;
 
 	(void)zone;
 	if (ev == NULL || change == NULL || !dnsb_event_of_change(&occ, change, ev->o.reasons))
 		return;
 	pthread_mutex_lock(&ev->lock);
 	if (ev->qlen < ev->o.queue_max && !ev->stopping) {
+		wake = ev->qlen == 0; /* the thread waits only on an empty queue: one signal per batch of outcomes */
 		ev->queue[ev->qlen++] = occ;
 		queued = 1;
 	} else {
@@ -56,10 +57,10 @@ void dnsb_events_on_outcome(void *recorder, const char *zone, const dnsb_change 
 		ev->full = 1;
 	}
 	pthread_mutex_unlock(&ev->lock);
-	if (queued) {
+	if (wake)
 		pthread_cond_signal(&ev->cond);
+	if (queued)
 		return;
-	}
 	/* Counted on the apply thread (the metrics have their own lock); logged once until the queue drains. */
 	dnsb_metrics_event(ev->metrics, "queue_full");
 	if (first_full)
