@@ -25,6 +25,7 @@ for i in $(seq 1 10); do echo "$Z1 h$i.example.com 300 A 192.0.2.$i"; done >"$T/
 start_cf list --seed "$T/seed" --page-size 100 || exit 1
 FAKE_LOG=$T/list.fake.log
 export CF_API_TOKEN=$TOKEN
+stopped() { extdns_stop; eq "serve ($1) stops cleanly on SIGTERM: exit 0" "$EXTDNS_EXIT" 0; }
 serve() { # LOG [flags]: serve Z1 with the thresholds on (their defaults: 30%, zones of 10 RRsets or more)
 	local log=$1
 	shift
@@ -84,7 +85,7 @@ eq "a loop updating 4 of 11 RRsets: held by the thresholds (503)" "$(loop "$T/d8
 eq "... from GET's listing: one listing" "$(($(reads) - r0))" 1
 check "... the hold names the 11 RRsets that listing found" \
 	grep -q 'held: zone example.com.: updates 4 of 11 RRsets (36%), over --max-update-percent 30' "$T/a.log"
-extdns_stop
+stopped a
 
 serve b.log --listing-max-age 0
 update h1.example.com 198.51.100.1 192.0.2.1 >"$T/u1.json"
@@ -92,7 +93,7 @@ extdns_get "$EXTDNS_API" /records >/dev/null
 r0=$(reads)
 extdns_post "$EXTDNS_API" /records "$T/u1.json" >/dev/null
 eq "--listing-max-age 0: a POST right after GET /records lists the zone itself" "$EXTDNS_STATUS $(($(reads) - r0))" "204 1"
-extdns_stop
+stopped b
 
 # ---- GET /records within --apply-timeout: every request past the serve's start answered 429, Retry-After ~60 s ----
 stop_fake() { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }
@@ -100,7 +101,7 @@ stop_fake
 start_cf count --seed "$T/seed" --page-size 100 || exit 1
 serve c.log --apply-timeout 2
 used=$(stat .requests) # what a start takes (the zone's read, the probe's); the next fake allows only that
-extdns_stop
+stopped c
 stop_fake
 start_cf throttled --seed "$T/seed" --page-size 100 --rate "$used" --rate-window 60 || exit 1
 serve d.log --apply-timeout 2
@@ -110,6 +111,6 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 eq "GET /records, the provider's budget spent for 60 s (429 with Retry-After, its Ratelimit header): 503" "$status" 503
 check "... within --apply-timeout 2 s, not after the provider's wait (took $ms ms)" [ "$ms" -lt 4000 ]
 check "... the log names the zone and why" grep -q 'GET /records: listing example.com.: .*leaves no request for' "$T/d.log"
-extdns_stop
+stopped d
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
