@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "providers/registry.h"
-#include "providers/ratelimit.h"
+#include "providers/common/ratelimit.h"
 
 /* One line per backend, in the order --help and `help --json` list them. */
 #define DNSB_BACKEND_TABLE(X) \
-	X(zonefile)   /* providers/zonefile.c */ \
-	X(memory)     /* providers/memory.c */ \
+	X(zonefile)   /* providers/zonefile/zonefile.c */ \
+	X(memory)     /* providers/memory/memory.c */ \
 	X(rfc2136)    /* providers/rfc2136/ */ \
 	X(google)     /* providers/google/ */ \
 	X(aws)        /* providers/aws/ */ \

@@ -28,8 +28,8 @@
 
 #include "dnsbatch/sys/flag.h"
 #include "dnsbatch/sys/provider.h"
-#include "providers/backend.h"
-#include "providers/precheck.h"
+#include "providers/common/backend.h"
+#include "providers/common/precheck.h"
 
 /** The API's base path under the host. */
 #define DNSB_AKAMAI_BASE_PATH "/config-dns/v2"

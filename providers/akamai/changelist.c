@@ -2,7 +2,7 @@
  * changelist.c - a batch as one Edge DNS change list (paths/change-lists.yaml,
  * add-change.yaml, submit.yaml of akamai-apis' config-dns v2):
  *   POST /changelists?zone=Z           201: a list on the zone's current version
- *   GET  recordsets of the batch's names  the pre-check (providers/precheck.h)
+ *   GET  recordsets of the batch's names  the pre-check (providers/common/precheck.h)
  *   POST /changelists/Z/recordsets/add-change   204, one per RRset: ADD, EDIT, DELETE
  *   POST /changelists/Z/submit?skipSignAndServeSafetyCheck=false   204: all or nothing;
  *        refused when the zone moved since the list was created (stale)

@@ -17,7 +17,7 @@
  *   reply.c    a reply as one class, with every change its messages name
  *   insync.c   --aws-wait-insync: GetChange polled until the change is INSYNC
  *   aws.c      signed calls, pagination, the methods on the HTTP backend
- *              skeleton (providers/backend.h), open, flags
+ *              skeleton (providers/common/backend.h), open, flags
  *
  * No key, secret or token ever appears in a message, a log line or argv.
  */
@@ -28,7 +28,7 @@
 #include <time.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/backend.h"
+#include "providers/common/backend.h"
 
 #define DNSB_AWS_ENDPOINT_DEFAULT "https://route53.amazonaws.com"
 #define DNSB_AWS_STS_DEFAULT "https://sts.amazonaws.com"

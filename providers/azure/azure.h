@@ -38,7 +38,7 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/backend.h"
+#include "providers/common/backend.h"
 
 #define DNSB_AZURE_API_VERSION "2018-05-01"
 #define DNSB_AZURE_PRIVATE_API_VERSION "2018-09-01"
@@ -222,7 +222,7 @@ struct dnsb_pacer;
 struct dnsb_azure;
 /**
  * The provider's header pacer for the transport's throttle chain
- * (providers/throttle.h, dnsb_http_set_pacer): GETs against the reads
+ * (providers/common/throttle.h, dnsb_http_set_pacer): GETs against the reads
  * quota, other requests against the writes quota, low water
  * DNSB_AZURE_LOW_WATER; a 429's Retry-After holds that kind.
  * @param a  borrowed (the pacer's state): it outlives the client

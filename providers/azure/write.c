@@ -19,7 +19,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "providers/azure/azure.h"
-#include "providers/precheck.h"
+#include "providers/common/precheck.h"
 
 /* The (owner, type) keys of every RRset the batch names. @return a malloc'd array (2 per change) or NULL */
 static dnsb_rrkey *batch_keys(dnsb_change *const *changes, size_t n, size_t *count)

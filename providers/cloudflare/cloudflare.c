@@ -14,8 +14,8 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "providers/cloudflare/cloudflare.h"
-#include "providers/throttle.h"
-#include "providers/ratelimit.h"
+#include "providers/common/throttle.h"
+#include "providers/common/ratelimit.h"
 
 /*
  * One request with the credentials; the body, when any, is JSON. The

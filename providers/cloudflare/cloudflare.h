@@ -18,7 +18,7 @@
  *
  * Cloudflare stores one record per value, each with an id, and writes
  * unconditionally: a submission reads the batch's names first (their
- * records and ids), replays the batch over them (providers/precheck.h) and
+ * records and ids), replays the batch over them (providers/common/precheck.h) and
  * sends the difference as one POST .../dns_records/batch, which Cloudflare
  * applies whole or not at all; then reads the names back, and an RRset
  * holding what neither the batch wrote nor the read found was written by
@@ -41,8 +41,8 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/backend.h"
-#include "providers/precheck.h"
+#include "providers/common/backend.h"
+#include "providers/common/precheck.h"
 
 #define DNSB_CF_ENDPOINT_DEFAULT "https://api.cloudflare.com/client/v4"
 /** An API token: the value, or "file:PATH" (as external-dns reads it). */
@@ -293,7 +293,7 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 struct dnsb_pacer;
 /**
  * The pace as the header pacer of the transport's throttle chain
- * (providers/throttle.h, dnsb_http_set_pacer): reserve is
+ * (providers/common/throttle.h, dnsb_http_set_pacer): reserve is
  * dnsb_cf_pace_reserve, note dnsb_cf_pace_note (its 1 slows the rate budget).
  * @param p  borrowed (the pacer's state): it outlives the client
  */

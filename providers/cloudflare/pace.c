@@ -20,7 +20,7 @@
  * A RateLimit header whose reset makes no sense (past DNSB_CF_RESET_MAX; a
  * fuzzed t=99999999999 held a listing for 3,000 years) is ignored, and said
  * once. dnsb_cf_pacer makes it the header pacer of the transport's throttle
- * chain (providers/throttle.h): every request of the provider passes it.
+ * chain (providers/common/throttle.h): every request of the provider passes it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +28,7 @@
 #include "applier/core/backoff.h"
 #include "dnsbatch/sys/log.h"
 #include "providers/cloudflare/cloudflare.h"
-#include "providers/throttle.h"
+#include "providers/common/throttle.h"
 
 /* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
 static int item_param(const char *item, size_t len, const char *key, long *value)

@@ -28,7 +28,7 @@
 #include <openssl/evp.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/backend.h"
+#include "providers/common/backend.h"
 
 /** An access token to use as is (no refresh: a 401 is final). */
 #define DNSB_GOOGLE_TOKEN_ENV "DNSBATCH_GOOGLE_ACCESS_TOKEN"

@@ -17,7 +17,7 @@
  * read and the PATCH another writer can still change the zone. A read-back
  * after an accepted PATCH finds what another writer left in its RRsets
  * (dnsb_precheck_races); a write the PATCH itself replaced leaves no trace.
- * The pre-check and the race check are providers/precheck.h (shared with
+ * The pre-check and the race check are providers/common/precheck.h (shared with
  * cloudflare).
  *
  * The API key never appears in a message or a log line.
@@ -28,8 +28,8 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/backend.h"
-#include "providers/precheck.h"
+#include "providers/common/backend.h"
+#include "providers/common/precheck.h"
 
 /** The API key, when --pdns-api-key-file is not given. */
 #define DNSB_PDNS_API_KEY_ENV "DNSBATCH_PDNS_API_KEY"

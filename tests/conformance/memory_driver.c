@@ -4,8 +4,11 @@
  * provider boundary (tests/conformance/README.md's vocabulary), the real engine run over the plan with a drop log,
  * the figures written as `dnsbatch apply --output json` prints them, and the zone written back as a zone file.
  *
- *   memory_driver ZONEFILE PLAN DROPLOG SUMMARY FAULTFILE [--batch-size N] [--max-retries N]
+ *   memory_driver ZONEFILE PLAN DROPLOG SUMMARY FAULTFILE [--batch-size N] [--max-retries N] [--preview]
  *
+ * SUMMARY carries the `outcomes` list as `dnsbatch apply --output json` and `dnsbatch plan --output json` print it
+ * (path, outcome, reason: what run.sh compares). --preview runs the engine as `dnsbatch plan` does (nothing is
+ * written; the zone file is still rewritten from the store, so a preview that wrote would be seen in the truth).
  * ZONEFILE (example.com.) is read and, after the run, rewritten with what the provider holds (the driver's truth).
  * Faults: lose-reply W (the W-th submission commits, its answer becomes a transient 502), oob-before W RECORD
  * (RECORD added to its RRset in the store just before the W-th submission), oob-after W RECORD (just after it), refuse W STATUS [...] (answered STATUS,
@@ -315,8 +318,30 @@ static void add_counts(json_object *o, size_t changes, size_t applied, size_t al
 	json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
 }
 
-/* The figures as `dnsbatch apply --output json` prints them (the counts the judge reads). */
-static int write_summary(const char *path, const dnsb_report *r, int code)
+/* Each change's outcome in apply's words, by its JSON path in the plan (applier/cli/plan.c's dnsb_cli_outcomes). */
+static json_object *outcomes(dnsb_plan *plan)
+{
+	json_object *arr = json_object_new_array();
+	char path[64];
+
+	for (size_t i = 0; arr && i < dnsb_plan_count(plan); i++) {
+		const dnsb_change *c = dnsb_plan_change(plan, i);
+		json_object *o = json_object_new_object();
+		int held = c->outcome == DNSB_OUTCOME_FAILED && c->reason == DNSB_REASON_HELD;
+
+		snprintf(path, sizeof(path), "$.%s[%zu]", c->kind == DNSB_CHANGE_CREATE ? "create" :
+			 c->kind == DNSB_CHANGE_UPDATE ? "updateNew" : "delete", c->plan_index);
+		json_object_object_add(o, "path", json_object_new_string(path));
+		json_object_object_add(o, "outcome", json_object_new_string(held ? "held" : dnsb_outcome_name(c->outcome)));
+		if (c->reason != DNSB_REASON_NONE)
+			json_object_object_add(o, "reason", json_object_new_string(dnsb_reason_name(c->reason)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* The figures as `dnsbatch apply --output json` prints them (the counts the judge reads, the outcomes). */
+static int write_summary(const char *path, const dnsb_report *r, dnsb_plan *plan, int code)
 {
 	json_object *o = json_object_new_object();
 	int rc;
@@ -327,6 +352,7 @@ static int write_summary(const char *path, const dnsb_report *r, int code)
 	json_object_object_add(o, "retries", json_object_new_int64((int64_t)r->retries));
 	json_object_object_add(o, "bisections", json_object_new_int64((int64_t)r->bisections));
 	json_object_object_add(o, "exit_code", json_object_new_int(code));
+	json_object_object_add(o, "outcomes", outcomes(plan));
 	rc = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PLAIN) == 0 ? 0 : -1;
 	json_object_put(o);
 	return rc;
@@ -360,11 +386,13 @@ static int run(wrap *w, char **argv, int argc)
 	o.backoff_base = 0.01;
 	o.backoff_cap = 0.05;
 	o.seed = 1;
-	for (int i = 6; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--batch-size") == 0)
-			o.batch_size = strtoul(argv[i + 1], NULL, 10);
-		else if (strcmp(argv[i], "--max-retries") == 0)
-			o.max_retries = (unsigned)strtoul(argv[i + 1], NULL, 10);
+	for (int i = 6; i < argc; i++) {
+		if (strcmp(argv[i], "--preview") == 0)
+			o.preview = 1;
+		else if (strcmp(argv[i], "--batch-size") == 0 && i + 1 < argc)
+			o.batch_size = strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--max-retries") == 0 && i + 1 < argc)
+			o.max_retries = (unsigned)strtoul(argv[++i], NULL, 10);
 	}
 	if (open_providers(&p, w, argv[1]) == 0 && dnsb_plan_load(&plan, argv[2], &err) == 0 &&
 	    dnsb_droplog_open(&log, argv[3], &err) == 0) {
@@ -375,7 +403,7 @@ static int run(wrap *w, char **argv, int argc)
 		code = rc < 0 ? 1 : report.failed ? 4 : report.dropped ? 3 : 0;
 		if (rc < 0)
 			fprintf(stderr, "memory_driver: apply: %s\n", err.message);
-		if (write_summary(argv[4], &report, code) < 0 || write_zone(w->inner, argv[1]) < 0)
+		if (write_summary(argv[4], &report, plan, code) < 0 || write_zone(w->inner, argv[1]) < 0)
 			code = 1;
 	} else if (err.message[0]) {
 		fprintf(stderr, "memory_driver: %s\n", err.message);
@@ -394,7 +422,7 @@ int main(int argc, char **argv)
 
 	if (argc < 6) {
 		fprintf(stderr, "usage: memory_driver ZONEFILE PLAN DROPLOG SUMMARY FAULTFILE [--batch-size N] "
-				"[--max-retries N]\n");
+				"[--max-retries N] [--preview]\n");
 		return 2;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL)

@@ -226,32 +226,45 @@ run_shown() {
 	return $rc
 }
 
-# With CONF_PREVIEW=1, a scenario without faults is previewed first (`dnsbatch plan` through the driver's own
-# drv_apply, preview_wrap.sh) and the preview's outcomes are compared with the apply's, change by change (issue 33
-# §1): a disagreement is told ("# preview disagrees") and counted, not judged (a provider's own validation is
-# seen by the apply only). Not for memory, whose driver is a program of its own.
+# With CONF_PREVIEW=1 (test_conformance.sh sets it), a scenario without faults is previewed first (`dnsbatch plan`
+# through the driver's own drv_apply, preview_wrap.sh; memory's driver runs the engine's preview itself, told by
+# CONF_PREVIEWING) and judged twice (issue 33 §1): the preview wrote nothing (the truth read after it is the truth
+# read before), and its outcomes are the apply's, change by change (path, outcome, reason).
 # shellcheck disable=SC2016
 preview_before() { # DIR FLAGS...
 	local d=$1
 	shift
-	rm -f "$d/preview.json"
-	[ -n "${CONF_PREVIEW:-}" ] && [ "$PROVIDER" != memory ] && [ ! -s "$d/faults.$PROVIDER" ] || return 0
+	rm -f "$d/preview.json" "$d/preview.truth"
+	[ -n "${CONF_PREVIEW:-}" ] && [ ! -s "$d/faults.$PROVIDER" ] || return 0
 	# the real binary baked in: the cloud drivers run dnsbatch under env -i
 	[ -x "$T/preview-dnsbatch" ] || { printf '#!/bin/sh\nCONF_REAL_DNSBATCH=%q exec %q "$@"\n' "$DNSBATCH" \
 		"$CONF/preview_wrap.sh" >"$T/preview-dnsbatch" && chmod +x "$T/preview-dnsbatch"; }
-	DNSBATCH=$T/preview-dnsbatch drv_apply "$d/plan.json" /dev/null "$d/preview.json" "$d/faults.$PROVIDER" "$@" 2>"$d/preview.err"
+	CONF_PREVIEWING=1 DNSBATCH=$T/preview-dnsbatch drv_apply "$d/plan.json" /dev/null "$d/preview.json" \
+		"$d/faults.$PROVIDER" "$@" 2>"$d/preview.err"
 	RC=
+	drv_truth >"$d/preview.truth" 2>>"$d/truth.err" || echo "(the truth could not be read)" >>"$d/preview.truth"
 }
-preview_compare() { # NAME DIR
-	local view='[.outcomes[]? | {path, outcome, reason}]'
-	[ -s "$2/preview.json" ] || return 0
-	PREVIEWED=$((PREVIEWED + 1))
-	if [ "$(jq -c "$view" "$2/preview.json" 2>&1)" = "$(jq -c "$view" "$2/summary.json" 2>&1)" ]; then
-		PREVIEW_AGREED=$((PREVIEW_AGREED + 1))
+# preview_judge NAME DIR: the preview's two checks, as ok / not ok lines; returns 1 when either failed
+preview_judge() {
+	local view='[.outcomes[]? | {path, outcome, reason}]' rc=0
+	[ -f "$2/preview.truth" ] || return 0
+	if cmp -s "$2/before" "$2/preview.truth"; then
+		echo "ok - $PROVIDER $1: the preview wrote nothing"
 	else
-		echo "# preview disagrees: $PROVIDER $1: $(diff <(jq -c "$view | .[]" "$2/preview.json") \
-			<(jq -c "$view | .[]" "$2/summary.json") | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+		echo "not ok - $PROVIDER $1: the preview wrote nothing"
+		diff "$2/before" "$2/preview.truth" | grep '^[<>]' | head -n 6 | sed 's/^/#   /'
+		rc=1
 	fi
+	if [ -s "$2/preview.json" ] && [ "$(jq -c "$view" "$2/preview.json" 2>&1)" = "$(jq -c "$view" "$2/summary.json" 2>&1)" ]; then
+		echo "ok - $PROVIDER $1: the preview agrees with the apply, change by change"
+	else
+		echo "not ok - $PROVIDER $1: the preview agrees with the apply, change by change"
+		[ -s "$2/preview.json" ] || { echo "#   the preview printed nothing:"; tail -n 3 "$2/preview.err"; } | sed 's/^/#   /'
+		diff <(jq -c "$view | .[]" "$2/preview.json" 2>&1) <(jq -c "$view | .[]" "$2/summary.json" 2>&1) |
+			grep '^[<>]' | head -n 6 | sed 's/^/#   /'
+		rc=1
+	fi
+	return $rc
 }
 
 # run_one NAME DIR: load, apply, read the truth, judge; prints the judge's lines; returns 1 on a false outcome
@@ -291,7 +304,6 @@ run_one() {
 	RC=
 	preview_before "$d" "${flags[@]}"
 	drv_apply "$d/plan.json" "$d/drops" "$d/summary.json" "$d/faults.$PROVIDER" "${flags[@]}" 2>"$d/apply.err"
-	preview_compare "$name" "$d"
 	touch "$d/drops"
 	printf '%s\n' "${RC:-}" >"$d/rc"
 	local ta=$EPOCHREALTIME
@@ -313,6 +325,7 @@ run_one() {
 	[ -n "${CONF_TIMING:-}" ] && echo "# steps: load+truth $(awk -v a="$tl" -v b="$tb" 'BEGIN { printf "%.2f", b - a }') apply $(awk -v a="$tb" -v b="$ta" 'BEGIN { printf "%.2f", b - a }') truth+judge $(awk -v a="$ta" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')"
 	[ -s "$d/judge.out" ] || { echo "not ok - $PROVIDER $name: the judge runs"; sed 's/^/#   /' "$d/judge.err" | tail -n 5; jrc=1; }
 	cat "$d/judge.out"
+	preview_judge "$name" "$d" || jrc=1
 	if [ $jrc -ne 0 ]; then
 		echo "#   kept: $d"
 		return 1
@@ -339,8 +352,6 @@ run_provider() (
 	conf_save_state
 	local n=0 false=0 name d rn=0 rfalse=0 i f
 	SKIPPED=0
-	PREVIEWED=0
-	PREVIEW_AGREED=0
 	if [ -z "$RANDOM_N" ]; then
 		for f in "${SCENARIOS[@]}"; do
 			name=$(basename "$f" .scn)
@@ -350,7 +361,6 @@ run_provider() (
 			run_shown "$name" "$d" || false=$((false + 1))
 		done
 		echo "conformance $PROVIDER: $((n - SKIPPED)) scenarios, $false false outcomes ($SKIPPED skipped)"
-		[ "$PREVIEWED" -gt 0 ] && echo "# preview $PROVIDER: agreed with the apply on $PREVIEW_AGREED of $PREVIEWED scenarios without faults"
 	fi
 	for ((i = 1; i <= ${RANDOM_N:-$WITH_RANDOM}; i++)); do
 		name=random-$RANDOM_SEED-$i

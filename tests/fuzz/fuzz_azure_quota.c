@@ -22,9 +22,9 @@
 
 #include "applier/core/backoff.h"
 #include "providers/azure/azure.h"
-#include "providers/backend.h"
-#include "providers/http.h"
-#include "providers/throttle.h"
+#include "providers/common/backend.h"
+#include "providers/common/http.h"
+#include "providers/common/throttle.h"
 #include "fuzz_common.h"
 
 #define REMAINING "x-ms-ratelimit-remaining-subscription-writes:"

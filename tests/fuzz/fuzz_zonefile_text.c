@@ -16,8 +16,8 @@
 
 #include "dnsbatch/change.h"
 #include "dnsbatch/sys/provider.h"
-#include "providers/store.h"
-#include "providers/zonefile_text.h"
+#include "providers/common/store.h"
+#include "providers/zonefile/zonefile_text.h"
 #include "fuzz_common.h"
 
 #define APEX "example.com."

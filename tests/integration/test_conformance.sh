@@ -5,7 +5,9 @@
 # (extdns_roundtrip.sh), then every scenario on every provider
 # (zonefile, memory, BIND, Knot, PowerDNS, and the Cloud DNS, Route53, Cloudflare and Azure fakes), each provider on
 # one server or fake for all its scenarios, followed by a short random run (CONF_RANDOM schedules per provider, 3;
-# seed CONF_SEED, 1) on the same servers. Two providers at a time (CONF_JOBS).
+# seed CONF_SEED, 1) on the same servers. Two providers at a time (CONF_JOBS). Each scenario without faults is
+# previewed first (CONF_PREVIEW=1, issue 33 §1): the preview must write nothing and agree with the apply, change by
+# change, on every provider.
 #
 # Prints "ok - NAME" / "not ok - NAME" lines and per provider "conformance PROVIDER: ..." lines; exits 1 when any
 # check failed. Env: BUILD, DNSBATCH, DNSB_KEEP_TMP=1 keeps the temp dir; CONF_PROVIDERS (a,b) to run fewer.
@@ -28,6 +30,6 @@ bash tests/conformance/judge_selftest.sh || status=1
 # external-dns v0.22's loop on every provider: each type it writes there, registry TXT with its copied properties;
 # writes per loop 1,0,0,0,0
 BUILD=$BUILD bash tests/conformance/extdns_roundtrip.sh || status=1
-BUILD=$BUILD bash tests/conformance/run.sh --with-random "${CONF_RANDOM:-3}" --seed "${CONF_SEED:-1}" \
+CONF_PREVIEW=${CONF_PREVIEW-1} BUILD=$BUILD bash tests/conformance/run.sh --with-random "${CONF_RANDOM:-3}" --seed "${CONF_SEED:-1}" \
 	--jobs "${CONF_JOBS:-2}" --quiet ${CONF_PROVIDERS:+--providers "$CONF_PROVIDERS"} || status=1
 exit $status

@@ -27,7 +27,7 @@
 
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/ratelimit.h"
+#include "providers/common/ratelimit.h"
 
 extern char **environ;
 

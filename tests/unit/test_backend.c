@@ -1,5 +1,5 @@
 /*
- * test_backend.c - the HTTP backend skeleton (providers/backend.c) without a
+ * test_backend.c - the HTTP backend skeleton (providers/common/backend.c) without a
  * server: the shared opening of a classification, the result of a
  * classified reply, pagination (tokens freed, a looping server stopped),
  * reads by owner name or by listing the zone, the zone array and the list
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/backend.h"
+#include "providers/common/backend.h"
 
 static void test_status_class_opening(void **state)
 {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "applier/core/clock.h"
-#include "providers/ratelimit.h"
+#include "providers/common/ratelimit.h"
 
 #define RATE 5.0
 #define BURST 5.0

@@ -1,6 +1,6 @@
 /*
  * test_precheck.c - the pre-check of the unconditional backends
- * (providers/precheck.h) on the rules every DNS service enforces: no CNAME
+ * (providers/common/precheck.h) on the rules every DNS service enforces: no CNAME
  * beside other data (RFC 1034 §3.6.2), none at the apex, and the apex keeps
  * its NS RRset; each breach named as a culprit before anything is sent,
  * every one of a batch in one pass (issue 31). The conditions of each change
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/precheck.h"
+#include "providers/common/precheck.h"
 #include "unit/change_fixture.h"
 
 /* Push owner type rdata (TTL 300) into a held list. */

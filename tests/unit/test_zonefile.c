@@ -25,8 +25,8 @@
 #include "dnsbatch/provider.h"
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/provider.h"
-#include "providers/store.h"
-#include "providers/zonefile_text.h"
+#include "providers/common/store.h"
+#include "providers/zonefile/zonefile_text.h"
 
 #define EXAMPLE_ZONE "examples/zones/example.com.zone"
 

@@ -13,7 +13,8 @@ drv_load() { conf_zone_file "$1" "$DRV_MZ"; }
 drv_apply() {
 	local plan=$1 drops=$2 summary=$3 faults=$4
 	shift 4
-	"$DRV_BIN" "$DRV_MZ" "$plan" "$drops" "$summary" "$faults" "$@"
+	# run.sh's preview (CONF_PREVIEWING): the engine as `dnsbatch plan` runs it
+	"$DRV_BIN" "$DRV_MZ" "$plan" "$drops" "$summary" "$faults" "$@" ${CONF_PREVIEWING:+--preview}
 	RC=$?
 }
 drv_truth() { conf_zone_truth "$DRV_MZ"; }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dnsbatch/sys/log.h"
-#include "providers/precheck.h"
+#include "providers/common/precheck.h"
 
 /*
  * What one owner name holds in the replayed state, for the rules every

@@ -1,13 +1,13 @@
 /*
  * zonefile_text.h - internal: writing a zone file back as its author wrote it
- * (providers/zonefile_text.c).
+ * (providers/zonefile/zonefile_text.c).
  */
 #ifndef DNSB_ZONEFILE_TEXT_H
 #define DNSB_ZONEFILE_TEXT_H
 
 #include <stdio.h>
 
-#include "store.h"
+#include "providers/common/store.h"
 
 /*
  * Write the store's zone to `out`, keeping the old file's text where its

@@ -1,7 +1,7 @@
 /*
- * providers/backend.h - the skeleton every HTTP backend stands on (those
+ * providers/common/backend.h - the skeleton every HTTP backend stands on (those
  * whose ops are DNSB_HB_OPS), as curl's lib/vtls/vtls.c is for its TLS
- * backends. Not installed; a backend includes it as "providers/backend.h".
+ * backends. Not installed; a backend includes it as "providers/common/backend.h".
  *
  * The skeleton holds what does not depend on the service: the provider ops
  * (submit, read, list, close) with their opening (the zone looked up, the
@@ -30,8 +30,8 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/http.h"
-#include "providers/interval.h"
+#include "providers/common/http.h"
+#include "providers/common/interval.h"
 
 /** Seconds: the full-jitter backoff of a throttled read (dnsb_hb_get), base and cap. */
 #define DNSB_HB_THROTTLE_BASE 0.2
@@ -147,7 +147,7 @@ void dnsb_hb_close(void *state);
 /**
  * The backend's HTTP client: `timeout` seconds per request at most, the CA
  * file (borrowed; NULL = the system's); with --rate-budget, the account's
- * shared rate budget (providers/ratelimit.h), whose token every request but
+ * shared rate budget (providers/common/ratelimit.h), whose token every request but
  * a credential call takes. Call it before the first request (zone discovery).
  * @return 0, or as dnsb_http_new and dnsb_budget_from_config (DNSB_EINVAL
  *         naming a --rate-budget flag)

@@ -15,8 +15,8 @@
 #include "applier/core/backoff.h"
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/backend.h"
-#include "providers/ratelimit.h"
+#include "providers/common/backend.h"
+#include "providers/common/ratelimit.h"
 
 static double give_up_of(double timeout)
 {

@@ -21,8 +21,8 @@
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/array.h"
 #include "applier/core/hmap.h"
-#include "providers/zonefile_text.h"
-#include "store.h"
+#include "providers/zonefile/zonefile_text.h"
+#include "providers/common/store.h"
 
 /* One record of the old file: its source text and what it holds. */
 typedef struct entry {

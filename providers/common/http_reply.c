@@ -15,7 +15,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
-#include "providers/http.h"
+#include "providers/common/http.h"
 
 void dnsb_http_response_clear(dnsb_http_response *resp)
 {

@@ -1,12 +1,12 @@
 /*
- * interval.c - a provider's own submission interval (providers/interval.h):
+ * interval.c - a provider's own submission interval (providers/common/interval.h):
  * the rate budget's local bucket (dnsb_budget_gcra) at one submission per
  * `every` seconds, burst 1.
  */
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/interval.h"
-#include "providers/ratelimit.h"
+#include "providers/common/interval.h"
+#include "providers/common/ratelimit.h"
 
 void dnsb_interval_init(dnsb_interval *iv, double every, const char *flag)
 {

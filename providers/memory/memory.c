@@ -15,7 +15,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "applier/core/clock.h"
 #include "providers/registry.h"
-#include "store.h"
+#include "providers/common/store.h"
 
 typedef enum fault_action {
 	F_LATENCY, F_TRANSIENT, F_COMMIT_TRANSIENT, F_RATE_LIMIT, F_FATAL, F_CONFLICT, F_WRONG_HINT, F_READ_TRANSIENT,

@@ -30,8 +30,8 @@
 #include "applier/core/atomic.h"
 #include "applier/core/clock.h"
 #include "providers/registry.h"
-#include "providers/zonefile_text.h"
-#include "store.h"
+#include "providers/zonefile/zonefile_text.h"
+#include "providers/common/store.h"
 
 typedef struct zf_zone {
 	char *path;

@@ -1,5 +1,5 @@
 /*
- * providers/precheck.h - the pre-check of the backends whose service writes
+ * providers/common/precheck.h - the pre-check of the backends whose service writes
  * unconditionally (PowerDNS: REPLACE overwrites, DELETE of nothing succeeds;
  * Cloudflare: records by id, no condition on a write). The batch is replayed
  * over the RRsets a read just found, in order, and every change whose
