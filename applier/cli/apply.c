@@ -441,10 +441,13 @@ int dnsb_cmd_apply(int argc, char **argv)
 	o->thresholds = &a.eng.thresholds;
 	if (p && a.checksum && !a.dry_run && (code = dnsb_cli_checksum_check(a.checksum, a.plan, p, &a.eng)) != 0)
 		goto done;
-	if (p == NULL)
-		rc = dnsb_cli_fail_unopened(&report, plan, unopened, metrics, droplog, &err);
-	else
+	if (p != NULL) {
 		rc = dnsb_engine_apply(&report, p, plan, o, &err);
+	} else if ((rc = dnsb_engine_fail_unopened(&report, plan, unopened, o, &err)) != DNSB_EINVAL &&
+		   report.failed > 0) { /* the engine told each change; this says what to do */
+		dnsb_log(DNSB_LOG_WARN, "%zu changes failed (transient): nothing was sent; apply the same plan again",
+			 report.failed);
+	}
 	if (p && dnsb_provider_budget_stats(p, &budget) == 0)
 		dnsb_metrics_set_budget(metrics, &budget);
 	if (rc == DNSB_EINVAL) {

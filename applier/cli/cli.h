@@ -21,20 +21,6 @@ int dnsb_cmd_serve(int argc, char **argv);
 /* plan.c: `dnsbatch plan`, the preview (issue 33 §1). */
 int dnsb_cmd_plan(int argc, char **argv);
 
-/*
- * apply's outcomes when its provider could not be opened for a transient
- * reason (unopened.c): every change still pending ends failed (transient;
- * nothing was sent), a group with an invalid member dropped whole; each is
- * counted in `r` (cleared first; no zone is known, so r->zones stays empty),
- * in the metrics `m` and, dropped or failed, in the drop log `log` (NULL:
- * none; the failed lines bounded as the engine bounds them). `why` names the
- * open's failure, for each change's message (borrowed).
- * @return 0; DNSB_ENOMEM (the changes are failed all the same) or DNSB_EIO
- *         when the drop log could not be written, with `err` filled
- */
-int dnsb_cli_fail_unopened(dnsb_report *r, dnsb_plan *plan, const char *why, dnsb_metrics *m, dnsb_droplog *log,
-			   dnsb_error *err);
-
 /* Table codes start here: getopt_long keeps 1, '?', ':', 'h' and 'V' for itself. */
 #define DNSB_CLI_CODE_MIN 256
 

@@ -22,6 +22,7 @@ struct serve_args {
 	size_t max_body;
 	double apply_timeout;
 	double request_timeout; /* seconds to receive a whole request */
+	double listing_max_age; /* --listing-max-age: seconds; 0 given = never (the webhook's < 0) */
 	const char *txt_wildcard;  /* --txt-wildcard-replacement, or NULL */
 	const char *txt_owner_id;  /* --txt-owner-id, or NULL */
 	const char *drop_log;
@@ -105,7 +106,8 @@ static int positive_seconds(double *out, const char *name, const char *value)
 
 enum {
 	OPT_PROVIDER = DNSB_CLI_CODE_MIN, OPT_LISTEN, OPT_METRICS_LISTEN, OPT_DOMAIN_FILTER, OPT_EXCLUDE_DOMAINS,
-	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_QUARANTINE_BACKOFF,
+	OPT_REGEX_FILTER, OPT_REGEX_EXCLUSION, OPT_MAX_BODY, OPT_APPLY_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_LISTING_MAX_AGE,
+	OPT_QUARANTINE_BACKOFF,
 	OPT_QUARANTINE_MAX, OPT_DROP_LOG, OPT_LOG_FORMAT,
 	OPT_DROP_LOG_MAX_SIZE, OPT_ALLOWED_HOST, OPT_TXT_WILDCARD, OPT_TXT_OWNER_ID,
 	OPT_EVENTS, OPT_EVENTS_EMIT, OPT_EVENTS_REFRESH, OPT_K8S_API, OPT_K8S_CA, OPT_K8S_TOKEN
@@ -133,8 +135,12 @@ const dnsb_cli_option dnsb_cli_serve_options[] = {
 	  "larger POST bodies get 413; a GET /records answer over it is sent but\nwarned of and counted (external-dns's --webhook-provider-max-body-size)\n(default 33554432; k/m/g suffix = KiB/MiB/GiB)" },
 	{ "apply-timeout", 1, OPT_APPLY_TIMEOUT, "SECONDS",
 	  "answer POST /records within this (default 10); what is not\napplied by then is answered 503 and retried by "
-	  "external-dns.\nexternal-dns gives up after its read + write timeouts (5 s + 10 s)\nand exits: raise this only "
-	  "with --webhook-provider-write-timeout" },
+	  "external-dns.\nGET /records lists within it too (503 past it: listed again next\nloop). "
+	  "external-dns gives up after its read + write timeouts\n(5 s + 10 s) and exits: raise this only "
+	  "with\n--webhook-provider-write-timeout" },
+	{ "listing-max-age", 1, OPT_LISTING_MAX_AGE, "SECONDS",
+	  "the safety thresholds count a zone's RRsets from the listing\nGET /records made at most this long before "
+	  "the POST /records\n(one external-dns loop: one listing; default 10; 0 = always\nlist anew)" },
 	{ "request-timeout", 1, OPT_REQUEST_TIMEOUT, "SECONDS",
 	  "a request must arrive whole (headers and body) within this,\nhowever steadily its bytes come (default 30), or "
 	  "its\nconnection is closed; both ports" },
@@ -214,6 +220,11 @@ static int on_option(void *ctx, int code, const char *name, const char *v)
 		return 0;
 	case OPT_REQUEST_TIMEOUT:
 		return positive_seconds(&a->request_timeout, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
+	case OPT_LISTING_MAX_AGE:
+		if (dnsb_cli_seconds(&a->listing_max_age, name, v) != 0)
+			return DNSB_EXIT_USAGE;
+		a->listing_max_age = a->listing_max_age > 0 ? a->listing_max_age : -1.0;
+		return 0;
 	case OPT_QUARANTINE_BACKOFF:
 		return positive_seconds(&a->quarantine_initial, name, v) != 0 ? DNSB_EXIT_USAGE : 0;
 	case OPT_QUARANTINE_MAX:
@@ -300,7 +311,8 @@ static int narrow_zones(dnsb_provider *p, const dnsb_domain_filter *filter, dnsb
  * mask, so the signal is taken here, by sigwait, and nowhere else. SIGHUP
  * reopens the drop log (logrotate's `create` mode moved it away). */
 static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_filter *filter,
-	       dnsb_droplog *droplog, dnsb_metrics *metrics, dnsb_quarantine *quarantine, const sigset_t *sigs)
+	       dnsb_droplog *droplog, dnsb_metrics *metrics, dnsb_quarantine *quarantine, dnsb_events *events,
+	       const sigset_t *sigs)
 {
 	dnsb_webhook_options wo = DNSB_WEBHOOK_OPTIONS_INIT;
 	dnsb_engine_options eo = a->eng.opts;
@@ -314,6 +326,7 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	wo.max_body_size = a->max_body;
 	wo.apply_timeout = a->apply_timeout;
 	wo.request_timeout = a->request_timeout;
+	wo.listing_max_age = a->listing_max_age;
 	wo.txt_wildcard_replacement = a->txt_wildcard;
 	wo.txt_owner_id = a->txt_owner_id;
 	wo.engine = &eo;
@@ -321,6 +334,10 @@ static int run(struct serve_args *a, dnsb_provider *provider, const dnsb_domain_
 	if (dnsb_release_new(&a->eng.thresholds.release, SERVE_RELEASE_TTL) < 0)
 		return DNSB_EXIT_INTERNAL;
 	eo.thresholds = &a->eng.thresholds;
+	if (events) { /* --events: each apply's outcomes go to the recorder, through the engine's observer */
+		eo.on_outcome = dnsb_events_on_outcome;
+		eo.outcome_payload = events;
+	}
 	wo.metrics = metrics;
 	wo.droplog = droplog;
 	wo.quarantine = quarantine;
@@ -404,7 +421,6 @@ int dnsb_cmd_serve(int argc, char **argv)
 		rc = dnsb_quarantine_new(&quarantine, a.quarantine_initial, a.quarantine_max);
 	if (rc == 0 && a.events.reasons)
 		rc = dnsb_events_start(&events, &a.events, metrics, &err);
-	dnsb_events_set_current(events);
 	if (rc != 0) {
 		dnsb_log(DNSB_LOG_ERROR, "serve: %s", err.message[0] ? err.message : dnsb_strerror(rc));
 		rc = rc == DNSB_EINVAL || rc == DNSB_ENOTFOUND ? DNSB_EXIT_USAGE : DNSB_EXIT_INTERNAL;
@@ -425,7 +441,7 @@ int dnsb_cmd_serve(int argc, char **argv)
 		/* Without its pipe a stop wakes no wait (stop.h): the applies in flight would sleep theirs out. */
 		if (dnsb_stop_init() < 0)
 			dnsb_log(DNSB_LOG_WARN, "serve: no stop pipe (%s): a stop will not end the waits in flight", strerror(errno));
-		rc = run(&a, provider, filter, droplog, metrics, quarantine, &sigs);
+		rc = run(&a, provider, filter, droplog, metrics, quarantine, events, &sigs);
 	}
 	dnsb_events_stop(events, 3.0); /* what the API lacks, for 3 s at most */
 	dnsb_droplog_free(droplog);

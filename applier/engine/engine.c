@@ -12,7 +12,7 @@
 #include "applier/engine/internal.h"
 #include "applier/engine/quarantine.h"
 
-static int check_options(const dnsb_engine_options *o, dnsb_error *err)
+int dnsb_engine_check_options(const dnsb_engine_options *o, dnsb_error *err)
 {
 	if (o->version != DNSB_ENGINE_OPTIONS_VERSION)
 		return dnsb_error_set(err, DNSB_EINVAL, "engine options version %u, expected %u", o->version,
@@ -140,7 +140,7 @@ int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = check_options(o, err)) < 0)
+	if ((rc = dnsb_engine_check_options(o, err)) < 0)
 		return rc;
 	if ((e.rc = engine_init(&e, out, p, o, err)) < 0)
 		goto done;

@@ -6,9 +6,12 @@
  * isolates the groups it refuses, submit.c sends one submission, retry.c
  * decides waits, verify.c reads back and judges, outcome.c settles changes
  * and tallies, held.c applies the quarantine; engine.c orchestrates and
- * state.c holds the accessors of the engine's state.
+ * state.c holds the accessors of the engine's state. unopened.c is the
+ * other door: a plan whose provider could not be opened, settled and told
+ * by the same group, outcome and tally stages without a provider.
  *
- * Calls run one way, down the pipeline: engine.c calls the stages; zones,
+ * Calls run one way, down the pipeline: unopened.c calls engine.c (its
+ * options check) and the stages it needs; engine.c calls the stages; zones,
  * group, held, batch, isolate, settle, submit, verify (with retry and
  * diagnose), outcome (with summary) each call only stages after them, and
  * all of them read the engine's state through state.c, which calls none.
@@ -106,6 +109,10 @@ typedef enum verdict { NOT_IN_EFFECT = 0, IN_EFFECT = 1, UNKNOWN = -1 } verdict;
 /* Groups up to this size are held by the quarantine under every subset of conflicting changes; larger ones
  * only whole (held.c). */
 #define DNSB_ENGINE_MASK_BITS 6
+
+/* engine.c: are these options good (version, clock, batch size, backoff, timeout)? @return 0 or DNSB_EINVAL, err
+ * filled */
+int dnsb_engine_check_options(const dnsb_engine_options *o, dnsb_error *err);
 
 /* state.c: the engine's state, read by every stage; it calls no other engine file. */
 /* The engine's clock, in seconds. */

@@ -2,7 +2,8 @@
  * threshold.c - the safety thresholds (dnsbatch/threshold.h, issue 33 §2):
  * before anything is sent, each zone's pending updates that change something
  * and deletes are counted against the RRsets the zone holds (one list, only
- * for a zone that has such changes); a zone over its threshold, or a change
+ * for a zone that has such changes, or the count of a listing the caller
+ * made moments before: dnsb_engine_options.recent_count); a zone over its threshold, or a change
  * to its apex NS RRset, has its changes held: failed, reason held, with the
  * digest of the held set, unless an operator released that very set.
  */
@@ -115,34 +116,47 @@ static int judge(char *why, size_t size, const char *what, size_t n, size_t exis
 	return over;
 }
 
-/* Count the zone's RRsets (one list) and judge its tally into why. A list that fails leaves the share unknown:
- * the changes that count fail (*unknown: DNSB_REASON_TRANSIENT or _FATAL), lerr's message in why.
+/* The zone's RRsets: a recent listing's count when the caller knows one (options.recent_count: the sidecar's
+ * GET /records of the same loop), else one list within the time left (counted as a read).
+ * @return 0, or the list's error (lerr filled) */
+static int count_rrsets(engine *e, size_t z, size_t *out, dnsb_error *lerr)
+{
+	const char *zone = dnsb_engine_zone_name(e, z);
+	dnsb_rrset_list list = { 0 };
+	int rc;
+
+	if (e->o->recent_count && e->o->recent_count(e->o->recent_payload, zone, dnsb_engine_now(e), out))
+		return 0;
+	dnsb_engine_zone_report(e, z)->reads++;
+	rc = dnsb_provider_list_within(e->p, zone, dnsb_engine_time_left(e), &list, lerr);
+	*out = list.count;
+	dnsb_rrset_list_clear(&list);
+	return rc < 0 ? rc : 0;
+}
+
+/* Count the zone's RRsets (count_rrsets) and judge its tally into why. A count that fails leaves the share
+ * unknown: the changes that count fail (*unknown: DNSB_REASON_TRANSIENT or _FATAL), lerr's message in why.
  * @return 1 when something must be held or failed */
 static int over_threshold(engine *e, size_t z, const zone_tally *t, int *over_u, int *over_d, dnsb_reason *unknown,
 			  char *why, size_t size)
 {
-	const char *zone = dnsb_engine_zone_name(e, z);
-	limits l = limits_of(e->o->thresholds, zone);
-	dnsb_rrset_list list = { 0 };
+	limits l = limits_of(e->o->thresholds, dnsb_engine_zone_name(e, z));
 	dnsb_error lerr = { 0, "" };
+	size_t existing = 0;
 	int rc;
 
 	why[0] = '\0';
 	if (t->updates + t->deletes > 0) {
-		dnsb_engine_zone_report(e, z)->reads++;
-		if ((rc = dnsb_provider_list_within(e->p, zone, dnsb_engine_time_left(e), &list, &lerr)) < 0) {
+		if ((rc = count_rrsets(e, z, &existing, &lerr)) < 0) {
 			snprintf(why, size, "not sent: the safety thresholds could not count the zone's RRsets (--force "
 				 "sends without counting): %.300s", lerr.message[0] ? lerr.message : dnsb_strerror(rc));
 			*unknown = rc == DNSB_EFATAL ? DNSB_REASON_FATAL : DNSB_REASON_TRANSIENT;
 			*over_u = t->updates > 0;
 			*over_d = t->deletes > 0;
-			dnsb_rrset_list_clear(&list);
 			return 1;
-		} else {
-			*over_u = judge(why, size, "updates", t->updates, list.count, l.update, l.min);
-			*over_d = judge(why, size, "deletes", t->deletes, list.count, l.del, l.min);
 		}
-		dnsb_rrset_list_clear(&list);
+		*over_u = judge(why, size, "updates", t->updates, existing, l.update, l.min);
+		*over_d = judge(why, size, "deletes", t->deletes, existing, l.del, l.min);
 	}
 	if (t->apex_ns)
 		snprintf(why + strlen(why), size - strlen(why), "%sit changes the NS RRset at the apex", why[0] ? "; " : "");

@@ -16,18 +16,6 @@
 #include "applier/obs/events_int.h"
 #include "dnsbatch/log.h"
 
-static dnsb_events *current;
-
-dnsb_events *dnsb_events_current(void)
-{
-	return current;
-}
-
-void dnsb_events_set_current(dnsb_events *ev)
-{
-	current = ev;
-}
-
 int dnsb_events_parse_reasons(unsigned *out, const char *list, dnsb_error *err)
 {
 	static const unsigned bits[] = { DNSB_EVENT_DROPPED, DNSB_EVENT_QUARANTINED, DNSB_EVENT_HELD, DNSB_EVENT_FAILED };
@@ -50,29 +38,33 @@ int dnsb_events_parse_reasons(unsigned *out, const char *list, dnsb_error *err)
 	return *out ? 0 : dnsb_error_set(err, DNSB_EINVAL, "no reason given");
 }
 
-void dnsb_events_observe(dnsb_events *ev, const dnsb_plan *plan)
+void dnsb_events_on_outcome(void *recorder, const char *zone, const dnsb_change *change)
 {
+	dnsb_events *ev = recorder;
 	dnsb_event_occ occ;
-	size_t full = 0;
+	int wake = 0, queued = 0, first_full = 0;
 
-	if (ev == NULL || plan == NULL)
+	(void)zone;
+	if (ev == NULL || change == NULL || !dnsb_event_of_change(&occ, change, ev->o.reasons))
 		return;
-	for (size_t i = 0; i < dnsb_plan_count(plan); i++) {
-		if (!dnsb_event_of_change(&occ, dnsb_plan_change((dnsb_plan *)plan, i), ev->o.reasons))
-			continue;
-		pthread_mutex_lock(&ev->lock);
-		if (ev->qlen < ev->o.queue_max && !ev->stopping)
-			ev->queue[ev->qlen++] = occ;
-		else
-			full++;
-		pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_lock(&ev->lock);
+	if (ev->qlen < ev->o.queue_max && !ev->stopping) {
+		wake = ev->qlen == 0; /* the thread waits only on an empty queue: one signal per batch of outcomes */
+		ev->queue[ev->qlen++] = occ;
+		queued = 1;
+	} else {
+		first_full = !ev->full;
+		ev->full = 1;
 	}
-	pthread_cond_signal(&ev->cond);
-	/* Counted on the apply thread (the metrics have their own lock); logged by the recorder's rule once. */
-	for (size_t k = 0; k < full; k++)
-		dnsb_metrics_event(ev->metrics, "queue_full");
-	if (full)
-		dnsb_log(DNSB_LOG_DEBUG, "Kubernetes Events: queue full, %zu left out", full);
+	pthread_mutex_unlock(&ev->lock);
+	if (wake)
+		pthread_cond_signal(&ev->cond);
+	if (queued)
+		return;
+	/* Counted on the apply thread (the metrics have their own lock); logged once until the queue drains. */
+	dnsb_metrics_event(ev->metrics, "queue_full");
+	if (first_full)
+		dnsb_log(DNSB_LOG_DEBUG, "Kubernetes Events: queue full, Events left out until it drains");
 }
 
 /* Take what is queued; wait up to a second when nothing is. @return how many, in ev->batch */
@@ -87,6 +79,7 @@ static size_t take(dnsb_events *ev, int *stopping)
 	n = ev->qlen;
 	memcpy(ev->batch, ev->queue, n * sizeof(*ev->queue));
 	ev->qlen = 0;
+	ev->full = 0;
 	*stopping = ev->stopping;
 	pthread_mutex_unlock(&ev->lock);
 	return n;
@@ -192,7 +185,5 @@ void dnsb_events_stop(dnsb_events *ev, double seconds)
 	pthread_cond_signal(&ev->cond);
 	pthread_mutex_unlock(&ev->lock);
 	pthread_join(ev->thread, NULL);
-	if (current == ev)
-		current = NULL;
 	events_free(ev);
 }

@@ -7,8 +7,8 @@
  * shows what external-dns's own Events cannot: which record was given up, why,
  * and whose record is in the way.
  *
- * The apply thread only queues (dnsb_events_observe: no I/O, no wait; a full
- * queue drops and counts). One background thread aggregates as client-go's
+ * The apply thread only queues (dnsb_events_on_outcome, the engine's
+ * on_outcome observer: no I/O, no wait; a full queue drops and counts). One background thread aggregates as client-go's
  * events.k8s.io EventRecorder does (the same reason on the same object and
  * record: one Event, its series.count patched), limits each object's new
  * Events (a token bucket: 25, then one per 5 minutes), reads each object's uid
@@ -75,15 +75,15 @@ int dnsb_events_start(dnsb_events **out, const dnsb_events_options *opts, dnsb_m
 void dnsb_events_stop(dnsb_events *ev, double seconds);
 
 /*
- * Queue an Event for each settled change of `plan` that the reasons ask for
- * and whose endpoint names an object (labels.resource). Never blocks on the
- * API; NULL ev is a no-op. Thread-safe.
+ * The engine's observer of outcomes (dnsb_engine_options.on_outcome, with the
+ * recorder as outcome_payload): queue an Event for `change` when the reasons
+ * ask for its outcome and its endpoint names an object (labels.resource).
+ * The engine calls it once per settled change of each apply (the sidecar sets
+ * it on every apply's options; no global). Never blocks on the API: a full
+ * queue leaves the Event out and counts it. `zone` is not used. A NULL
+ * recorder is a no-op. Thread-safe.
  */
-void dnsb_events_observe(dnsb_events *ev, const dnsb_plan *plan);
-
-/* The recorder `dnsb serve` runs (dnsb_events_set_current), or NULL: what the webhook's apply hands its plans to. */
-dnsb_events *dnsb_events_current(void);
-void dnsb_events_set_current(dnsb_events *ev);
+void dnsb_events_on_outcome(void *recorder, const char *zone, const dnsb_change *change);
 
 /* metrics.c: count one recorder step in dnsbatch_events_total{result} (a static string). m may be NULL. */
 void dnsb_metrics_event(dnsb_metrics *m, const char *result);

@@ -147,10 +147,11 @@ struct dnsb_events {
 	dnsb_k8s_client *client;
 	dnsb_k8s_uids *uids;
 	pthread_t thread;
-	pthread_mutex_t lock;       /* guards queue, qlen, stopping, stop_by */
+	pthread_mutex_t lock;       /* guards queue, qlen, full, stopping, stop_by */
 	pthread_cond_t cond;
 	dnsb_event_occ *queue, *batch;
 	size_t qlen;
+	int full;                   /* an occurrence was left out since the queue last drained (logged once) */
 	int stopping;
 	double stop_by;             /* monotonic: the last moment to post while stopping */
 	/* The thread's own. */

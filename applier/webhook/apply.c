@@ -14,7 +14,6 @@
 #include "dnsbatch/sys/provider.h"
 #include "dnsbatch/webhook.h"
 #include "applier/core/clock.h"
-#include "applier/obs/events.h"
 #include "applier/webhook/internal.h"
 
 static const char *change_owner(const dnsb_change *c)
@@ -192,13 +191,14 @@ enum MHD_Result dnsb_webhook_handle_records_post(struct MHD_Connection *conn, dn
 	/* pthread_mutex_timedlock is timed on the system's wall clock: the wait ends apply_timeout after the request began. */
 	busy = lock_zones(wh, touched, start_unix + wh->apply_timeout - dnsb_wall_clock()) != 0;
 	rc = run_engine(&report, wh, plan, busy, dnsb_wall_clock() - start_unix, &ph, &err);
-	dnsb_events_observe(dnsb_events_current(), plan); /* Kubernetes Events (serve --events): queued, never waited for */
 	if (busy) {
 		dnsb_log(DNSB_LOG_WARN, "POST /records: zones still busy after %.1f s: %zu changes failed (deadline)",
 			 wh->apply_timeout, report.failed);
 		flush_droplog(wh);
 		status = MHD_HTTP_SERVICE_UNAVAILABLE;
 	} else {
+		if (report.submissions > 0) /* under the zones' locks: no POST counts from a listing this apply outdated */
+			dnsb_webhook_listing_forget(wh, touched);
 		unlock_zones(wh, touched);
 		after_apply(wh, &report);
 		status = status_of(rc, &report);

@@ -101,10 +101,38 @@ struct dnsb_webhook {
 	char **allowed_hosts;
 	size_t allowed_host_count;
 	int refusal_logged[2];     /* dispatch.c: 415 and 421 are logged once each */
+	/* listing.c: each zone's last listing by GET /records, for the thresholds' count of the POST that follows */
+	pthread_mutex_t listing_lock;
+	struct zone_listing *listings; /* zone_count of them */
+	double listing_max_age;        /* seconds on the engine's clock; < 0: never used */
 	/* adjust.c: names whose unsupported endpoints were logged (each once); under `lock` */
 	char **unsupported_logged;
 	size_t unsupported_count;
 };
+
+/*
+ * listing.c: the RRset count of each zone as GET /records last listed it, with the listing's start on the engine's
+ * clock, for the safety thresholds' count of the POST /records that follows in the same external-dns loop (the
+ * engine's recent_count). A generation per zone keeps a listing out when a POST applied to the zone after it began.
+ */
+struct zone_listing {
+	size_t rrsets;
+	double at;              /* the listing's start, on the engine's clock */
+	unsigned long gen;      /* bumped by each apply that wrote to the zone */
+	int known;
+};
+/* Set up the listings (opts: listing_max_age, since version 6). @return 0 or DNSB_ENOMEM */
+int dnsb_webhook_listings_init(dnsb_webhook *wh, const dnsb_webhook_options *opts);
+void dnsb_webhook_listings_free(dnsb_webhook *wh);
+/* A listing of zone index z starts: @return its generation, for dnsb_webhook_listing_note */
+unsigned long dnsb_webhook_listing_begin(dnsb_webhook *wh, size_t z);
+/* Keep the count of a listing that began at `at` with generation `gen` (dropped when the zone was written since). */
+void dnsb_webhook_listing_note(dnsb_webhook *wh, size_t z, unsigned long gen, double at, size_t rrsets);
+/* An apply wrote to the zones marked in `touched` (zone_count flags): their listings are stale. */
+void dnsb_webhook_listing_forget(dnsb_webhook *wh, const unsigned char *touched);
+/* dnsb_engine_options.recent_count (payload: the webhook): the count of `zone`'s listing when it began at most
+ * listing_max_age before `now` and no apply wrote to the zone since. @return 1 with *rrsets, else 0 */
+int dnsb_webhook_recent_count(void *payload, const char *zone, double now, size_t *rrsets);
 
 /* dispatch.c: the route of a URL path. */
 enum dnsb_webhook_route dnsb_webhook_route_of(const char *url);

@@ -273,6 +273,7 @@ static void release(dnsb_webhook *wh)
 	for (size_t z = 0; wh->zone_locks && z < wh->zone_count; z++)
 		pthread_mutex_destroy(&wh->zone_locks[z]);
 	free(wh->zone_locks);
+	dnsb_webhook_listings_free(wh);
 	dnsb_quarantine_free(wh->own_quarantine);
 	dnsb_metrics_free(wh->own_metrics);
 	dnsb_webhook_unsupported_clear(wh);
@@ -349,7 +350,7 @@ static int init_state(dnsb_webhook *wh, dnsb_provider *provider, const dnsb_webh
 		return DNSB_ENOMEM;
 	for (size_t z = 0; z < wh->zone_count; z++)
 		pthread_mutex_init(&wh->zone_locks[z], NULL);
-	return 0;
+	return dnsb_webhook_listings_init(wh, opts);
 }
 
 int dnsb_webhook_start(dnsb_webhook **out, dnsb_provider *provider,

@@ -165,12 +165,19 @@ typedef struct dnsb_engine_options {
 	/** With preview: receives the hex SHA-256 of the RRsets the preview read (65 bytes, the caller's; "" when
 	 *  nothing was read or on error), the live state the prediction rests on. May be NULL. */
 	char *live_digest;
+	/** For the safety thresholds' count (before a zone's RRsets are listed to count them): returns 1 with
+	 *  *rrsets set when a listing recent enough to stand for that count is known, else 0 and the zone is listed
+	 *  (the sidecar: the listing GET /records made earlier in the same external-dns loop, docs/sidecar.md).
+	 *  `zone` is the apex (borrowed for the call), `now` on `clock`. Only that count comes from it, never an
+	 *  outcome: every read-back still asks the provider. May be NULL (the zone is listed). */
+	int (*recent_count)(void *recent_payload, const char *zone, double now, size_t *rrsets);
+	void *recent_payload;
 } dnsb_engine_options;
 
 #define DNSB_ENGINE_OPTIONS_VERSION 1
 #define DNSB_ENGINE_OPTIONS_INIT \
 	{ DNSB_ENGINE_OPTIONS_VERSION, 1000, 5, 20, 1.0, 60.0, 0.0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0.0, \
-	  NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL }
+	  NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
 
 /**
  * Figures of one zone. submissions count every request sent (parts and
@@ -216,6 +223,38 @@ void dnsb_report_clear(dnsb_report *report);
  */
 int dnsb_engine_apply(dnsb_report *out, dnsb_provider *p, dnsb_plan *plan,
 		      const dnsb_engine_options *opts, dnsb_error *err);
+
+/**
+ * Settle a plan whose provider could not be opened for a transient reason
+ * (dnsb_provider_open returned DNSB_ETRANSIENT: a 5xx, a refused connection
+ * or a timeout on the first read), told as dnsb_engine_apply tells an apply.
+ *
+ * Nothing is sent, so nothing is claimed: a group holding a change the
+ * parser found invalid is dropped whole (reason invalid), as the engine drops
+ * it before sending; every other change ends failed, reason transient
+ * (retryable: the same plan may be applied again), its message "not sent:
+ * the provider could not be opened: WHY". No zone is known: every change
+ * counts under the zone "". Each change is told once, from its final
+ * outcome, as an apply tells it: `out`, opts->metrics, opts->droplog (the
+ * failed lines bounded per reason as an apply's), opts->on_outcome and the
+ * log; the metrics' last apply time is set. No on_batch, no on_progress.
+ *
+ * @param out   receives the figures (the caller's; dnsb_report_clear)
+ * @param plan  the plan (borrowed; its changes' outcomes are written)
+ * @param why   why the provider could not be opened (borrowed; copied into
+ *              each change's message); NULL or "" = "unknown"
+ * @param opts  settings (borrowed), NULL for the defaults; of them this reads
+ *              the clock, metrics, droplog and on_outcome
+ * @param err   detail of a returned error
+ * @return 0 when every change got its outcome; DNSB_EINVAL for bad options
+ *         (as dnsb_engine_apply judges them) or a dry run or preview in them
+ *         (they need a provider), before anything is looked at (every change
+ *         stays pending and `out` is zero); DNSB_ENOMEM; DNSB_EIO when the
+ *         drop log cannot be written. On DNSB_ENOMEM or DNSB_EIO too, every
+ *         change has its outcome (failed when no other could be given).
+ */
+int dnsb_engine_fail_unopened(dnsb_report *out, dnsb_plan *plan, const char *why,
+			      const dnsb_engine_options *opts, dnsb_error *err);
 
 #ifdef __cplusplus
 }

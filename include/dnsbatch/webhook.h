@@ -31,6 +31,11 @@
  * engine itself fails (out of memory): external-dns treats any other 4xx as
  * fatal and exits.
  *
+ * GET /records has a deadline too, apply_timeout after its arrival: a
+ * provider that keeps throttling (429 with Retry-After) or does not answer
+ * ends the listing with 503 by then (a soft error: external-dns lists again
+ * next loop), well before external-dns's own read timeout would make it exit.
+ *
  * Every POST /records has one deadline, apply_timeout after its arrival, on
  * the engine's clock (dnsb_engine_options.deadline): the wait for its zones'
  * locks counts against it. What is not reached by then ends failed/deadline
@@ -183,7 +188,8 @@ typedef struct dnsb_webhook_options {
 	/** Largest request body accepted, bytes; bigger ones get 413. */
 	size_t max_body_size;
 	/** Seconds one POST /records may take, waiting for zone locks included;
-	 * must be > 0. Each apply's engine deadline is its arrival plus this. */
+	 * must be > 0. Each apply's engine deadline is its arrival plus this.
+	 * GET /records lists every zone within it too (503 past it). */
 	double apply_timeout;
 	/** Template for the engine (borrowed, copied by start; NULL = defaults).
 	 * Its metrics, droplog and quarantine are replaced by the fields below;
@@ -230,17 +236,35 @@ typedef struct dnsb_webhook_options {
 	 * this owner owns is not counted in dnsbatch_conflicting_owner_groups,
 	 * whose owners are the foreign ones. */
 	const char *txt_owner_id;
+	/** Since version 6. Seconds a zone's listing by GET /records stands for
+	 * the safety thresholds' count of its RRsets in a POST /records that
+	 * follows it (one external-dns loop lists, then applies: one listing
+	 * serves both), counted from the listing's start; a POST that applied
+	 * something to the zone ends it. 0 =
+	 * DNSB_WEBHOOK_LISTING_MAX_AGE_DEFAULT; < 0: never (every POST that
+	 * needs the count lists the zone). Only that count comes from it. */
+	double listing_max_age;
 } dnsb_webhook_options;
+
+/**
+ * Default listing_max_age, seconds. One external-dns loop sends GET /records,
+ * then POST /adjustendpoints, then POST /records, normally within a second;
+ * a listing of large zones takes a few. A count this old is off only by what
+ * another writer changed meanwhile, and it feeds a guard rail (a share of the
+ * zone), not an outcome.
+ */
+#define DNSB_WEBHOOK_LISTING_MAX_AGE_DEFAULT 10.0
 
 /** Default request_timeout, seconds. */
 #define DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT 30.0
 
-/* 2: allowed_hosts. 3: connection_timeout. 4: request_timeout, txt_wildcard_replacement. 5: txt_owner_id. */
-#define DNSB_WEBHOOK_OPTIONS_VERSION 5
+/* 2: allowed_hosts. 3: connection_timeout. 4: request_timeout, txt_wildcard_replacement. 5: txt_owner_id.
+ * 6: listing_max_age. */
+#define DNSB_WEBHOOK_OPTIONS_VERSION 6
 #define DNSB_WEBHOOK_OPTIONS_INIT \
 	{ DNSB_WEBHOOK_OPTIONS_VERSION, DNSB_WEBHOOK_LISTEN_DEFAULT, DNSB_WEBHOOK_METRICS_LISTEN_DEFAULT, \
 	  NULL, DNSB_WEBHOOK_MAX_BODY_DEFAULT, DNSB_WEBHOOK_APPLY_TIMEOUT_DEFAULT, NULL, NULL, NULL, NULL, 5.0, NULL, 0, 0, \
-	  DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT, NULL, NULL }
+	  DNSB_WEBHOOK_REQUEST_TIMEOUT_DEFAULT, NULL, NULL, 0.0 }
 
 /** A running server. Opaque. */
 typedef struct dnsb_webhook dnsb_webhook;

@@ -2,7 +2,8 @@
 # Calls run one way (docs/design.md §1, issue 32 §5): scripts/engine-calls.sh reads the cross-file calls of the
 # whole tree (applier/*, providers/*) with ctags and fails on a call circle (two files that call each other,
 # directly or round a loop; the circles being removed elsewhere are listed in the script's KNOWN_CIRCLES), and
-# on a call that runs back up the engine's pipeline. Also checked: the check itself sees a back-call and a
+# on a call that runs back up the engine's pipeline, and on an include of applier/engine/internal.h outside
+# applier/engine/ (the CLI reaches the engine through dnsbatch/engine.h only). Also checked: the check itself sees a back-call and a
 # circle when one is planted (in copies).
 set -u
 tmp=$(mktemp -d)
@@ -35,6 +36,15 @@ if sh scripts/engine-calls.sh "$tmp/plan" >"$tmp/circle" 2>&1; then
 else
 	grep -q '^CIRCLE: .*plan/endpoint .*plan/endpoint_fields' "$tmp/circle" && ok "a planted circle is seen" ||
 		not_ok "the planted circle is named: $(grep CIRCLE "$tmp/circle")"
+fi
+# Plant an include of the engine's internals outside applier/engine/ (what applier/cli/unopened.c once did).
+cp -r applier/cli "$tmp/cli"
+printf '#include "applier/engine/internal.h"\n' >>"$tmp/cli/apply.c"
+if sh scripts/engine-calls.sh "$tmp/cli" >"$tmp/internal" 2>&1; then
+	not_ok "a planted include of applier/engine/internal.h (cli/apply.c) is not seen"
+else
+	grep -q '^INTERNAL: .*cli/apply.c$' "$tmp/internal" && ok "a planted include of the engine's internals is seen" ||
+		not_ok "the planted include is named: $(grep INTERNAL "$tmp/internal")"
 fi
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
