@@ -8,14 +8,18 @@
 failures=0
 
 # test_begin: the opening the test scripts share (source this file as "$(dirname "$0")/checks.sh", then call it):
-# unset variables are errors, the C locale, the repository root as the working directory ($ROOT), and $DNSBATCH,
-# the binary under test (default $ROOT/build/dnsbatch)
+# unset variables are errors, the C locale, the repository root as the working directory ($ROOT), $BUILD (the
+# build directory, default build) and $DNSBATCH, the binary under test (default $ROOT/$BUILD/dnsbatch)
 test_begin() {
 	set -u
 	export LC_ALL=C
 	cd "$(dirname "$0")/../.." || exit 1
 	ROOT=$PWD
-	DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+	BUILD=${BUILD:-build}
+	case $BUILD in
+	/*) DNSBATCH=${DNSBATCH:-$BUILD/dnsbatch} ;;
+	*) DNSBATCH=${DNSBATCH:-$ROOT/$BUILD/dnsbatch} ;;
+	esac
 }
 
 ok() { echo "ok - $1"; }
@@ -27,7 +31,8 @@ needs() {
 	done
 }
 # scratch: the test's temp dir $T, and PIDS, the processes it starts: at exit those are stopped and $T
-# removed (DNSB_KEEP_TMP=1 keeps it)
+# removed (DNSB_KEEP_TMP=1 keeps it); a redis-server of redis.sh (REDIS_DIR set) is stopped first, by its
+# pidfile, as a subshell may have started it again
 scratch() {
 	T=$(mktemp -d)
 	PIDS=()
@@ -35,6 +40,7 @@ scratch() {
 }
 scratch_cleanup() {
 	local pid
+	[ -n "${REDIS_DIR:-}" ] && declare -F stop_redis >/dev/null && stop_redis
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
 }
@@ -133,13 +139,15 @@ tls_pki() {
 }
 
 # fake_needs IMPORT PACKAGE TOOL...: what a test against one of tests/fakes/ needs before it starts:
-# each TOOL installed, `python3 -c "import IMPORT"` working (else "PACKAGE is installed") and
-# $DNSBATCH built; the first missing is one failed check, and the test stops
+# each TOOL installed, `python3 -c "import IMPORT"` working (else "PACKAGE is installed"; IMPORT ""
+# for a fake that is no Python program) and $DNSBATCH built; the first missing is one failed check,
+# and the test stops
 fake_needs() {
 	local import=$1 package=$2
 	shift 2
 	needs "$@"
-	python3 -c "import $import" 2>/dev/null || { not_ok "$package is installed (make deps)"; exit 1; }
+	[ -z "$import" ] || python3 -c "import $import" 2>/dev/null ||
+		{ not_ok "$package is installed (make deps)"; exit 1; }
 	[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
 }
 # fake_scratch: scratch, the certificates of tls_pki in $T and an empty $T/home (the HOME of the
@@ -150,3 +158,32 @@ fake_scratch() {
 		{ not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
 	mkdir -p "$T/home"
 }
+
+# install_tree DIR: make install of $BUILD with DESTDIR=DIR PREFIX=/opt/dnsbatch (under SANITIZED=1 with the
+# sanitizer flags: the shared library then links from sanitized objects); one check, make's output in DIR.log
+install_tree() {
+	local san=()
+	[ "${SANITIZED:-0}" = 1 ] && san=(SAN=1 OPT="-O1 -g")
+	if make -s --no-print-directory BUILD="$BUILD" "${san[@]}" install DESTDIR="$1" PREFIX=/opt/dnsbatch \
+		>"$1.log" 2>&1; then
+		ok "make install DESTDIR=... PREFIX=/opt/dnsbatch"
+	else
+		not_ok "make install DESTDIR=... PREFIX=/opt/dnsbatch" "$(tail -20 "$1.log")"
+	fi
+}
+# user_program DIR OUT: tests/integration/user_program.c (a plan applied through the public API) built as OUT with
+# `pkg-config --cflags --libs dnsbatch` against the dnsbatch.pc that install_tree put in DIR, -Wall -Werror (under
+# SANITIZED=1 with the sanitizer runtime, which the sanitized library needs); one check
+user_program() {
+	local san=() pc=$1/opt/dnsbatch/lib/pkgconfig
+	[ "${SANITIZED:-0}" = 1 ] && san=("-fsanitize=address,undefined")
+	# shellcheck disable=SC2046
+	if cc -std=c11 -Wall -Werror "${san[@]}" -o "$2" tests/integration/user_program.c \
+		$(PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$1" pkg-config --cflags --libs dnsbatch) 2>"$2.log"; then
+		ok "a program builds with pkg-config --cflags --libs dnsbatch (the installed dnsbatch.pc)"
+	else
+		not_ok "a program builds with pkg-config --cflags --libs dnsbatch" "$(cat "$2.log")"
+	fi
+}
+# version_h: DNSBATCH_VERSION of include/dnsbatch/version.h
+version_h() { sed -n 's/^#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h; }

@@ -14,28 +14,12 @@
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/akamai_fake.sh
 
 fake_needs jsonschema python3-jsonschema openssl jq curl python3 node
-
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
+fake_scratch
 if akamai_edgegrid_lib; then
 	ok "npm akamai-edgegrid $AK_EDGEGRID_VERSION is installed under tests/fakes/node_modules"
 else

@@ -19,20 +19,7 @@ test_begin
 . tests/integration/redis.sh
 
 fake_needs jsonschema python3-jsonschema openssl jq curl python3 redis-server redis-cli
-
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	[ -n "${REDIS_DIR:-}" ] && stop_redis
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
+fake_scratch
 
 # no_secret NAME: nothing apply NAME printed holds a credential
 no_secret() {

@@ -16,32 +16,20 @@ FAKE=${FAKE:-$(dirname "$DNSBATCH")/fake_clouddns}
 PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
 
-for tool in openssl jq curl; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed"
-		exit 1
-	fi
-done
-for bin in "$DNSBATCH" "$FAKE"; do
-	if [ ! -x "$bin" ]; then
-		not_ok "$bin is built (make tests)"
-		exit 1
-	fi
-done
+fake_needs "" "" openssl jq curl
+[ -x "$FAKE" ] || { not_ok "$FAKE is built (make tests)"; exit 1; }
+fake_scratch
 
-scratch
+##### keys, made now (the CA and certificate: fake_scratch) ##########################################
 
-##### keys and certificates, made now ###############################################################
-
-pki() {
-	tls_pki &&
+sa_keys() {
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/sa.key" &&
 	openssl pkey -in "$T/sa.key" -pubout -out "$T/sa.pub" &&
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/wrong-sa.key" &&
 	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$T/ec.key"
 }
-if ! pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA, certificate and keys" "$(tail -3 "$T/pki.log")"
+if ! sa_keys >"$T/keys.log" 2>&1; then
+	not_ok "openssl makes the service-account keys" "$(tail -3 "$T/keys.log")"
 	exit 1
 fi
 SA_EMAIL=dnsbatch@test-project.iam.gserviceaccount.com

@@ -3,17 +3,12 @@
 # BIND (rfc2136) and PowerDNS: the preview's outcomes list equals the following apply's (path, outcome, reason, cause);
 # the preview writes nothing; `apply --checksum` applies only the plan and live state the preview saw, else
 # exits 2 with nothing sent and names what changed.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 export DNSBATCH
-. tests/integration/checks.sh
 . tests/integration/servers.sh
 
-for tool in named tsig-keygen dig nsupdate jq; do
-	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed (make deps)"; exit 1; }
-done
+needs named tsig-keygen dig nsupdate jq
 dnsb_servers_init
 T=$DNSB_SERVERS_TMP
 

@@ -17,11 +17,8 @@
 #   - a change that fails at the provider (Cloudflare's fake answering 500) is RecordFailed.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/cloudflare_fake.sh
 

@@ -2,9 +2,8 @@
 # test_webhook_owner_id.sh - `serve --txt-owner-id` (external-dns's flag, issue 33 §3): a quarantined group held by
 # a record of the sidecar's own owner is not counted in dnsbatch_conflicting_owner_groups{foreign_owner=...}; a
 # foreign owner's still is. Without the flag every owner counts, as before. Through `dnsbatch serve` on zone files.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 . tests/integration/extdns_client.sh
 dnsb_servers_init
