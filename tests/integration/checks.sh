@@ -90,6 +90,28 @@ plan() {
 }
 # list JSON...: a JSON array of the arguments
 list() { local IFS=,; echo "[$*]"; }
+# group3 NAME: the three creations of one external-dns group at NAME.example.com, as list items: its A
+# (203.0.113.7, TTL 300), its new-format (a-NAME) and its old-format (NAME) ownership TXT
+group3() {
+	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
+	jq -cn --arg n "$1.example.com" --arg v "$v" '[
+		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
+		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
+		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
+}
+# mixed_plan FILE: a plan with every conflict kind over a zone holding www (A 192.0.2.1), alias (CNAME www),
+# stale (A), moved (A 192.0.2.30) and keep (TXT "v=1"): two creates that apply (good, good-txt), one already in
+# effect (www), two in the way (an A at the CNAME alias, a CNAME at the A stale), an update from a stale old value
+# (moved), one that applies (keep: value and TTL), a delete of what is not there (gone)
+mixed_plan() {
+	plan "$1" \
+		create="$(list "$(ep good.example.com A 300 192.0.2.50 192.0.2.51)" "$(ep www.example.com A 300 192.0.2.1)" \
+			"$(ep alias.example.com A 300 192.0.2.9)" "$(ep stale.example.com CNAME 300 www.example.com)" \
+			"$(ep good-txt.example.com TXT 300 '"hello world"')")" \
+		updateOld="$(list "$(ep moved.example.com A 300 192.0.2.99)" "$(ep keep.example.com TXT 300 '"v=1"')")" \
+		updateNew="$(list "$(ep moved.example.com A 300 192.0.2.31)" "$(ep keep.example.com TXT 600 '"v=2"')")" \
+		delete="$(list "$(ep gone.example.com A 300 192.0.2.40)")"
+}
 # creates FILE N PREFIX DOMAIN NET: N A-record creations PREFIX0.DOMAIN .. PREFIX(N-1).DOMAIN,
 # addresses NET.x.y (NET: two octets, "10.0")
 creates() {

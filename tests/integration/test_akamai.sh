@@ -117,13 +117,7 @@ kill "$FAKE_PID"
 # ---- a mixed plan with every conflict kind: exact ----
 start_ak mixed || exit 1
 load <<<"$SEED" >/dev/null
-plan "$T/mixed.plan.json" \
-	create="$(list "$(ep good.example.com A 300 192.0.2.50 192.0.2.51)" "$(ep www.example.com A 300 192.0.2.1)" \
-		"$(ep alias.example.com A 300 192.0.2.9)" "$(ep stale.example.com CNAME 300 www.example.com)" \
-		"$(ep good-txt.example.com TXT 300 '"hello world"')")" \
-	updateOld="$(list "$(ep moved.example.com A 300 192.0.2.99)" "$(ep keep.example.com TXT 300 '"v=1"')")" \
-	updateNew="$(list "$(ep moved.example.com A 300 192.0.2.31)" "$(ep keep.example.com TXT 600 '"v=2"')")" \
-	delete="$(list "$(ep gone.example.com A 300 192.0.2.40)")"
+mixed_plan "$T/mixed.plan.json"
 apply mixed "$T/mixed.plan.json"
 eq "mixed: 3 applied, 2 already in effect, 3 dropped (exit 3)" "$RC $(counts mixed)" "3 8 3 2 3 0"
 eq "mixed: A beside a CNAME: dropped by the pre-check" "$(drop mixed alias.example.com cause)" \

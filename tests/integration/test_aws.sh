@@ -133,13 +133,6 @@ stop_fake
 # Four groups of three (an A, its new- and its old-format ownership TXT), one member of each in the
 # way of what the zone holds: the A (gr-a), the new-format TXT (gr-n), the old-format TXT (gr-o), and
 # the new-format TXT beside an A already in effect (gr-i). Each group drops whole; nothing is written.
-group3() { # NAME: the three creations of one group, as list items
-	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
-	jq -cn --arg n "$1.example.com" --arg v "$v" '[
-		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
-		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
-		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
-}
 plan "$T/whole.plan.json" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
 printf 'ZEXAMPLE %s\n' 'gr-a.example.com. 300 A 198.51.100.9' 'a-gr-n.example.com. 300 TXT "someone-else"' \
 	'gr-o.example.com. 300 TXT "someone-else"' 'gr-i.example.com. 300 A 203.0.113.7' \

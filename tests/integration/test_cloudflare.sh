@@ -95,13 +95,7 @@ CREDS=(CF_API_TOKEN=$TOKEN)
 
 # ---- a mixed plan with every conflict kind ----
 start_cf mixed --seed "$T/seed" || exit 1
-plan "$T/mixed.plan.json" \
-	create="$(list "$(ep good.example.com A 300 192.0.2.50 192.0.2.51)" "$(ep www.example.com A 300 192.0.2.1)" \
-		"$(ep alias.example.com A 300 192.0.2.9)" "$(ep stale.example.com CNAME 300 www.example.com)" \
-		"$(ep good-txt.example.com TXT 300 '"hello world"')")" \
-	updateOld="$(list "$(ep moved.example.com A 300 192.0.2.99)" "$(ep keep.example.com TXT 300 '"v=1"')")" \
-	updateNew="$(list "$(ep moved.example.com A 300 192.0.2.31)" "$(ep keep.example.com TXT 600 '"v=2"')")" \
-	delete="$(list "$(ep gone.example.com A 300 192.0.2.40)")"
+mixed_plan "$T/mixed.plan.json"
 apply mixed "$T/mixed.plan.json" --cloudflare-zone-id "$Z1"
 # The create of an identical record and the delete of a missing one conflict in the pre-check, and the
 # read-back finds them in effect already (verify before drop): already_applied, not dropped.
