@@ -3,7 +3,7 @@
 # trap kills every PID in PIDS). The fake checks every request body and query against the
 # definitions kept from Azure's REST specification (tests/fakes/azure-dns-2018-05-01.json).
 #
-# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh), and the
+# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq, fake_started and clean_run (checks.sh), and the
 # certificates of tls_pki (checks.sh).
 # Gives: the credentials the fake accepts (AZ_SECRET, AZ_FEDERATED), start_fake, stop_fake, stat, apply,
 # zone, clean_requests, run (dnsbatch with $CREDS), AZ_FLAGS.
@@ -51,10 +51,7 @@ clean_requests() {
 # CREDS: the credential variables of the next runs (the client secret by default).
 CREDS=(AZURE_TENANT_ID=$AZ_TENANT AZURE_CLIENT_ID=$AZ_CLIENT AZURE_CLIENT_SECRET=$AZ_SECRET)
 # run CMD...: dnsbatch in a clean environment: the authority host and $CREDS only
-run() {
-	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AZURE_AUTHORITY_HOST="$URL" "${CREDS[@]}" "$DNSBATCH" "$@"
-}
+run() { clean_run "$T/home" AZURE_AUTHORITY_HOST="$URL" -- "$@"; }
 # apply NAME PLAN [flags...]: dnsbatch apply of PLAN against the fake (fast backoff); sets RC; leaves
 # $T/NAME.json (the JSON report), .err and .drops
 apply() {

@@ -99,6 +99,25 @@ group3() {
 		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
 		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
 }
+# whole_group_plan FILE ZONE: four groups of three (group3 gr-a, gr-n, gr-o, gr-i) as a plan in FILE, and on stdout
+# the records ("ZONE OWNER TTL TYPE RDATA") that put one member of each in the way: the A (gr-a), the new-format TXT
+# (gr-n), the old-format TXT (gr-o), and the new-format TXT beside an A already in effect (gr-i)
+whole_group_plan() {
+	plan "$1" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
+	printf '%s %s\n' "$2" 'gr-a.example.com. 300 A 198.51.100.9' "$2" 'a-gr-n.example.com. 300 TXT "someone-else"' \
+		"$2" 'gr-o.example.com. 300 TXT "someone-else"' "$2" 'gr-i.example.com. 300 A 203.0.113.7' \
+		"$2" 'a-gr-i.example.com. 300 TXT "someone-else"'
+}
+# whole_group_checks: apply "whole" of whole_group_plan dropped every group whole and wrote none of their members
+# (zone, the fake's records, has the gr-i A that was there only); the A in effect is dropped with its group
+whole_group_checks() {
+	eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
+	zone >"$T/whole.zone"
+	eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
+	eq "whole: the A in effect is dropped with its group" \
+		"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") |
+			.message' "$T/whole.drops" | grep -c 'dropped with its group')" 1
+}
 # mixed_plan FILE: a plan with every conflict kind over a zone holding www (A 192.0.2.1), alias (CNAME www),
 # stale (A), moved (A 192.0.2.30) and keep (TXT "v=1"): two creates that apply (good, good-txt), one already in
 # effect (www), two in the way (an A at the CNAME alias, a CNAME at the A stale), an update from a stale old value
@@ -146,6 +165,21 @@ fake_started() {
 	[ -n "$PORT" ] && return 0
 	not_ok "$1: the fake starts" "$(cat "$T/$1.fake.err")"
 	return 1
+}
+
+# clean_run HOME [VAR=VALUE...] -- ARGS...: $DNSBATCH ARGS in a clean environment (env -i), as the cloud fakes' tests
+# run it: PATH, HOME, the C locale, the sanitizers' options when set, the VARs and $CREDS (an array: the credential
+# variables of the next runs); no other variable reaches it, so a credential the test did not give is not found
+clean_run() {
+	local home=$1 vars=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	env -i PATH="$PATH" HOME="$home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${vars[@]}" "${CREDS[@]}" "$DNSBATCH" "$@"
 }
 
 # tls_pki: a test CA ($T/ca.pem), another CA ($T/other-ca.pem: a wrong trust anchor) and a server certificate

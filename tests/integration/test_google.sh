@@ -164,21 +164,10 @@ secrets_absent conf
 stop_fake
 
 ##### a group refused in one member: no other member written #######################################
-# Four groups of three (an A, its new- and its old-format ownership TXT), one member of each in the
-# way of what the zone holds: the A (gr-a), the new-format TXT (gr-n), the old-format TXT (gr-o), and
-# the new-format TXT beside an A already in effect (gr-i). Each group drops whole; nothing is written.
-plan "$T/whole.plan.json" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
-printf 'example-com %s\n' 'gr-a.example.com. 300 A 198.51.100.9' 'a-gr-n.example.com. 300 TXT "someone-else"' \
-	'gr-o.example.com. 300 TXT "someone-else"' 'gr-i.example.com. 300 A 203.0.113.7' \
-	'a-gr-i.example.com. 300 TXT "someone-else"' >"$T/whole.records"
+whole_group_plan "$T/whole.plan.json" example-com >"$T/whole.records"
 start_fake whole --records "$T/whole.records"
 apply whole "$T/whole.plan.json" --google-zone example.com=example-com --google-credentials "$T/whole.key.json"
-eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
-zone >"$T/whole.zone"
-eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
-eq "whole: the A in effect is dropped with its group" \
-	"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") | .message' \
-		"$T/whole.drops" | grep -c 'dropped with its group')" 1
+whole_group_checks
 stop_fake
 
 ##### each kind of refusal on its own, the rest applied ############################################
