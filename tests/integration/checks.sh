@@ -139,6 +139,17 @@ creates() {
 		updateOld: [], updateNew: [], delete: []}' >"$1"
 }
 
+# zone_head ORIGIN [ADDRESS]: the first lines of a zone file for ORIGIN (no final dot): $ORIGIN, $TTL 300, its SOA
+# (serial 1), NS ns1.ORIGIN. and ns1's A (192.0.2.53 unless ADDRESS). { zone_head ORIGIN; cat; } >FILE <<EOF
+# puts the zone's own records after them
+zone_head() {
+	printf '$ORIGIN %s.\n$TTL 300\n@ IN SOA ns1.%s. hostmaster.%s. 1 7200 3600 1209600 300\n@ IN NS ns1.%s.\n' \
+		"$1" "$1" "$1" "$1"
+	printf 'ns1 IN A %s\n' "${2:-192.0.2.53}"
+}
+# registry_txt OWNER RESOURCE: the value of an external-dns registry TXT record (quoted) for OWNER and RESOURCE
+registry_txt() { printf '"heritage=external-dns,external-dns/owner=%s,external-dns/resource=%s"' "$1" "$2"; }
+
 # counts NAME: "changes applied already_applied dropped failed" of the last apply NAME
 counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
 # rep NAME JQ: a field of apply NAME's report

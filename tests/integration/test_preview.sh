@@ -12,12 +12,7 @@ needs named tsig-keygen dig nsupdate jq
 dnsb_servers_init
 T=$DNSB_SERVERS_TMP
 
-cat >"$T/zone" <<'EOF'
-$ORIGIN example.test.
-$TTL 300
-@        IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.example.test.
-ns1      IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$T/zone" <<'EOF'
 taken    IN A   198.51.100.1
 same     IN A   192.0.2.7
 old      IN A   192.0.2.8

@@ -102,13 +102,7 @@ check "SIGINT: the metrics file counts them" \
 check "SIGINT: the drop log turns back into a plan of the changes not sent" \
 	sh -c '[ "$("$1" drops "$2" --plan | jq ".create | length")" = "$3" ]' _ "$DNSBATCH" "$T/mem.drops" "$failed"
 
-cat >"$T/z" <<EOF
-\$ORIGIN example.test.
-\$TTL 300
-@ IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@ IN NS ns1.example.test.
-ns1 IN A 192.0.2.53
-EOF
+zone_head example.test >"$T/z"
 interrupt zone TERM --plan "$T/plan3000.json" --provider zonefile --zonefile "example.test=$T/z" --batch-size 1 \
 	--output json >"$T/zone.json"
 eq "SIGTERM, zonefile: exit code 4" "$rc" 4
