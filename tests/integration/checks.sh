@@ -217,6 +217,11 @@ fake_needs() {
 		{ not_ok "$package is installed (make deps)"; exit 1; }
 	[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
 }
+# fake_begin IMPORT PACKAGE TOOL...: the start of a test against one of tests/fakes/: fake_needs, then fake_scratch
+fake_begin() {
+	fake_needs "$@"
+	fake_scratch
+}
 # fake_scratch: scratch, the certificates of tls_pki in $T and an empty $T/home (the HOME of the
 # runs); a failed tls_pki is one failed check, and the test stops
 fake_scratch() {

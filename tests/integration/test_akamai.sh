@@ -18,8 +18,7 @@
 test_begin
 . tests/integration/akamai_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3 node
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3 node
 if akamai_edgegrid_lib; then
 	ok "npm akamai-edgegrid $AK_EDGEGRID_VERSION is installed under tests/fakes/node_modules"
 else

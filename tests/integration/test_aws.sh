@@ -20,8 +20,7 @@ PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
 . tests/integration/aws_fake.sh
 
-fake_needs 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3 bc
-fake_scratch
+fake_begin 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3 bc
 printf '%s' "$WEB_TOKEN" >"$T/web-token"
 printf '%s\n' "$CONTAINER_TOKEN" >"$T/container-token"
 cat >"$T/credentials" <<EOF

@@ -18,8 +18,7 @@ test_begin
 . tests/integration/cloudflare_fake.sh
 . tests/integration/redis.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3 redis-server redis-cli
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3 redis-server redis-cli
 
 # no_secret NAME: nothing apply NAME printed holds a credential
 no_secret() {

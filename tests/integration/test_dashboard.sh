@@ -29,8 +29,7 @@ test_begin
 
 PENDING=(dnsbatch_held_changes)
 DASH=examples/grafana/dnsbatch.json
-fake_needs botocore.auth python3-botocore openssl jq curl python3 prometheus redis-server redis-cli
-fake_scratch
+fake_begin botocore.auth python3-botocore openssl jq curl python3 prometheus redis-server redis-cli
 
 jqq() { jq "$@" >/dev/null; }
 # The dashboard: JSON, the panels the kit promises, each with a query.

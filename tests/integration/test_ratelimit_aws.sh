@@ -22,8 +22,7 @@ test_begin
 . tests/integration/aws_fake.sh
 . tests/integration/redis.sh
 
-fake_needs botocore.auth python3-botocore openssl jq curl python3 redis-server redis-cli
-fake_scratch
+fake_begin botocore.auth python3-botocore openssl jq curl python3 redis-server redis-cli
 
 RATE=5
 BURST=5

@@ -13,8 +13,7 @@ test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/akamai_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3 node
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3 node
 akamai_edgegrid_lib || { not_ok "npm installs akamai-edgegrid (the fake checks the signatures with it)"; exit 1; }
 start_ak hook || exit 1
 echo 'taken.example.com 300 A 198.51.100.7' | load >/dev/null

@@ -25,8 +25,7 @@ test_begin
 # The API server's fake runs on Debian's python3-jsonschema (/usr/bin/python3) where it is there.
 PY=python3
 /usr/bin/python3 -c 'import jsonschema' 2>/dev/null && PY=/usr/bin/python3
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 export POD_NAME=dnsbatch-7d9f8-x2k4q
 
 ##### the stand-in API server ##################################################################
