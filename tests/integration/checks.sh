@@ -139,6 +139,16 @@ creates() {
 		updateOld: [], updateNew: [], delete: []}' >"$1"
 }
 
+# mixed_precheck_drops: apply "mixed" of mixed_plan dropped its three conflicts in the pre-check read, each with
+# its cause: the A at the CNAME alias and the CNAME at the A stale (cname), the update of moved from a stale value
+mixed_precheck_drops() {
+	eq "mixed: A beside a CNAME: dropped by the pre-check" "$(drop mixed alias.example.com cause)" \
+		"dropped conflict 0 precheck cname"
+	eq "mixed: CNAME beside an A: dropped by the pre-check" "$(drop mixed stale.example.com cause)" \
+		"dropped conflict 0 precheck cname"
+	eq "mixed: update of other values: dropped (pre-check)" "$(drop mixed moved.example.com cause)" \
+		"dropped conflict 0 precheck differs"
+}
 # zone_head ORIGIN [ADDRESS]: the first lines of a zone file for ORIGIN (no final dot): $ORIGIN, $TTL 300, its SOA
 # (serial 1), NS ns1.ORIGIN. and ns1's A (192.0.2.53 unless ADDRESS). { zone_head ORIGIN; cat; } >FILE <<EOF
 # puts the zone's own records after them
