@@ -35,15 +35,7 @@ for tool in openssl jq curl bc python3; do
 done
 python3 -c 'import botocore.auth' 2>/dev/null || { echo "bench_aws: python3-botocore is not installed"; exit 1; }
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-tls_pki >"$T/pki.log" 2>&1 || { echo "bench_aws: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }
+fake_scratch # $T (its CA and certificate), PIDS stopped at exit
 
 jq -n --argjson n "$CHANGES" '{create: [range($n) | {dnsName: "host\(.).bench.example", recordType: "A", recordTTL: 300,
 	labels: {}, targets: ["10.\(. / 65536 | floor % 256).\(. / 256 | floor % 256).\(. % 256)"]}],

@@ -27,15 +27,8 @@ for tool in openssl jq curl bc python3; do
 done
 python3 -c 'import jsonschema' 2>/dev/null || { echo "bench_azure: python3-jsonschema is not installed"; exit 1; }
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
+fake_scratch # $T (its CA and certificate), PIDS stopped at exit
 
-tls_pki >"$T/pki.log" 2>&1 || { echo "bench_azure: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }
 jq -n --argjson n "$CHANGES" '{create: [range($n) | {dnsName: "host\(.).bench.example", recordType: "A", recordTTL: 300,
 	labels: {}, targets: ["10.\(. / 65536 | floor % 256).\(. / 256 | floor % 256).\(. % 256)"]}],
 	updateOld: [], updateNew: [], delete: []}' >"$T/plan.json"

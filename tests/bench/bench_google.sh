@@ -32,16 +32,9 @@ for tool in openssl jq curl bc; do
 done
 [ -x "$FAKE" ] || { echo "bench_google: $FAKE is not built (make tests)"; exit 1; }
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
+fake_scratch # $T (its CA and certificate), PIDS stopped at exit
 
 {
-	tls_pki &&
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/sa.key" &&
 	openssl pkey -in "$T/sa.key" -pubout -out "$T/sa.pub"
 } >"$T/pki.log" 2>&1 || { echo "bench_google: openssl failed: $(tail -2 "$T/pki.log")"; exit 1; }

@@ -27,16 +27,7 @@ DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
 . tests/integration/aws_fake.sh
 . tests/integration/redis.sh
 
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	[ -n "${REDIS_DIR:-}" ] && stop_redis
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-tls_pki "$T" >/dev/null 2>&1 || { echo "bench_ratelimit: cannot make certificates"; exit 1; }
-mkdir -p "$T/home"
+fake_scratch # $T (its CA and certificate), PIDS stopped at exit
 start_redis "$T/redis" >/dev/null || { echo "bench_ratelimit: redis-server did not start"; exit 1; }
 # A loopback port nothing listens on: Redis away.
 AWAY=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

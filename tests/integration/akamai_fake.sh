@@ -4,7 +4,7 @@
 # EdgeGrid signature with Akamai's own Node library (npm akamai-edgegrid, installed here under
 # tests/fakes/node_modules, never committed).
 #
-# Needs: T (the caller's temp dir), PIDS (an array), eq and fake_started (checks.sh), and the certificates of
+# Needs: T (the caller's temp dir), PIDS (an array), eq, fake_started and clean_run (checks.sh), and the certificates of
 # tls_pki (checks.sh).
 # Gives: the credentials the fake accepts (CT/AT for AK_HOST and the secret in $T/secret; OTHER_CT/OTHER_AT with
 # $T/other.secret, another API client), akamai_edgegrid_lib, start_ak, stat, zone, load, clean_requests, run, apply.
@@ -76,10 +76,7 @@ clean_requests() {
 # CREDS: the credential variables of the next runs.
 CREDS=(AKAMAI_HOST=$AK_HOST AKAMAI_CLIENT_TOKEN=$CT AKAMAI_ACCESS_TOKEN=$AT AKAMAI_CLIENT_SECRET=$SECRET)
 # run CMD...: dnsbatch in a clean environment with $CREDS only
-run() {
-	env -i PATH="$PATH" HOME="$T" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${CREDS[@]}" "$DNSBATCH" "$@"
-}
+run() { clean_run "$T" -- "$@"; }
 # apply NAME PLAN [flags...]: dnsbatch apply to the fake; RC, $T/NAME.{json,err,drops}
 apply() {
 	local name=$1 planfile=$2

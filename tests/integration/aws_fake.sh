@@ -4,7 +4,7 @@
 # recomputes every request's SigV4 signature with botocore and checks every
 # ChangeResourceRecordSets body against botocore's route53 model.
 #
-# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq and fake_started (checks.sh), and the
+# Needs: T (the test's temp dir), PIDS (an array), not_ok, eq, fake_started and clean_run (checks.sh), and the
 # certificates of tls_pki (checks.sh).
 # Gives: the credentials the fake accepts (KEY_ID/SECRET, FILE_KEY_ID/FILE_SECRET,
 # WEB_TOKEN, CONTAINER_TOKEN), start_fake, stop_fake, stat, zone,
@@ -51,11 +51,7 @@ clean_requests() {
 # CREDS: the credential variables of the next runs ("env" = the env key by default).
 CREDS=(AWS_ACCESS_KEY_ID=$KEY_ID AWS_SECRET_ACCESS_KEY=$SECRET)
 # run CMD...: dnsbatch in a clean environment: endpoint, CA, HOME and $CREDS only
-run() {
-	env -i PATH="$PATH" HOME="$T/home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/ca.pem" \
-		"${CREDS[@]}" "$DNSBATCH" "$@"
-}
+run() { clean_run "$T/home" AWS_ENDPOINT_URL_ROUTE_53="$URL" AWS_CA_BUNDLE="$T/ca.pem" -- "$@"; }
 
 # AWS_APPLY_FLAGS: flags every apply of the test gives (a test's fixed --aws-zone-id).
 AWS_APPLY_FLAGS=()

@@ -8,14 +8,18 @@
 failures=0
 
 # test_begin: the opening the test scripts share (source this file as "$(dirname "$0")/checks.sh", then call it):
-# unset variables are errors, the C locale, the repository root as the working directory ($ROOT), and $DNSBATCH,
-# the binary under test (default $ROOT/build/dnsbatch)
+# unset variables are errors, the C locale, the repository root as the working directory ($ROOT), $BUILD (the
+# build directory, default build) and $DNSBATCH, the binary under test (default $ROOT/$BUILD/dnsbatch)
 test_begin() {
 	set -u
 	export LC_ALL=C
 	cd "$(dirname "$0")/../.." || exit 1
 	ROOT=$PWD
-	DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+	BUILD=${BUILD:-build}
+	case $BUILD in
+	/*) DNSBATCH=${DNSBATCH:-$BUILD/dnsbatch} ;;
+	*) DNSBATCH=${DNSBATCH:-$ROOT/$BUILD/dnsbatch} ;;
+	esac
 }
 
 ok() { echo "ok - $1"; }
@@ -27,7 +31,8 @@ needs() {
 	done
 }
 # scratch: the test's temp dir $T, and PIDS, the processes it starts: at exit those are stopped and $T
-# removed (DNSB_KEEP_TMP=1 keeps it)
+# removed (DNSB_KEEP_TMP=1 keeps it); a redis-server of redis.sh (REDIS_DIR set) is stopped first, by its
+# pidfile, as a subshell may have started it again
 scratch() {
 	T=$(mktemp -d)
 	PIDS=()
@@ -35,6 +40,7 @@ scratch() {
 }
 scratch_cleanup() {
 	local pid
+	[ -n "${REDIS_DIR:-}" ] && declare -F stop_redis >/dev/null && stop_redis
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
 }
@@ -84,6 +90,47 @@ plan() {
 }
 # list JSON...: a JSON array of the arguments
 list() { local IFS=,; echo "[$*]"; }
+# group3 NAME: the three creations of one external-dns group at NAME.example.com, as list items: its A
+# (203.0.113.7, TTL 300), its new-format (a-NAME) and its old-format (NAME) ownership TXT
+group3() {
+	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
+	jq -cn --arg n "$1.example.com" --arg v "$v" '[
+		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
+		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
+		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
+}
+# whole_group_plan FILE ZONE: four groups of three (group3 gr-a, gr-n, gr-o, gr-i) as a plan in FILE, and on stdout
+# the records ("ZONE OWNER TTL TYPE RDATA") that put one member of each in the way: the A (gr-a), the new-format TXT
+# (gr-n), the old-format TXT (gr-o), and the new-format TXT beside an A already in effect (gr-i)
+whole_group_plan() {
+	plan "$1" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
+	printf '%s %s\n' "$2" 'gr-a.example.com. 300 A 198.51.100.9' "$2" 'a-gr-n.example.com. 300 TXT "someone-else"' \
+		"$2" 'gr-o.example.com. 300 TXT "someone-else"' "$2" 'gr-i.example.com. 300 A 203.0.113.7' \
+		"$2" 'a-gr-i.example.com. 300 TXT "someone-else"'
+}
+# whole_group_checks: apply "whole" of whole_group_plan dropped every group whole and wrote none of their members
+# (zone, the fake's records, has the gr-i A that was there only); the A in effect is dropped with its group
+whole_group_checks() {
+	eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
+	zone >"$T/whole.zone"
+	eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
+	eq "whole: the A in effect is dropped with its group" \
+		"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") |
+			.message' "$T/whole.drops" | grep -c 'dropped with its group')" 1
+}
+# mixed_plan FILE: a plan with every conflict kind over a zone holding www (A 192.0.2.1), alias (CNAME www),
+# stale (A), moved (A 192.0.2.30) and keep (TXT "v=1"): two creates that apply (good, good-txt), one already in
+# effect (www), two in the way (an A at the CNAME alias, a CNAME at the A stale), an update from a stale old value
+# (moved), one that applies (keep: value and TTL), a delete of what is not there (gone)
+mixed_plan() {
+	plan "$1" \
+		create="$(list "$(ep good.example.com A 300 192.0.2.50 192.0.2.51)" "$(ep www.example.com A 300 192.0.2.1)" \
+			"$(ep alias.example.com A 300 192.0.2.9)" "$(ep stale.example.com CNAME 300 www.example.com)" \
+			"$(ep good-txt.example.com TXT 300 '"hello world"')")" \
+		updateOld="$(list "$(ep moved.example.com A 300 192.0.2.99)" "$(ep keep.example.com TXT 300 '"v=1"')")" \
+		updateNew="$(list "$(ep moved.example.com A 300 192.0.2.31)" "$(ep keep.example.com TXT 600 '"v=2"')")" \
+		delete="$(list "$(ep gone.example.com A 300 192.0.2.40)")"
+}
 # creates FILE N PREFIX DOMAIN NET: N A-record creations PREFIX0.DOMAIN .. PREFIX(N-1).DOMAIN,
 # addresses NET.x.y (NET: two octets, "10.0")
 creates() {
@@ -91,6 +138,27 @@ creates() {
 		recordType: "A", recordTTL: 300, labels: {}, targets: ["\($net).\(. / 256 | floor).\(. % 256)"]}],
 		updateOld: [], updateNew: [], delete: []}' >"$1"
 }
+
+# mixed_precheck_drops: apply "mixed" of mixed_plan dropped its three conflicts in the pre-check read, each with
+# its cause: the A at the CNAME alias and the CNAME at the A stale (cname), the update of moved from a stale value
+mixed_precheck_drops() {
+	eq "mixed: A beside a CNAME: dropped by the pre-check" "$(drop mixed alias.example.com cause)" \
+		"dropped conflict 0 precheck cname"
+	eq "mixed: CNAME beside an A: dropped by the pre-check" "$(drop mixed stale.example.com cause)" \
+		"dropped conflict 0 precheck cname"
+	eq "mixed: update of other values: dropped (pre-check)" "$(drop mixed moved.example.com cause)" \
+		"dropped conflict 0 precheck differs"
+}
+# zone_head ORIGIN [ADDRESS]: the first lines of a zone file for ORIGIN (no final dot): $ORIGIN, $TTL 300, its SOA
+# (serial 1), NS ns1.ORIGIN. and ns1's A (192.0.2.53 unless ADDRESS). { zone_head ORIGIN; cat; } >FILE <<EOF
+# puts the zone's own records after them
+zone_head() {
+	printf '$ORIGIN %s.\n$TTL 300\n@ IN SOA ns1.%s. hostmaster.%s. 1 7200 3600 1209600 300\n@ IN NS ns1.%s.\n' \
+		"$1" "$1" "$1" "$1"
+	printf 'ns1 IN A %s\n' "${2:-192.0.2.53}"
+}
+# registry_txt OWNER RESOURCE: the value of an external-dns registry TXT record (quoted) for OWNER and RESOURCE
+registry_txt() { printf '"heritage=external-dns,external-dns/owner=%s,external-dns/resource=%s"' "$1" "$2"; }
 
 # counts NAME: "changes applied already_applied dropped failed" of the last apply NAME
 counts() { jq -r '"\(.changes) \(.applied) \(.already_applied) \(.dropped) \(.failed)"' "$T/$1.json" 2>/dev/null; }
@@ -120,6 +188,21 @@ fake_started() {
 	return 1
 }
 
+# clean_run HOME [VAR=VALUE...] -- ARGS...: $DNSBATCH ARGS in a clean environment (env -i), as the cloud fakes' tests
+# run it: PATH, HOME, the C locale, the sanitizers' options when set, the VARs and $CREDS (an array: the credential
+# variables of the next runs); no other variable reaches it, so a credential the test did not give is not found
+clean_run() {
+	local home=$1 vars=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	env -i PATH="$PATH" HOME="$home" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${vars[@]}" "${CREDS[@]}" "$DNSBATCH" "$@"
+}
+
 # tls_pki: a test CA ($T/ca.pem), another CA ($T/other-ca.pem: a wrong trust anchor) and a server certificate
 # for 127.0.0.1 signed by the first ($T/server.pem, $T/server.key), made with the openssl CLI
 tls_pki() {
@@ -133,14 +216,21 @@ tls_pki() {
 }
 
 # fake_needs IMPORT PACKAGE TOOL...: what a test against one of tests/fakes/ needs before it starts:
-# each TOOL installed, `python3 -c "import IMPORT"` working (else "PACKAGE is installed") and
-# $DNSBATCH built; the first missing is one failed check, and the test stops
+# each TOOL installed, `python3 -c "import IMPORT"` working (else "PACKAGE is installed"; IMPORT ""
+# for a fake that is no Python program) and $DNSBATCH built; the first missing is one failed check,
+# and the test stops
 fake_needs() {
 	local import=$1 package=$2
 	shift 2
 	needs "$@"
-	python3 -c "import $import" 2>/dev/null || { not_ok "$package is installed (make deps)"; exit 1; }
+	[ -z "$import" ] || python3 -c "import $import" 2>/dev/null ||
+		{ not_ok "$package is installed (make deps)"; exit 1; }
 	[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
+}
+# fake_begin IMPORT PACKAGE TOOL...: the start of a test against one of tests/fakes/: fake_needs, then fake_scratch
+fake_begin() {
+	fake_needs "$@"
+	fake_scratch
 }
 # fake_scratch: scratch, the certificates of tls_pki in $T and an empty $T/home (the HOME of the
 # runs); a failed tls_pki is one failed check, and the test stops
@@ -150,3 +240,32 @@ fake_scratch() {
 		{ not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"; exit 1; }
 	mkdir -p "$T/home"
 }
+
+# install_tree DIR: make install of $BUILD with DESTDIR=DIR PREFIX=/opt/dnsbatch (under SANITIZED=1 with the
+# sanitizer flags: the shared library then links from sanitized objects); one check, make's output in DIR.log
+install_tree() {
+	local san=()
+	[ "${SANITIZED:-0}" = 1 ] && san=(SAN=1 OPT="-O1 -g")
+	if make -s --no-print-directory BUILD="$BUILD" "${san[@]}" install DESTDIR="$1" PREFIX=/opt/dnsbatch \
+		>"$1.log" 2>&1; then
+		ok "make install DESTDIR=... PREFIX=/opt/dnsbatch"
+	else
+		not_ok "make install DESTDIR=... PREFIX=/opt/dnsbatch" "$(tail -20 "$1.log")"
+	fi
+}
+# user_program DIR OUT: tests/integration/user_program.c (a plan applied through the public API) built as OUT with
+# `pkg-config --cflags --libs dnsbatch` against the dnsbatch.pc that install_tree put in DIR, -Wall -Werror (under
+# SANITIZED=1 with the sanitizer runtime, which the sanitized library needs); one check
+user_program() {
+	local san=() pc=$1/opt/dnsbatch/lib/pkgconfig
+	[ "${SANITIZED:-0}" = 1 ] && san=("-fsanitize=address,undefined")
+	# shellcheck disable=SC2046
+	if cc -std=c11 -Wall -Werror "${san[@]}" -o "$2" tests/integration/user_program.c \
+		$(PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$1" pkg-config --cflags --libs dnsbatch) 2>"$2.log"; then
+		ok "a program builds with pkg-config --cflags --libs dnsbatch (the installed dnsbatch.pc)"
+	else
+		not_ok "a program builds with pkg-config --cflags --libs dnsbatch" "$(cat "$2.log")"
+	fi
+}
+# version_h: DNSBATCH_VERSION of include/dnsbatch/version.h
+version_h() { sed -n 's/^#define DNSBATCH_VERSION "\(.*\)"/\1/p' include/dnsbatch/version.h; }

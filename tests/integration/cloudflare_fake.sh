@@ -3,7 +3,7 @@
 # stopped by PID (the caller's EXIT trap kills every PID in PIDS). The fake checks every
 # batch body against Cloudflare's published schema (tests/fakes/cloudflare-schema.json).
 #
-# Needs: T (the caller's temp dir), PIDS (an array), eq and fake_started (checks.sh), and the
+# Needs: T (the caller's temp dir), PIDS (an array), eq, fake_started and clean_run (checks.sh), and the
 # certificates of tls_pki (checks.sh).
 # Gives: the credentials the fake accepts (TOKEN reaches zone Z1 = example.com, OTHER_TOKEN
 # only Z2 = example.org, KEY/EMAIL a global key), start_cf, stat, zone, clean_requests, run.
@@ -43,10 +43,7 @@ clean_requests() { eq "$1: every batch body matches Cloudflare's schema" "$(stat
 # CREDS: the credential variables of the next runs.
 CREDS=(CF_API_TOKEN=$TOKEN)
 # run CMD...: dnsbatch in a clean environment with $CREDS only
-run() {
-	env -i PATH="$PATH" HOME="$T" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${CREDS[@]}" "$DNSBATCH" "$@"
-}
+run() { clean_run "$T" -- "$@"; }
 # apply NAME PLAN [flags...]: dnsbatch apply to the fake; RC, $T/NAME.{json,err,drops}
 apply() {
 	local name=$1 planfile=$2

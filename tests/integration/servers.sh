@@ -275,6 +275,33 @@ dnsb_wait_zones() {
 	done
 }
 
+# dnsb_start_server NAME DIR WRITE CMD...: start the server CMD (in the foreground) for the zones of DNSB_ZONES, up
+# to 5 tries, each on a new free port: WRITE DIR PORT writes its configuration (non-zero: no more tries), CMD runs
+# with its output in DIR/NAME.log and is waited for until it answers SOA for every zone; a server that died (its
+# port taken) is tried again on another. @return 0 with DNSB_SERVER_PORT, DNSB_SERVER_PID and DNSB_SERVER_DIR set;
+# 1, the log's tail on stderr
+dnsb_start_server() {
+	local name=$1 dir=$2 write=$3 port attempt rc
+	shift 3
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		port=$(dnsb_free_port) || return 1
+		"$write" "$dir" "$port" || return 1
+		dnsb_launch "$dir/$name.log" "$port" "${DNSB_ZONES[0]}" "$@"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			DNSB_SERVER_DIR=$dir
+			dnsb_wait_zones && return 0
+			dnsb_stop_pid "$DNSB_SERVER_PID"
+			break
+		fi
+		# Retry on another port only when the process died (port taken).
+		[ "$rc" = 2 ] || break
+	done
+	echo "dnsb_start_$name: $name did not start; log $dir/$name.log:" >&2
+	tail -n 20 "$dir/$name.log" >&2
+	return 1
+}
+
 dnsb_named_conf() {
 	local dir=$1 port=$2 keyname=$3 i
 	cat <<EOF
@@ -304,8 +331,13 @@ EOF
 	done
 }
 
+# dnsb_named_write DIR PORT: DIR/named.conf for PORT (the key of DNSB_KEYFILE)
+dnsb_named_write() {
+	dnsb_named_conf "$1" "$2" "$(dnsb_keyfile_name "$DNSB_KEYFILE")" >"$1/named.conf"
+}
+
 dnsb_start_named() {
-	local dir port attempt rc keyname i user=()
+	local dir i user=()
 	dnsb_zone_args "$@" || return 1
 	dir=$(dnsb_newdir named) || return 1
 	mkdir -p "$dir/data"
@@ -313,25 +345,8 @@ dnsb_start_named() {
 		cp "${DNSB_ZONEFILES[$i]}" "$dir/data/zone$i.db" || return 1
 	done
 	cp "$DNSB_KEYFILE" "$dir/key.conf" || return 1
-	keyname=$(dnsb_keyfile_name "$DNSB_KEYFILE")
 	[ "$(id -u)" = 0 ] && user=(-u root)
-	for ((attempt = 0; attempt < 5; attempt++)); do
-		port=$(dnsb_free_port) || return 1
-		dnsb_named_conf "$dir" "$port" "$keyname" >"$dir/named.conf"
-		dnsb_launch "$dir/named.log" "$port" "${DNSB_ZONES[0]}" named -g "${user[@]}" -c "$dir/named.conf"
-		rc=$?
-		if [ "$rc" = 0 ]; then
-			DNSB_SERVER_DIR=$dir
-			dnsb_wait_zones && return 0
-			dnsb_stop_pid "$DNSB_SERVER_PID"
-			break
-		fi
-		# Retry on another port only when the process died (port taken).
-		[ "$rc" = 2 ] || break
-	done
-	echo "dnsb_start_named: named did not start; log $dir/named.log:" >&2
-	tail -n 20 "$dir/named.log" >&2
-	return 1
+	dnsb_start_server named "$dir" dnsb_named_write named -g "${user[@]}" -c "$dir/named.conf"
 }
 
 dnsb_knot_conf() {
@@ -373,36 +388,26 @@ EOF
 	done
 }
 
+# dnsb_knotd_write DIR PORT: DIR/knot.conf for PORT (the key of DNSB_KEYFILE), checked by knotc
+dnsb_knotd_write() {
+	# The config holds the secret: readable by us only.
+	(umask 077 && dnsb_knot_conf "$1" "$2" "$DNSB_KEYFILE" >"$1/knot.conf")
+	if ! knotc -c "$1/knot.conf" conf-check >"$1/conf-check.log" 2>&1; then
+		echo "dnsb_start_knotd: knot.conf rejected:" >&2
+		cat "$1/conf-check.log" >&2
+		return 1
+	fi
+}
+
 dnsb_start_knotd() {
-	local dir port attempt rc i
+	local dir i
 	dnsb_zone_args "$@" || return 1
 	dir=$(dnsb_newdir knotd) || return 1
 	mkdir -p "$dir/run" "$dir/storage"
 	for i in "${!DNSB_ZONES[@]}"; do
 		cp "${DNSB_ZONEFILES[$i]}" "$dir/storage/zone$i.db" || return 1
 	done
-	for ((attempt = 0; attempt < 5; attempt++)); do
-		port=$(dnsb_free_port) || return 1
-		# The config holds the secret: readable by us only.
-		(umask 077 && dnsb_knot_conf "$dir" "$port" "$DNSB_KEYFILE" >"$dir/knot.conf")
-		if ! knotc -c "$dir/knot.conf" conf-check >"$dir/conf-check.log" 2>&1; then
-			echo "dnsb_start_knotd: knot.conf rejected:" >&2
-			cat "$dir/conf-check.log" >&2
-			return 1
-		fi
-		dnsb_launch "$dir/knotd.log" "$port" "${DNSB_ZONES[0]}" knotd -c "$dir/knot.conf"
-		rc=$?
-		if [ "$rc" = 0 ]; then
-			DNSB_SERVER_DIR=$dir
-			dnsb_wait_zones && return 0
-			dnsb_stop_pid "$DNSB_SERVER_PID"
-			break
-		fi
-		[ "$rc" = 2 ] || break
-	done
-	echo "dnsb_start_knotd: knotd did not start; log $dir/knotd.log:" >&2
-	tail -n 20 "$dir/knotd.log" >&2
-	return 1
+	dnsb_start_server knotd "$dir" dnsb_knotd_write knotd -c "$dir/knot.conf"
 }
 
 dnsb_axfr() {

@@ -14,28 +14,11 @@
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/akamai_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3 node
-
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
+fake_begin jsonschema python3-jsonschema openssl jq curl python3 node
 if akamai_edgegrid_lib; then
 	ok "npm akamai-edgegrid $AK_EDGEGRID_VERSION is installed under tests/fakes/node_modules"
 else
@@ -133,21 +116,10 @@ kill "$FAKE_PID"
 # ---- a mixed plan with every conflict kind: exact ----
 start_ak mixed || exit 1
 load <<<"$SEED" >/dev/null
-plan "$T/mixed.plan.json" \
-	create="$(list "$(ep good.example.com A 300 192.0.2.50 192.0.2.51)" "$(ep www.example.com A 300 192.0.2.1)" \
-		"$(ep alias.example.com A 300 192.0.2.9)" "$(ep stale.example.com CNAME 300 www.example.com)" \
-		"$(ep good-txt.example.com TXT 300 '"hello world"')")" \
-	updateOld="$(list "$(ep moved.example.com A 300 192.0.2.99)" "$(ep keep.example.com TXT 300 '"v=1"')")" \
-	updateNew="$(list "$(ep moved.example.com A 300 192.0.2.31)" "$(ep keep.example.com TXT 600 '"v=2"')")" \
-	delete="$(list "$(ep gone.example.com A 300 192.0.2.40)")"
+mixed_plan "$T/mixed.plan.json"
 apply mixed "$T/mixed.plan.json"
 eq "mixed: 3 applied, 2 already in effect, 3 dropped (exit 3)" "$RC $(counts mixed)" "3 8 3 2 3 0"
-eq "mixed: A beside a CNAME: dropped by the pre-check" "$(drop mixed alias.example.com cause)" \
-	"dropped conflict 0 precheck cname"
-eq "mixed: CNAME beside an A: dropped by the pre-check" "$(drop mixed stale.example.com cause)" \
-	"dropped conflict 0 precheck cname"
-eq "mixed: update of other values: dropped (pre-check)" "$(drop mixed moved.example.com cause)" \
-	"dropped conflict 0 precheck differs"
+mixed_precheck_drops
 eq "mixed: the zone holds the good changes and nothing of the others" "$(zone | tr '\n' ';')" \
 	"alias.example.com 300 CNAME www.example.com.;good-txt.example.com 300 TXT \"hello world\";good.example.com 300 A 192.0.2.50;good.example.com 300 A 192.0.2.51;keep.example.com 600 TXT \"v=2\";moved.example.com 300 A 192.0.2.30;stale.example.com 300 A 192.0.2.20;www.example.com 300 A 192.0.2.1;"
 eq "mixed: 2 submissions (the culprits named, none found by halving)" "$(rep mixed .submissions)" 2

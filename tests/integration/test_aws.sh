@@ -20,8 +20,7 @@ PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
 . tests/integration/aws_fake.sh
 
-fake_needs 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3 bc
-fake_scratch
+fake_begin 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3 bc
 printf '%s' "$WEB_TOKEN" >"$T/web-token"
 printf '%s\n' "$CONTAINER_TOKEN" >"$T/container-token"
 cat >"$T/credentials" <<EOF
@@ -130,28 +129,10 @@ clean_requests hints
 stop_fake
 
 ##### a group refused in one member: no other member written #######################################
-# Four groups of three (an A, its new- and its old-format ownership TXT), one member of each in the
-# way of what the zone holds: the A (gr-a), the new-format TXT (gr-n), the old-format TXT (gr-o), and
-# the new-format TXT beside an A already in effect (gr-i). Each group drops whole; nothing is written.
-group3() { # NAME: the three creations of one group, as list items
-	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
-	jq -cn --arg n "$1.example.com" --arg v "$v" '[
-		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
-		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
-		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
-}
-plan "$T/whole.plan.json" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
-printf 'ZEXAMPLE %s\n' 'gr-a.example.com. 300 A 198.51.100.9' 'a-gr-n.example.com. 300 TXT "someone-else"' \
-	'gr-o.example.com. 300 TXT "someone-else"' 'gr-i.example.com. 300 A 203.0.113.7' \
-	'a-gr-i.example.com. 300 TXT "someone-else"' >"$T/whole.records"
+whole_group_plan "$T/whole.plan.json" ZEXAMPLE >"$T/whole.records"
 start_fake whole --seed "$T/whole.records"
 apply whole "$T/whole.plan.json" --aws-zone-id ZEXAMPLE
-eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
-zone >"$T/whole.zone"
-eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
-eq "whole: the A in effect is dropped with its group" \
-	"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") | .message' \
-		"$T/whole.drops" | grep -c 'dropped with its group')" 1
+whole_group_checks
 stop_fake
 
 ##### each refusal kind in one batch, named in one reply, the rest applied ##########################

@@ -16,8 +16,7 @@
 test_begin
 . tests/integration/aws_fake.sh
 
-fake_needs 'botocore.session, botocore.auth' python3-botocore openssl jq curl python3
-fake_scratch
+fake_begin 'botocore.session, botocore.auth' python3-botocore openssl jq curl python3
 
 AWS_APPLY_FLAGS=(--aws-zone-id ZEXAMPLE)
 # why NAME DNSNAME: "reason | message" of DNSNAME's drop

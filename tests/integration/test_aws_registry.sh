@@ -22,8 +22,7 @@ test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/aws_fake.sh
 
-fake_needs botocore.auth python3-botocore openssl jq curl python3
-fake_scratch
+fake_begin botocore.auth python3-botocore openssl jq curl python3
 start_fake registry || exit 1
 export HOME=$T/home AWS_ENDPOINT_URL_ROUTE_53=$URL AWS_CA_BUNDLE=$T/ca.pem AWS_ACCESS_KEY_ID=$KEY_ID \
 	AWS_SECRET_ACCESS_KEY=$SECRET

@@ -15,8 +15,7 @@ test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/aws_fake.sh
 
-fake_needs 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3
-fake_scratch
+fake_begin 'botocore.auth, botocore.loaders' python3-botocore openssl jq curl python3
 
 AWS_APPLY_FLAGS=(--aws-zone-id ZEXAMPLE)
 # rep_ep NAME TYPE TTL SETID 'PROPS-JSON' TARGET...: an endpoint with a set identifier and providerSpecific

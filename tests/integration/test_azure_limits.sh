@@ -25,8 +25,7 @@ test_begin
 . tests/integration/azure_fake.sh
 . tests/integration/redis.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3 bc redis-server redis-cli
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3 bc redis-server redis-cli
 
 # apply NAME PLAN [flags...]: sets RC and TOOK (seconds); leaves $T/NAME.json, .err
 apply() {

@@ -15,8 +15,7 @@ test_begin
 
 . tests/integration/azure_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 
 # held: every record set the fake holds, one a line "NAME TYPE PROPERTIES" (sorted)
 held() {

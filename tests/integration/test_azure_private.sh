@@ -16,8 +16,7 @@ test_begin
 PLANS=$ROOT/examples/plans
 . tests/integration/azure_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 cp "$ROOT/examples/zones/example.com.zone" "$T/example.com.zone"
 "$DNSBATCH" records --provider zonefile --zonefile "example.com=$T/example.com.zone" |
 	awk -F'\t' '$4 != "SOA" && $4 != "NS" && $4 != "CAA" { print "example.com", $1, $2, $4, $5 }' >"$T/example.records"
@@ -26,11 +25,6 @@ cp "$ROOT/examples/zones/example.com.zone" "$T/example.com.zone"
 start_private() {
 	start_fake "$@" --private || return 1
 	AZ_FLAGS+=(--azure-private-zones)
-}
-pair() {
-	plan "$1" create="$(list "$(ep "$2" A 300 "$3")" \
-		"$(jq -cn --arg n "a-$2" --arg o "$2" '{dnsName: $n, recordType: "TXT", recordTTL: 300, targets:
-		["heritage=external-dns,external-dns/owner=default"], labels: {ownedRecord: $o}}')")"
 }
 
 ##### the example zone, clean.json ##################################################################
@@ -72,21 +66,7 @@ stop_fake
 ##### a group undone when its TXT is refused ##########################################################
 
 pair "$T/pair.plan.json" web.example.com 192.0.2.10
-start_private undo --fault ok --fault refuse
-apply undo "$T/pair.plan.json" --azure-max-in-flight 1 --max-retries 0
-eq "undo: the group dropped whole" "$RC $(counts undo)" "3 2 0 0 2 0"
-eq "undo: the A record written first was undone" "$(zone | grep -c '^web ')" 0
-eq "undo: 3 writes (A, TXT refused, the A's conditional DELETE)" "$(stat .writes)" 3
-clean_requests undo
-apply undo2 "$T/pair.plan.json"
-eq "undo: the same plan applies afterwards" "$RC $(counts undo2)" "0 2 2 0 0 0"
-stop_fake
-
-start_private undofail --fault ok --fault refuse --fault refuse
-apply undofail "$T/pair.plan.json" --azure-max-in-flight 1 --max-retries 0
-eq "undo refused: exit 4, both changes failed, never dropped" "$RC $(counts undofail)" "4 2 0 0 0 2"
-eq "undo refused: the A record is left, and said to be" "$(zone | grep -c '^web ')" 1
-stop_fake
+undo_checks start_private
 
 ##### the race ##########################################################################################
 

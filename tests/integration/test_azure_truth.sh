@@ -21,8 +21,7 @@ test_begin
 
 . tests/integration/azure_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 
 # no_sanitizer LABEL NAME: apply NAME's stderr holds no sanitizer report
 no_sanitizer() {

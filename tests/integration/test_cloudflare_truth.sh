@@ -13,8 +13,7 @@
 test_begin
 . tests/integration/cloudflare_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 
 cat >"$T/seed" <<EOF
 $Z1 www.example.com 300 A 192.0.2.1

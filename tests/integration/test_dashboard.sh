@@ -20,11 +20,8 @@
 #   (ok ... # SKIP), not passed; once it is exported they are checked as every other.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/aws_fake.sh
 . tests/integration/redis.sh
@@ -32,8 +29,7 @@ DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
 
 PENDING=(dnsbatch_held_changes)
 DASH=examples/grafana/dnsbatch.json
-fake_needs botocore.auth python3-botocore openssl jq curl python3 prometheus redis-server redis-cli
-fake_scratch
+fake_begin botocore.auth python3-botocore openssl jq curl python3 prometheus redis-server redis-cli
 
 jqq() { jq "$@" >/dev/null; }
 # The dashboard: JSON, the panels the kit promises, each with a query.

@@ -8,27 +8,21 @@
 # how fast the machine is: the checks of what is held run while the holds
 # last an hour, and the holds running out is a second server with 1 s holds
 # whose /quarantine is polled until it is empty (a condition, not a sleep).
-set -u
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 . tests/integration/extdns_client.sh
 
 dnsb_servers_init
 tmp=$(mktemp -d "$DNSB_SERVERS_TMP/causes.XXXXXX")
-her() { printf '"heritage=external-dns,external-dns/owner=%s,external-dns/resource=%s"' "$1" "$2"; }
 
-cat >"$tmp/zone" <<EOF
-\$ORIGIN example.test.
-\$TTL 300
-@          IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@          IN NS  ns1.example.test.
-ns1        IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$tmp/zone" <<EOF
 taken      IN A   198.51.100.77
-a-taken    IN TXT $(her other ingress/default/legacy)
+a-taken    IN TXT $(registry_txt other ingress/default/legacy)
 web        IN A   192.0.2.80
-pre-a-web  IN TXT $(her blue service/web)
+pre-a-web  IN TXT $(registry_txt blue service/web)
 moved      IN A   192.0.2.82
-a-moved    IN TXT $(her default ingress/default/moved)
+a-moved    IN TXT $(registry_txt default ingress/default/moved)
 status     IN A   192.0.2.90
 EOF
 

@@ -6,10 +6,8 @@
 # file must not hold any of the plan yet. Killed there, it never does; drained, the apply ends as usual.
 # Prints "ok - NAME" / "not ok - NAME" per check; exits 1 when any check failed.
 # Environment: DNSBATCH (the binary; default build/dnsbatch under the repository root).
-set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. "$ROOT/tests/integration/checks.sh"
+. "$(dirname "$0")/checks.sh"
+test_begin
 scratch
 needs jq
 CONFLICTS=400  # about 190 KB of drop-log lines: past a pipe's 64 KiB

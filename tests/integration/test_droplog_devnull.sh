@@ -4,13 +4,10 @@
 # would without a drop log: 0 for a clean plan, 3 for a plan with drops; a regular drop log is still
 # written and synced. Prints "ok - NAME" / "not ok - NAME" per check; exits 1 when any check failed.
 # Environment: DNSBATCH (the binary; default build/dnsbatch under the repository root).
-set -u
-
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 ZONE=$ROOT/examples/zones/example.com.zone
 PLANS=$ROOT/examples/plans
-. "$ROOT/tests/integration/checks.sh"
 scratch
 # apply PLAN ZONECOPY [ARGS...]: apply to a fresh copy of the example zone; sets $rc, stderr in $T/err
 apply() {

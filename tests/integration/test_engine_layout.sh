@@ -5,37 +5,34 @@
 # on a call that runs back up the engine's pipeline, and on an include of applier/engine/internal.h outside
 # applier/engine/ (the CLI reaches the engine through dnsbatch/engine.h only). Also checked: the check itself sees a back-call and a
 # circle when one is planted (in copies).
-set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
+. "$(dirname "$0")/checks.sh"
+test_begin
+scratch
 
-if sh scripts/engine-calls.sh >"$tmp/calls" 2>&1; then
-	ok "applier/ and providers/: no call circle, no call back up the engine's pipeline ($(grep -c ' -> ' "$tmp/calls") file pairs)"
+if sh scripts/engine-calls.sh >"$T/calls" 2>&1; then
+	ok "applier/ and providers/: no call circle, no call back up the engine's pipeline ($(grep -c ' -> ' "$T/calls") file pairs)"
 else
 	not_ok "call circles or calls that run back"
-	grep -E 'BACK$|^CIRCLE' "$tmp/calls" | sed 's/^/#   /'
+	grep -E 'BACK$|^CIRCLE' "$T/calls" | sed 's/^/#   /'
 fi
-grep '^known circle' "$tmp/calls" | sed 's/^/# (excused until it lands) /'
+grep '^known circle' "$T/calls" | sed 's/^/# (excused until it lands) /'
 # Plant one: state.c (the ground floor) calling the first stage.
-cp -r applier/engine "$tmp/engine"
-printf '\nvoid planted(void);\nvoid planted(void) { dnsb_engine_map_zones(0, 0); }\n' >>"$tmp/engine/state.c"
-if sh scripts/engine-calls.sh "$tmp/engine" >"$tmp/planted" 2>&1; then
+cp -r applier/engine "$T/engine"
+printf '\nvoid planted(void);\nvoid planted(void) { dnsb_engine_map_zones(0, 0); }\n' >>"$T/engine/state.c"
+if sh scripts/engine-calls.sh "$T/engine" >"$T/planted" 2>&1; then
 	not_ok "a planted back-call (state -> zones) is not seen"
 else
-	grep -q 'engine/state -> .*engine/zones: .*BACK$' "$tmp/planted" && ok "a planted back-call is seen (state -> zones)" ||
-		not_ok "the planted back-call is named: $(grep BACK "$tmp/planted")"
+	grep -q 'engine/state -> .*engine/zones: .*BACK$' "$T/planted" && ok "a planted back-call is seen (state -> zones)" ||
+		not_ok "the planted back-call is named: $(grep BACK "$T/planted")"
 fi
 # Plant a circle: the plan's lowest endpoint file calling one that calls it.
-cp -r applier/plan "$tmp/plan"
-printf '\nvoid planted(void);\nvoid planted(void) { dnsb_endpoint_reproduced(0, 0); }\n' >>"$tmp/plan/endpoint_fields.c"
-if sh scripts/engine-calls.sh "$tmp/plan" >"$tmp/circle" 2>&1; then
+cp -r applier/plan "$T/plan"
+printf '\nvoid planted(void);\nvoid planted(void) { dnsb_endpoint_reproduced(0, 0); }\n' >>"$T/plan/endpoint_fields.c"
+if sh scripts/engine-calls.sh "$T/plan" >"$T/circle" 2>&1; then
 	not_ok "a planted circle (endpoint_fields -> endpoint -> endpoint_fields) is not seen"
 else
-	grep -q '^CIRCLE: .*plan/endpoint .*plan/endpoint_fields' "$tmp/circle" && ok "a planted circle is seen" ||
-		not_ok "the planted circle is named: $(grep CIRCLE "$tmp/circle")"
+	grep -q '^CIRCLE: .*plan/endpoint .*plan/endpoint_fields' "$T/circle" && ok "a planted circle is seen" ||
+		not_ok "the planted circle is named: $(grep CIRCLE "$T/circle")"
 fi
 # Plant an include of the engine's internals outside applier/engine/ (what applier/cli/unopened.c once did).
 cp -r applier/cli "$tmp/cli"

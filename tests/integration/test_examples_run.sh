@@ -1,15 +1,9 @@
 #!/usr/bin/env bash
 # test_examples_run.sh - `make run` (scripts/run-example.sh) and examples/rfc2136/run.sh keep what they wrote (the
 # zone, the drop log, the metrics) and every path they print still exists once they have exited (issue 33 §3).
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-BUILD=${BUILD:-build}
-DNSBATCH=${DNSBATCH:-$ROOT/$BUILD/dnsbatch}
-. tests/integration/checks.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/checks.sh"
+test_begin
+scratch
 
 # paths PRINTED: the absolute paths under $T a script printed, one a line
 paths() { grep -o "$T/[^ ,:()]*" "$1" | sed 's/[.]$//' | sort -u; }

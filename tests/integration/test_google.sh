@@ -16,32 +16,20 @@ FAKE=${FAKE:-$(dirname "$DNSBATCH")/fake_clouddns}
 PLANS=$ROOT/examples/plans
 ZONEFILE=$ROOT/examples/zones/example.com.zone
 
-for tool in openssl jq curl; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		not_ok "tool $tool is installed"
-		exit 1
-	fi
-done
-for bin in "$DNSBATCH" "$FAKE"; do
-	if [ ! -x "$bin" ]; then
-		not_ok "$bin is built (make tests)"
-		exit 1
-	fi
-done
+fake_needs "" "" openssl jq curl
+[ -x "$FAKE" ] || { not_ok "$FAKE is built (make tests)"; exit 1; }
+fake_scratch
 
-scratch
+##### keys, made now (the CA and certificate: fake_scratch) ##########################################
 
-##### keys and certificates, made now ###############################################################
-
-pki() {
-	tls_pki &&
+sa_keys() {
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/sa.key" &&
 	openssl pkey -in "$T/sa.key" -pubout -out "$T/sa.pub" &&
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/wrong-sa.key" &&
 	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$T/ec.key"
 }
-if ! pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA, certificate and keys" "$(tail -3 "$T/pki.log")"
+if ! sa_keys >"$T/keys.log" 2>&1; then
+	not_ok "openssl makes the service-account keys" "$(tail -3 "$T/keys.log")"
 	exit 1
 fi
 SA_EMAIL=dnsbatch@test-project.iam.gserviceaccount.com
@@ -176,28 +164,10 @@ secrets_absent conf
 stop_fake
 
 ##### a group refused in one member: no other member written #######################################
-# Four groups of three (an A, its new- and its old-format ownership TXT), one member of each in the
-# way of what the zone holds: the A (gr-a), the new-format TXT (gr-n), the old-format TXT (gr-o), and
-# the new-format TXT beside an A already in effect (gr-i). Each group drops whole; nothing is written.
-group3() { # NAME: the three creations of one group, as list items
-	local v="\"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/$1\""
-	jq -cn --arg n "$1.example.com" --arg v "$v" '[
-		{dnsName: $n, targets: ["203.0.113.7"], recordType: "A", recordTTL: 300},
-		{dnsName: ("a-" + $n), targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}},
-		{dnsName: $n, targets: [$v], recordType: "TXT", recordTTL: 300, labels: {ownedRecord: $n}}] | .[]' | paste -sd, -
-}
-plan "$T/whole.plan.json" create="[$(group3 gr-a),$(group3 gr-n),$(group3 gr-o),$(group3 gr-i)]"
-printf 'example-com %s\n' 'gr-a.example.com. 300 A 198.51.100.9' 'a-gr-n.example.com. 300 TXT "someone-else"' \
-	'gr-o.example.com. 300 TXT "someone-else"' 'gr-i.example.com. 300 A 203.0.113.7' \
-	'a-gr-i.example.com. 300 TXT "someone-else"' >"$T/whole.records"
+whole_group_plan "$T/whole.plan.json" example-com >"$T/whole.records"
 start_fake whole --records "$T/whole.records"
 apply whole "$T/whole.plan.json" --google-zone example.com=example-com --google-credentials "$T/whole.key.json"
-eq "whole: every group with a member in the way drops whole (exit 3)" "$RC $(counts whole)" "3 12 0 0 12 0"
-zone >"$T/whole.zone"
-eq "whole: no member of any group was written" "$(grep -c 'service/default/gr-\|203\.0\.113\.7' "$T/whole.zone")" 1
-eq "whole: the A in effect is dropped with its group" \
-	"$(jq -r 'select(.change.create[0].dnsName == "gr-i.example.com" and .change.create[0].recordType == "A") | .message' \
-		"$T/whole.drops" | grep -c 'dropped with its group')" 1
+whole_group_checks
 stop_fake
 
 ##### each kind of refusal on its own, the rest applied ############################################

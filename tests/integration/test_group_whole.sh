@@ -32,12 +32,7 @@ dnsb_servers_init
 T=$DNSB_SERVERS_TMP
 H='heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/legacy'
 
-cat >"$T/zone" <<EOF
-\$ORIGIN example.test.
-\$TTL 300
-@        IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.example.test.
-ns1      IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$T/zone" <<EOF
 legacy   IN A   192.0.2.10
 legacy   IN TXT "$H"
 same     IN A   192.0.2.20

@@ -7,30 +7,24 @@
 #   lists has its page; every flag each command's --help prints is in that command's page;
 # - completion: the commands; after --provider the providers; `dnsbatch apply --provider pdns --pd`
 #   offers the pdns flags and no other provider's; a FILE argument completes file names.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-DNSBATCH=${DNSBATCH:-$PWD/$BUILD/dnsbatch}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
+. "$(dirname "$0")/checks.sh"
+test_begin
+scratch
 fixture=tests/integration/help_fixture.json
 
 # The generator on the fixture.
-if python3 scripts/gen-man.py "$fixture" "$tmp/fx" 0.1.0 2>"$tmp/gen.err"; then
+if python3 scripts/gen-man.py "$fixture" "$T/fx" 0.1.0 2>"$T/gen.err"; then
 	n=$(jq '.commands | length' "$fixture")
-	[ "$(find "$tmp/fx/man1" -name '*.1' | wc -l)" -eq $((n + 1)) ] && ok "gen-man.py: dnsbatch.1 and a page per command ($n) from the fixture" \
+	[ "$(find "$T/fx/man1" -name '*.1' | wc -l)" -eq $((n + 1)) ] && ok "gen-man.py: dnsbatch.1 and a page per command ($n) from the fixture" \
 		|| not_ok "gen-man.py: dnsbatch.1 and a page per command"
 else
-	not_ok "gen-man.py on the fixture"; cat "$tmp/gen.err"
+	not_ok "gen-man.py on the fixture"; cat "$T/gen.err"
 fi
-echo '{"commands": [{"name": "apply", "flags": [{"name": "plan"}]}]}' >"$tmp/bad.json"
-if python3 scripts/gen-man.py "$tmp/bad.json" "$tmp/bad" 0.1.0 2>"$tmp/bad.err"; then
+echo '{"commands": [{"name": "apply", "flags": [{"name": "plan"}]}]}' >"$T/bad.json"
+if python3 scripts/gen-man.py "$T/bad.json" "$T/bad" 0.1.0 2>"$T/bad.err"; then
 	not_ok "gen-man.py refuses a flag named without --"
 else
-	grep -q 'not the JSON of `dnsbatch help --json`' "$tmp/bad.err" && ok "gen-man.py refuses a flag named without -- ($(cat "$tmp/bad.err"))" \
+	grep -q 'not the JSON of `dnsbatch help --json`' "$T/bad.err" && ok "gen-man.py refuses a flag named without -- ($(cat "$T/bad.err"))" \
 		|| not_ok "gen-man.py says why it refuses"
 fi
 
@@ -40,18 +34,18 @@ if ! "$DNSBATCH" help --json 2>/dev/null | jq -e '.commands | length > 0' >/dev/
 	help_json=$fixture
 	echo "# $DNSBATCH help --json prints no flag tables yet: the pages come from $fixture"
 fi
-if make -s --no-print-directory BUILD="$BUILD" man ${help_json:+HELP_JSON=$help_json} >"$tmp/man.log" 2>&1; then
+if make -s --no-print-directory BUILD="$BUILD" man ${help_json:+HELP_JSON=$help_json} >"$T/man.log" 2>&1; then
 	ok "make man${help_json:+ HELP_JSON=$help_json}"
 else
-	not_ok "make man"; sed 's/^/#   /' "$tmp/man.log"
+	not_ok "make man"; sed 's/^/#   /' "$T/man.log"
 fi
 man1=$BUILD/man/man1
 for page in "$man1"/*.1; do
 	[ -f "$page" ] || continue
-	if groff -ww -z -man "$page" >"$tmp/groff" 2>&1 && [ ! -s "$tmp/groff" ]; then
+	if groff -ww -z -man "$page" >"$T/groff" 2>&1 && [ ! -s "$T/groff" ]; then
 		ok "$(basename "$page") renders with groff -ww -z -man without a warning"
 	else
-		not_ok "$(basename "$page") renders with groff -ww -z -man without a warning: $(head -n 3 "$tmp/groff")"
+		not_ok "$(basename "$page") renders with groff -ww -z -man without a warning: $(head -n 3 "$T/groff")"
 	fi
 done
 
@@ -65,15 +59,15 @@ for c in $commands; do
 		not_ok "dnsbatch $c has a man page (dnsbatch-$c.1)"
 		continue
 	fi
-	"$DNSBATCH" "$c" --help >"$tmp/help" 2>&1
-	{ sed -n '1,/^$/p' "$tmp/help" | grep -o -- '--[a-z0-9][a-z0-9-]*'
-	  grep -oE '^[[:space:]]+--[a-z0-9][a-z0-9-]*' "$tmp/help" | tr -d ' \t'; } | sort -u >"$tmp/flags"
+	"$DNSBATCH" "$c" --help >"$T/help" 2>&1
+	{ sed -n '1,/^$/p' "$T/help" | grep -o -- '--[a-z0-9][a-z0-9-]*'
+	  grep -oE '^[[:space:]]+--[a-z0-9][a-z0-9-]*' "$T/help" | tr -d ' \t'; } | sort -u >"$T/flags"
 	missing=""
 	while read -r f; do
 		grep -qF "\\fB$(printf '%s' "$f" | sed 's/-/\\-/g')\\fR" "$page" || missing="$missing $f"
-	done <"$tmp/flags"
-	if [ -z "$missing" ] && [ -s "$tmp/flags" ]; then
-		ok "every flag dnsbatch $c --help prints is in dnsbatch-$c.1 ($(wc -l <"$tmp/flags") flags)"
+	done <"$T/flags"
+	if [ -z "$missing" ] && [ -s "$T/flags" ]; then
+		ok "every flag dnsbatch $c --help prints is in dnsbatch-$c.1 ($(wc -l <"$T/flags") flags)"
 	else
 		not_ok "every flag dnsbatch $c --help prints is in dnsbatch-$c.1; not:$missing"
 	fi
@@ -85,24 +79,24 @@ complete_words() {
 		_ "$BUILD/man/completion/dnsbatch" "$@" 2>&1 | LC_ALL=C sort
 }
 json=${help_json:-$BUILD/man/help.json}
-complete_words dnsbatch apply --provider pdns --pd >"$tmp/pdns"
-jq -r '.providers[] | select(.name == "pdns") | .flags[].name' "$json" | grep '^--pd' | LC_ALL=C sort >"$tmp/pdns-flags"
-if [ -s "$tmp/pdns-flags" ] && cmp -s "$tmp/pdns" "$tmp/pdns-flags"; then
-	ok "completing 'dnsbatch apply --provider pdns --pd' offers the pdns flags: $(tr '\n' ' ' <"$tmp/pdns")"
+complete_words dnsbatch apply --provider pdns --pd >"$T/pdns"
+jq -r '.providers[] | select(.name == "pdns") | .flags[].name' "$json" | grep '^--pd' | LC_ALL=C sort >"$T/pdns-flags"
+if [ -s "$T/pdns-flags" ] && cmp -s "$T/pdns" "$T/pdns-flags"; then
+	ok "completing 'dnsbatch apply --provider pdns --pd' offers the pdns flags: $(tr '\n' ' ' <"$T/pdns")"
 else
-	not_ok "completing 'dnsbatch apply --provider pdns --pd' offers the pdns flags (got: $(tr '\n' ' ' <"$tmp/pdns"))"
+	not_ok "completing 'dnsbatch apply --provider pdns --pd' offers the pdns flags (got: $(tr '\n' ' ' <"$T/pdns"))"
 fi
-complete_words dnsbatch apply --provider zonefile --pd >"$tmp/zonefile"
-[ ! -s "$tmp/zonefile" ] && ok "... and with --provider zonefile, no pdns flag" || not_ok "with --provider zonefile, no pdns flag (got: $(tr '\n' ' ' <"$tmp/zonefile"))"
-complete_words dnsbatch serve --provider '' >"$tmp/providers"
-jq -r '.providers[].name' "$json" | LC_ALL=C sort >"$tmp/provider-names"
-cmp -s "$tmp/providers" "$tmp/provider-names" && ok "after --provider: the providers ($(tr '\n' ' ' <"$tmp/providers"))" \
-	|| not_ok "after --provider: the providers (got: $(tr '\n' ' ' <"$tmp/providers"))"
-complete_words dnsbatch '' >"$tmp/commands"
+complete_words dnsbatch apply --provider zonefile --pd >"$T/zonefile"
+[ ! -s "$T/zonefile" ] && ok "... and with --provider zonefile, no pdns flag" || not_ok "with --provider zonefile, no pdns flag (got: $(tr '\n' ' ' <"$T/zonefile"))"
+complete_words dnsbatch serve --provider '' >"$T/providers"
+jq -r '.providers[].name' "$json" | LC_ALL=C sort >"$T/provider-names"
+cmp -s "$T/providers" "$T/provider-names" && ok "after --provider: the providers ($(tr '\n' ' ' <"$T/providers"))" \
+	|| not_ok "after --provider: the providers (got: $(tr '\n' ' ' <"$T/providers"))"
+complete_words dnsbatch '' >"$T/commands"
 missing=""
-for c in $commands; do grep -qx "$c" "$tmp/commands" || missing="$missing $c"; done
+for c in $commands; do grep -qx "$c" "$T/commands" || missing="$missing $c"; done
 [ -z "$missing" ] && ok "the first word: the commands" || not_ok "the first word: the commands; not:$missing"
-complete_words dnsbatch apply --plan "$fixture" >"$tmp/file"
-grep -qx "$fixture" "$tmp/file" && ok "after --plan (a FILE): file names" || not_ok "after --plan (a FILE): file names (got: $(cat "$tmp/file"))"
+complete_words dnsbatch apply --plan "$fixture" >"$T/file"
+grep -qx "$fixture" "$T/file" && ok "after --plan (a FILE): file names" || not_ok "after --plan (a FILE): file names (got: $(cat "$T/file"))"
 echo "# $failures failed"
 [ "$failures" -eq 0 ]

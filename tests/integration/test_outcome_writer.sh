@@ -4,12 +4,9 @@
 # (applier/plan/drop.c); the report, metrics, logs, drop log and on_outcome are told from the tally. This fails
 # when `->outcome =` (or `.outcome =`) is written anywhere else in applier/, providers/ or include/. Also checked:
 # the check itself sees a write when one is planted (in a copy of the tree).
-set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
+. "$(dirname "$0")/checks.sh"
+test_begin
+scratch
 
 # The writers allowed, as "file: the line's text"; and one that is no change's outcome.
 ALLOWED='applier/engine/outcome.c: c->outcome = outcome;
@@ -33,11 +30,11 @@ else
 	ok "every outcome is written by dnsb_engine_settle_change or dnsb_plan_drop_invalid"
 fi
 # Plant one: settle.c setting an outcome itself.
-mkdir -p "$tmp/tree"
-cp -r applier providers include "$tmp/tree/"
+mkdir -p "$T/tree"
+cp -r applier providers include "$T/tree/"
 printf '\nvoid planted(dnsb_change *c);\nvoid planted(dnsb_change *c) { c->outcome = DNSB_OUTCOME_FAILED; }\n' \
-	>>"$tmp/tree/applier/engine/settle.c"
-if writes "$tmp/tree" | grep -q '^applier/engine/settle.c: void planted'; then
+	>>"$T/tree/applier/engine/settle.c"
+if writes "$T/tree" | grep -q '^applier/engine/settle.c: void planted'; then
 	ok "a planted write (settle.c) is seen"
 else
 	not_ok "a planted write (settle.c) is not seen"

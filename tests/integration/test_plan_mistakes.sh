@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # test_plan_mistakes.sh - the mistakes users make with `dnsbatch apply` (issue 33 §3), through the real binary: each
 # told with the place and the fix, with the exit code the README promises (2: nothing sent; 3: some dropped).
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 dnsb_servers_init
 T=$(dnsb_newdir mistakes) || exit 1

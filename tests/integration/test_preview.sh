@@ -3,26 +3,16 @@
 # BIND (rfc2136) and PowerDNS: the preview's outcomes list equals the following apply's (path, outcome, reason, cause);
 # the preview writes nothing; `apply --checksum` applies only the plan and live state the preview saw, else
 # exits 2 with nothing sent and names what changed.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 export DNSBATCH
-. tests/integration/checks.sh
 . tests/integration/servers.sh
 
-for tool in named tsig-keygen dig nsupdate jq; do
-	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed (make deps)"; exit 1; }
-done
+needs named tsig-keygen dig nsupdate jq
 dnsb_servers_init
 T=$DNSB_SERVERS_TMP
 
-cat >"$T/zone" <<'EOF'
-$ORIGIN example.test.
-$TTL 300
-@        IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.example.test.
-ns1      IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$T/zone" <<'EOF'
 taken    IN A   198.51.100.1
 same     IN A   192.0.2.7
 old      IN A   192.0.2.8

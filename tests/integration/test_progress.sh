@@ -6,13 +6,9 @@
 # failed, summary, drop log and metrics written, exit 4, no temporary file beside the zone.
 # The signal is sent while the program is held on a pipe nobody reads (its stderr), so the check
 # does not depend on how fast the machine is.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-T=$(mktemp -d)
-PIDS=""
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
+scratch
 
 creates "$T/plan40.json" 40 host example.test 10.0
 mem=(--provider memory --memory-zone example.test --batch-size 1)
@@ -69,7 +65,7 @@ interrupt() {
 	mkfifo "$T/$name.fifo"
 	"$DNSBATCH" apply "$@" --progress-interval 0 2>"$T/$name.fifo" &
 	pid=$!
-	PIDS="$PIDS $pid"
+	PIDS+=("$pid")
 	exec 3<"$T/$name.fifo"
 	: >"$T/$name.err"
 	while IFS= read -r line <&3; do
@@ -106,13 +102,7 @@ check "SIGINT: the metrics file counts them" \
 check "SIGINT: the drop log turns back into a plan of the changes not sent" \
 	sh -c '[ "$("$1" drops "$2" --plan | jq ".create | length")" = "$3" ]' _ "$DNSBATCH" "$T/mem.drops" "$failed"
 
-cat >"$T/z" <<EOF
-\$ORIGIN example.test.
-\$TTL 300
-@ IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@ IN NS ns1.example.test.
-ns1 IN A 192.0.2.53
-EOF
+zone_head example.test >"$T/z"
 interrupt zone TERM --plan "$T/plan3000.json" --provider zonefile --zonefile "example.test=$T/z" --batch-size 1 \
 	--output json >"$T/zone.json"
 eq "SIGTERM, zonefile: exit code 4" "$rc" 4

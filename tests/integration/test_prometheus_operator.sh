@@ -4,7 +4,8 @@
 #   tests/integration/prometheus-operator, their source in its SOURCE), unknown fields refused as
 #   `kubectl apply --validate=strict` refuses them; objects that break the schemas are refused (so
 #   the check can fail);
-# - the PrometheusRule carries alerts.yml's groups, unchanged, and promtool accepts them;
+# - the PrometheusRule is what scripts/gen-prometheusrule.sh writes from alerts.yml, it carries alerts.yml's
+#   groups, unchanged, and promtool accepts them;
 # - one scrape story: the PodMonitor selects the pod of examples/kubernetes and the pods external-dns's
 #   Helm chart makes with examples/helm/values.yaml (label app.kubernetes.io/name=external-dns, the
 #   chart's selector label), on the port both name http-webhook, which is where --metrics-listen
@@ -91,7 +92,15 @@ check_refused "a PrometheusRule with a for: not a duration" "$pr_crd" "$tmp/pr-f
 sed '0,/^      rules:/s//      rule:/' "$ex/prometheusrule.yaml" >"$tmp/pr-rules.yaml"
 check_refused "a PrometheusRule group without rules (rule:)" "$pr_crd" "$tmp/pr-rules.yaml" "$ex/prometheusrule.yaml"
 
-# The PrometheusRule is alerts.yml.
+# The PrometheusRule is alerts.yml: made from it by scripts/gen-prometheusrule.sh, not by hand.
+if sh scripts/gen-prometheusrule.sh - >"$tmp/generated.yaml" && diff -u "$ex/prometheusrule.yaml" "$tmp/generated.yaml" \
+	>"$tmp/gen.diff"; then
+	echo "ok - prometheusrule.yaml is what scripts/gen-prometheusrule.sh writes from alerts.yml"
+else
+	echo "not ok - prometheusrule.yaml is what scripts/gen-prometheusrule.sh writes from alerts.yml (run it)"
+	head -n 40 "$tmp/gen.diff" | sed 's/^/#   /'
+	EXTDNS_FAILED=$((EXTDNS_FAILED + 1))
+fi
 "$py" - "$ex/prometheusrule.yaml" "$tmp/groups.yml" <<'PY'
 import sys, yaml
 yaml.safe_dump({"groups": yaml.safe_load(open(sys.argv[1]))["spec"]["groups"]}, open(sys.argv[2], "w"))

@@ -22,21 +22,7 @@ test_begin
 . tests/integration/aws_fake.sh
 . tests/integration/redis.sh
 
-for tool in openssl jq curl python3 redis-server redis-cli; do
-	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed (make deps)"; exit 1; }
-done
-[ -x "$DNSBATCH" ] || { not_ok "$DNSBATCH is built (make tests)"; exit 1; }
-
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	[ -n "${REDIS_DIR:-}" ] && stop_redis
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	[ "${DNSB_KEEP_TMP:-0}" = 1 ] || rm -rf "$T"
-}
-trap cleanup EXIT
-tls_pki "$T" >/dev/null 2>&1 || { not_ok "test certificates made"; exit 1; }
-mkdir -p "$T/home"
+fake_begin botocore.auth python3-botocore openssl jq curl python3 redis-server redis-cli
 
 RATE=5
 BURST=5

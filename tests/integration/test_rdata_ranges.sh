@@ -8,13 +8,7 @@ test_begin
 needs jq curl
 scratch
 
-cat >"$T/zone" <<'Z'
-$ORIGIN example.test.
-$TTL 300
-@        IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.example.test.
-ns1      IN A   192.0.2.53
-Z
+zone_head example.test >"$T/zone"
 cp "$T/zone" "$T/zone.orig"
 cat >"$T/plan.json" <<'P'
 {"create":[

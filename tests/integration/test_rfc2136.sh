@@ -8,14 +8,11 @@
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), SERVERS (default "named knotd"),
 # DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 
-DNSBATCH=${DNSBATCH:-build/dnsbatch}
 SERVERS=${SERVERS:-named knotd}
-. tests/integration/checks.sh
 # expect_file NAME ACTUAL_FILE EXPECTED_FILE
 expect_file() {
 	if diff -u "$3" "$2" >"$T/diff" 2>&1; then ok "$1"; else not_ok "$1" "$(cat "$T/diff")"; fi

@@ -3,16 +3,11 @@
 # (BADSIG: the wrong secret; BADKEY: a name it does not know) on the first request, before anything applied, is a
 # setup fault: exit 2, said with the fix, nothing in the zone. The sidecar's /healthz names the fault instead of
 # "has not answered yet"; with the right key it is ready.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 dnsb_servers_init
-for tool in named tsig-keygen dig curl; do
-	command -v "$tool" >/dev/null 2>&1 || { not_ok "tool $tool is installed"; exit 1; }
-done
+needs named tsig-keygen dig curl
 T=$(dnsb_newdir setup) || exit 1
 dnsb_tsig_keygen "$T/key" dnsbatch-key && dnsb_tsig_keygen "$T/wrong-secret" dnsbatch-key &&
 	dnsb_tsig_keygen "$T/unknown-name" other-key || exit 1

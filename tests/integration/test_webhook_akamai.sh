@@ -8,16 +8,12 @@
 # loop's write.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/akamai_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3 node
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3 node
 akamai_edgegrid_lib || { not_ok "npm installs akamai-edgegrid (the fake checks the signatures with it)"; exit 1; }
 start_ak hook || exit 1
 echo 'taken.example.com 300 A 198.51.100.7' | load >/dev/null

@@ -15,8 +15,7 @@ test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/aws_fake.sh
 
-fake_needs botocore.auth python3-botocore openssl jq curl python3
-fake_scratch
+fake_begin botocore.auth python3-botocore openssl jq curl python3
 
 cat >"$T/seed" <<'EOF'
 ZEXAMPLE taken.example.com. 300 A 198.51.100.7

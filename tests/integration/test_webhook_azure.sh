@@ -11,8 +11,7 @@ test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/azure_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 echo "example.com taken.example.com. 300 A 198.51.100.7" >"$T/seed"
 start_fake hook --seed-records "$T/seed" --page-size 2 || exit 1
 

@@ -4,8 +4,8 @@
 # it: GET /records by AXFR, a plan with conflicts (204, the rest in the zone,
 # the conflicts dropped and logged), the conflicting groups quarantined on
 # the next loop with no DNS request, and 503 when the server is gone.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 . tests/integration/extdns_client.sh
 
@@ -15,12 +15,7 @@ done
 dnsb_servers_init
 tmp=$(mktemp -d "$DNSB_SERVERS_TMP/webhook.XXXXXX")
 
-cat >"$tmp/zone" <<'EOF'
-$ORIGIN example.test.
-$TTL 300
-@        IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.example.test.
-ns1      IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$tmp/zone" <<'EOF'
 taken    IN A   198.51.100.1
 old      IN A   192.0.2.99
 EOF

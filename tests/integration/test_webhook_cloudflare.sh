@@ -13,8 +13,7 @@ test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/cloudflare_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 echo "$Z1 taken.example.com 300 A 198.51.100.7" >"$T/seed"
 start_cf hook --seed "$T/seed" || exit 1
 

@@ -14,8 +14,8 @@
 #   - invalid UTF-8 in any JSON string: 400 naming the JSON path; apply exits 2
 #   - a 1 MB dnsName: its drop-log line is bounded, the name cut at 253 octets
 #     and the cut said; serve rotates its drop log by default
-set -u
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dnsbatch-webhook-edges.XXXXXX")
@@ -23,12 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 loop() { python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$1"; }
 
 zone() {
-	cat >"$tmp/ext.test.zone" <<'EOF'
-$ORIGIN ext.test.
-$TTL 300
-@           IN SOA ns1.ext.test. hostmaster.ext.test. 1 7200 3600 1209600 300
-@           IN NS  ns1.ext.test.
-ns1         IN A   192.0.2.53
+	{ zone_head ext.test; cat; } >"$tmp/ext.test.zone" <<'EOF'
 xn--caf-dma IN A   192.0.2.7
 *           IN A   192.0.2.50
 a-wc        IN TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/wc"

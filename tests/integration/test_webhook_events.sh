@@ -17,19 +17,15 @@
 #   - a change that fails at the provider (Cloudflare's fake answering 500) is RecordFailed.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/cloudflare_fake.sh
 
 # The API server's fake runs on Debian's python3-jsonschema (/usr/bin/python3) where it is there.
 PY=python3
 /usr/bin/python3 -c 'import jsonschema' 2>/dev/null && PY=/usr/bin/python3
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 export POD_NAME=dnsbatch-7d9f8-x2k4q
 
 ##### the stand-in API server ##################################################################

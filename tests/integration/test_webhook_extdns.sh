@@ -5,8 +5,8 @@
 # domain filter, TTL 0 in deletes and updateOld, values over 255 octets), its
 # AdjustEndpoints and sync loop (nothing written after the first loop), and
 # endpoints no provider here can apply.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 . tests/integration/extdns_client.sh
 
@@ -15,12 +15,7 @@ tmp=$(mktemp -d "$DNSB_SERVERS_TMP/extdns.XXXXXX")
 OWN='\"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/app\"'
 LONG_RESOURCE=ingress/default/$(printf 'r%.0s' $(seq 1 300))
 
-cat >"$tmp/zone" <<EOF
-\$ORIGIN example.test.
-\$TTL 300
-@             IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@             IN NS  ns1.example.test.
-ns1           IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$tmp/zone" <<EOF
 app           IN A   203.0.113.10
 a-app         IN TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/app"
 pre-a-app     IN TXT "heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/app"

@@ -2,24 +2,17 @@
 # test_webhook_owner_id.sh - `serve --txt-owner-id` (external-dns's flag, issue 33 §3): a quarantined group held by
 # a record of the sidecar's own owner is not counted in dnsbatch_conflicting_owner_groups{foreign_owner=...}; a
 # foreign owner's still is. Without the flag every owner counts, as before. Through `dnsbatch serve` on zone files.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/servers.sh
 . tests/integration/extdns_client.sh
 dnsb_servers_init
 tmp=$(mktemp -d "$DNSB_SERVERS_TMP/owner.XXXXXX")
-her() { printf '"heritage=external-dns,external-dns/owner=%s,external-dns/resource=%s"' "$1" "$2"; }
-cat >"$tmp/zone" <<EOF
-\$ORIGIN example.test.
-\$TTL 300
-@          IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@          IN NS  ns1.example.test.
-ns1        IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$tmp/zone" <<EOF
 taken      IN A   198.51.100.77
-a-taken    IN TXT $(her other ingress/default/legacy)
+a-taken    IN TXT $(registry_txt other ingress/default/legacy)
 moved      IN A   192.0.2.82
-a-moved    IN TXT $(her blue ingress/default/moved)
+a-moved    IN TXT $(registry_txt blue ingress/default/moved)
 EOF
 ep() { printf '{"dnsName":"%s","targets":["%s"],"recordType":"A","recordTTL":300,"labels":{"owner":"blue"}}' "$1" "$2"; }
 printf '{"create":[%s],"updateOld":[%s],"updateNew":[%s]}' "$(ep taken.example.test 192.0.2.1)" \

@@ -5,19 +5,14 @@
 # (quarantined, no provider request), 400, 413, the pre-0.17 key spelling,
 # JSON logs, and SIGTERM (exit 0, drop log flushed). The zone file must stay
 # acceptable to BIND's named-checkzone throughout.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dnsbatch-webhook-zonefile.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/example.test.zone" <<'EOF'
-$ORIGIN example.test.
-$TTL 300
-@        IN SOA ns1.example.test. hostmaster.example.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.example.test.
-ns1      IN A   192.0.2.53
+{ zone_head example.test; cat; } >"$tmp/example.test.zone" <<'EOF'
 taken    IN A   198.51.100.1
 www      IN CNAME lb.example.net.
 multi    IN A   192.0.2.10
@@ -151,13 +146,7 @@ extdns_check "SIGINT: logged" grep -q 'received SIGINT' "$tmp/serve2.log"
 # The domain filter narrows the zones served: other.test (outside it) is neither
 # listed nor written, a change there ends no_zone; an alias is refused by a
 # provider that stores none (AdjustEndpoints returns it unchanged, the plan drops it).
-cat >"$tmp/other.test.zone" <<'EOF'
-$ORIGIN other.test.
-$TTL 300
-@        IN SOA ns1.other.test. hostmaster.other.test. 1 7200 3600 1209600 300
-@        IN NS  ns1.other.test.
-ns1      IN A   192.0.2.54
-EOF
+zone_head other.test 192.0.2.54 >"$tmp/other.test.zone"
 cat >"$tmp/plan-scope.json" <<'EOF'
 {"create":[
  {"dnsName":"new.other.test","targets":["192.0.2.77"],"recordType":"A"},

@@ -2,10 +2,8 @@
 # The Makefile's WERROR switch (as hiredis's USE_WERROR): by default every C and C++ compile line holds -Werror;
 # `make WERROR=0` keeps the warnings and drops -Werror, for packagers on a newer compiler. Read from `make -n -B`
 # (nothing is built).
-set -u
-failures=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
+. "$(dirname "$0")/checks.sh"
+test_begin
 b=${BUILD:-build}
 for obj in applier/core/array.o applier/webhook/re2.o; do
 	dflt=$(make -s -n -B "BUILD=$b" "$b/$obj" 2>&1 | grep -e ' -c ')

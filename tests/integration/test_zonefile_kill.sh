@@ -5,12 +5,9 @@
 # apply finishes the work, and no temporary file stays.
 # Prints "ok - NAME" / "not ok - NAME" per check; exits 1 when any check failed.
 # Environment: DNSBATCH (the binary; default build/dnsbatch under the repository root).
-set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. "$ROOT/tests/integration/checks.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/checks.sh"
+test_begin
+scratch
 N=20000
 
 printf '$ORIGIN big.test.\n$TTL 300\n; kept as written\n@ SOA ns1 hostmaster 1 3600 600 86400 300\n@ NS ns1\nns1 A 192.0.2.53\n' \
