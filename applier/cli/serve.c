@@ -137,7 +137,7 @@ const dnsb_cli_option dnsb_cli_serve_options[] = {
 	  "answer POST /records within this (default 10); what is not\napplied by then is answered 503 and retried by "
 	  "external-dns.\nGET /records lists within it too (503 past it: listed again next\nloop). "
 	  "external-dns gives up after its read + write timeouts\n(5 s + 10 s) and exits: raise this only "
-	  "with\n--webhook-provider-write-timeout" },
+	  "with\nexternal-dns's --webhook-provider-write-timeout" },
 	{ "listing-max-age", 1, OPT_LISTING_MAX_AGE, "SECONDS",
 	  "the safety thresholds count a zone's RRsets from the listing\nGET /records made at most this long before "
 	  "the POST /records\n(one external-dns loop: one listing; default 10; 0 = always\nlist anew)" },

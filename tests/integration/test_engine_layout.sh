@@ -35,13 +35,13 @@ else
 		not_ok "the planted circle is named: $(grep CIRCLE "$T/circle")"
 fi
 # Plant an include of the engine's internals outside applier/engine/ (what applier/cli/unopened.c once did).
-cp -r applier/cli "$tmp/cli"
-printf '#include "applier/engine/internal.h"\n' >>"$tmp/cli/apply.c"
-if sh scripts/engine-calls.sh "$tmp/cli" >"$tmp/internal" 2>&1; then
+cp -r applier/cli "$T/cli"
+printf '#include "applier/engine/internal.h"\n' >>"$T/cli/apply.c"
+if sh scripts/engine-calls.sh "$T/cli" >"$T/internal" 2>&1; then
 	not_ok "a planted include of applier/engine/internal.h (cli/apply.c) is not seen"
 else
-	grep -q '^INTERNAL: .*cli/apply.c$' "$tmp/internal" && ok "a planted include of the engine's internals is seen" ||
-		not_ok "the planted include is named: $(grep INTERNAL "$tmp/internal")"
+	grep -q '^INTERNAL: .*cli/apply.c$' "$T/internal" && ok "a planted include of the engine's internals is seen" ||
+		not_ok "the planted include is named: $(grep INTERNAL "$T/internal")"
 fi
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
