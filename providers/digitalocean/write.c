@@ -93,6 +93,11 @@ static int send_once(sub *s, dnsb_do_op *op, const char *body, double give_up, d
 	}
 	dnsb_do_classify(res, &resp, op->kind != DNSB_DO_POST);
 	st = res->cls == DNSB_CLASS_OK ? LANDED : res->cls == DNSB_CLASS_TRANSIENT ? UNKNOWN : NOT_LANDED;
+	/* libcurl sends a request again on a new connection when the old one closed before the reply: a POST that
+	 * landed then meets itself (422, a duplicate), a DELETE its own work (404). The read-back says which. */
+	if ((op->kind == DNSB_DO_POST && resp.status == 422 && res->cls == DNSB_CLASS_CONFLICT) ||
+	    (op->kind == DNSB_DO_DELETE && resp.status == 404))
+		st = UNKNOWN;
 	if (st == LANDED && op->kind == DNSB_DO_POST && !reply_id(op->id, sizeof(op->id), &resp))
 		st = UNKNOWN; /* landed, but which record is it? the read-back says */
 	dnsb_http_response_clear(&resp);
