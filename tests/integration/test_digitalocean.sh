@@ -5,8 +5,8 @@
 # scenario starts its own fake on a free loopback port, stopped by PID at the end (also when a check fails). The
 # fake checks every request against DigitalOcean's OpenAPI description: each scenario checks that it refused none.
 #
-# Each dnsbatch run gets a clean environment (env -i) with only $DO_TOKEN (or nothing, with the token's file); the
-# token may not show in what it prints.
+# Each dnsbatch run gets a clean environment (env -i), the token from its file (or $DO_TOKEN alone); the token may
+# not show in what it prints.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
@@ -41,6 +41,15 @@ no_secret() {
 		ok "$1: no token in what dnsbatch prints"
 	fi
 }
+# zone_ [DOMAIN]: zone without the apex NS DigitalOcean keeps
+zone_() { zone "$@" | grep -v '^@ [0-9]* NS '; }
+# load [DOMAIN] < JSON-LINES: the domain holds exactly these records ({type, name, data, ttl, ...} one a line)
+load() {
+	jq -sc '{records: .}' | curl -s -o /dev/null -w '%{http_code}' --cacert "$T/ca.pem" \
+		-H 'Content-Type: application/json' --data-binary @- "$URL/_fake/load/${1:-example.com}"
+}
+# fault KIND...: the next record writes meet these faults, in order
+fault() { local IFS=/; curl -s -o /dev/null -X POST --cacert "$T/ca.pem" "$URL/_fake/fault/$*"; }
 # rec NAME TYPE TTL DATA [FIELD=VALUE...]: one record of a load
 rec() {
 	local name=$1 type=$2 ttl=$3 data=$4
@@ -52,23 +61,26 @@ rec() {
 # ---- the token and the domains at start ----
 start_do auth || exit 1
 plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.5)")"
-apply env "$T/one.plan.json"
+DO_ENV=(DO_TOKEN=$TOKEN)
+run apply --plan "$T/one.plan.json" --provider digitalocean --digitalocean-api-endpoint "$URL" \
+	--digitalocean-ca-file "$T/ca.pem" --drop-log "$T/env.drops" --output json >"$T/env.json" 2>"$T/env.err"
+RC=$?
 eq "\$DO_TOKEN, the domains from GET /v2/domains: applied" "$RC $(counts env)" "0 1 1 0 0 0"
+touch "$T/env.drops"
 no_secret env
-printf '%s\n' "$TOKEN" >"$T/token"
-CREDS=()
+DO_ENV=()
 plan "$T/two.plan.json" create="$(list "$(ep two.example.org A 300 192.0.2.6)")"
-apply file "$T/two.plan.json" --digitalocean-token-file "$T/token"
+apply file "$T/two.plan.json"
 eq "--digitalocean-token-file: applied (to the second domain)" "$RC $(counts file)" "0 1 1 0 0 0"
 no_secret file
-apply none "$T/two.plan.json"
-eq "no token: exit 2" "$RC" 2
+run apply --plan "$T/two.plan.json" --provider digitalocean --digitalocean-api-endpoint "$URL" \
+	--digitalocean-ca-file "$T/ca.pem" >"$T/none.out" 2>"$T/none.err"
+eq "no token: exit 2" "$?" 2
 check "no token: the error names \$DO_TOKEN and the flag" grep -q -- 'DO_TOKEN or --digitalocean-token-file' "$T/none.err"
-CREDS=(DO_TOKEN=dop_v1_not-the-token)
-apply badtoken "$T/one.plan.json"
+printf 'dop_v1_not-the-token\n' >"$T/bad.token"
+apply badtoken "$T/one.plan.json" --digitalocean-token-file "$T/bad.token"
 eq "a refused token (401 at GET /v2/domains): exit 2, nothing applied" "$RC $(stat .auth_refused)" "2 1"
 check "a refused token: the error says 401" grep -q "HTTP 401" "$T/badtoken.err"
-CREDS=(DO_TOKEN=$TOKEN)
 apply badpage "$T/one.plan.json" --digitalocean-api-page-size 201
 eq "--digitalocean-api-page-size 201 (above the API's 200): exit 2" "$RC" 2
 clean_requests auth
@@ -111,7 +123,7 @@ eq "mixed: update of other values: dropped (pre-check)" "$(drop mixed moved.exam
 	"dropped conflict 0 precheck differs"
 eq "mixed: a TXT of two short strings (one string in DigitalOcean): dropped invalid before sending" \
 	"$(drop mixed bad.example.com | cut -d' ' -f1-2)" "dropped invalid"
-eq "mixed: the domain holds the good changes and nothing of the others" "$(zone | tr '\n' ';')" \
+eq "mixed: the domain holds the good changes and nothing of the others" "$(zone_ | tr '\n' ';')" \
 	"alias 300 CNAME www.example.com;good 300 A 192.0.2.50;good 300 A 192.0.2.51;good-txt 300 TXT hello world;keep 600 TXT v=2;moved 300 A 192.0.2.30;multi 300 A 192.0.2.61;multi 300 A 192.0.2.62;multi 300 A 192.0.2.63;mx 30 MX 20 mail.example.com;srv._tcp 300 SRV 1 2 3 t.example.com;stale 300 A 192.0.2.20;www 300 A 192.0.2.1;"
 eq "mixed: records updated in place (their ids kept), the difference added" \
 	"$(curl -s --cacert "$T/ca.pem" "$URL/_fake/zone/example.com" | jq -r '.domain_records[] | select(.name == "multi"
@@ -133,7 +145,7 @@ fault ok ok refuse ok ok refuse
 apply undo "$T/undo.plan.json"
 eq "refused mid-group: the group's change dropped invalid, the delete (alone) applied (exit 3)" \
 	"$RC $(counts undo) $(drop undo three.example.com | cut -d' ' -f1-4)" "3 2 1 0 1 0 dropped invalid 422 unprocessable_entity"
-eq "refused mid-group: the landed writes undone (nothing of three.example.com left)" "$(zone | tr '\n' ';')" ""
+eq "refused mid-group: the landed writes undone (nothing of three.example.com left)" "$(zone_ | tr '\n' ';')" ""
 check "refused mid-group: the drop log carries DigitalOcean's message" grep -q "scripted refusal" "$T/undo.drops"
 eq "refused mid-group: the undo deleted the POST that landed and posted the deleted record again" \
 	"$(stat '"\(.creates) \(.deletes)"')" "2 3"
@@ -148,7 +160,7 @@ apply rollback "$T/rb.plan.json"
 eq "undo refused: the change failed, never applied or dropped (exit 4)" "$RC $(counts rollback)" "4 1 0 0 0 1"
 check "undo refused: the error says rollback and names the record left" grep -q "rollback.*rb.example.com. A 192.0.2.1" \
 	"$T/rollback.err" "$T/rollback.json" "$T/rollback.drops"
-eq "undo refused: the record left is in the zone (the message told the truth)" "$(zone | tr '\n' ';')" \
+eq "undo refused: the record left is in the zone (the message told the truth)" "$(zone_ | tr '\n' ';')" \
 	"rb 300 A 192.0.2.1;"
 kill "$FAKE_PID"
 
@@ -158,7 +170,7 @@ plan "$T/lost.plan.json" create="$(list "$(ep l1.example.com A 300 192.0.2.61 19
 fault drop
 apply lost "$T/lost.plan.json"
 eq "lost reply: read back (it landed), the rest written: applied (exit 0)" "$RC $(counts lost)" "0 1 1 0 0 0"
-eq "lost reply: the domain holds each value once" "$(zone | tr '\n' ';')" "l1 300 A 192.0.2.61;l1 300 A 192.0.2.62;"
+eq "lost reply: the domain holds each value once" "$(zone_ | tr '\n' ';')" "l1 300 A 192.0.2.61;l1 300 A 192.0.2.62;"
 eq "lost reply: 2 records created; libcurl resent the POST whose connection closed, refused as a duplicate" \
 	"$(stat '"\(.creates) \(.dropped_replies) \(.refused_422)"')" "2 1 1"
 kill "$FAKE_PID"
@@ -166,7 +178,7 @@ start_do lost500 || exit 1
 fault ok 500after
 apply lost500 "$T/lost.plan.json"
 eq "500 after the write: read back (it landed): applied (exit 0)" "$RC $(counts lost500)" "0 1 1 0 0 0"
-eq "500 after the write: each value once" "$(zone | tr '\n' ';')" "l1 300 A 192.0.2.61;l1 300 A 192.0.2.62;"
+eq "500 after the write: each value once" "$(zone_ | tr '\n' ';')" "l1 300 A 192.0.2.61;l1 300 A 192.0.2.62;"
 kill "$FAKE_PID"
 
 # ---- 429: waited out ----
@@ -174,7 +186,7 @@ start_do slow --fault-retry-after 1 || exit 1
 fault 429
 apply slow "$T/one.plan.json"
 eq "429 on a write: waited out, applied" "$RC $(counts slow)" "0 1 1 0 0 0"
-eq "429 on a write: the fake refused one, the record is there once" "$(stat .faults) $(zone | tr '\n' ';')" \
+eq "429 on a write: the fake refused one, the record is there once" "$(stat .faults) $(zone_ | tr '\n' ';')" \
 	"1 one 300 A 192.0.2.5;"
 kill "$FAKE_PID"
 start_do burst --rate-minute 6 --minute-seconds 2 || exit 1
@@ -182,7 +194,7 @@ creates "$T/burst.plan.json" 8 b example.com 10.0
 apply burst "$T/burst.plan.json" --rate-budget-rate 1000 --rate-budget-burst 1000
 eq "the burst limit (6 per 2 s, the budget raised past it): waited out, all applied" "$RC $(counts burst)" "0 8 8 0 0 0"
 ge "the burst limit: the fake answered 429 (ratelimit-reset, retry-after)" "$(stat .burst_limited)" 1
-eq "the burst limit: each record once" "$(zone | wc -l)" 8
+eq "the burst limit: each record once" "$(zone_ | wc -l)" 8
 clean_requests burst
 kill "$FAKE_PID"
 
@@ -190,7 +202,7 @@ kill "$FAKE_PID"
 start_do pages || exit 1
 for i in $(seq 1 30); do rec "p$i" A 300 "192.0.2.$i"; done | load >/dev/null
 run records --provider digitalocean --digitalocean-api-endpoint "$URL" --digitalocean-ca-file "$T/ca.pem" \
-	--digitalocean-api-page-size 4 >"$T/pages.out" 2>"$T/pages.err"
+	--digitalocean-token-file "$T/do.token" --digitalocean-api-page-size 4 >"$T/pages.out" 2>"$T/pages.err"
 eq "pagination: records lists every record over the pages" "$(grep -c 'p[0-9]*\.example\.com' "$T/pages.out")" 30
 check "pagination: the listing followed 8 pages at least" [ "$(stat .reads)" -ge 8 ]
 clean_requests pages
