@@ -5,6 +5,7 @@
  * CAA value), and the fields of MX (priority), SRV (priority, weight, port)
  * and CAA (flags, tag) apart. ldns reads and prints every RDATA.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,21 @@ static long long int_member(json_object *o, const char *name, long long max)
 		return -1;
 	x = json_object_get_int64(v);
 	return x >= 0 && x <= max ? x : -1;
+}
+
+/*
+ * A CAA issue or issuewild value that is a bare domain name ("letsencrypt.org"): DigitalOcean wants it with a final
+ * dot (422 "Data needs to end with a dot (.)" otherwise, octodns PR #692) and lists it so. len: its length without a
+ * final dot.
+ */
+static int caa_domain(const char *tag, const char *value, size_t len)
+{
+	if (tag == NULL || (strcmp(tag, "issue") != 0 && strcmp(tag, "issuewild") != 0) || len == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!(isalnum((unsigned char)value[i]) || value[i] == '.' || value[i] == '-'))
+			return 0;
+	return isalnum((unsigned char)value[len - 1]);
 }
 
 /* A name of the data, absolute: "@" the apex, a final dot added where DigitalOcean leaves it out. */
@@ -121,6 +137,7 @@ static int record_text(char *out, size_t size, uint16_t type, json_object *rec, 
 	char name[300], value[RDATA_MAX];
 	long long prio = int_member(rec, "priority", 65535), flags = int_member(rec, "flags", 255);
 	const char *tag = str_member(rec, "tag");
+	size_t len;
 
 	switch (type) {
 	case LDNS_RR_TYPE_A: case LDNS_RR_TYPE_AAAA:
@@ -137,9 +154,12 @@ static int record_text(char *out, size_t size, uint16_t type, json_object *rec, 
 				int_member(rec, "port", 65535), name) < (int)size;
 	case LDNS_RR_TYPE_TXT:
 		return txt_rdata(out, size, data);
-	case LDNS_RR_TYPE_CAA:
+	case LDNS_RR_TYPE_CAA: /* an issue domain without the dot DigitalOcean adds */
+		len = strlen(data);
+		if (len > 1 && data[len - 1] == '.' && caa_domain(tag, data, len - 1))
+			len--;
 		return flags >= 0 && tag && *tag && !strpbrk(tag, " \t\"\\") &&
-		       quoted(value, sizeof(value), LDNS_RDF_TYPE_LONG_STR, (const unsigned char *)data, strlen(data)) &&
+		       quoted(value, sizeof(value), LDNS_RDF_TYPE_LONG_STR, (const unsigned char *)data, len) &&
 		       snprintf(out, size, "%lld %s %s", flags, tag, value) < (int)size;
 	default:
 		return 0;
@@ -302,6 +322,25 @@ static void add_str(json_object *o, const char *name, const ldns_rdf *rdf)
 	free(text);
 }
 
+/* A CAA record's value as data: an issue or issuewild domain with the final dot DigitalOcean wants. */
+static int caa_data(json_object *o, const ldns_rr *rr)
+{
+	char *tag = ldns_rdf2str(ldns_rr_rdf(rr, 1)), *data;
+	const char *value = (const char *)ldns_rdf_data(ldns_rr_rdf(rr, 2));
+	size_t len = ldns_rdf_size(ldns_rr_rdf(rr, 2));
+	int dot = caa_domain(tag, value, len);
+
+	free(tag);
+	if ((data = malloc(len + 2)) == NULL)
+		return 0;
+	memcpy(data, value, len);
+	if (dot)
+		data[len++] = '.';
+	json_object_object_add(o, "data", json_object_new_string_len(data, (int)len));
+	free(data);
+	return 1;
+}
+
 /* The type's fields of one record into o. @return 1, or 0 with why set */
 static int body_fields(json_object *o, const ldns_rr *rr, uint16_t type, char *why, size_t why_size)
 {
@@ -324,9 +363,9 @@ static int body_fields(json_object *o, const ldns_rr *rr, uint16_t type, char *w
 	case LDNS_RR_TYPE_CAA:
 		add_int(o, "flags", ldns_rdf2native_int8(ldns_rr_rdf(rr, 0)));
 		add_str(o, "tag", ldns_rr_rdf(rr, 1));
-		json_object_object_add(o, "data", json_object_new_string_len((const char *)ldns_rdf_data(ldns_rr_rdf(rr, 2)),
-									       (int)ldns_rdf_size(ldns_rr_rdf(rr, 2))));
-		return 1;
+		if (!caa_data(o, rr))
+			snprintf(why, why_size, "out of memory");
+		return why[0] == '\0';
 	default:
 		snprintf(why, why_size, "DigitalOcean holds no %s records here", dnsb_type_name(type));
 		return 0;

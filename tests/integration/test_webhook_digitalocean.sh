@@ -30,7 +30,7 @@ desired() {
 		"$(ep docs.example.com CNAME 300 pages.example.net)" "$(ep txt.example.com TXT 300 'v=spf1 include:_spf.example.net -all')" \
 		"$(ep quoted.example.com TXT 300 'say "hi"; then go')" "$(ep mx.example.com MX 300 '10 mail.example.com')" \
 		"$(ep _sip._tcp.example.com SRV 300 '10 5 5060 sip.example.com')" \
-		"$(ep caa.example.com CAA 300 '0 issue "letsencrypt.org."')" "$(ep short.example.com A 10 192.0.2.30)"
+		"$(ep caa.example.com CAA 300 '0 issue "letsencrypt.org"')" "$(ep short.example.com A 10 192.0.2.30)"
 }
 desired 192.0.2.10 >"$T/desired.json"
 eq "loop 1 creates the 9 endpoints" "$(python3 tests/integration/extdns_loop.py "$EXTDNS_API" "$T/desired.json")" "9 204"
@@ -41,6 +41,8 @@ eq "a TTL of 10 is held as DigitalOcean's minimum, 30" "$(zone | grep '^short ')
 eq "TXT held as one string, unquoted, as DigitalOcean stores it" "$(zone | grep '^quoted ')" 'quoted 300 TXT say "hi"; then go'
 eq "host names held without their final dot" "$(zone | grep -E '^(docs|mx|_sip\._tcp) ' | tr '\n' ';')" \
 	"_sip._tcp 300 SRV 10 5 5060 sip.example.com;docs 300 CNAME pages.example.net;mx 300 MX 10 mail.example.com;"
+eq "a CAA issue domain held with the final dot DigitalOcean wants (and read without it: no drift)" \
+	"$(zone | grep '^caa ')" "caa 300 CAA 0 issue letsencrypt.org."
 eq "GET /records lists the TXT value in presentation form (quoted), as for every provider" \
 	"$(extdns_get "$EXTDNS_API" /records | jq -r '.[] | select(.dnsName == "quoted.example.com" and .recordType == "TXT") | .targets[0]')" \
 	'"say \"hi\"; then go"'

@@ -77,8 +77,11 @@ static void test_record_parse(void **state)
 		     "\"ttl\":300}", "_x._tcp.example.com. 300 SRV 0 0 0 . 7");
 	expect_parse("{\"id\":8,\"type\":\"NS\",\"name\":\"sub\",\"data\":\"ns1.example.net\",\"ttl\":1800}",
 		     "sub.example.com. 1800 NS ns1.example.net. 8");
+	/* a CAA issue domain: listed with the dot DigitalOcean requires, read without it */
 	expect_parse("{\"id\":9,\"type\":\"CAA\",\"name\":\"@\",\"data\":\"letsencrypt.org.\",\"flags\":0,\"tag\":\"issue\","
-		     "\"ttl\":300}", "example.com. 300 CAA 0 issue \"letsencrypt.org.\" 9");
+		     "\"ttl\":300}", "example.com. 300 CAA 0 issue \"letsencrypt.org\" 9");
+	expect_parse("{\"id\":16,\"type\":\"CAA\",\"name\":\"@\",\"data\":\"mailto:a@example.com\",\"flags\":128,"
+		     "\"tag\":\"iodef\",\"ttl\":300}", "example.com. 300 CAA 128 iodef \"mailto:a@example.com\" 16");
 	expect_parse("{\"id\":10,\"type\":\"TXT\",\"name\":\"t\",\"data\":\"say \\\"hi\\\"\",\"ttl\":300}",
 		     "t.example.com. 300 TXT \"say \\\"hi\\\"\" 10");
 	/* TXT: one string, served in character-strings of 255 octets */
@@ -134,9 +137,12 @@ static void test_record_body(void **state)
 	expect_body("www.example.com.", LDNS_RR_TYPE_CNAME, "example.com.", 300,
 		    "{\"type\":\"CNAME\",\"name\":\"www\",\"data\":\"example.com.\",\"ttl\":300}",
 		    "www.example.com. 300 CNAME example.com. 42");
-	expect_body("example.com.", LDNS_RR_TYPE_CAA, "0 issue \"letsencrypt.org.\"", 300,
+	expect_body("example.com.", LDNS_RR_TYPE_CAA, "0 issue \"letsencrypt.org\"", 300,
 		    "{\"type\":\"CAA\",\"name\":\"@\",\"flags\":0,\"tag\":\"issue\",\"data\":\"letsencrypt.org.\",\"ttl\":300}",
-		    "example.com. 300 CAA 0 issue \"letsencrypt.org.\" 42");
+		    "example.com. 300 CAA 0 issue \"letsencrypt.org\" 42");
+	expect_body("example.com.", LDNS_RR_TYPE_CAA, "0 issuewild \";\"", 300,
+		    "{\"type\":\"CAA\",\"name\":\"@\",\"flags\":0,\"tag\":\"issuewild\",\"data\":\";\",\"ttl\":300}",
+		    "example.com. 300 CAA 0 issuewild \";\" 42");
 	expect_body("t.example.com.", LDNS_RR_TYPE_TXT, "\"say \\\"hi\\\"\"", 300,
 		    "{\"type\":\"TXT\",\"name\":\"t\",\"data\":\"say \\\"hi\\\"\",\"ttl\":300}",
 		    "t.example.com. 300 TXT \"say \\\"hi\\\"\" 42");
