@@ -226,6 +226,15 @@ void dnsb_do_pace_clear(dnsb_do_pace *p);
 double dnsb_do_pace_reserve(dnsb_do_pace *p, double now, double give_up);
 
 /**
+ * Room for a batch of `need` requests (its writes and as many undos, at
+ * most half the limit): 0 when the last reply left that many or nothing is
+ * known, else the seconds to the reset. A batch started without room could
+ * be cut mid-group by the limit with no request left to undo it.
+ * @param now  monotonic seconds
+ */
+double dnsb_do_pace_room(dnsb_do_pace *p, double need, double now);
+
+/**
  * Take a reply's ratelimit-limit, ratelimit-remaining and ratelimit-reset
  * (Unix seconds; a reset past an hour and a minute from `wall` is ignored);
  * a 429 holds every request until the reset (or its Retry-After), capped as

@@ -72,6 +72,19 @@ double dnsb_do_pace_reserve(dnsb_do_pace *p, double now, double give_up)
 	return start - now;
 }
 
+double dnsb_do_pace_room(dnsb_do_pace *p, double need, double now)
+{
+	double wait = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->limit > 0 && need > p->limit / 2)
+		need = p->limit / 2; /* a batch larger than half the hour waits for nothing it could ever have */
+	if (p->remaining >= 0 && now < p->reset_at && p->remaining < need)
+		wait = p->reset_at - now;
+	pthread_mutex_unlock(&p->lock);
+	return wait;
+}
+
 /* A header's number, or -1 when absent or not one. */
 static double header_number(const dnsb_http_response *resp, const char *name)
 {

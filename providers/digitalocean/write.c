@@ -349,13 +349,30 @@ static int prepare(sub *s, dnsb_change *const *changes, size_t n, double give_up
 	return rc;
 }
 
+/* Too few requests left in the token's hour for the writes and their undos: rate_limited until the reset, nothing
+ * sent (a group cut by the limit mid-way could not be undone). @return 1 when so (out says it) */
+static int no_room(sub *s, dnsb_result *out)
+{
+	double wait = dnsb_do_pace_room(&s->d->pace, 2.0 * (double)s->count, dnsb_monotonic());
+
+	if (wait <= 0)
+		return 0;
+	dnsb_result_set(out, DNSB_CLASS_RATE_LIMITED, 0, "ratelimit", "%zu requests and their undos: the token's "
+			"ratelimit-remaining has fewer until its reset in %.0f s", s->count, wait);
+	out->retry_after = wait;
+	return 1;
+}
+
 int dnsb_do_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		   dnsb_result *out, dnsb_error *err)
 {
 	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, NULL, 0, NULL };
 	int rc = prepare(&s, changes, n, give_up, out, err);
 
-	if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0) {
+	if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0 && no_room(&s, out))
+		dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %s: %zu requests wait for the token's limit (%.0f s)", zone->id,
+			 s.count, out->retry_after);
+	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0) {
 		if ((s.state = calloc(s.count, 1)) == NULL)
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 		else

@@ -198,6 +198,19 @@ eq "the burst limit: each record once" "$(zone_ | wc -l)" 8
 clean_requests burst
 kill "$FAKE_PID"
 
+# ---- the hourly limit nearly spent, its reset far: a group that could not be undone is not started ----
+start_do hour --rate-hour 20 --hour-seconds 600 || exit 1
+plan "$T/h1.plan.json" create="$(list "$(ep h1.example.com A 300 $(for i in $(seq 1 10); do echo 192.0.2.$i; done))")"
+apply hour1 "$T/h1.plan.json"
+eq "hourly limit: the first run's 10 records applied (12 of the token's 20 requests spent)" "$RC $(counts hour1)" \
+	"0 1 1 0 0 0"
+plan "$T/h2.plan.json" create="$(list "$(ep h2.example.com A 300 $(for i in $(seq 1 8); do echo 192.0.2.$i; done))")"
+apply hour2 "$T/h2.plan.json" --timeout 3
+eq "hourly limit: 8 writes (and as many undos) do not fit the 6 left: failed at the deadline, not rollback (exit 4)" \
+	"$RC $(counts hour2) $(jq -r .reason "$T/hour2.drops")" "4 1 0 0 0 1 deadline"
+eq "hourly limit: nothing of the group written" "$(zone_ | grep -c '^h2 ')" 0
+kill "$FAKE_PID"
+
 # ---- pagination: 30 records, pages of 4 ----
 start_do pages || exit 1
 for i in $(seq 1 30); do rec "p$i" A 300 "192.0.2.$i"; done | load >/dev/null

@@ -366,6 +366,7 @@ static void test_pace(void **state)
 	(void)state;
 	dnsb_do_pace_init(&p);
 	assert_true(dnsb_do_pace_reserve(&p, now, 0) == 0.0); /* nothing known: at once */
+	assert_true(dnsb_do_pace_room(&p, 1e6, now) == 0.0);
 	snprintf(reset, sizeof(reset), "%.0f", wall + 10);
 	r = limited(200, "4000", reset, -1, buf, sizeof(buf));
 	assert_int_equal(dnsb_do_pace_note(&p, &r, now, wall), 0);
@@ -380,6 +381,10 @@ static void test_pace(void **state)
 	dnsb_do_pace_note(&p, &r, now, wall);
 	assert_true(dnsb_do_pace_reserve(&p, now, 0) < 0.2); /* below a twentieth: spread, 100 over 10 s */
 	assert_true(dnsb_do_pace_reserve(&p, now, 0) > 0.05);
+	/* room for a batch: 100 left, a batch of 60 requests and its undos (120) waits for the reset, one of 40 not */
+	assert_true(dnsb_do_pace_room(&p, 120, now) > 9.9);
+	assert_true(dnsb_do_pace_room(&p, 80, now) == 0.0);
+	assert_true(dnsb_do_pace_room(&p, 120, now + 11) == 0.0); /* past the reset: nothing known */
 	/* a 429 with Retry-After holds every request that long */
 	r = limited(429, "0", reset, 2, buf, sizeof(buf));
 	dnsb_do_pace_note(&p, &r, now, wall);
