@@ -113,6 +113,8 @@ plan "$T/mixed.plan.json" \
 	delete="$(list "$(ep gone.example.com A 300 192.0.2.40)" "$(ep never.example.com A 300 192.0.2.41)")"
 apply mixed "$T/mixed.plan.json"
 eq "mixed: 7 applied, 2 already in effect, 5 dropped (exit 3)" "$RC $(counts mixed)" "3 14 7 2 5 0"
+eq "mixed: each change's outcome" "$(jq -r '.outcomes[] | "\(.kind) \(.dnsName) \(.recordType) \(.outcome)"' \
+	"$T/mixed.json" | tr '\n' ';')" "create good.example.com. A applied;create www.example.com. A already_applied;create alias.example.com. A dropped;create stale.example.com. CNAME dropped;create example.com. CNAME dropped;create good-txt.example.com. TXT applied;create bad.example.com. TXT dropped;create srv._tcp.example.com. SRV applied;update moved.example.com. A dropped;update keep.example.com. TXT applied;update multi.example.com. A applied;update mx.example.com. MX applied;delete gone.example.com. A applied;delete never.example.com. A already_applied;"
 eq "mixed: A beside a CNAME: dropped by the pre-check" "$(drop mixed alias.example.com cause)" \
 	"dropped conflict 0 precheck cname"
 eq "mixed: CNAME beside an A: dropped by the pre-check" "$(drop mixed stale.example.com cause)" \
