@@ -41,12 +41,12 @@ no_secret() {
 		ok "$1: no token in what dnsbatch prints"
 	fi
 }
-# zone_ [DOMAIN]: zone without the apex NS DigitalOcean keeps
-zone_() { zone "$@" | grep -v '^@ [0-9]* NS '; }
-# load [DOMAIN] < JSON-LINES: the domain holds exactly these records ({type, name, data, ttl, ...} one a line)
+# zone_: example.com's records (zone) without the apex NS DigitalOcean keeps
+zone_() { zone | grep -v '^@ [0-9]* NS '; }
+# load < JSON-LINES: example.com holds exactly these records ({type, name, data, ttl, ...} one a line)
 load() {
 	jq -sc '{records: .}' | curl -s -o /dev/null -w '%{http_code}' --cacert "$T/ca.pem" \
-		-H 'Content-Type: application/json' --data-binary @- "$URL/_fake/load/${1:-example.com}"
+		-H 'Content-Type: application/json' --data-binary @- "$URL/_fake/load/example.com"
 }
 # fault KIND...: the next record writes meet these faults, in order
 fault() { local IFS=/; curl -s -o /dev/null -X POST --cacert "$T/ca.pem" "$URL/_fake/fault/$*"; }
@@ -61,7 +61,7 @@ rec() {
 # ---- the token and the domains at start ----
 start_do auth || exit 1
 plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.5)")"
-DO_ENV=(DO_TOKEN=$TOKEN)
+DO_ENV=("DO_TOKEN=$TOKEN")
 run apply --plan "$T/one.plan.json" --provider digitalocean --digitalocean-api-endpoint "$URL" \
 	--digitalocean-ca-file "$T/ca.pem" --drop-log "$T/env.drops" --output json >"$T/env.json" 2>"$T/env.err"
 RC=$?
@@ -202,10 +202,12 @@ kill "$FAKE_PID"
 
 # ---- the hourly limit nearly spent, its reset far: a group that could not be undone is not started ----
 start_do hour --rate-hour 20 --hour-seconds 600 || exit 1
+# shellcheck disable=SC2046 # the addresses are split into targets on purpose
 plan "$T/h1.plan.json" create="$(list "$(ep h1.example.com A 300 $(for i in $(seq 1 10); do echo 192.0.2.$i; done))")"
 apply hour1 "$T/h1.plan.json"
 eq "hourly limit: the first run's 10 records applied (12 of the token's 20 requests spent)" "$RC $(counts hour1)" \
 	"0 1 1 0 0 0"
+# shellcheck disable=SC2046
 plan "$T/h2.plan.json" create="$(list "$(ep h2.example.com A 300 $(for i in $(seq 1 8); do echo 192.0.2.$i; done))")"
 apply hour2 "$T/h2.plan.json" --timeout 3
 eq "hourly limit: 8 writes (and as many undos) do not fit the 6 left: failed at the deadline, not rollback (exit 4)" \
