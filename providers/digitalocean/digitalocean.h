@@ -14,8 +14,10 @@
  *   pace.c          the ratelimit-remaining / ratelimit-reset headers as the
  *                   throttle chain's header pacer
  *   list.c          the listings (domains, a domain's records, by name)
- *   write.c         one batch: its requests one at a time, a lost reply read
- *                   back, the landed ones undone when one is refused
+ *   send.c          a batch's requests side by side (the transport's
+ *                   dnsb_http_many), 429 rounds, a lost reply read back
+ *   write.c         one batch: its DELETEs, PUTs and POSTs, each kind a run
+ *                   of requests side by side, undone when one is refused
  *   digitalocean.c  the methods on the HTTP skeleton, open, the descriptor
  *
  * DigitalOcean has no batch call and writes unconditionally: a record per
@@ -23,9 +25,10 @@
  * submission reads the batch's names (records and ids), replays the batch
  * over them (providers/precheck.h: a CNAME beside other data, a record that
  * exists, an old RRset that moved, all found before anything is sent; a
- * CNAME at the apex too), then writes the difference one request at a
- * time. When one is refused, those already written are undone, last first
- * (a POST deleted, a PUT put back, a DELETE posted again); a request whose
+ * CNAME at the apex too), then writes the difference, one request per
+ * record: the DELETEs, then the PUTs, then the POSTs, each kind side by side.
+ * When one is refused, those already written are undone, the last kind
+ * first (a POST deleted, a PUT put back, a DELETE posted again); a request whose
  * reply was lost is settled by reading its RRset back before anything is
  * undone. An undo that fails ends the answer FATAL, code "rollback", naming
  * the records left. The token never appears in a message or a log line.
@@ -65,8 +68,10 @@
  */
 #define DNSB_DO_BUDGET_BURST 150.0
 #define DNSB_DO_BUDGET_RATE (4850.0 / 3600.0)
-/** Writes of one batch sent again after a 429 (each after the pacer's hold), at most. */
+/** Rounds of one run of requests: those refused with 429 are sent again (after the pacer's hold), at most. */
 #define DNSB_DO_429_TRIES 3
+/** Requests of one batch in flight at once (DigitalOcean's limit is per minute: a few hide the round trips). */
+#define DNSB_DO_IN_FLIGHT 4
 
 /** Settings of one digitalocean provider. Every string owned. */
 typedef struct dnsb_do_config {
@@ -181,6 +186,35 @@ int dnsb_do_diff(dnsb_do_op **ops, size_t *count, const dnsb_precheck *patch, co
  */
 size_t dnsb_do_apex_cname(dnsb_result *res, dnsb_change *const *changes, size_t n, const char *apex);
 
+/* ---- sending (send.c) ---- */
+
+/** What is known of one request: not sent or refused (nothing done), landed, or nobody can tell. */
+#define DNSB_DO_NOT_LANDED 0
+#define DNSB_DO_LANDED 1
+#define DNSB_DO_UNKNOWN (-1)
+
+/** Requests of one batch, sent a run at a time, and what became of each. */
+typedef struct dnsb_do_batch {
+	struct dnsb_do *d;
+	const dnsb_hb_zone *zone;
+	const dnsb_hb_tags *held;  /**< the ids read before writing (a POST's record is one not among them); borrowed */
+	dnsb_do_op *ops;           /**< borrowed; a POST's id filled when it lands */
+	size_t count;
+	signed char *state;        /**< per op: DNSB_DO_NOT_LANDED (also: not sent yet), _LANDED or _UNKNOWN */
+	dnsb_result *res;          /**< per op: its reply's class (OK when it landed) */
+} dnsb_do_batch;
+
+/**
+ * Send ops [from, to) side by side (at most DNSB_DO_IN_FLIGHT at a time,
+ * each through the throttle chain), those refused with 429 again (the pacer
+ * holds them until the reset) up to DNSB_DO_429_TRIES rounds; with
+ * `settle`, each whose reply was lost (no reply, 408, 5xx; a POST that meets
+ * itself, 422 duplicate, or a DELETE its own work, 404: libcurl's resend of a
+ * request whose connection closed) read back: landed, not, or unknown.
+ * @return 0 (state and res say what became of each); DNSB_ENOMEM
+ */
+int dnsb_do_send(dnsb_do_batch *b, size_t from, size_t to, double give_up, int settle, dnsb_error *err);
+
 /* ---- replies (reply.c) ---- */
 
 /**
@@ -276,8 +310,9 @@ int dnsb_do_call(dnsb_hb *b, const char *method, const char *url, const char *bo
 		 dnsb_http_response *out, dnsb_error *err);
 
 /**
- * write.c: one batch (the methods' submit): read, pre-check, the requests
- * one at a time, a lost reply read back, undo on a refusal.
+ * write.c: one batch (the methods' submit): read, pre-check, room in the
+ * token's hour, the requests in runs (DELETEs, PUTs, POSTs) each side by
+ * side, a lost reply read back, undo on a refusal.
  * @return as dnsb_provider_ops.submit
  */
 int dnsb_do_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,

@@ -1,13 +1,14 @@
 /*
  * write.c - one submission to DigitalOcean: the batch's names read (records
  * and ids), the batch replayed over them (providers/precheck.h, and no CNAME
- * at the apex: diff.c), then its requests (diff.c) one at a time. The answer
- * is OK only when every request landed. When one is refused, the requests
- * that landed are undone, last first (a POST deleted by its new id, a PUT
- * put back, a DELETE posted again), and the answer is the refusal's class,
- * the changes at its RRset named. A request whose reply was lost (no reply,
- * 408, 5xx) is settled by reading its RRset back before anything else: it
- * landed (go on), it did not (undo the rest), or nobody can tell. An undo
+ * at the apex: diff.c), room checked in the token's hour, then its requests
+ * (diff.c) in three runs, each side by side (send.c): the DELETEs, the PUTs,
+ * the POSTs (a CNAME leaves a name before an A takes it). The answer is OK
+ * only when every request landed. When one is refused, no later run starts,
+ * and what landed is undone, the last run first (a POST deleted by its new
+ * id, a PUT put back, a DELETE posted again); the answer is the refusal's
+ * class, the changes at its RRset named. A request whose reply was lost is
+ * settled by reading its RRset back before anything else (send.c). An undo
  * that fails, or a request nobody can tell of beside others that landed,
  * ends FATAL "rollback": part of the batch may be in the zone, named in the
  * message, and no later answer may call its changes applied or dropped.
@@ -24,160 +25,20 @@
  * than a late answer). */
 #define UNDO_SECONDS 60.0
 
-/* What is known of one request: not sent (or surely refused), landed, or nobody can tell. */
-enum { NOT_LANDED = 0, LANDED = 1, UNKNOWN = -1 };
-
 typedef struct sub {
 	dnsb_do *d;
 	const dnsb_hb_zone *zone;
 	dnsb_precheck patch;
 	dnsb_hb_tags ids;      /* the records read before writing */
-	dnsb_do_op *ops;
+	dnsb_do_op *ops;       /* DELETEs, then PUTs, then POSTs (dnsb_do_diff) */
 	size_t count;
-	signed char *state;    /* per op */
 } sub;
-
-/* The URL of an op: .../records for a POST, .../records/{id} otherwise. @return malloc'd or NULL */
-static char *op_url(const sub *s, const dnsb_do_op *op)
-{
-	char rest[64];
-
-	snprintf(rest, sizeof(rest), "/records%s%s", op->kind == DNSB_DO_POST ? "" : "/", op->kind == DNSB_DO_POST ? "" : op->id);
-	return dnsb_do_url(s->d, s->zone->id, rest);
-}
 
 static const char *op_method(const dnsb_do_op *op)
 {
 	static const char *const m[] = { "DELETE", "PUT", "POST" };
 
 	return m[op->kind];
-}
-
-/* The id of the record a POST's reply holds ({"domain_record": {"id"}}). @return 1 when found */
-static int reply_id(char *id, size_t size, const dnsb_http_response *resp)
-{
-	json_object *doc = NULL, *rec, *v;
-	int ok = dnsb_http_json(&doc, resp, NULL) == 0 && json_object_object_get_ex(doc, "domain_record", &rec) &&
-		 json_object_object_get_ex(rec, "id", &v) && json_object_is_type(v, json_type_int) &&
-		 json_object_get_int64(v) >= 0;
-
-	if (ok)
-		snprintf(id, size, "%lld", (long long)json_object_get_int64(v));
-	json_object_put(doc);
-	return ok;
-}
-
-/* One try of an op: its reply classified into res. @return LANDED, NOT_LANDED or UNKNOWN; < -1 a local error */
-static int send_once(sub *s, dnsb_do_op *op, const char *body, double give_up, dnsb_result *res, dnsb_error *err)
-{
-	char *url = op_url(s, op);
-	dnsb_http_response resp;
-	dnsb_error e = { 0, "" };
-	int rc, st;
-
-	if (url == NULL)
-		return dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	dnsb_result_init(res);
-	rc = dnsb_do_call(&s->d->base, op_method(op), url, body, give_up, &resp, &e);
-	__atomic_add_fetch(&s->d->writes, 1, __ATOMIC_RELAXED);
-	free(url);
-	if (rc == DNSB_ERATELIMIT) { /* the throttle chain held it: not sent */
-		dnsb_result_set(res, DNSB_CLASS_RATE_LIMITED, 0, "ratelimit", "%s", e.message);
-		res->retry_after = resp.retry_after >= 0 ? resp.retry_after : dnsb_http_held(s->d->base.http);
-		dnsb_http_response_clear(&resp);
-		return NOT_LANDED;
-	}
-	if (rc != 0) { /* no reply: maybe sent */
-		dnsb_http_response_clear(&resp);
-		return dnsb_result_from_error(res, rc, 0, op_method(op), &e, err) == 0 ? UNKNOWN : rc;
-	}
-	dnsb_do_classify(res, &resp, op->kind != DNSB_DO_POST);
-	st = res->cls == DNSB_CLASS_OK ? LANDED : res->cls == DNSB_CLASS_TRANSIENT ? UNKNOWN : NOT_LANDED;
-	/* libcurl sends a request again on a new connection when the old one closed before the reply: a POST that
-	 * landed then meets itself (422, a duplicate), a DELETE its own work (404). The read-back says which. */
-	if ((op->kind == DNSB_DO_POST && resp.status == 422 && res->cls == DNSB_CLASS_CONFLICT) ||
-	    (op->kind == DNSB_DO_DELETE && resp.status == 404))
-		st = UNKNOWN;
-	if (st == LANDED && op->kind == DNSB_DO_POST && !reply_id(op->id, sizeof(op->id), &resp))
-		st = UNKNOWN; /* landed, but which record is it? the read-back says */
-	dnsb_http_response_clear(&resp);
-	return st;
-}
-
-/* An op, sent again after a 429 (the pacer holds the next try until the reset) a few times. */
-static int send_op(sub *s, dnsb_do_op *op, double give_up, dnsb_result *res, dnsb_error *err)
-{
-	char *body = NULL;
-	int st = NOT_LANDED, rc;
-
-	if (op->kind != DNSB_DO_DELETE &&
-	    (rc = dnsb_do_record_body(&body, s->zone->apex, op->owner, op->type, op->rdata, op->ttl, err)) != 0)
-		return rc; /* checked before anything was sent (check_bodies): memory */
-	for (int i = 0; i < DNSB_DO_429_TRIES; i++) {
-		st = send_once(s, op, body, give_up, res, err);
-		if (st != NOT_LANDED || res->status != 429 || (give_up > 0 && dnsb_monotonic() >= give_up))
-			break;
-	}
-	free(body);
-	return st;
-}
-
-/* Is `id` one of the records read before writing, or one a POST of this batch made before op k? */
-static int known_id(const sub *s, size_t k, const char *id)
-{
-	for (size_t i = 0; i < s->ids.count; i++)
-		if (strcmp(s->ids.items[i].tag, id) == 0)
-			return 1;
-	for (size_t j = 0; j < k; j++)
-		if (s->ops[j].kind == DNSB_DO_POST && s->state[j] == LANDED && strcmp(s->ops[j].id, id) == 0)
-			return 1;
-	return 0;
-}
-
-/* What the read-back `now` shows of op k. */
-static int judge(sub *s, size_t k, const dnsb_hb_tags *now)
-{
-	dnsb_do_op *op = &s->ops[k];
-	const dnsb_hb_tag *t = NULL;
-
-	for (size_t i = 0; i < now->count && t == NULL; i++) {
-		const dnsb_hb_tag *x = &now->items[i];
-		if (x->type != op->type || strcmp(x->owner, op->owner) != 0)
-			continue;
-		if (op->kind == DNSB_DO_POST ? strcmp(x->rdata, op->rdata) == 0 && !known_id(s, k, x->tag)
-					     : strcmp(x->tag, op->id) == 0)
-			t = x;
-	}
-	if (op->kind == DNSB_DO_POST) {
-		if (t)
-			snprintf(op->id, sizeof(op->id), "%s", t->tag);
-		return t ? LANDED : NOT_LANDED;
-	}
-	if (op->kind == DNSB_DO_DELETE)
-		return t ? NOT_LANDED : LANDED;
-	if (t && strcmp(t->rdata, op->rdata) == 0 && t->ttl == op->ttl)
-		return LANDED;
-	return t && strcmp(t->rdata, op->old_rdata) == 0 && t->ttl == op->old_ttl ? NOT_LANDED : UNKNOWN;
-}
-
-/* A lost reply settled: op k's RRset read back. @return LANDED, NOT_LANDED or UNKNOWN (no read) */
-static int settle(sub *s, size_t k, double give_up)
-{
-	dnsb_rrkey key = { s->ops[k].owner, s->ops[k].type };
-	dnsb_rrset_list now = { 0 };
-	dnsb_hb_tags now_ids = { 0 };
-	dnsb_error e = { 0, "" };
-	int st = UNKNOWN;
-
-	__atomic_add_fetch(&s->d->settled, 1, __ATOMIC_RELAXED);
-	if (dnsb_do_read_ids(s->d, s->zone, &key, 1, give_up, &now, &now_ids, &e) == 0)
-		st = judge(s, k, &now_ids);
-	else
-		dnsb_log(DNSB_LOG_INFO, "digitalocean: %s %s %s: the reply was lost and the read-back failed (%s)",
-			 op_method(&s->ops[k]), s->ops[k].owner, dnsb_type_name(s->ops[k].type), e.message);
-	dnsb_rrset_list_clear(&now);
-	dnsb_hb_tags_clear(&now_ids);
-	return st;
 }
 
 /* The op that undoes a landed one: a POST deleted, a PUT put back, a DELETE posted again. */
@@ -195,44 +56,69 @@ static dnsb_do_op reverse(const dnsb_do_op *op)
 	return u;
 }
 
-/* Undo ops [0, upto) that landed, last first. @return how many could not be undone (named in `left`), or < 0 */
-static int undo(sub *s, size_t upto, char *left, size_t left_size, dnsb_error *err)
+/* The end of the run of ops of one kind starting at `from`. */
+static size_t run_end(const dnsb_do_op *ops, size_t count, size_t from)
 {
-	double by = dnsb_monotonic() + UNDO_SECONDS;
-	int failed = 0;
+	size_t to = from;
 
-	for (size_t k = upto; k-- > 0;) {
-		dnsb_do_op u;
-		dnsb_result res;
-		int st = UNKNOWN;
-		if (s->state[k] == NOT_LANDED)
-			continue;
-		u = reverse(&s->ops[k]);
-		if (s->state[k] == UNKNOWN || (st = send_op(s, &u, by, &res, err)) != LANDED) {
-			if (s->state[k] != UNKNOWN && st < UNKNOWN)
-				return st; /* memory */
-			if (failed++ < 3)
-				snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s %s %s", failed > 1 ? "; " : "",
-					 op_method(&s->ops[k]), s->ops[k].owner, dnsb_type_name(s->ops[k].type),
-					 s->ops[k].rdata ? s->ops[k].rdata : s->ops[k].old_rdata);
-			dnsb_log(DNSB_LOG_WARN, "digitalocean: undo of %s %s %s failed", op_method(&s->ops[k]),
-				 s->ops[k].owner, dnsb_type_name(s->ops[k].type));
-			continue;
-		}
-		__atomic_add_fetch(&s->d->undone, 1, __ATOMIC_RELAXED);
-	}
-	return failed;
+	while (to < count && ops[to].kind == ops[from].kind)
+		to++;
+	return to;
 }
 
-/* The changes at op's RRset named culprits of a refusal, with what DigitalOcean said. */
-static void name_culprits(const dnsb_do_op *op, dnsb_change *const *changes, size_t n, dnsb_result *out)
+/* Name an op that could not be undone in `left` (three at most) and the log. */
+static void left_behind(const dnsb_do_op *op, int failed, char *left, size_t left_size)
+{
+	if (failed <= 3)
+		snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s %s %s", failed > 1 ? "; " : "",
+			 op_method(op), op->owner, dnsb_type_name(op->type), op->rdata ? op->rdata : op->old_rdata);
+	dnsb_log(DNSB_LOG_WARN, "digitalocean: undo of %s %s %s failed", op_method(op), op->owner, dnsb_type_name(op->type));
+}
+
+/*
+ * Undo the ops that landed, the last kind first (POSTs deleted, PUTs put back, DELETEs posted again), each kind side by
+ * side; an op whose fate is unknown cannot be undone. @return how many were not undone (named in `left`), or < 0
+ */
+static int undo(sub *s, const signed char *state, char *left, size_t left_size, dnsb_error *err)
+{
+	dnsb_do_op *u = calloc(s->count + 1, sizeof(*u));
+	signed char *ust = calloc(s->count + 1, 1);
+	dnsb_result *ures = calloc(s->count + 1, sizeof(*ures));
+	dnsb_do_batch ub = { s->d, s->zone, NULL, u, 0, ust, ures };
+	int failed = 0, rc = u && ust && ures ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+
+	for (size_t k = s->count; rc == 0 && k-- > 0;) {
+		if (state[k] == DNSB_DO_LANDED)
+			u[ub.count++] = reverse(&s->ops[k]);
+		else if (state[k] == DNSB_DO_UNKNOWN)
+			left_behind(&s->ops[k], ++failed, left, left_size);
+	}
+	for (size_t from = 0, to; rc == 0 && from < ub.count; from = to) {
+		to = run_end(u, ub.count, from);
+		rc = dnsb_do_send(&ub, from, to, dnsb_monotonic() + UNDO_SECONDS, 0, err);
+	}
+	for (size_t k = 0; rc == 0 && k < ub.count; k++) {
+		if (ust[k] != DNSB_DO_LANDED)
+			left_behind(&u[k], ++failed, left, left_size);
+		else
+			__atomic_add_fetch(&s->d->undone, 1, __ATOMIC_RELAXED);
+	}
+	free(u);
+	free(ust);
+	free(ures);
+	return rc < 0 ? rc : failed;
+}
+
+/* The changes at op's RRset named culprits of its refusal (res), with what DigitalOcean said. */
+static void name_culprits(const dnsb_do_op *op, const dnsb_result *res, dnsb_change *const *changes, size_t n,
+			  dnsb_result *out)
 {
 	char note[600];
 
-	if (out->cls != DNSB_CLASS_CONFLICT && out->cls != DNSB_CLASS_INVALID)
+	if (res->cls != DNSB_CLASS_CONFLICT && res->cls != DNSB_CLASS_INVALID)
 		return;
 	snprintf(note, sizeof(note), "%s %s %s: HTTP %d %s: %s", op_method(op), op->owner, dnsb_type_name(op->type),
-		 out->status, out->code, out->message);
+		 res->status, res->code, res->message);
 	for (size_t c = 0; c < n; c++) {
 		const dnsb_change *ch = changes[c];
 		if ((ch->kind != DNSB_CHANGE_CREATE && ch->old.type == op->type && strcmp(ch->old.owner, op->owner) == 0) ||
@@ -253,48 +139,72 @@ static void rollback(dnsb_result *out, int left, size_t landed, const char *name
 			"the zone needs a look before the next run", was, left, landed, names);
 }
 
-/* Send the ops one at a time. @return the index of the one that failed (count: none), or < 0 a local error */
-static long send_all(sub *s, double give_up, dnsb_result *out, dnsb_error *err)
+/* How bad a refusal is, to choose the batch's answer among several. */
+static int severity(dnsb_class cls)
 {
-	for (size_t k = 0; k < s->count; k++) {
-		int st = send_op(s, &s->ops[k], give_up, out, err);
-		if (st < UNKNOWN)
-			return st;
-		if (st == UNKNOWN)
-			st = settle(s, k, give_up);
-		s->state[k] = (signed char)st;
-		if (st != LANDED)
-			return (long)k;
-		dnsb_result_init(out);
-	}
-	return (long)s->count;
+	static const int rank[] = { [DNSB_CLASS_OK] = 0, [DNSB_CLASS_INVALID] = 1, [DNSB_CLASS_CONFLICT] = 2,
+				    [DNSB_CLASS_TOO_LARGE] = 1, [DNSB_CLASS_RATE_LIMITED] = 3,
+				    [DNSB_CLASS_TRANSIENT] = 4, [DNSB_CLASS_FATAL] = 5 };
+	return rank[cls];
 }
 
-/* Write the ops and settle the answer: OK, the refusal's class with everything undone, or FATAL "rollback". */
+/* The batch's answer from the ops of the run that failed: the worst class; every refused op's changes named. */
+static void refusal(const dnsb_do_batch *b, size_t from, size_t to, dnsb_change *const *changes, size_t n,
+		    dnsb_result *out)
+{
+	const dnsb_result *worst = NULL;
+
+	for (size_t k = from; k < to; k++) {
+		if (b->state[k] == DNSB_DO_LANDED)
+			continue;
+		if (worst == NULL || severity(b->res[k].cls) > severity(worst->cls))
+			worst = &b->res[k];
+		name_culprits(&b->ops[k], &b->res[k], changes, n, out);
+	}
+	if (worst) {
+		dnsb_result_set(out, worst->cls, worst->status, worst->code, "%s", worst->message);
+		out->retry_after = worst->retry_after;
+	}
+}
+
+/*
+ * Send the ops, each kind a run side by side (DELETEs, PUTs, POSTs), and settle the answer: OK when every one
+ * landed; else what landed undone and the refusal's class, or FATAL "rollback" when not all could be.
+ */
 static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
+	signed char *state = calloc(s->count, 1);
+	dnsb_result *res = calloc(s->count, sizeof(*res));
+	dnsb_do_batch b = { s->d, s->zone, &s->ids, s->ops, s->count, state, res };
 	char left[600] = "";
-	size_t landed = 0;
-	long fail = send_all(s, give_up, out, err);
-	int failed;
+	size_t from = 0, to = 0, landed = 0;
+	int rc = state && res ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory"), failed = 0;
 
-	if (fail < 0)
-		return (int)fail;
-	if ((size_t)fail == s->count)
-		return 0;
-	for (size_t k = 0; k <= (size_t)fail; k++)
-		landed += s->state[k] != NOT_LANDED;
-	if (out->cls == DNSB_CLASS_OK) /* a lost reply that turned out not to land: say so */
-		dnsb_result_set(out, DNSB_CLASS_TRANSIENT, 0, "lost", "%s %s %s: the reply was lost",
-				op_method(&s->ops[fail]), s->ops[fail].owner, dnsb_type_name(s->ops[fail].type));
-	name_culprits(&s->ops[fail], changes, n, out);
-	if ((failed = undo(s, (size_t)fail + 1, left, sizeof(left), err)) < 0)
-		return failed;
-	if (failed > 0)
-		rollback(out, failed, landed, left);
-	dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %s: %zu requests, the %ld-th %s, %zu landed, %s", s->zone->id, s->count,
-		 fail + 1, dnsb_class_name(out->cls), landed, failed ? "not all undone" : "undone");
-	return 0;
+	for (; rc == 0 && from < s->count; from = to) {
+		size_t ok = 0;
+		to = run_end(s->ops, s->count, from);
+		if ((rc = dnsb_do_send(&b, from, to, give_up, 1, err)) != 0)
+			break;
+		for (size_t k = from; k < to; k++)
+			ok += state[k] == DNSB_DO_LANDED;
+		if (ok < to - from)
+			break;
+	}
+	if (rc == 0 && from < s->count) { /* the run [from, to) failed: undo */
+		for (size_t k = 0; k < to; k++)
+			landed += state[k] != DNSB_DO_NOT_LANDED;
+		refusal(&b, from, to, changes, n, out);
+		if ((rc = failed = undo(s, state, left, sizeof(left), err)) > 0) {
+			rollback(out, failed, landed, left);
+			rc = 0;
+		}
+		dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %s: %zu requests, %s at the %s run, %zu landed, %s", s->zone->id,
+			 s->count, dnsb_class_name(out->cls), op_method(&s->ops[from]), landed,
+			 failed ? "not all undone" : "undone");
+	}
+	free(state);
+	free(res);
+	return rc;
 }
 
 /* Every PUT and POST body built before anything is sent: a record DigitalOcean cannot hold is invalid, named. */
@@ -366,19 +276,14 @@ static int no_room(sub *s, dnsb_result *out)
 int dnsb_do_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		   dnsb_result *out, dnsb_error *err)
 {
-	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, NULL, 0, NULL };
+	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, NULL, 0 };
 	int rc = prepare(&s, changes, n, give_up, out, err);
 
 	if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0 && no_room(&s, out))
 		dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %s: %zu requests wait for the token's limit (%.0f s)", zone->id,
 			 s.count, out->retry_after);
-	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0) {
-		if ((s.state = calloc(s.count, 1)) == NULL)
-			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-		else
-			rc = write_all(&s, changes, n, give_up, out, err);
-	}
-	free(s.state);
+	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0)
+		rc = write_all(&s, changes, n, give_up, out, err);
 	free(s.ops);
 	dnsb_precheck_clear(&s.patch);
 	dnsb_hb_tags_clear(&s.ids);
