@@ -228,6 +228,16 @@ int dnsb_do_send(dnsb_do_batch *b, size_t from, size_t to, double give_up, int s
  */
 void dnsb_do_classify(dnsb_result *res, const dnsb_http_response *resp, int by_id);
 
+/**
+ * What a write's reply says of it (res: its class, dnsb_do_classify):
+ * DNSB_DO_LANDED (2xx; a POST's id taken from its reply into op->id),
+ * DNSB_DO_NOT_LANDED (refused: nothing done), or DNSB_DO_UNKNOWN (408, 5xx;
+ * a POST's 2xx without an id; a POST refused as a duplicate, 422, and a
+ * DELETE answered 404: libcurl's resend of a request whose connection closed
+ * meets its own work): to be read back.
+ */
+int dnsb_do_write_state(dnsb_result *res, dnsb_do_op *op, const dnsb_http_response *resp);
+
 /** The code of a failed read reply: DNSB_ERATELIMIT (429), DNSB_ETRANSIENT (408, 5xx) or DNSB_EFATAL, err naming `what`. */
 int dnsb_do_reply_error(const dnsb_http_response *resp, const char *what, dnsb_error *err);
 

@@ -85,3 +85,35 @@ int dnsb_do_reply_error(const dnsb_http_response *resp, const char *what, dnsb_e
 			      "%s: HTTP %ld %s%s%s", what, resp->status, code, code[0] ? ": " : "",
 			      msg[0] ? msg : "(no message)");
 }
+
+/* The id of the record a POST's reply holds ({"domain_record": {"id"}}). @return 1 when found */
+static int reply_id(char *id, size_t size, const dnsb_http_response *resp)
+{
+	json_object *doc = NULL, *rec, *v;
+	int ok = dnsb_http_json(&doc, resp, NULL) == 0 && json_object_object_get_ex(doc, "domain_record", &rec) &&
+		 json_object_object_get_ex(rec, "id", &v) && json_object_is_type(v, json_type_int) &&
+		 json_object_get_int64(v) >= 0;
+
+	if (ok)
+		snprintf(id, size, "%lld", (long long)json_object_get_int64(v));
+	json_object_put(doc);
+	return ok;
+}
+
+int dnsb_do_write_state(dnsb_result *res, dnsb_do_op *op, const dnsb_http_response *resp)
+{
+	int st;
+
+	dnsb_result_init(res);
+	dnsb_do_classify(res, resp, op->kind != DNSB_DO_POST);
+	st = res->cls == DNSB_CLASS_OK ? DNSB_DO_LANDED : res->cls == DNSB_CLASS_TRANSIENT ? DNSB_DO_UNKNOWN
+											   : DNSB_DO_NOT_LANDED;
+	/* libcurl sends a request again on a new connection when the old one closed before the reply: a POST that
+	 * landed then meets itself (422, a duplicate), a DELETE its own work (404). The read-back says which. */
+	if ((op->kind == DNSB_DO_POST && resp->status == 422 && res->cls == DNSB_CLASS_CONFLICT) ||
+	    (op->kind == DNSB_DO_DELETE && resp->status == 404))
+		st = DNSB_DO_UNKNOWN;
+	if (st == DNSB_DO_LANDED && op->kind == DNSB_DO_POST && !reply_id(op->id, sizeof(op->id), resp))
+		st = DNSB_DO_UNKNOWN; /* landed, but which record is it? the read-back says */
+	return st;
+}

@@ -28,26 +28,11 @@ static char *op_url(const dnsb_do_batch *b, const dnsb_do_op *op)
 	return dnsb_do_url(b->d, b->zone->id, rest);
 }
 
-/* The id of the record a POST's reply holds ({"domain_record": {"id"}}). @return 1 when found */
-static int reply_id(char *id, size_t size, const dnsb_http_response *resp)
-{
-	json_object *doc = NULL, *rec, *v;
-	int ok = dnsb_http_json(&doc, resp, NULL) == 0 && json_object_object_get_ex(doc, "domain_record", &rec) &&
-		 json_object_object_get_ex(rec, "id", &v) && json_object_is_type(v, json_type_int) &&
-		 json_object_get_int64(v) >= 0;
-
-	if (ok)
-		snprintf(id, size, "%lld", (long long)json_object_get_int64(v));
-	json_object_put(doc);
-	return ok;
-}
-
 /* What became of op k, from its item: its state, its class in res[k]. */
 static void take_item(dnsb_do_batch *b, size_t k, dnsb_http_item *item)
 {
 	dnsb_do_op *op = &b->ops[k];
 	dnsb_result *res = &b->res[k];
-	int st;
 
 	dnsb_result_init(res);
 	if (item->rc == DNSB_ERATELIMIT) { /* the throttle chain held it past the time left: not sent */
@@ -62,17 +47,7 @@ static void take_item(dnsb_do_batch *b, size_t k, dnsb_http_item *item)
 		b->state[k] = DNSB_DO_UNKNOWN;
 		return;
 	}
-	dnsb_do_classify(res, &item->resp, op->kind != DNSB_DO_POST);
-	st = res->cls == DNSB_CLASS_OK ? DNSB_DO_LANDED : res->cls == DNSB_CLASS_TRANSIENT ? DNSB_DO_UNKNOWN
-											   : DNSB_DO_NOT_LANDED;
-	/* libcurl sends a request again on a new connection when the old one closed before the reply: a POST that
-	 * landed then meets itself (422, a duplicate), a DELETE its own work (404). The read-back says which. */
-	if ((op->kind == DNSB_DO_POST && item->resp.status == 422 && res->cls == DNSB_CLASS_CONFLICT) ||
-	    (op->kind == DNSB_DO_DELETE && item->resp.status == 404))
-		st = DNSB_DO_UNKNOWN;
-	if (st == DNSB_DO_LANDED && op->kind == DNSB_DO_POST && !reply_id(op->id, sizeof(op->id), &item->resp))
-		st = DNSB_DO_UNKNOWN; /* landed, but which record is it? the read-back says */
-	b->state[k] = (signed char)st;
+	b->state[k] = (signed char)dnsb_do_write_state(res, op, &item->resp);
 }
 
 /* One run of ops idx[0..m). @return 0 or DNSB_ENOMEM */

@@ -343,6 +343,53 @@ static void test_classify(void **state)
 	assert_int_equal(dnsb_do_reply_error(&r, "x", &err), DNSB_ETRANSIENT);
 }
 
+static int write_state(dnsb_do_op_kind kind, long status, const char *body, dnsb_class want_cls, char *id)
+{
+	dnsb_do_op op = { kind, "x.example.com.", LDNS_RR_TYPE_A, "7", "192.0.2.1", 300, "192.0.2.2", 300 };
+	dnsb_http_response r = http_reply(status, "application/json", body, -1);
+	dnsb_result res;
+	int st = dnsb_do_write_state(&res, &op, &r);
+
+	assert_int_equal(res.cls, want_cls);
+	if (id)
+		strcpy(id, op.id);
+	return st;
+}
+
+static void test_write_state(void **state)
+{
+	char id[24];
+	const char *dup = "{\"id\":\"unprocessable_entity\",\"message\":\"A record with the same name, type and data "
+			  "already exists\"}";
+
+	(void)state;
+	assert_int_equal(write_state(DNSB_DO_POST, 201, "{\"domain_record\":{\"id\":3352896,\"type\":\"A\"}}",
+				     DNSB_CLASS_OK, id), DNSB_DO_LANDED);
+	assert_string_equal(id, "3352896"); /* the id its undo would delete */
+	assert_int_equal(write_state(DNSB_DO_PUT, 200, "{\"domain_record\":{\"id\":7}}", DNSB_CLASS_OK, id), DNSB_DO_LANDED);
+	assert_string_equal(id, "7");
+	assert_int_equal(write_state(DNSB_DO_DELETE, 204, "", DNSB_CLASS_OK, NULL), DNSB_DO_LANDED);
+	/* landed, but no id to undo it by: read back */
+	assert_int_equal(write_state(DNSB_DO_POST, 201, "{}", DNSB_CLASS_OK, NULL), DNSB_DO_UNKNOWN);
+	/* a resend meeting its own work: read back, the class kept should it not have landed */
+	assert_int_equal(write_state(DNSB_DO_POST, 422, dup, DNSB_CLASS_CONFLICT, NULL), DNSB_DO_UNKNOWN);
+	assert_int_equal(write_state(DNSB_DO_DELETE, 404, "{\"id\":\"not_found\"}", DNSB_CLASS_CONFLICT, NULL),
+			 DNSB_DO_UNKNOWN);
+	/* refused: nothing done */
+	assert_int_equal(write_state(DNSB_DO_PUT, 404, "{\"id\":\"not_found\"}", DNSB_CLASS_CONFLICT, NULL),
+			 DNSB_DO_NOT_LANDED);
+	assert_int_equal(write_state(DNSB_DO_POST, 422, "{\"id\":\"unprocessable_entity\",\"message\":\"CNAME records cannot "
+				     "share a name with other records\"}", DNSB_CLASS_CONFLICT, NULL), DNSB_DO_UNKNOWN);
+	assert_int_equal(write_state(DNSB_DO_POST, 422, "{\"id\":\"unprocessable_entity\",\"message\":\"Data needs to end "
+				     "with a dot (.)\"}", DNSB_CLASS_INVALID, NULL), DNSB_DO_NOT_LANDED);
+	assert_int_equal(write_state(DNSB_DO_POST, 429, "{\"id\":\"too_many_requests\"}", DNSB_CLASS_RATE_LIMITED, NULL),
+			 DNSB_DO_NOT_LANDED);
+	assert_int_equal(write_state(DNSB_DO_POST, 401, "{\"id\":\"unauthorized\"}", DNSB_CLASS_FATAL, NULL),
+			 DNSB_DO_NOT_LANDED);
+	/* lost after the commit, maybe: read back */
+	assert_int_equal(write_state(DNSB_DO_PUT, 502, "<html>", DNSB_CLASS_TRANSIENT, NULL), DNSB_DO_UNKNOWN);
+}
+
 /* A reply with the ratelimit headers ("name\0value\0" pairs, as the transport keeps them). */
 static dnsb_http_response limited(long status, const char *remaining, const char *reset, double retry_after,
 				  char *buf, size_t size)
@@ -405,7 +452,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_parse), cmocka_unit_test(test_record_body), cmocka_unit_test(test_props),
 		cmocka_unit_test(test_diff),         cmocka_unit_test(test_diff_order), cmocka_unit_test(test_apex_cname),
-		cmocka_unit_test(test_classify),     cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_classify),     cmocka_unit_test(test_write_state), cmocka_unit_test(test_pace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
