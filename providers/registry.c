@@ -21,7 +21,8 @@
 	X(pdns)       /* providers/pdns/ */ \
 	X(azure)      /* providers/azure/ */ \
 	X(cloudflare) /* providers/cloudflare/ */ \
-	X(akamai)     /* providers/akamai/ */
+	X(akamai)     /* providers/akamai/ */ \
+	X(digitalocean) /* providers/digitalocean/ */
 
 #define DNSB_BACKEND_DECLARE(name) extern const dnsb_backend dnsb_backend_##name;
 #define DNSB_BACKEND_ENTRY(name) &dnsb_backend_##name,

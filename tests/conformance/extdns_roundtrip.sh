@@ -6,13 +6,15 @@
 # serve`, listed back by GET /records, and external-dns's next loops plan nothing: writes per loop 1,0,0,0,0
 # (extdns/loop.py models v0.22's loop and registry; extdns/check.py compares what is listed).
 #
-#   extdns_roundtrip.sh [PROVIDER...]     (default: zonefile memory bind knot pdns google route53 cloudflare azure akamai)
+#   extdns_roundtrip.sh [PROVIDER...]
+#       (default: zonefile memory bind knot pdns google route53 cloudflare azure akamai digitalocean)
 #
 # Servers: the zone file in a temp dir; memory in `dnsbatch serve`'s own process; BIND, Knot and PowerDNS from
-# tests/integration/servers.sh on free loopback ports; Cloud DNS, Route53, Cloudflare and Azure from the project's
-# fakes through the conformance drivers (drivers/PROVIDER.sh, each in a subshell of its own). Beyond GET /records,
-# the provider's own view is checked where the test can read it without dnsbatch (AXFR from BIND and Knot, the zone
-# file through ldns, the fakes' state): each endpoint is held there, with the properties that provider stores.
+# tests/integration/servers.sh on free loopback ports; Cloud DNS, Route53, Cloudflare, Azure, Akamai and DigitalOcean
+# from the project's fakes through the conformance drivers (drivers/PROVIDER.sh, each in a subshell of its own).
+# Beyond GET /records, the provider's own view is checked where the test can read it without dnsbatch (AXFR from BIND
+# and Knot, the zone file through ldns, the fakes' state): each endpoint is held there, with the properties that
+# provider stores.
 # Prints "ok - ..." / "not ok - ..." per check; exits 1 if any failed. Env: BUILD, DNSBATCH, DNSB_KEEP_TMP=1.
 set -u
 export LC_ALL=C
@@ -151,12 +153,13 @@ run_cloud() (
 )
 
 PROVIDERS=("$@")
-[ ${#PROVIDERS[@]} -gt 0 ] || PROVIDERS=(zonefile memory bind knot pdns google route53 cloudflare azure akamai)
+[ ${#PROVIDERS[@]} -gt 0 ] ||
+	PROVIDERS=(zonefile memory bind knot pdns google route53 cloudflare azure akamai digitalocean)
 for p in "${PROVIDERS[@]}"; do
 	case $p in
 	zonefile | memory | pdns) "run_$p" || FAILED=$((FAILED + 1)) ;;
 	bind | knot) run_dns "$p" || FAILED=$((FAILED + 1)) ;;
-	google | route53 | cloudflare | azure | akamai) run_cloud "$p" || FAILED=$((FAILED + 1)) ;;
+	google | route53 | cloudflare | azure | akamai | digitalocean) run_cloud "$p" || FAILED=$((FAILED + 1)) ;;
 	*) echo "not ok - $p: no such provider"; FAILED=$((FAILED + 1)) ;;
 	esac
 done

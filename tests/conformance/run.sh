@@ -22,7 +22,7 @@ ROOT=$(cd "$CONF/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 DNSBATCH=${DNSBATCH:-$BUILD/dnsbatch}
-ALL_PROVIDERS="zonefile memory bind knot pdns google route53 cloudflare azure akamai"
+ALL_PROVIDERS="zonefile memory bind knot pdns google route53 cloudflare azure akamai digitalocean"
 # the judge reads names and RDATA with dnspython (Debian's python3-dnspython): the first python3 that has it
 JUDGE_PY=python3
 for py in python3 /usr/bin/python3; do

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """sources.py - the endpoints external-dns v0.22's sources make for one provider's round trip (zone example.com).
 
-Usage: sources.py PROVIDER    (zonefile memory bind knot pdns google route53 cloudflare azure akamai)
+Usage: sources.py PROVIDER    (zonefile memory bind knot pdns google route53 cloudflare azure akamai digitalocean)
 
 Every record type external-dns v0.22 writes for that provider (provider/recordfilter.go's SupportedRecordType: A,
-AAAA, CNAME, SRV, TXT, NS, with MX added by the aws, google, cloudflare and azure providers and NAPTR by aws; the
-DNS servers, zone file and memory store take every type, so MX there too), each as a source makes it: labels
+AAAA, CNAME, SRV, TXT, NS, with MX added by the aws, google, cloudflare, azure and digitalocean providers and NAPTR by
+aws; the DNS servers, zone file and memory store take every type, so MX there too), each as a source makes it: labels
 {"resource": ...}, a TTL where an annotation sets one, and the providerSpecific external-dns names:
   - one endpoint whose resource name is long, so that its ownership TXT value is over 255 octets (a long ingress name);
   - a TTL of 30 s (external-dns's ttl annotation; Cloudflare stores 2-59 as automatic);
@@ -17,7 +17,8 @@ DNS servers, zone file and memory store take every type, so MX there too), each 
 import json
 import sys
 
-PROVIDERS = ("zonefile", "memory", "bind", "knot", "pdns", "google", "route53", "cloudflare", "azure", "akamai")
+PROVIDERS = ("zonefile", "memory", "bind", "knot", "pdns", "google", "route53", "cloudflare", "azure", "akamai",
+             "digitalocean")
 
 
 def ep(name, rtype, targets, ttl=300, resource=None, props=None, set_id=None):
