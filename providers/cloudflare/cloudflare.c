@@ -220,9 +220,9 @@ static void cf_close(dnsb_hb *b)
 {
 	dnsb_cf *cf = (dnsb_cf *)b;
 
-	if (cf->pace.slowed)
+	if (cf->pace.w.slowed)
 		dnsb_log(DNSB_LOG_INFO, "cloudflare: %lu requests held back %.1f s in all by the RateLimit header",
-			 cf->pace.slowed, cf->pace.waited);
+			 cf->pace.w.slowed, cf->pace.w.waited);
 	dnsb_cf_pace_clear(&cf->pace);
 	dnsb_cf_config_clear(&cf->cfg);
 }

@@ -42,6 +42,7 @@
 
 #include "dnsbatch/sys/provider.h"
 #include "providers/common/backend.h"
+#include "providers/common/window.h"
 #include "providers/common/precheck.h"
 
 #define DNSB_CF_ENDPOINT_DEFAULT "https://api.cloudflare.com/client/v4"
@@ -233,17 +234,10 @@ int dnsb_cf_reply_error(const dnsb_http_response *resp, const char *what, dnsb_e
 
 /* ---- pacing by the RateLimit headers (pace.c) ---- */
 
-/** What the last reply said of the token's limit, and what was spent since. Thread-safe. */
+/** The token's window (providers/common/window.h: spread below a fifth of the quota), read from the RateLimit
+ *  headers. Thread-safe. */
 typedef struct dnsb_cf_pace {
-	pthread_mutex_t lock;
-	int ready;              /**< lock initialised */
-	double remaining;       /**< requests left (RateLimit r, less those sent since), < 0 unknown */
-	double reset_at;        /**< monotonic seconds when the window resets (RateLimit t) */
-	double quota;           /**< RateLimit-Policy q, 0 unknown */
-	double last;            /**< monotonic seconds the last request was let go */
-	int low;                /**< 1 while the last header said less than a fifth of the quota is left */
-	unsigned long slowed;   /**< requests held back */
-	double waited;          /**< seconds they were held back in all */
+	dnsb_window w;          /**< remaining, reset, quota (RateLimit-Policy q), slowed, waited */
 	unsigned long absurd;   /**< RateLimit headers ignored: a reset past DNSB_CF_RESET_MAX (logged once) */
 } dnsb_cf_pace;
 

@@ -19,8 +19,10 @@
  * wait, issue 38 §1: a listing has no give_up), is not reserved (nor sent).
  * A RateLimit header whose reset makes no sense (past DNSB_CF_RESET_MAX; a
  * fuzzed t=99999999999 held a listing for 3,000 years) is ignored, and said
- * once. dnsb_cf_pacer makes it the header pacer of the transport's throttle
- * chain (providers/common/throttle.h): every request of the provider passes it.
+ * once. The window and its pace are the shared one (providers/common/window.h);
+ * this file reads Cloudflare's headers into it. dnsb_cf_pacer makes it the
+ * header pacer of the transport's throttle chain (providers/common/throttle.h):
+ * every request of the provider passes it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #include "dnsbatch/sys/log.h"
 #include "providers/cloudflare/cloudflare.h"
 #include "providers/common/throttle.h"
+#include "providers/common/window.h"
 
 /* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */
 static int item_param(const char *item, size_t len, const char *key, long *value)
@@ -72,59 +75,24 @@ int dnsb_cf_ratelimit_read(const char *header, const char *key, long *value, con
 
 void dnsb_cf_pace_init(dnsb_cf_pace *p)
 {
-	memset(p, 0, sizeof(*p));
-	pthread_mutex_init(&p->lock, NULL);
-	p->remaining = -1;
-	p->ready = 1;
+	dnsb_window_init(&p->w, 0.2); /* a fifth of the quota */
+	p->absurd = 0;
 }
 
 void dnsb_cf_pace_clear(dnsb_cf_pace *p)
 {
-	if (p->ready)
-		pthread_mutex_destroy(&p->lock);
-	p->ready = 0;
-}
-
-/* Fewer than this many left: spread what is left (a fifth of the quota, 10 when no policy came). */
-static double low_water(const dnsb_cf_pace *p)
-{
-	return p->quota > 0 ? (p->quota / 5 > 1 ? p->quota / 5 : 1) : 10;
+	dnsb_window_clear(&p->w);
 }
 
 double dnsb_cf_pace_reserve(dnsb_cf_pace *p, double now, double give_up)
 {
-	double start = now;
-	int known;
-
-	pthread_mutex_lock(&p->lock);
-	if ((known = p->remaining >= 0 && now < p->reset_at)) {
-		if (p->remaining < 1)
-			start = p->reset_at;
-		else if (p->remaining < low_water(p))
-			start = p->last + (p->reset_at - now) / p->remaining;
-		if (start < now)
-			start = now;
-	}
-	/* Not sent (the caller's test, on the same numbers): nothing spent, nobody held back. */
-	if (start - now > DNSB_CF_PACE_CAP || (give_up > 0 && now + (start - now) > give_up)) {
-		pthread_mutex_unlock(&p->lock);
-		return start - now;
-	}
-	if (known && p->remaining >= 1)
-		p->remaining -= 1; /* this one (none left stays none, not unknown); the reply's header says again */
-	if (start > now) {
-		p->slowed++;
-		p->waited += start - now;
-	}
-	p->last = start;
-	pthread_mutex_unlock(&p->lock);
-	return start - now;
+	return dnsb_window_reserve(&p->w, now, give_up, DNSB_CF_PACE_CAP);
 }
 
 int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double now)
 {
-	long r, t = -1, q;
-	int fell = 0, known = dnsb_cf_ratelimit_read(resp->ratelimit, "r", &r, "t", &t) == 0;
+	long r, t = -1, q = 0;
+	int known = dnsb_cf_ratelimit_read(resp->ratelimit, "r", &r, "t", &t) == 0;
 
 	if (known && t > DNSB_CF_RESET_MAX) {
 		known = 0;
@@ -132,23 +100,11 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 			dnsb_log(DNSB_LOG_WARN, "cloudflare: a RateLimit header resets in %ld s, past %ld s: it makes no "
 				 "sense and is ignored (said once)", t, DNSB_CF_RESET_MAX);
 	}
-	pthread_mutex_lock(&p->lock);
-	if (dnsb_cf_ratelimit_read(resp->ratelimit_policy, "q", &q, NULL, NULL) == 0 && q > 0)
-		p->quota = (double)q;
-	if (known) {
-		fell = !p->low && (double)r < low_water(p);
-		p->low = (double)r < low_water(p);
-		p->remaining = (double)r;
-		p->reset_at = now + (double)(t > 0 ? t : 1);
-	}
-	/* A 429 all the same: nothing more until its Retry-After has passed (reads and writes alike); it, not
-	 * the window's end, says when, within the cap every throttle's Retry-After has (backoff.h). */
-	if (resp->status == 429 && resp->retry_after > 0) {
-		p->remaining = 0;
-		p->reset_at = now + dnsb_retry_after_wait(0, resp->retry_after, DNSB_HB_THROTTLE_CAP);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return fell;
+	if (dnsb_cf_ratelimit_read(resp->ratelimit_policy, "q", &q, NULL, NULL) != 0)
+		q = 0;
+	/* A 429 all the same: nothing more until its Retry-After has passed; it, not the window's end, says when. */
+	return dnsb_window_note(&p->w, known ? (double)r : -1, (double)t, (double)q,
+				resp->status == 429 && resp->retry_after > 0 ? resp->retry_after : 0, now);
 }
 
 static double pace_reserve(void *state, const char *method, double now, double give_up)

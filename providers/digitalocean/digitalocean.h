@@ -45,6 +45,7 @@
 #include "dnsbatch/sys/provider.h"
 #include "providers/common/backend.h"
 #include "providers/common/precheck.h"
+#include "providers/common/window.h"
 
 #define DNSB_DO_ENDPOINT_DEFAULT "https://api.digitalocean.com"
 /** The token's variable, as external-dns's removed provider read it. */
@@ -243,16 +244,9 @@ int dnsb_do_reply_error(const dnsb_http_response *resp, const char *what, dnsb_e
 
 /* ---- the ratelimit headers (pace.c) ---- */
 
-/** What the last reply said of the token's limit. Thread-safe. */
-typedef struct dnsb_do_pace {
-	pthread_mutex_t lock;
-	int ready;            /**< lock initialised */
-	double remaining;     /**< requests left (ratelimit-remaining, less those sent since); < 0 unknown */
-	double limit;         /**< ratelimit-limit; 0 unknown */
-	double reset_at;      /**< monotonic seconds when ratelimit-reset says requests come back */
-	double last;          /**< monotonic seconds the last request was let go */
-	unsigned long slowed, throttled; /**< requests held back; 429s seen */
-} dnsb_do_pace;
+/** The token's window (providers/common/window.h: spread below a twentieth of the limit), read from the
+ *  ratelimit-* headers. Thread-safe. */
+typedef dnsb_window dnsb_do_pace;
 
 /** Start with nothing known. */
 void dnsb_do_pace_init(dnsb_do_pace *p);

@@ -10,9 +10,10 @@
  * holds every request until its Retry-After, else the reset, within the cap
  * every throttle's Retry-After has (applier/core/backoff.h). A wait past the
  * request's give_up or DNSB_THROTTLE_CAP reserves nothing: the request is
- * not sent (rate_limited), and the engine waits the hold. dnsb_do_pacer
- * makes it the header pacer of the transport's throttle chain
- * (providers/common/throttle.h).
+ * not sent (rate_limited), and the engine waits the hold. The window and
+ * its pace are the shared one (providers/common/window.h, as Cloudflare's);
+ * this file reads DigitalOcean's headers into it. dnsb_do_pacer makes it the
+ * header pacer of the transport's throttle chain (providers/common/throttle.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,68 +22,29 @@
 #include "applier/core/clock.h"
 #include "providers/digitalocean/digitalocean.h"
 #include "providers/common/throttle.h"
+#include "providers/common/window.h"
 
 /* A reset further than this from now makes no sense (the window is an hour): ignored. */
 #define RESET_MAX 3660.0
 
 void dnsb_do_pace_init(dnsb_do_pace *p)
 {
-	memset(p, 0, sizeof(*p));
-	pthread_mutex_init(&p->lock, NULL);
-	p->remaining = -1;
-	p->ready = 1;
+	dnsb_window_init(p, 0.05); /* a twentieth of the limit */
 }
 
 void dnsb_do_pace_clear(dnsb_do_pace *p)
 {
-	if (p->ready)
-		pthread_mutex_destroy(&p->lock);
-	p->ready = 0;
-}
-
-static double low_water(const dnsb_do_pace *p)
-{
-	return p->limit > 0 ? (p->limit / 20 > 1 ? p->limit / 20 : 1) : 10;
+	dnsb_window_clear(p);
 }
 
 double dnsb_do_pace_reserve(dnsb_do_pace *p, double now, double give_up)
 {
-	double start = now;
-	int known;
-
-	pthread_mutex_lock(&p->lock);
-	if ((known = p->remaining >= 0 && now < p->reset_at)) {
-		if (p->remaining < 1)
-			start = p->reset_at;
-		else if (p->remaining < low_water(p))
-			start = p->last + (p->reset_at - now) / p->remaining;
-		if (start < now)
-			start = now;
-	}
-	if (start - now > DNSB_THROTTLE_CAP || (give_up > 0 && start > give_up)) {
-		pthread_mutex_unlock(&p->lock);
-		return start - now; /* not sent: nothing spent */
-	}
-	if (known && p->remaining >= 1)
-		p->remaining -= 1;
-	if (start > now)
-		p->slowed++;
-	p->last = start;
-	pthread_mutex_unlock(&p->lock);
-	return start - now;
+	return dnsb_window_reserve(p, now, give_up, DNSB_THROTTLE_CAP);
 }
 
 double dnsb_do_pace_room(dnsb_do_pace *p, double need, double now)
 {
-	double wait = 0;
-
-	pthread_mutex_lock(&p->lock);
-	if (p->limit > 0 && need > p->limit / 2)
-		need = p->limit / 2; /* a batch larger than half the hour waits for nothing it could ever have */
-	if (p->remaining >= 0 && now < p->reset_at && p->remaining < need)
-		wait = p->reset_at - now;
-	pthread_mutex_unlock(&p->lock);
-	return wait;
+	return dnsb_window_room(p, need, now);
 }
 
 /* A header's number, or -1 when absent or not one. */
@@ -99,27 +61,12 @@ int dnsb_do_pace_note(dnsb_do_pace *p, const dnsb_http_response *resp, double no
 {
 	double left = header_number(resp, "ratelimit-remaining"), limit = header_number(resp, "ratelimit-limit");
 	double reset = header_number(resp, "ratelimit-reset"), in = reset >= 0 ? reset - wall : -1;
-	int fell = 0;
 
-	if (in > RESET_MAX)
-		left = in = -1; /* nonsense: ignored */
-	pthread_mutex_lock(&p->lock);
-	if (limit > 0)
-		p->limit = limit;
-	if (left >= 0 && in >= 0) {
-		int low = left < low_water(p);
-		fell = low && (p->remaining < 0 || p->remaining >= low_water(p));
-		p->remaining = left;
-		p->reset_at = now + (in > 1 ? in : 1);
-	}
-	if (resp->status == 429) {
-		double hold = resp->retry_after > 0 ? resp->retry_after : (in > 0 ? in : 1);
-		p->throttled++;
-		p->remaining = 0;
-		p->reset_at = now + dnsb_retry_after_wait(0, hold, DNSB_HB_THROTTLE_CAP);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return fell;
+	if (in > RESET_MAX || in < 0)
+		left = in = -1; /* nonsense, or not said: ignored */
+	/* a 429 holds every request until its Retry-After, else the reset */
+	return dnsb_window_note(p, left, in, limit, resp->status != 429 ? 0 :
+				resp->retry_after > 0 ? resp->retry_after : (in > 0 ? in : 1), now);
 }
 
 static double pace_reserve(void *state, const char *method, double now, double give_up)

@@ -469,7 +469,7 @@ static void test_pace(void **state)
 	assert_int_equal(dnsb_cf_pace_note(&p, &r, 200.0), 0);
 	assert_true(dnsb_cf_pace_reserve(&p, 200.0, 0) > 6.9); /* none left: until the reset */
 	assert_true(dnsb_cf_pace_reserve(&p, 208.0, 0) == 0); /* the window reset */
-	assert_int_equal(p.slowed, 2);
+	assert_int_equal(p.w.slowed, 2);
 	/* A 429 with Retry-After and no header: nothing until it has passed. */
 	r.ratelimit[0] = '\0';
 	r.status = 429;
@@ -513,12 +513,12 @@ static void test_pace_hold(void **state)
 	dnsb_cf_pace_note(&p, &r, 0.0);
 	assert_true(near(dnsb_cf_pace_reserve(&p, 0.0, 5.0), 30.0));
 	assert_true(near(dnsb_cf_pace_reserve(&p, 1.0, 5.0), 29.0)); /* still held: the refusal spent nothing */
-	assert_int_equal(p.slowed, 0);
-	assert_true(p.waited == 0);
+	assert_int_equal(p.w.slowed, 0);
+	assert_true(p.w.waited == 0);
 	/* Without a give_up: both wait for the end of the hold (none left is not "unknown"). */
 	assert_true(near(dnsb_cf_pace_reserve(&p, 2.0, 0), 28.0));
 	assert_true(near(dnsb_cf_pace_reserve(&p, 2.0, 0), 28.0));
-	assert_int_equal(p.slowed, 2);
+	assert_int_equal(p.w.slowed, 2);
 	dnsb_cf_pace_clear(&p);
 }
 
@@ -545,11 +545,11 @@ static void test_pace_bounded(void **state)
 	dnsb_cf_pace_note(&p, &r, 20.0);
 	assert_true(near(dnsb_cf_pace_reserve(&p, 20.0, 0), 300.0)); /* held that long: more than the cap */
 	assert_true(near(dnsb_cf_pace_reserve(&p, 20.0, 0), 300.0));
-	assert_int_equal(p.slowed, 0); /* neither reserved */
+	assert_int_equal(p.w.slowed, 0); /* neither reserved */
 	snprintf(r.ratelimit, sizeof(r.ratelimit), "\"default\";r=0;t=%d", (int)DNSB_CF_PACE_CAP);
 	dnsb_cf_pace_note(&p, &r, 30.0);
 	assert_true(near(dnsb_cf_pace_reserve(&p, 30.0, 0), DNSB_CF_PACE_CAP)); /* at the cap: waited */
-	assert_int_equal(p.slowed, 1);
+	assert_int_equal(p.w.slowed, 1);
 	dnsb_cf_pace_clear(&p);
 }
 
