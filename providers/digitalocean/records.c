@@ -230,6 +230,20 @@ static int next_link(json_object *page, char **next)
 	return (*next = strdup(url)) ? 0 : DNSB_ENOMEM;
 }
 
+/*
+ * DigitalOcean keeps a TTL per record, so one RRset may hold several (set by hand, or by another tool). The RRset is
+ * listed at the lowest, as a resolver serves it (RFC 2181 section 5.2), whatever order the records come in: an RRset
+ * listed at the last record's TTL would be called in effect at a TTL some of its records do not serve, and a write to
+ * it would never make the others one. A write to the lowest still finds the others by their own TTL (diff.c).
+ */
+static void lowest_ttl(dnsb_rrset_list *out, const char *owner, uint16_t type, uint32_t low)
+{
+	dnsb_rrset *r = (dnsb_rrset *)dnsb_rrset_list_find(out, owner, type);
+
+	if (r && r->ttl > low)
+		r->ttl = low;
+}
+
 /* One record into out and ids. */
 static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec, const char *apex,
 		       const dnsb_rrkey *keys, size_t n, dnsb_error *err)
@@ -242,9 +256,13 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (n == 0 || dnsb_rrkeys_want(keys, n, owner, type)) {
+		const dnsb_rrset *had = dnsb_rrset_list_find(out, owner, type);
+		uint32_t low = had && had->ttl < ttl ? had->ttl : ttl;
 		if ((rc = dnsb_rrset_list_add_text(out, owner, ttl, dnsb_type_name(type), rdata)) > 0)
 			rc = dnsb_error_set(err, DNSB_EPARSE, "%s %s: RDATA that does not parse", owner, dnsb_type_name(type));
-		else if (rc == 0 && ids)
+		else if (rc == 0 && had)
+			lowest_ttl(out, owner, type, low);
+		if (rc == 0 && ids)
 			rc = dnsb_hb_tags_add(ids, owner, type, rdata, id, ttl);
 		if (rc == DNSB_ENOMEM)
 			dnsb_error_set(err, rc, "out of memory");

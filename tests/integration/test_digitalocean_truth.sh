@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+#
+# test_digitalocean_truth.sh - what the digitalocean provider may claim of a domain that is not as tidy as the one it
+# writes, against tests/fakes/fake_digitalocean.py (each scenario its own fake, stopped by PID): an RRset whose
+# records carry different TTLs (DigitalOcean keeps a TTL per record) listed by the lowest (RFC 2181 section 5.2),
+# never by whichever record came last, so that no create or update is called in effect while a record serves another
+# TTL, and an update makes them one; another client's write between the pre-check's read and the writes counted as
+# a race by a read-back (docs/provider-author.md: "read back after the write to count races").
+#
+# Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.." || exit 1
+DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
+. tests/integration/checks.sh
+. tests/integration/digitalocean_fake.sh
+
+fake_needs jsonschema python3-jsonschema openssl jq curl python3
+fake_scratch
+PIDS=()
+trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done; [ "${DNSB_KEEP_TMP:-0}" = 1 ] && echo "# kept $T" || rm -rf "$T"' EXIT
+
+# load < JSON-LINES: example.com holds exactly these records (and its SOA and apex NS), ids in this order
+load() {
+	jq -sc '{records: .}' | curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' \
+		--data-binary @- "$URL/_fake/load/example.com"
+}
+# rec NAME TYPE TTL DATA: one record of a load
+rec() { jq -cn --arg n "$1" --arg t "$2" --argjson ttl "$3" --arg d "$4" '{name: $n, type: $t, ttl: $ttl, data: $d}'; }
+# fault KIND...: the next record writes meet these faults, in order
+fault() { local IFS=/; curl -s -o /dev/null -X POST --cacert "$T/ca.pem" "$URL/_fake/fault/$*"; }
+# records: what `dnsbatch records` lists of example.com, "OWNER TTL TYPE RDATA" one a line
+records() {
+	run records --provider digitalocean --digitalocean-api-endpoint "$URL" --digitalocean-ca-file "$T/ca.pem" \
+		--digitalocean-token-file "$T/do.token" --output json 2>"$T/records.err" |
+		jq -r '.[] | "\(.dnsName) \(.recordTTL) \(.recordType) \(.targets | join(","))"' 2>/dev/null
+}
+outcome() { jq -r --arg n "$2." '.outcomes[] | select(.dnsName == $n) | .outcome' "$T/$1.json"; }
+
+# ---- one RRset, two TTLs: the record listed last serves 600, the other 300 ----
+start_do ttl || exit 1
+{ rec mix A 300 192.0.2.2; rec mix A 600 192.0.2.1; } | load
+eq "mixed TTLs: records lists the RRset at the lowest TTL (RFC 2181 5.2), not the last record's" \
+	"$(records | grep '^mix\.')" "mix.example.com 300 A 192.0.2.1,192.0.2.2"
+plan "$T/c600.plan.json" create="$(list "$(ep mix.example.com A 600 192.0.2.1 192.0.2.2)")"
+apply c600 "$T/c600.plan.json"
+eq "mixed TTLs: a create at 600 is not already in effect while a record serves 300 (dropped: the RRset exists)" \
+	"$(outcome c600 mix.example.com)" dropped
+plan "$T/u600.plan.json" updateOld="$(list "$(ep mix.example.com A 300 192.0.2.1 192.0.2.2)")" \
+	updateNew="$(list "$(ep mix.example.com A 600 192.0.2.1 192.0.2.2)")"
+apply u600 "$T/u600.plan.json"
+eq "mixed TTLs: the update from what records lists to 600 applied" "$RC $(outcome u600 mix.example.com)" "0 applied"
+eq "mixed TTLs: both records now 600 (the one at 300 updated in place, the other left)" \
+	"$(zone | grep '^mix ' | tr '\n' ';') $(stat '"\(.updates) \(.creates) \(.deletes)"')" \
+	"mix 600 A 192.0.2.1;mix 600 A 192.0.2.2; 1 0 0"
+clean_requests ttl
+kill "$FAKE_PID"
+
+echo "# $failures failed"
+[ "$failures" -eq 0 ]
