@@ -28,6 +28,7 @@
 typedef struct sub {
 	dnsb_do *d;
 	const dnsb_hb_zone *zone;
+	dnsb_rrset_list held;  /* the RRsets read before writing (the patch's entries point into it) */
 	dnsb_precheck patch;
 	dnsb_hb_tags ids;      /* the records read before writing */
 	dnsb_do_op *ops;       /* DELETEs, then PUTs, then POSTs (dnsb_do_diff) */
@@ -234,7 +235,6 @@ static int check_bodies(sub *s, dnsb_change *const *changes, size_t n, dnsb_resu
 /* Read the batch's names and pre-check it: out says when it is refused before anything is sent. */
 static int prepare(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
-	dnsb_rrset_list held = { 0 };
 	dnsb_rrkey *keys;
 	dnsb_error e = { 0, "" };
 	int k = dnsb_precheck_keys(&keys, changes, n), rc;
@@ -245,17 +245,16 @@ static int prepare(sub *s, dnsb_change *const *changes, size_t n, double give_up
 		free(keys);
 		return 0;
 	}
-	rc = dnsb_do_read_ids(s->d, s->zone, keys, (size_t)k, give_up, &held, &s->ids, &e);
+	rc = dnsb_do_read_ids(s->d, s->zone, keys, (size_t)k, give_up, &s->held, &s->ids, &e);
 	free(keys);
 	if (rc != 0)
 		rc = dnsb_result_from_error(out, rc, 0, "read before writing", &e, err);
-	else if ((rc = dnsb_precheck_run(&s->patch, out, changes, n, &held, NULL)) != 0)
+	else if ((rc = dnsb_precheck_run(&s->patch, out, changes, n, &s->held, NULL)) != 0)
 		rc = dnsb_error_set(err, rc, "out of memory");
 	else if (out->cls == DNSB_CLASS_OK && (rc = dnsb_do_diff(&s->ops, &s->count, &s->patch, &s->ids, &e)) != 0)
 		rc = dnsb_result_from_error(out, rc == DNSB_EINVAL ? DNSB_ETRANSIENT : rc, 0, "read before writing", &e, err);
 	if (rc == 0 && out->cls == DNSB_CLASS_OK)
 		rc = check_bodies(s, changes, n, out, err);
-	dnsb_rrset_list_clear(&held);
 	return rc;
 }
 
@@ -273,19 +272,47 @@ static int no_room(sub *s, dnsb_result *out)
 	return 1;
 }
 
+/*
+ * After a batch that landed whole: its RRsets read back, and those another client wrote between the pre-check's read
+ * and the writes counted (dnsb_precheck_races: a `race` warning names each). DigitalOcean writes unconditionally: a
+ * value another client added beside a PUT stays. A failed read proves nothing either way: the batch stays applied,
+ * and the failure is logged.
+ */
+static void check_races(sub *s, double give_up, dnsb_result *out)
+{
+	dnsb_rrkey *keys = calloc(s->patch.count + 1, sizeof(*keys));
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "out of memory" };
+	int rc = keys ? 0 : DNSB_ENOMEM;
+
+	for (size_t i = 0; keys && i < s->patch.count; i++)
+		keys[i] = (dnsb_rrkey){ s->patch.entries[i].owner, s->patch.entries[i].type };
+	if (rc == 0)
+		rc = dnsb_do_read_ids(s->d, s->zone, keys, s->patch.count, give_up, &after, NULL, &e);
+	if (rc == 0)
+		out->races = dnsb_precheck_races(&s->patch, &after, s->zone->apex);
+	else
+		dnsb_log(DNSB_LOG_INFO, "digitalocean: %s: reading back after the batch failed (%s): a write by another "
+			 "client in the window would go unnoticed", s->zone->id, e.message);
+	dnsb_rrset_list_clear(&after);
+	free(keys);
+}
+
 int dnsb_do_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		   dnsb_result *out, dnsb_error *err)
 {
-	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, NULL, 0 };
+	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, { 0 }, NULL, 0 };
 	int rc = prepare(&s, changes, n, give_up, out, err);
 
 	if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0 && no_room(&s, out))
 		dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %s: %zu requests wait for the token's limit (%.0f s)", zone->id,
 			 s.count, out->retry_after);
-	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0)
-		rc = write_all(&s, changes, n, give_up, out, err);
+	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0 &&
+		 (rc = write_all(&s, changes, n, give_up, out, err)) == 0 && out->cls == DNSB_CLASS_OK)
+		check_races(&s, give_up, out);
 	free(s.ops);
 	dnsb_precheck_clear(&s.patch);
+	dnsb_rrset_list_clear(&s.held);
 	dnsb_hb_tags_clear(&s.ids);
 	return rc;
 }

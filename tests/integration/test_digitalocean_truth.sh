@@ -56,5 +56,25 @@ eq "mixed TTLs: both records now 600 (the one at 300 updated in place, the other
 clean_requests ttl
 kill "$FAKE_PID"
 
+# ---- another client writes between the pre-check's read and the writes: counted as a race ----
+start_do race --fault-delay 1500 || exit 1
+rec busy A 300 192.0.2.10 | load
+plan "$T/race.plan.json" updateOld="$(list "$(ep busy.example.com A 300 192.0.2.10)")" \
+	updateNew="$(list "$(ep busy.example.com A 300 192.0.2.11)")"
+fault delay
+apply race "$T/race.plan.json" --metrics-file "$T/race.prom" &
+APPLY_PID=$!
+sleep 0.7 # the PUT waits in the fake's delay: the pre-check has read
+other=$(req POST /v2/domains/example.com/records '{"type":"A","name":"busy","data":"192.0.2.99","ttl":300}' "$OTHER_TOKEN")
+wait "$APPLY_PID"
+eq "race: the other client's POST landed while the PUT was on its way" "$other" 201
+eq "race: the domain holds the PUT's value and the other client's" "$(zone | grep '^busy ' | tr '\n' ';')" \
+	"busy 300 A 192.0.2.11;busy 300 A 192.0.2.99;"
+check "race: the read-back after the writes names it (a race warning)" \
+	grep -q "race: zone example.com.: busy.example.com. A holds 192.0.2.11, 192.0.2.99" "$T/race.err"
+eq "race: the metrics count it" "$(sed -n 's/^dnsbatch_overwrites_detected_total{zone="example.com."} //p' "$T/race.prom")" 1
+clean_requests race
+kill "$FAKE_PID"
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
