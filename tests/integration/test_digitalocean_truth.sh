@@ -76,5 +76,21 @@ eq "race: the metrics count it" "$(sed -n 's/^dnsbatch_overwrites_detected_total
 clean_requests race
 kill "$FAKE_PID"
 
+# ---- a record this provider cannot read (an SRV another tool wrote without weight: null) fails the reads of its own
+# RRset only, not a batch of many names elsewhere in the domain (listed whole) ----
+start_do alien || exit 1
+eq "alien: an SRV posted without weight is taken (weight null)" \
+	"$(req POST /v2/domains/example.com/records '{"type":"SRV","name":"_alien._tcp","data":"t.example.com.","priority":1,"port":5,"ttl":300}') $(jq -c .domain_record.weight "$T/b")" \
+	"201 null"
+creates "$T/many.plan.json" 20 m example.com 10.1
+apply many "$T/many.plan.json"
+eq "alien: 20 creates at 20 names (the domain listed whole) applied beside it" "$RC $(counts many)" "0 20 20 0 0 0"
+plan "$T/near.plan.json" create="$(list "$(ep _alien._tcp.example.com TXT 300 '"x"')")"
+apply near "$T/near.plan.json" --timeout 3
+eq "alien: a change at its own name is not applied (the read of the name fails: unknown)" \
+	"$(counts near | cut -d' ' -f2-3) $(zone | grep -c '^_alien._tcp [0-9]* TXT')" "0 0 0"
+clean_requests alien
+kill "$FAKE_PID"
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
