@@ -42,7 +42,7 @@ static int diff_rrset(ops3 *o, const dnsb_precheck_entry *e, const dnsb_hb_tag *
 		for (size_t i = 0; i < nf; i++)
 			for (size_t j = 0; !fu[i] && j < nh; j++) {
 				int same = strcmp(h[j]->rdata, f->rdata[i]) == 0;
-				dnsb_do_op op = { DNSB_DO_PUT, e->owner, e->type, "", f->rdata[i], f->ttl, h[j]->rdata, h[j]->ttl };
+				dnsb_do_op op = { DNSB_DO_PUT, e->owner, e->type, "", f->rdata[i], f->ttl, h[j]->rdata, h[j]->ttl, 0 };
 				if (hu[j] || (pass < 2 && !same) || (pass == 0 && h[j]->ttl != f->ttl))
 					continue;
 				hu[j] = fu[i] = 1;
@@ -53,13 +53,13 @@ static int diff_rrset(ops3 *o, const dnsb_precheck_entry *e, const dnsb_hb_tag *
 			}
 	for (size_t j = 0; j < nh; j++)
 		if (!hu[j]) {
-			dnsb_do_op op = { DNSB_DO_DELETE, e->owner, e->type, "", NULL, 0, h[j]->rdata, h[j]->ttl };
+			dnsb_do_op op = { DNSB_DO_DELETE, e->owner, e->type, "", NULL, 0, h[j]->rdata, h[j]->ttl, 0 };
 			snprintf(op.id, sizeof(op.id), "%s", h[j]->tag);
 			push(o, &op);
 		}
 	for (size_t i = 0; i < nf; i++)
 		if (!fu[i]) {
-			dnsb_do_op op = { DNSB_DO_POST, e->owner, e->type, "", f->rdata[i], f->ttl, NULL, 0 };
+			dnsb_do_op op = { DNSB_DO_POST, e->owner, e->type, "", f->rdata[i], f->ttl, NULL, 0, 0 };
 			push(o, &op);
 		}
 	free(hu);

@@ -71,14 +71,16 @@ static size_t run_end(const dnsb_do_op *ops, size_t count, size_t from)
 static void left_behind(const dnsb_do_op *op, int failed, char *left, size_t left_size)
 {
 	if (failed <= 3)
-		snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s %s %s", failed > 1 ? "; " : "",
-			 op_method(op), op->owner, dnsb_type_name(op->type), op->rdata ? op->rdata : op->old_rdata);
+		snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s %s %s%s", failed > 1 ? "; " : "",
+			 op_method(op), op->owner, dnsb_type_name(op->type), op->rdata ? op->rdata : op->old_rdata,
+			 op->theirs ? ", refused as a duplicate: maybe another client's" : "");
 	dnsb_log(DNSB_LOG_WARN, "digitalocean: undo of %s %s %s failed", op_method(op), op->owner, dnsb_type_name(op->type));
 }
 
 /*
  * Undo the ops that landed, the last kind first (POSTs deleted, PUTs put back, DELETEs posted again), each kind side by
- * side; an op whose fate is unknown cannot be undone. @return how many were not undone (named in `left`), or < 0
+ * side; an op whose fate is unknown cannot be undone, nor a POST refused as a duplicate whose record the read-back
+ * found (op->theirs): deleting it would delete another client's record when it was one. @return how many were not undone (named in `left`), or < 0
  */
 static int undo(sub *s, const signed char *state, char *left, size_t left_size, dnsb_error *err)
 {
@@ -89,9 +91,9 @@ static int undo(sub *s, const signed char *state, char *left, size_t left_size, 
 	int failed = 0, rc = u && ust && ures ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 
 	for (size_t k = s->count; rc == 0 && k-- > 0;) {
-		if (state[k] == DNSB_DO_LANDED)
+		if (state[k] == DNSB_DO_LANDED && !s->ops[k].theirs)
 			u[ub.count++] = reverse(&s->ops[k]);
-		else if (state[k] == DNSB_DO_UNKNOWN)
+		else if (state[k] != DNSB_DO_NOT_LANDED) /* unknown; or a record that may be another client's: kept */
 			left_behind(&s->ops[k], ++failed, left, left_size);
 	}
 	for (size_t from = 0, to; rc == 0 && from < ub.count; from = to) {

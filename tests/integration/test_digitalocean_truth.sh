@@ -92,5 +92,25 @@ eq "alien: a change at its own name is not applied (the read of the name fails: 
 clean_requests alien
 kill "$FAKE_PID"
 
+# ---- a POST refused as a duplicate because another client made the same record meanwhile: the read-back finds a
+# record with its data that the pre-check did not see; a later refusal's undo must not delete it (it may be theirs) ----
+start_do theirs --fault-delay 1500 || exit 1
+plan "$T/theirs.plan.json" create="$(list "$(ep both.example.com A 300 192.0.2.1 192.0.2.2)")"
+fault delay refuse # the two POSTs side by side: the first to arrive waits, the other is refused at once
+apply theirs "$T/theirs.plan.json" &
+APPLY_PID=$!
+sleep 0.7
+o1=$(req POST /v2/domains/example.com/records '{"type":"A","name":"both","data":"192.0.2.1","ttl":300}' "$OTHER_TOKEN")
+o2=$(req POST /v2/domains/example.com/records '{"type":"A","name":"both","data":"192.0.2.2","ttl":300}' "$OTHER_TOKEN")
+wait "$APPLY_PID"
+eq "theirs: the other client's two POSTs landed while ours waited" "$o1 $o2" "201 201"
+eq "theirs: both of the other client's records are still there (the undo deleted neither)" \
+	"$(zone | grep '^both ' | tr '\n' ';')" "both 300 A 192.0.2.1;both 300 A 192.0.2.2;"
+eq "theirs: the change is failed, not dropped (what remains may be ours: rollback, named)" \
+	"$(counts theirs) $(jq -r .code "$T/theirs.drops")" "1 0 0 0 1 rollback"
+check "theirs: the rollback names the record kept" grep -q "rollback.*both.example.com. A 192.0.2.[12]" "$T/theirs.err"
+clean_requests theirs
+kill "$FAKE_PID"
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]

@@ -345,7 +345,7 @@ static void test_classify(void **state)
 
 static int write_state(dnsb_do_op_kind kind, long status, const char *body, dnsb_class want_cls, char *id)
 {
-	dnsb_do_op op = { kind, "x.example.com.", LDNS_RR_TYPE_A, "7", "192.0.2.1", 300, "192.0.2.2", 300 };
+	dnsb_do_op op = { kind, "x.example.com.", LDNS_RR_TYPE_A, "7", "192.0.2.1", 300, "192.0.2.2", 300, 0 };
 	dnsb_http_response r = http_reply(status, "application/json", body, -1);
 	dnsb_result res;
 	int st = dnsb_do_write_state(&res, &op, &r);
