@@ -30,8 +30,8 @@
  * When one is refused, those already written are undone, the last kind
  * first (a POST deleted, a PUT put back, a DELETE posted again); a request whose
  * reply was lost is settled by reading its RRset back before anything is
- * undone. An undo that fails ends the answer FATAL, code "rollback", naming
- * the records left. The token never appears in a message or a log line.
+ * undone (an undo's own lost reply too). An undo that fails ends the answer
+ * FATAL, code "rollback", naming the records left. The token never appears in a message or a log line.
  */
 #ifndef DNSBATCH_PROVIDERS_DIGITALOCEAN_H
 #define DNSBATCH_PROVIDERS_DIGITALOCEAN_H

@@ -79,7 +79,7 @@ static void left_behind(const dnsb_do_op *op, int failed, char *left, size_t lef
 
 /*
  * Undo the ops that landed, the last kind first (POSTs deleted, PUTs put back, DELETEs posted again), each kind side by
- * side; an op whose fate is unknown cannot be undone, nor a POST refused as a duplicate whose record the read-back
+ * side, an undo whose reply was lost read back as any write is; an op whose fate is unknown cannot be undone, nor a POST refused as a duplicate whose record the read-back
  * found (op->theirs): deleting it would delete another client's record when it was one. @return how many were not undone (named in `left`), or < 0
  */
 static int undo(sub *s, const signed char *state, char *left, size_t left_size, dnsb_error *err)
@@ -98,7 +98,7 @@ static int undo(sub *s, const signed char *state, char *left, size_t left_size, 
 	}
 	for (size_t from = 0, to; rc == 0 && from < ub.count; from = to) {
 		to = run_end(u, ub.count, from);
-		rc = dnsb_do_send(&ub, from, to, dnsb_monotonic() + UNDO_SECONDS, 0, err);
+		rc = dnsb_do_send(&ub, from, to, dnsb_monotonic() + UNDO_SECONDS, 1, err); /* a lost reply read back */
 	}
 	for (size_t k = 0; rc == 0 && k < ub.count; k++) {
 		if (ust[k] != DNSB_DO_LANDED)

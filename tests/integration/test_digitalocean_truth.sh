@@ -112,5 +112,17 @@ check "theirs: the rollback names the record kept" grep -q "rollback.*both.examp
 clean_requests theirs
 kill "$FAKE_PID"
 
+# ---- the undo's own reply lost: read back like any other, not taken for an undo that failed ----
+start_do undolost || exit 1
+plan "$T/ul.plan.json" create="$(list "$(ep ul.example.com A 300 192.0.2.1 192.0.2.2)")"
+fault ok refuse drop # the two POSTs side by side (one lands, one refused), then the undo's DELETE: done, reply lost
+apply undolost "$T/ul.plan.json"
+eq "undo's reply lost: read back, the DELETE landed: the change dropped invalid, not rollback" \
+	"$(counts undolost) $(drop undolost ul.example.com | cut -d' ' -f1-2)" "1 0 0 1 0 dropped invalid"
+eq "undo's reply lost: nothing of ul left" "$(zone | grep -c '^ul ')" 0
+eq "undo's reply lost: the fake dropped that reply" "$(stat .dropped_replies)" 1
+clean_requests undolost
+kill "$FAKE_PID"
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
