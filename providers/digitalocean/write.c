@@ -197,7 +197,9 @@ static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_
 		for (size_t k = 0; k < to; k++)
 			landed += state[k] != DNSB_DO_NOT_LANDED;
 		refusal(&b, from, to, changes, n, out);
-		if ((rc = failed = undo(s, state, left, sizeof(left), err)) > 0) {
+		if (s->count == 1 && state[0] == DNSB_DO_UNKNOWN)
+			failed = 0; /* one request, landed or not: the batch is whole either way, the engine reads it back */
+		else if ((rc = failed = undo(s, state, left, sizeof(left), err)) > 0) {
 			rollback(out, failed, landed, left);
 			rc = 0;
 		}

@@ -124,5 +124,17 @@ eq "undo's reply lost: the fake dropped that reply" "$(stat .dropped_replies)" 1
 clean_requests undolost
 kill "$FAKE_PID"
 
+# ---- a batch of one request whose reply was lost and whose read-back failed: nothing can be half-written, so the
+# answer is transient (the engine reads and retries), not rollback (fatal: the zone stopped) ----
+start_do one --status-at 4=503 || exit 1
+plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.5)")"
+fault 500 # the POST (request 3) not written, answered 500; its read-back (request 4) answered 503
+apply one "$T/one.plan.json"
+eq "one request, its fate unknown: not rollback; the engine's retry applies it (exit 0)" "$RC $(counts one)" \
+	"0 1 1 0 0 0"
+eq "one request: the record once" "$(zone | grep '^one ' | tr '\n' ';')" "one 300 A 192.0.2.5;"
+clean_requests one
+kill "$FAKE_PID"
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
