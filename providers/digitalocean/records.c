@@ -275,11 +275,11 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (n == 0 || dnsb_rrkeys_want(keys, n, owner, type)) {
-		const dnsb_rrset *had = dnsb_rrset_list_find(out, owner, type);
+		const dnsb_rrset *had = dnsb_rrset_list_find(out, owner, type); /* not used past the add: it may move */
 		uint32_t low = had && had->ttl < ttl ? had->ttl : ttl;
 		if ((rc = dnsb_rrset_list_add_text(out, owner, ttl, dnsb_type_name(type), rdata)) > 0)
 			rc = dnsb_error_set(err, DNSB_EPARSE, "%s %s: RDATA that does not parse", owner, dnsb_type_name(type));
-		else if (rc == 0 && had)
+		else if (rc == 0 && low < ttl)
 			lowest_ttl(out, owner, type, low);
 		if (rc == 0 && ids)
 			rc = dnsb_hb_tags_add(ids, owner, type, rdata, id, ttl);
