@@ -112,6 +112,44 @@ static int undo(sub *s, const signed char *state, char *left, size_t left_size, 
 	return rc < 0 ? rc : failed;
 }
 
+/*
+ * After an undo every request of which DigitalOcean answered: the batch's RRsets read back, each as the pre-check read
+ * it. A write libcurl sent twice (a reused connection closed before the reply) may have made a record the undo never
+ * heard of: DigitalOcean may hold the same record twice. Each RRset that differs is named in `left`. A read that fails
+ * proves nothing either way: the answers stand, logged. @return how many differ
+ */
+static int verify_undo(sub *s, char *left, size_t left_size, int failed)
+{
+	dnsb_rrkey *keys = calloc(s->patch.count + 1, sizeof(*keys));
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "out of memory" };
+	int differ = 0;
+
+	for (size_t i = 0; keys && i < s->patch.count; i++)
+		keys[i] = (dnsb_rrkey){ s->patch.entries[i].owner, s->patch.entries[i].type };
+	if (keys == NULL || dnsb_do_read_ids(s->d, s->zone, keys, s->patch.count, dnsb_monotonic() + UNDO_SECONDS, &after,
+					     NULL, &e) != 0) {
+		dnsb_log(DNSB_LOG_INFO, "digitalocean: %s: reading back after the undo failed (%s): its answers stand",
+			 s->zone->id, e.message);
+	} else {
+		for (size_t i = 0; i < s->patch.count; i++) {
+			const dnsb_precheck_entry *en = &s->patch.entries[i];
+			const dnsb_rrset *cur = dnsb_rrset_list_find(&after, en->owner, en->type);
+			if ((cur == NULL) == (en->held == NULL) && (cur == NULL || dnsb_rrset_equal(cur, en->held)))
+				continue;
+			if (++differ + failed <= 3)
+				snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s holds %s%s after the undo",
+					 differ + failed > 1 ? "; " : "", en->owner, dnsb_type_name(en->type),
+					 cur ? cur->rdata[0] : "nothing", cur && cur->rdata_count > 1 ? " (and more)" : "");
+			dnsb_log(DNSB_LOG_WARN, "digitalocean: %s %s is not as it was after the undo", en->owner,
+				 dnsb_type_name(en->type));
+		}
+	}
+	dnsb_rrset_list_clear(&after);
+	free(keys);
+	return differ;
+}
+
 /* The changes at op's RRset named culprits of its refusal (res), with what DigitalOcean said. */
 static void name_culprits(const dnsb_do_op *op, const dnsb_result *res, dnsb_change *const *changes, size_t n,
 			  dnsb_result *out)
@@ -199,7 +237,8 @@ static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_
 		refusal(&b, from, to, changes, n, out);
 		if (s->count == 1 && state[0] == DNSB_DO_UNKNOWN)
 			failed = 0; /* one request, landed or not: the batch is whole either way, the engine reads it back */
-		else if ((rc = failed = undo(s, state, left, sizeof(left), err)) > 0) {
+		else if ((rc = failed = undo(s, state, left, sizeof(left), err)) >= 0 &&
+			 (failed += verify_undo(s, left, sizeof(left), failed)) > 0) {
 			rollback(out, failed, landed, left);
 			rc = 0;
 		}

@@ -136,5 +136,25 @@ eq "one request: the record once" "$(zone | grep '^one ' | tr '\n' ';')" "one 30
 clean_requests one
 kill "$FAKE_PID"
 
+# ---- libcurl's resend of a POST whose reply was lost on a reused connection, and DigitalOcean holding the same record
+# twice: the undo deletes the record of the answer it got, the first stays; the undo is read back, not taken on trust ----
+start_do resend --allow-duplicates || exit 1
+rec d A 300 192.0.2.9 | load
+plan "$T/resend.plan.json" create="$(list "$(ep x.example.com A 300 192.0.2.50 192.0.2.51)")" \
+	delete="$(list "$(ep d.example.com A 300 192.0.2.9)")"
+# the DELETE; the two POSTs side by side: one lands and loses its reply (libcurl sends it again: it lands twice), the
+# other is refused; the undo (DELETE, POST) lands; whatever is sent after is refused
+fault ok drop refuse ok ok ok refuse refuse refuse refuse refuse refuse refuse refuse refuse refuse
+apply resend "$T/resend.plan.json" --max-retries 0
+eq "resend: the POST landed twice (3 creates: the value twice, the deleted record posted again)" \
+	"$(stat '"\(.creates) \(.dropped_replies)"')" "3 1"
+left=$(zone | grep -c '^x ')
+eq "resend: a record of x is left by the undo" "$left" 1
+eq "resend: x is not called dropped while its record stays (failed, rollback naming it)" \
+	"$(jq -r '.outcomes[] | select(.dnsName == "x.example.com.") | .outcome' "$T/resend.json") $(grep -c 'rollback.*x.example.com. A holds 192.0.2.50' "$T/resend.err")" \
+	"failed 2"
+clean_requests resend
+kill "$FAKE_PID"
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
