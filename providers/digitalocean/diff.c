@@ -67,13 +67,24 @@ static int diff_rrset(ops3 *o, const dnsb_precheck_entry *e, const dnsb_hb_tag *
 	return 0;
 }
 
-/* The held records of (owner, type): pointers into ids. @return how many */
+/* Is the record of id `tag` among h[0..k)? */
+static int seen(const dnsb_hb_tag *const *h, size_t k, const char *tag)
+{
+	for (size_t i = 0; i < k; i++)
+		if (strcmp(h[i]->tag, tag) == 0)
+			return 1;
+	return 0;
+}
+
+/* The held records of (owner, type): pointers into ids, each id once (a listing whose pages moved between two reads
+ * can show a record twice: it is one record, written once). @return how many */
 static size_t held_of(const dnsb_hb_tag **h, const dnsb_hb_tags *ids, const char *owner, uint16_t type)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < ids->count; i++)
-		if (ids->items[i].type == type && ids->items[i].rdata && strcmp(ids->items[i].owner, owner) == 0)
+		if (ids->items[i].type == type && ids->items[i].rdata && strcmp(ids->items[i].owner, owner) == 0 &&
+		    !seen(h, k, ids->items[i].tag))
 			h[k++] = &ids->items[i];
 	return k;
 }
