@@ -42,7 +42,7 @@ static int diff_rrset(ops3 *o, const dnsb_precheck_entry *e, const dnsb_hb_tag *
 		for (size_t i = 0; i < nf; i++)
 			for (size_t j = 0; !fu[i] && j < nh; j++) {
 				int same = strcmp(h[j]->rdata, f->rdata[i]) == 0;
-				dnsb_do_op op = { DNSB_DO_PUT, e->owner, e->type, "", f->rdata[i], f->ttl, h[j]->rdata, h[j]->ttl };
+				dnsb_do_op op = { DNSB_DO_PUT, e->owner, e->type, "", f->rdata[i], f->ttl, h[j]->rdata, h[j]->ttl, 0 };
 				if (hu[j] || (pass < 2 && !same) || (pass == 0 && h[j]->ttl != f->ttl))
 					continue;
 				hu[j] = fu[i] = 1;
@@ -53,13 +53,13 @@ static int diff_rrset(ops3 *o, const dnsb_precheck_entry *e, const dnsb_hb_tag *
 			}
 	for (size_t j = 0; j < nh; j++)
 		if (!hu[j]) {
-			dnsb_do_op op = { DNSB_DO_DELETE, e->owner, e->type, "", NULL, 0, h[j]->rdata, h[j]->ttl };
+			dnsb_do_op op = { DNSB_DO_DELETE, e->owner, e->type, "", NULL, 0, h[j]->rdata, h[j]->ttl, 0 };
 			snprintf(op.id, sizeof(op.id), "%s", h[j]->tag);
 			push(o, &op);
 		}
 	for (size_t i = 0; i < nf; i++)
 		if (!fu[i]) {
-			dnsb_do_op op = { DNSB_DO_POST, e->owner, e->type, "", f->rdata[i], f->ttl, NULL, 0 };
+			dnsb_do_op op = { DNSB_DO_POST, e->owner, e->type, "", f->rdata[i], f->ttl, NULL, 0, 0 };
 			push(o, &op);
 		}
 	free(hu);
@@ -67,13 +67,24 @@ static int diff_rrset(ops3 *o, const dnsb_precheck_entry *e, const dnsb_hb_tag *
 	return 0;
 }
 
-/* The held records of (owner, type): pointers into ids. @return how many */
+/* Is the record of id `tag` among h[0..k)? */
+static int seen(const dnsb_hb_tag *const *h, size_t k, const char *tag)
+{
+	for (size_t i = 0; i < k; i++)
+		if (strcmp(h[i]->tag, tag) == 0)
+			return 1;
+	return 0;
+}
+
+/* The held records of (owner, type): pointers into ids, each id once (a listing whose pages moved between two reads
+ * can show a record twice: it is one record, written once). @return how many */
 static size_t held_of(const dnsb_hb_tag **h, const dnsb_hb_tags *ids, const char *owner, uint16_t type)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < ids->count; i++)
-		if (ids->items[i].type == type && ids->items[i].rdata && strcmp(ids->items[i].owner, owner) == 0)
+		if (ids->items[i].type == type && ids->items[i].rdata && strcmp(ids->items[i].owner, owner) == 0 &&
+		    !seen(h, k, ids->items[i].tag))
 			h[k++] = &ids->items[i];
 	return k;
 }

@@ -30,8 +30,8 @@
  * When one is refused, those already written are undone, the last kind
  * first (a POST deleted, a PUT put back, a DELETE posted again); a request whose
  * reply was lost is settled by reading its RRset back before anything is
- * undone. An undo that fails ends the answer FATAL, code "rollback", naming
- * the records left. The token never appears in a message or a log line.
+ * undone (an undo's own lost reply too). An undo that fails ends the answer
+ * FATAL, code "rollback", naming the records left. The token never appears in a message or a log line.
  */
 #ifndef DNSBATCH_PROVIDERS_DIGITALOCEAN_H
 #define DNSBATCH_PROVIDERS_DIGITALOCEAN_H
@@ -163,6 +163,8 @@ typedef struct dnsb_do_op {
 	uint32_t ttl;            /**< its TTL */
 	const char *old_rdata;   /**< the record replaced or removed (PUT, DELETE), or NULL */
 	uint32_t old_ttl;        /**< its TTL */
+	unsigned char theirs;    /**< a POST refused as a duplicate (422) whose record the read-back found: ours (libcurl's
+				      resend) or another client's made meanwhile; its undo deletes nothing (write.c) */
 } dnsb_do_op;
 
 /**
@@ -235,7 +237,8 @@ void dnsb_do_classify(dnsb_result *res, const dnsb_http_response *resp, int by_i
  * DNSB_DO_NOT_LANDED (refused: nothing done), or DNSB_DO_UNKNOWN (408, 5xx;
  * a POST's 2xx without an id; a POST refused as a duplicate, 422, and a
  * DELETE answered 404: libcurl's resend of a request whose connection closed
- * meets its own work): to be read back.
+ * meets its own work): to be read back. A POST refused as a duplicate is
+ * marked op->theirs: the record found may be another client's.
  */
 int dnsb_do_write_state(dnsb_result *res, dnsb_do_op *op, const dnsb_http_response *resp);
 

@@ -153,6 +153,12 @@ static int list_records(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner,
 int dnsb_do_read_ids(dnsb_do *d, const dnsb_hb_zone *zone, const dnsb_rrkey *keys, size_t n, double give_up,
 		     dnsb_rrset_list *out, dnsb_hb_tags *ids, dnsb_error *err)
 {
+	const char *owners[DNSB_DO_READ_BY_NAME_MAX];
+
+	/* Many names: the whole domain listed, kept to the keys as each page is read (records.c: a record of another
+	 * RRset is not parsed, its data cannot fail the read) */
+	if (n > 0 && dnsb_rrkeys_owners(keys, n, owners, DNSB_DO_READ_BY_NAME_MAX) > DNSB_DO_READ_BY_NAME_MAX)
+		return list_records(&d->base, zone, NULL, 0, keys, n, give_up, out, ids, err);
 	return dnsb_hb_read_by_owner(&d->base, zone, keys, n, DNSB_DO_READ_BY_NAME_MAX, list_records, give_up, out, ids,
 				     err);
 }

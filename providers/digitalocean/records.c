@@ -230,6 +230,39 @@ static int next_link(json_object *page, char **next)
 	return (*next = strdup(url)) ? 0 : DNSB_ENOMEM;
 }
 
+/*
+ * DigitalOcean keeps a TTL per record, so one RRset may hold several (set by hand, or by another tool). The RRset is
+ * listed at the lowest, as a resolver serves it (RFC 2181 section 5.2), whatever order the records come in: an RRset
+ * listed at the last record's TTL would be called in effect at a TTL some of its records do not serve, and a write to
+ * it would never make the others one. A write to the lowest still finds the others by their own TTL (diff.c).
+ */
+static void lowest_ttl(dnsb_rrset_list *out, const char *owner, uint16_t type, uint32_t low)
+{
+	dnsb_rrset *r = (dnsb_rrset *)dnsb_rrset_list_find(out, owner, type);
+
+	if (r && r->ttl > low)
+		r->ttl = low;
+}
+
+/*
+ * Is the record one of keys (all when n is 0)? Judged by its name and type alone, before its data: a record this
+ * provider cannot read (another tool's: an SRV without weight, a field out of range) fails only the reads of its own
+ * RRset, not every whole-domain listing of a batch elsewhere in the domain. Unsure (no name or type): 1, the parse
+ * says why.
+ */
+static int wanted(json_object *rec, const char *apex, const dnsb_rrkey *keys, size_t n)
+{
+	const char *name = str_member(rec, "name"), *tname = str_member(rec, "type");
+	char *owner = NULL;
+	int want;
+
+	if (n == 0 || name == NULL || tname == NULL || record_owner(&owner, name, apex, NULL) != 0)
+		return 1;
+	want = dnsb_rrkeys_want(keys, n, owner, (uint16_t)ldns_get_rr_type_by_name(tname));
+	free(owner);
+	return want;
+}
+
 /* One record into out and ids. */
 static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec, const char *apex,
 		       const dnsb_rrkey *keys, size_t n, dnsb_error *err)
@@ -237,14 +270,18 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec
 	char *owner, *rdata, id[24];
 	uint16_t type;
 	uint32_t ttl;
-	int rc = dnsb_do_record_parse(&owner, &type, &rdata, &ttl, id, rec, apex, err);
+	int rc = wanted(rec, apex, keys, n) ? dnsb_do_record_parse(&owner, &type, &rdata, &ttl, id, rec, apex, err) : 1;
 
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (n == 0 || dnsb_rrkeys_want(keys, n, owner, type)) {
+		const dnsb_rrset *had = dnsb_rrset_list_find(out, owner, type); /* not used past the add: it may move */
+		uint32_t low = had && had->ttl < ttl ? had->ttl : ttl;
 		if ((rc = dnsb_rrset_list_add_text(out, owner, ttl, dnsb_type_name(type), rdata)) > 0)
 			rc = dnsb_error_set(err, DNSB_EPARSE, "%s %s: RDATA that does not parse", owner, dnsb_type_name(type));
-		else if (rc == 0 && ids)
+		else if (rc == 0 && low < ttl)
+			lowest_ttl(out, owner, type, low);
+		if (rc == 0 && ids)
 			rc = dnsb_hb_tags_add(ids, owner, type, rdata, id, ttl);
 		if (rc == DNSB_ENOMEM)
 			dnsb_error_set(err, rc, "out of memory");

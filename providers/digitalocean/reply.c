@@ -113,6 +113,8 @@ int dnsb_do_write_state(dnsb_result *res, dnsb_do_op *op, const dnsb_http_respon
 	if ((op->kind == DNSB_DO_POST && resp->status == 422 && res->cls == DNSB_CLASS_CONFLICT) ||
 	    (op->kind == DNSB_DO_DELETE && resp->status == 404))
 		st = DNSB_DO_UNKNOWN;
+	if (op->kind == DNSB_DO_POST && resp->status == 422 && res->cls == DNSB_CLASS_CONFLICT)
+		op->theirs = 1; /* or another client made the record between the read and this POST */
 	if (st == DNSB_DO_LANDED && op->kind == DNSB_DO_POST && !reply_id(op->id, sizeof(op->id), resp))
 		st = DNSB_DO_UNKNOWN; /* landed, but which record is it? the read-back says */
 	return st;

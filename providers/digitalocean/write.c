@@ -28,6 +28,7 @@
 typedef struct sub {
 	dnsb_do *d;
 	const dnsb_hb_zone *zone;
+	dnsb_rrset_list held;  /* the RRsets read before writing (the patch's entries point into it) */
 	dnsb_precheck patch;
 	dnsb_hb_tags ids;      /* the records read before writing */
 	dnsb_do_op *ops;       /* DELETEs, then PUTs, then POSTs (dnsb_do_diff) */
@@ -70,14 +71,16 @@ static size_t run_end(const dnsb_do_op *ops, size_t count, size_t from)
 static void left_behind(const dnsb_do_op *op, int failed, char *left, size_t left_size)
 {
 	if (failed <= 3)
-		snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s %s %s", failed > 1 ? "; " : "",
-			 op_method(op), op->owner, dnsb_type_name(op->type), op->rdata ? op->rdata : op->old_rdata);
+		snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s %s %s%s", failed > 1 ? "; " : "",
+			 op_method(op), op->owner, dnsb_type_name(op->type), op->rdata ? op->rdata : op->old_rdata,
+			 op->theirs ? ", refused as a duplicate: maybe another client's" : "");
 	dnsb_log(DNSB_LOG_WARN, "digitalocean: undo of %s %s %s failed", op_method(op), op->owner, dnsb_type_name(op->type));
 }
 
 /*
  * Undo the ops that landed, the last kind first (POSTs deleted, PUTs put back, DELETEs posted again), each kind side by
- * side; an op whose fate is unknown cannot be undone. @return how many were not undone (named in `left`), or < 0
+ * side, an undo whose reply was lost read back as any write is; an op whose fate is unknown cannot be undone, nor a POST refused as a duplicate whose record the read-back
+ * found (op->theirs): deleting it would delete another client's record when it was one. @return how many were not undone (named in `left`), or < 0
  */
 static int undo(sub *s, const signed char *state, char *left, size_t left_size, dnsb_error *err)
 {
@@ -88,14 +91,14 @@ static int undo(sub *s, const signed char *state, char *left, size_t left_size, 
 	int failed = 0, rc = u && ust && ures ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 
 	for (size_t k = s->count; rc == 0 && k-- > 0;) {
-		if (state[k] == DNSB_DO_LANDED)
+		if (state[k] == DNSB_DO_LANDED && !s->ops[k].theirs)
 			u[ub.count++] = reverse(&s->ops[k]);
-		else if (state[k] == DNSB_DO_UNKNOWN)
+		else if (state[k] != DNSB_DO_NOT_LANDED) /* unknown; or a record that may be another client's: kept */
 			left_behind(&s->ops[k], ++failed, left, left_size);
 	}
 	for (size_t from = 0, to; rc == 0 && from < ub.count; from = to) {
 		to = run_end(u, ub.count, from);
-		rc = dnsb_do_send(&ub, from, to, dnsb_monotonic() + UNDO_SECONDS, 0, err);
+		rc = dnsb_do_send(&ub, from, to, dnsb_monotonic() + UNDO_SECONDS, 1, err); /* a lost reply read back */
 	}
 	for (size_t k = 0; rc == 0 && k < ub.count; k++) {
 		if (ust[k] != DNSB_DO_LANDED)
@@ -107,6 +110,44 @@ static int undo(sub *s, const signed char *state, char *left, size_t left_size, 
 	free(ust);
 	free(ures);
 	return rc < 0 ? rc : failed;
+}
+
+/*
+ * After an undo every request of which DigitalOcean answered: the batch's RRsets read back, each as the pre-check read
+ * it. A write libcurl sent twice (a reused connection closed before the reply) may have made a record the undo never
+ * heard of: DigitalOcean may hold the same record twice. Each RRset that differs is named in `left`. A read that fails
+ * proves nothing either way: the answers stand, logged. @return how many differ
+ */
+static int verify_undo(sub *s, char *left, size_t left_size, int failed)
+{
+	dnsb_rrkey *keys = calloc(s->patch.count + 1, sizeof(*keys));
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "out of memory" };
+	int differ = 0;
+
+	for (size_t i = 0; keys && i < s->patch.count; i++)
+		keys[i] = (dnsb_rrkey){ s->patch.entries[i].owner, s->patch.entries[i].type };
+	if (keys == NULL || dnsb_do_read_ids(s->d, s->zone, keys, s->patch.count, dnsb_monotonic() + UNDO_SECONDS, &after,
+					     NULL, &e) != 0) {
+		dnsb_log(DNSB_LOG_INFO, "digitalocean: %s: reading back after the undo failed (%s): its answers stand",
+			 s->zone->id, e.message);
+	} else {
+		for (size_t i = 0; i < s->patch.count; i++) {
+			const dnsb_precheck_entry *en = &s->patch.entries[i];
+			const dnsb_rrset *cur = dnsb_rrset_list_find(&after, en->owner, en->type);
+			if ((cur == NULL) == (en->held == NULL) && (cur == NULL || dnsb_rrset_equal(cur, en->held)))
+				continue;
+			if (++differ + failed <= 3)
+				snprintf(left + strlen(left), left_size - strlen(left), "%s%s %s holds %s%s after the undo",
+					 differ + failed > 1 ? "; " : "", en->owner, dnsb_type_name(en->type),
+					 cur ? cur->rdata[0] : "nothing", cur && cur->rdata_count > 1 ? " (and more)" : "");
+			dnsb_log(DNSB_LOG_WARN, "digitalocean: %s %s is not as it was after the undo", en->owner,
+				 dnsb_type_name(en->type));
+		}
+	}
+	dnsb_rrset_list_clear(&after);
+	free(keys);
+	return differ;
 }
 
 /* The changes at op's RRset named culprits of its refusal (res), with what DigitalOcean said. */
@@ -194,7 +235,10 @@ static int write_all(sub *s, dnsb_change *const *changes, size_t n, double give_
 		for (size_t k = 0; k < to; k++)
 			landed += state[k] != DNSB_DO_NOT_LANDED;
 		refusal(&b, from, to, changes, n, out);
-		if ((rc = failed = undo(s, state, left, sizeof(left), err)) > 0) {
+		if (s->count == 1 && state[0] == DNSB_DO_UNKNOWN)
+			failed = 0; /* one request, landed or not: the batch is whole either way, the engine reads it back */
+		else if ((rc = failed = undo(s, state, left, sizeof(left), err)) >= 0 &&
+			 (failed += verify_undo(s, left, sizeof(left), failed)) > 0) {
 			rollback(out, failed, landed, left);
 			rc = 0;
 		}
@@ -234,7 +278,6 @@ static int check_bodies(sub *s, dnsb_change *const *changes, size_t n, dnsb_resu
 /* Read the batch's names and pre-check it: out says when it is refused before anything is sent. */
 static int prepare(sub *s, dnsb_change *const *changes, size_t n, double give_up, dnsb_result *out, dnsb_error *err)
 {
-	dnsb_rrset_list held = { 0 };
 	dnsb_rrkey *keys;
 	dnsb_error e = { 0, "" };
 	int k = dnsb_precheck_keys(&keys, changes, n), rc;
@@ -245,17 +288,16 @@ static int prepare(sub *s, dnsb_change *const *changes, size_t n, double give_up
 		free(keys);
 		return 0;
 	}
-	rc = dnsb_do_read_ids(s->d, s->zone, keys, (size_t)k, give_up, &held, &s->ids, &e);
+	rc = dnsb_do_read_ids(s->d, s->zone, keys, (size_t)k, give_up, &s->held, &s->ids, &e);
 	free(keys);
 	if (rc != 0)
 		rc = dnsb_result_from_error(out, rc, 0, "read before writing", &e, err);
-	else if ((rc = dnsb_precheck_run(&s->patch, out, changes, n, &held, NULL)) != 0)
+	else if ((rc = dnsb_precheck_run(&s->patch, out, changes, n, &s->held, NULL)) != 0)
 		rc = dnsb_error_set(err, rc, "out of memory");
 	else if (out->cls == DNSB_CLASS_OK && (rc = dnsb_do_diff(&s->ops, &s->count, &s->patch, &s->ids, &e)) != 0)
 		rc = dnsb_result_from_error(out, rc == DNSB_EINVAL ? DNSB_ETRANSIENT : rc, 0, "read before writing", &e, err);
 	if (rc == 0 && out->cls == DNSB_CLASS_OK)
 		rc = check_bodies(s, changes, n, out, err);
-	dnsb_rrset_list_clear(&held);
 	return rc;
 }
 
@@ -273,19 +315,47 @@ static int no_room(sub *s, dnsb_result *out)
 	return 1;
 }
 
+/*
+ * After a batch that landed whole: its RRsets read back, and those another client wrote between the pre-check's read
+ * and the writes counted (dnsb_precheck_races: a `race` warning names each). DigitalOcean writes unconditionally: a
+ * value another client added beside a PUT stays. A failed read proves nothing either way: the batch stays applied,
+ * and the failure is logged.
+ */
+static void check_races(sub *s, double give_up, dnsb_result *out)
+{
+	dnsb_rrkey *keys = calloc(s->patch.count + 1, sizeof(*keys));
+	dnsb_rrset_list after = { 0 };
+	dnsb_error e = { 0, "out of memory" };
+	int rc = keys ? 0 : DNSB_ENOMEM;
+
+	for (size_t i = 0; keys && i < s->patch.count; i++)
+		keys[i] = (dnsb_rrkey){ s->patch.entries[i].owner, s->patch.entries[i].type };
+	if (rc == 0)
+		rc = dnsb_do_read_ids(s->d, s->zone, keys, s->patch.count, give_up, &after, NULL, &e);
+	if (rc == 0)
+		out->races = dnsb_precheck_races(&s->patch, &after, s->zone->apex);
+	else
+		dnsb_log(DNSB_LOG_INFO, "digitalocean: %s: reading back after the batch failed (%s): a write by another "
+			 "client in the window would go unnoticed", s->zone->id, e.message);
+	dnsb_rrset_list_clear(&after);
+	free(keys);
+}
+
 int dnsb_do_submit(dnsb_hb *b, const dnsb_hb_zone *zone, dnsb_change *const *changes, size_t n, double give_up,
 		   dnsb_result *out, dnsb_error *err)
 {
-	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, NULL, 0 };
+	sub s = { (dnsb_do *)b, zone, { 0 }, { 0 }, { 0 }, NULL, 0 };
 	int rc = prepare(&s, changes, n, give_up, out, err);
 
 	if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0 && no_room(&s, out))
 		dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %s: %zu requests wait for the token's limit (%.0f s)", zone->id,
 			 s.count, out->retry_after);
-	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0)
-		rc = write_all(&s, changes, n, give_up, out, err);
+	else if (rc == 0 && out->cls == DNSB_CLASS_OK && s.count > 0 &&
+		 (rc = write_all(&s, changes, n, give_up, out, err)) == 0 && out->cls == DNSB_CLASS_OK)
+		check_races(&s, give_up, out);
 	free(s.ops);
 	dnsb_precheck_clear(&s.patch);
+	dnsb_rrset_list_clear(&s.held);
 	dnsb_hb_tags_clear(&s.ids);
 	return rc;
 }

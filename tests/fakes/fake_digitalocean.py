@@ -566,7 +566,8 @@ class Handler(fakehttp.Handler):
                 data = zone + "." if data == "@" else (data if data == "." else data + ".")
             if r["type"] == "TXT":
                 data = json.dumps(data)
-            pre = " ".join(str(r[k]) for k in USES.get(r["type"], ()))
+            # an SRV weight not sent is null (kept absent): its zone file line says 0
+            pre = " ".join(str(r.get(k) or 0) for k in USES.get(r["type"], ()))
             lines.append("%s %d IN %s %s%s" % (owner, r["ttl"], r["type"], pre + " " if pre else "", data))
         return {"name": zone, "ttl": z["ttl"], "zone_file": "\n".join(lines) + "\n"}
 

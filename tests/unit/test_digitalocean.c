@@ -217,6 +217,7 @@ static void test_diff(void **state)
 	dnsb_rrset f;
 	const char *two[] = { "192.0.2.1/300/11", "192.0.2.2/300/12" };
 	const char *dup[] = { "192.0.2.1/300/11", "192.0.2.1/300/13" };
+	const char *again[] = { "192.0.2.1/300/11", "192.0.2.1/300/11" };
 
 	(void)state;
 	rrset_set(&f, "m.example.com.", LDNS_RR_TYPE_A, 300, "192.0.2.2");
@@ -238,6 +239,12 @@ static void test_diff(void **state)
 	rrset_set(&f, "m.example.com.", LDNS_RR_TYPE_A, 300, "192.0.2.1");
 	expect_diff(dup, 2, &f, "DELETE 13 192.0.2.1/300;");
 	dnsb_rrset_clear(&f);
+	/* one record listed twice (a page that moved between two reads of a listing): one record, one request by its
+	 * id, never a PUT and a DELETE of it */
+	rrset_set(&f, "m.example.com.", LDNS_RR_TYPE_A, 300, "192.0.2.5");
+	expect_diff(again, 2, &f, "PUT 11 192.0.2.5/300;");
+	dnsb_rrset_clear(&f);
+	expect_diff(again, 2, NULL, "DELETE 11 192.0.2.1/300;");
 }
 
 static void test_diff_order(void **state)
@@ -345,7 +352,7 @@ static void test_classify(void **state)
 
 static int write_state(dnsb_do_op_kind kind, long status, const char *body, dnsb_class want_cls, char *id)
 {
-	dnsb_do_op op = { kind, "x.example.com.", LDNS_RR_TYPE_A, "7", "192.0.2.1", 300, "192.0.2.2", 300 };
+	dnsb_do_op op = { kind, "x.example.com.", LDNS_RR_TYPE_A, "7", "192.0.2.1", 300, "192.0.2.2", 300, 0 };
 	dnsb_http_response r = http_reply(status, "application/json", body, -1);
 	dnsb_result res;
 	int st = dnsb_do_write_state(&res, &op, &r);
@@ -447,12 +454,45 @@ static void test_pace(void **state)
 	dnsb_do_pace_clear(&p);
 }
 
+/* The TTL a page lists an RRset at whose records carry several: the lowest, in either order; a record of another
+ * RRset than the keys' is skipped before its data (an SRV without weight). */
+static void test_page_ttl(void **state)
+{
+	static const char *const pages[] = {
+		"{\"domain_records\":[{\"id\":1,\"type\":\"A\",\"name\":\"m\",\"data\":\"192.0.2.1\",\"ttl\":600},"
+		"{\"id\":2,\"type\":\"A\",\"name\":\"m\",\"data\":\"192.0.2.2\",\"ttl\":300},"
+		"{\"id\":3,\"type\":\"SRV\",\"name\":\"_x._tcp\",\"data\":\"t\",\"priority\":1,\"port\":2,\"weight\":null,"
+		"\"ttl\":300}]}",
+		"{\"domain_records\":[{\"id\":2,\"type\":\"A\",\"name\":\"m\",\"data\":\"192.0.2.2\",\"ttl\":300},"
+		"{\"id\":1,\"type\":\"A\",\"name\":\"m\",\"data\":\"192.0.2.1\",\"ttl\":600}]}",
+	};
+	dnsb_rrkey key = { "m.example.com.", LDNS_RR_TYPE_A };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		json_object *doc = json_tokener_parse(pages[i]);
+		dnsb_rrset_list out = { 0 };
+		dnsb_hb_tags ids = { 0 };
+		char *next = NULL;
+		assert_int_equal(dnsb_do_records_parse(&out, &ids, doc, APEX, &key, 1, &next, NULL), 0);
+		assert_int_equal(out.count, 1);
+		assert_int_equal(out.items[0].ttl, 300);
+		assert_int_equal(out.items[0].rdata_count, 2);
+		assert_int_equal(ids.count, 2); /* each record keeps its own TTL for the diff */
+		assert_null(next);
+		dnsb_rrset_list_clear(&out);
+		dnsb_hb_tags_clear(&ids);
+		json_object_put(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_parse), cmocka_unit_test(test_record_body), cmocka_unit_test(test_props),
 		cmocka_unit_test(test_diff),         cmocka_unit_test(test_diff_order), cmocka_unit_test(test_apex_cname),
 		cmocka_unit_test(test_classify),     cmocka_unit_test(test_write_state), cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_page_ttl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
