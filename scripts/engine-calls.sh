@@ -8,11 +8,11 @@
 #    (a command that needs the engine calls dnsbatch/engine.h); "INTERNAL: file" names one.
 # Circles being removed elsewhere may be listed in KNOWN_CIRCLES (one a line, files sorted as printed): they are
 # printed "known circle: ..." and do not fail the check. Keep the list short, and empty once they land.
-# Usage: sh scripts/engine-calls.sh [dir...]   (default: applier providers include)   exit 1 on a circle, a call
+# Usage: sh scripts/engine-calls.sh [dir...]   (default: applier providers include cli)   exit 1 on a circle, a call
 # back or an include of the engine's internals.
 order="unopened engine zones threshold group held preview batch isolate settle submit noop verify retry diagnose outcome failed_sum summary quarantine progress state"
 KNOWN_CIRCLES=''
-[ $# -gt 0 ] || set -- applier providers include
+[ $# -gt 0 ] || set -- applier providers include cli
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 find "$@" -name '*.c' | sort > "$tmp/files"
