@@ -65,14 +65,14 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # -lstdc++: the library holds C++ (RE2) and every program links with $(CC).
 LIBS     = $(PKG_LIBS) -lpthread -lm -lstdc++
 
-# The library: every folder of applier/ but the program's (cli), and providers/ with every folder below it
-# (two levels), found by wildcard: a new backend's folder needs no line here.
-LIB_DIRS = $(filter-out applier/cli,$(patsubst %/,%,$(sort $(dir $(wildcard applier/*/*.c applier/*/*.cc))))) \
+# The library: every folder of applier/, and providers/ with every folder below it (two levels), found by
+# wildcard: a new backend's folder needs no line here. The program (cli/) stands above both and links it.
+LIB_DIRS = $(patsubst %/,%,$(sort $(dir $(wildcard applier/*/*.c applier/*/*.cc)))) \
            $(patsubst %/,%,$(sort $(dir $(wildcard providers/*.c providers/*/*.c providers/*/*.cc \
                                                    providers/*/*/*.c providers/*/*/*.cc))))
 LIB_SRC  = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_CXX_SRC = $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc)))
-CLI_SRC  = $(sort $(wildcard applier/cli/*.c))
+CLI_SRC  = $(sort $(wildcard cli/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 INT_SRC  = $(sort $(wildcard tests/integration/test_*.c))
 BENCH_SRC = $(sort $(wildcard tests/bench/bench_*.c))

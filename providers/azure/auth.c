@@ -14,7 +14,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "applier/core/secret.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 #define SCOPE "https://management.azure.com/.default"
 #define RESOURCE "https://management.azure.com/"

@@ -10,7 +10,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/common/ratelimit.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 #include "providers/common/throttle.h"
 
 /* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "applier/core/secret.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 void dnsb_azure_config_clear(dnsb_azure_config *cfg)
 {

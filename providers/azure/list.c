@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "applier/core/clock.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 /* The zone's name in URLs: the apex without its trailing dot. */
 static const char *zone_name(const dnsb_hb_zone *zone)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "applier/core/backoff.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 #include "providers/common/throttle.h"
 
 #define REMAINING_READS "x-ms-ratelimit-remaining-subscription-reads"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 static int key_cmp(const void *x, const void *y)
 {

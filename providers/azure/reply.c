@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 /* The object holding code and message: {"error": {...}} (ARM's CloudError) or the body itself ({"code", "message"},
  * as the DNS resource provider answers some requests). NULL when neither. Borrowed from doc. */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "dnsbatch/sys/log.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 typedef enum field_kind { F_ADDR, F_NAME, F_U16, F_U8, F_STRINGS, F_TAG, F_LONG } field_kind;
 

@@ -12,7 +12,7 @@
 
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 /* Rounds of one dnsb_azure_send: requests refused with 429 are sent again (after the Retry-After the quota
  * holds), those refused with 401 again with a new token, in a few rounds at most. */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "dnsbatch/sys/log.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 #include "providers/common/precheck.h"
 
 /* The (owner, type) keys of every RRset the batch names. @return a malloc'd array (2 per change) or NULL */

@@ -8,7 +8,7 @@
 #include <openssl/evp.h>
 
 #include "applier/core/secret.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 void dnsb_rfc2136_config_clear(dnsb_rfc2136_config *cfg)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "dnsbatch/sys/log.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 enum { SNAP_NEVER = -1, SNAP_NONE = 0, SNAP_HELD = 1 };
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rfc2136.h"
+#include "internal.h"
 
 /* An RR with no RDATA: the prerequisite and deletion forms of RFC 2136 §2.4, §2.5. */
 static ldns_rr *rr_empty(const char *owner, uint16_t type, ldns_rr_class cls)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "applier/core/clock.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 /* RFC 8945 §4.5.2: the recommended fudge, seconds. */
 #define TSIG_FUDGE 300

@@ -16,7 +16,7 @@
 #include <netinet/tcp.h>
 
 #include "applier/core/clock.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 typedef struct pipe_run {
 	dnsb_rfc2136_net *net;

@@ -5,7 +5,7 @@
  * zone can (culprit.c).
  */
 #include "dnsbatch/sys/log.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 static int is_prereq_failure(int rcode)
 {

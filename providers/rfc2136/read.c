@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "rfc2136.h"
+#include "internal.h"
 
 /* The query for the RRset (owner, type). @return 0 with *out the caller's; DNSB_EINVAL; DNSB_ENOMEM */
 static int read_query(const dnsb_rrkey *key, ldns_pkt **out, dnsb_error *err)

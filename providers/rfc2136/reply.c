@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "rfc2136.h"
+#include "internal.h"
 
 int dnsb_rfc2136_tsig_error(const ldns_pkt *reply)
 {

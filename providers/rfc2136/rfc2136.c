@@ -8,7 +8,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/registry.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 typedef struct rfc2136_state {
 	dnsb_rfc2136_config cfg;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "applier/core/array.h"
-#include "rfc2136.h"
+#include "internal.h"
 
 /* One RRset, with its key ("TYPE owner"). */
 typedef struct snap_set {

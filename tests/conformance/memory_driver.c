@@ -318,7 +318,7 @@ static void add_counts(json_object *o, size_t changes, size_t applied, size_t al
 	json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
 }
 
-/* Each change's outcome in apply's words, by its JSON path in the plan (applier/cli/plan.c's dnsb_cli_outcomes). */
+/* Each change's outcome in apply's words, by its JSON path in the plan (cli/plan.c's dnsb_cli_outcomes). */
 static json_object *outcomes(dnsb_plan *plan)
 {
 	json_object *arr = json_object_new_array();

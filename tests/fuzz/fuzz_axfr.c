@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "fuzz_common.h"
 
 #define AXFR_ID 0xdb02

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 #include "fuzz_common.h"
 
 #define APEX "example.com."

@@ -21,7 +21,7 @@
 #include <strings.h>
 
 #include "applier/core/backoff.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 #include "providers/common/backend.h"
 #include "providers/common/http.h"
 #include "providers/common/throttle.h"

@@ -15,7 +15,7 @@
 
 #include "dnsbatch/change.h"
 #include "providers/common/http.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

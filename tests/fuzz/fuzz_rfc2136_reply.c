@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "fuzz_common.h"
 
 #define REPLY_ID 0xdb01

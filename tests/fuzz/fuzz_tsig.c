@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "dnsbatch/config.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "fuzz_common.h"
 
 static dnsb_change *change(void)

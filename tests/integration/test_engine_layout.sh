@@ -1,16 +1,17 @@
 #!/bin/bash
 # Calls run one way (docs/design.md §1, issue 32 §5): scripts/engine-calls.sh reads the cross-file calls of the
-# whole tree (applier/*, providers/*) with ctags and fails on a call circle (two files that call each other,
+# whole tree (applier/*, providers/*, cli/) with ctags and fails on a call circle (two files that call each other,
 # directly or round a loop; the circles being removed elsewhere are listed in the script's KNOWN_CIRCLES), and
 # on a call that runs back up the engine's pipeline, and on an include of applier/engine/internal.h outside
-# applier/engine/ (the CLI reaches the engine through dnsbatch/engine.h only). Also checked: the check itself sees a back-call and a
-# circle when one is planted (in copies).
+# applier/engine/ (the CLI reaches the engine through dnsbatch/engine.h only), and on a call from applier/ up into
+# providers/ (docs/design.md §1). Also checked: the check itself sees a back-call and a
+# circle, an include of the internals and a call up when one is planted (in copies).
 . "$(dirname "$0")/checks.sh"
 test_begin
 scratch
 
 if sh scripts/engine-calls.sh >"$T/calls" 2>&1; then
-	ok "applier/ and providers/: no call circle, no call back up the engine's pipeline ($(grep -c ' -> ' "$T/calls") file pairs)"
+	ok "applier/, providers/ and cli/: no call circle, no call back up the engine's pipeline ($(grep -c ' -> ' "$T/calls") file pairs)"
 else
 	not_ok "call circles or calls that run back"
 	grep -E 'BACK$|^CIRCLE' "$T/calls" | sed 's/^/#   /'
@@ -34,14 +35,25 @@ else
 	grep -q '^CIRCLE: .*plan/endpoint .*plan/endpoint_fields' "$T/circle" && ok "a planted circle is seen" ||
 		not_ok "the planted circle is named: $(grep CIRCLE "$T/circle")"
 fi
-# Plant an include of the engine's internals outside applier/engine/ (what applier/cli/unopened.c once did).
-cp -r applier/cli "$T/cli"
+# Plant an include of the engine's internals outside applier/engine/ (what the CLI's unopened.c once did).
+cp -r cli "$T/cli"
 printf '#include "applier/engine/internal.h"\n' >>"$T/cli/apply.c"
 if sh scripts/engine-calls.sh "$T/cli" >"$T/internal" 2>&1; then
 	not_ok "a planted include of applier/engine/internal.h (cli/apply.c) is not seen"
 else
 	grep -q '^INTERNAL: .*cli/apply.c$' "$T/internal" && ok "a planted include of the engine's internals is seen" ||
 		not_ok "the planted include is named: $(grep INTERNAL "$T/internal")"
+fi
+# Plant a call up: the drop log's explain.c (applier/obs/) calling the providers' HTTP transport.
+mkdir -p "$T/applier"
+cp -r applier/obs "$T/applier/obs"
+printf '\nvoid planted(void);\nvoid planted(void) { dnsb_http_free(0); }\n' >>"$T/applier/obs/explain.c"
+if sh scripts/engine-calls.sh "$T/applier" providers >"$T/up" 2>&1; then
+	not_ok "a planted call up from applier/ into providers/ (explain.c -> http.c) is not seen"
+else
+	grep -q '^UP: .*applier/obs/explain -> providers/common/http: dnsb_http_free$' "$T/up" &&
+		ok "a planted call up from applier/ into providers/ is seen (explain -> http)" ||
+		not_ok "the planted call up is named: $(grep UP "$T/up")"
 fi
 echo "# $failures failed"
 [ "$failures" -eq 0 ]

@@ -19,7 +19,7 @@
 
 #include "applier/core/provider.h"
 #include "integration/bind_fixture.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "unit/change_fixture.h"
 
 

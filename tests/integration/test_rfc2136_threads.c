@@ -20,7 +20,7 @@
 
 #include "applier/core/provider.h"
 #include "integration/bind_fixture.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 
 enum { THREADS = 8, BATCHES = 10, PER_BATCH = 5 };
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "dnsbatch/log.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 /* A good record set (www A 192.0.2.1, TTL 300), as a listing holds it. */
 #define GOOD "{\"name\":\"www\",\"type\":\"Microsoft.Network/dnszones/A\",\"etag\":\"e-2\",\"properties\":{\"TTL\":300," \

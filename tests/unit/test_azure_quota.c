@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "applier/core/backoff.h"
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 
 #define LOW 20
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "providers/azure/azure.h"
+#include "providers/azure/internal.h"
 #include "unit/change_fixture.h"
 #include "unit/http_fixture.h"
 

@@ -23,7 +23,7 @@
 #include "dnsbatch/config.h"
 #include "providers/google/google.h"
 #include "providers/pdns/pdns.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 
 #ifndef __SANITIZE_ADDRESS__ /* AddressSanitizer owns malloc: the test is skipped in its build */
 

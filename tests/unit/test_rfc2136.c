@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "applier/core/provider.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "unit/change_fixture.h"
 
 /* What tsig-keygen -a hmac-sha256 writes (a throwaway key). */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "applier/core/array.h"
-#include "providers/rfc2136/rfc2136.h"
+#include "providers/rfc2136/internal.h"
 #include "unit/change_fixture.h"
 
 static dnsb_change *change_new(dnsb_change_kind kind, const char *owner, uint16_t type, const char *old_rdata,

@@ -1,5 +1,5 @@
 /*
- * providers/rfc2136/rfc2136.h - internals of the rfc2136 provider, shared by its
+ * providers/rfc2136/internal.h - internals of the rfc2136 provider, shared by its
  * files and its unit tests. Not installed; users see the backend only as
  * dnsb_backend_rfc2136 (providers/registry.h).
  *
@@ -21,8 +21,8 @@
  *   read.c     RRsets read back by pipelined queries
  *   rfc2136.c  the ops table: submit, read, list (AXFR), close
  */
-#ifndef DNSBATCH_PROVIDERS_RFC2136_H
-#define DNSBATCH_PROVIDERS_RFC2136_H
+#ifndef DNSBATCH_PROVIDERS_RFC2136_INTERNAL_H
+#define DNSBATCH_PROVIDERS_RFC2136_INTERNAL_H
 
 #include <pthread.h>
 #include <sys/socket.h>

@@ -1,5 +1,5 @@
 /*
- * providers/azure/azure.h - internals of the azure provider (Azure DNS,
+ * providers/azure/internal.h - internals of the azure provider (Azure DNS,
  * Microsoft.Network/dnsZones, api-version 2018-05-01), shared by its files
  * and its tests. Not installed; users see the backend as dnsb_backend_azure.
  *
@@ -30,8 +30,8 @@
  * its changes failed, never applied or dropped on a read that sees a part.
  * No secret appears in a message or a log line.
  */
-#ifndef DNSBATCH_PROVIDERS_AZURE_H
-#define DNSBATCH_PROVIDERS_AZURE_H
+#ifndef DNSBATCH_PROVIDERS_AZURE_INTERNAL_H
+#define DNSBATCH_PROVIDERS_AZURE_INTERNAL_H
 
 #include <pthread.h>
 
