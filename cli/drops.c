@@ -8,7 +8,7 @@
 
 #include "dnsbatch/droplog.h"
 #include "applier/obs/droplog_read.h"
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 #include "cli.h"
 
 static void usage(FILE *f)

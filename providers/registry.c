@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "providers/registry.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 /* One line per backend, in the order --help and `help --json` list them. */
 #define DNSB_BACKEND_TABLE(X) \

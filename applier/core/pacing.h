@@ -3,7 +3,7 @@
  * (docs/design.md §3.6: "a rate limit slows the whole provider, not one
  * batch"). The engine's own hold, on batches, after a rate_limited answer;
  * times are on the engine's clock. Below it, on each HTTP request, sits
- * the transport's one throttle chain (providers/common/throttle.h: the rate
+ * the transport's one throttle chain (applier/net/throttle.h: the rate
  * budget, the submission interval, the service's header pacer), whose
  * refusals come back as rate_limited answers with their hold as the
  * Retry-After. A backend keeps no pacer of its own beside those two.

@@ -12,7 +12,7 @@
  * events.k8s.io EventRecorder does (the same reason on the same object and
  * record: one Event, its series.count patched), limits each object's new
  * Events (a token bucket: 25, then one per 5 minutes), reads each object's uid
- * (cached), and posts through providers/common/http.h. The API failing never reaches
+ * (cached), and posts through applier/net/http.h. The API failing never reaches
  * an outcome or an answer: it is logged once per kind, counted in
  * dnsbatch_events_total{result} and retried within bounds.
  */

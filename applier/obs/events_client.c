@@ -2,7 +2,7 @@
  * events_client.c - the recorder's way to the Kubernetes API server: in-cluster
  * configuration or --kubernetes-api/--kubernetes-ca-file/--kubernetes-token-file,
  * the bearer token read again for each request (kubelet rotates a projected
- * token by swapping the file), JSON requests through providers/common/http.h.
+ * token by swapping the file), JSON requests through applier/net/http.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "applier/obs/events_int.h"
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 
 struct dnsb_k8s_client {
 	dnsb_http *http;

@@ -10,7 +10,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/secret.h"
 #include "providers/akamai/akamai.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 /* One request signed with EdgeGrid (a fresh timestamp and nonce each); the body, when any, is JSON. */
 static int call(dnsb_hb *b, const char *method, const char *url, const char *body, double give_up,

@@ -11,7 +11,7 @@
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
 #include "providers/aws/aws.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 #include "providers/registry.h"
 
 /* ---- signed calls ---- */
@@ -314,7 +314,7 @@ static const dnsb_hb_methods aws_methods = {
 	DNSB_HB_OPS("aws"), "hosted zone", sizeof(dnsb_aws), "aws-batch-change-interval",
 	aws_open_state, call, dnsb_aws_reply_error, aws_submit, aws_read, aws_close,
 	/* Route53: five requests per second per AWS account (Route 53 quotas, "Number of API requests"), a bucket of
-	 * five; the budget grants a margin below both (providers/common/ratelimit.h), so that jitter meets no throttle. */
+	 * five; the budget grants a margin below both (applier/net/ratelimit.h), so that jitter meets no throttle. */
 	5, 5,
 };
 

@@ -9,9 +9,9 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 #include "providers/azure/internal.h"
-#include "providers/common/throttle.h"
+#include "applier/net/throttle.h"
 
 /* One request of the skeleton's (a listing page) through send.c: the token (renewed after a 401), the budget,
  * the pace. */

@@ -222,7 +222,7 @@ struct dnsb_pacer;
 struct dnsb_azure;
 /**
  * The provider's header pacer for the transport's throttle chain
- * (providers/common/throttle.h, dnsb_http_set_pacer): GETs against the reads
+ * (applier/net/throttle.h, dnsb_http_set_pacer): GETs against the reads
  * quota, other requests against the writes quota, low water
  * DNSB_AZURE_LOW_WATER; a 429's Retry-After holds that kind.
  * @param a  borrowed (the pacer's state): it outlives the client

@@ -11,7 +11,7 @@
  * pages sent through here (the skeleton's throttle cap, not the engine's
  * --backoff-cap); past it the request is sent again, and a second 429 sets a
  * new hold. The functions on one quota are plain; the pacer below (the
- * header pacer of the transport's throttle chain, providers/common/throttle.h)
+ * header pacer of the transport's throttle chain, applier/net/throttle.h)
  * holds the provider's quota_lock around them.
  */
 #include <math.h>
@@ -20,7 +20,7 @@
 
 #include "applier/core/backoff.h"
 #include "providers/azure/internal.h"
-#include "providers/common/throttle.h"
+#include "applier/net/throttle.h"
 
 #define REMAINING_READS "x-ms-ratelimit-remaining-subscription-reads"
 #define REMAINING_WRITES "x-ms-ratelimit-remaining-subscription-writes"

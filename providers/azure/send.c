@@ -1,6 +1,6 @@
 /*
  * send.c - every API request of the provider, side by side through the
- * transport's dnsb_http_many (providers/common/http.h): at most
+ * transport's dnsb_http_many (applier/net/http.h): at most
  * --azure-max-in-flight at a time, each through the throttle chain (the
  * account's rate budget, then the subscription quota's pace: quota.c) and
  * with the token of the moment. Each request keeps its own reply whatever

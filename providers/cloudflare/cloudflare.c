@@ -14,8 +14,8 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "providers/cloudflare/cloudflare.h"
-#include "providers/common/throttle.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/throttle.h"
+#include "applier/net/ratelimit.h"
 
 /*
  * One request with the credentials; the body, when any, is JSON. The

@@ -287,7 +287,7 @@ int dnsb_cf_pace_note(dnsb_cf_pace *p, const dnsb_http_response *resp, double no
 struct dnsb_pacer;
 /**
  * The pace as the header pacer of the transport's throttle chain
- * (providers/common/throttle.h, dnsb_http_set_pacer): reserve is
+ * (applier/net/throttle.h, dnsb_http_set_pacer): reserve is
  * dnsb_cf_pace_reserve, note dnsb_cf_pace_note (its 1 slows the rate budget).
  * @param p  borrowed (the pacer's state): it outlives the client
  */

@@ -21,7 +21,7 @@
  * fuzzed t=99999999999 held a listing for 3,000 years) is ignored, and said
  * once. The window and its pace are the shared one (providers/common/window.h);
  * this file reads Cloudflare's headers into it. dnsb_cf_pacer makes it the
- * header pacer of the transport's throttle chain (providers/common/throttle.h):
+ * header pacer of the transport's throttle chain (applier/net/throttle.h):
  * every request of the provider passes it.
  */
 #include <stdlib.h>
@@ -30,7 +30,7 @@
 #include "applier/core/backoff.h"
 #include "dnsbatch/sys/log.h"
 #include "providers/cloudflare/cloudflare.h"
-#include "providers/common/throttle.h"
+#include "applier/net/throttle.h"
 #include "providers/common/window.h"
 
 /* The value of parameter `key` in one item (`len` bytes: "name";k=v;k=v). @return 0, or -1 when absent */

@@ -16,7 +16,7 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "providers/common/backend.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 static double give_up_of(double timeout)
 {

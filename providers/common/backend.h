@@ -30,8 +30,8 @@
 #include <json-c/json.h>
 
 #include "dnsbatch/sys/provider.h"
-#include "providers/common/http.h"
-#include "providers/common/interval.h"
+#include "applier/net/http.h"
+#include "applier/net/interval.h"
 
 /** Seconds: the full-jitter backoff of a throttled read (dnsb_hb_get), base and cap. */
 #define DNSB_HB_THROTTLE_BASE 0.2
@@ -147,7 +147,7 @@ void dnsb_hb_close(void *state);
 /**
  * The backend's HTTP client: `timeout` seconds per request at most, the CA
  * file (borrowed; NULL = the system's); with --rate-budget, the account's
- * shared rate budget (providers/common/ratelimit.h), whose token every request but
+ * shared rate budget (applier/net/ratelimit.h), whose token every request but
  * a credential call takes. Call it before the first request (zone discovery).
  * @return 0, or as dnsb_http_new and dnsb_budget_from_config (DNSB_EINVAL
  *         naming a --rate-budget flag)

@@ -11,8 +11,8 @@
 
 #include "dnsbatch/sys/log.h"
 #include "providers/digitalocean/digitalocean.h"
-#include "providers/common/ratelimit.h"
-#include "providers/common/throttle.h"
+#include "applier/net/ratelimit.h"
+#include "applier/net/throttle.h"
 
 /*
  * One request with the token; the body, when any, is JSON. The transport's

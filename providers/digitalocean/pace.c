@@ -13,7 +13,7 @@
  * not sent (rate_limited), and the engine waits the hold. The window and
  * its pace are the shared one (providers/common/window.h, as Cloudflare's);
  * this file reads DigitalOcean's headers into it. dnsb_do_pacer makes it the
- * header pacer of the transport's throttle chain (providers/common/throttle.h).
+ * header pacer of the transport's throttle chain (applier/net/throttle.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,7 @@
 #include "applier/core/backoff.h"
 #include "applier/core/clock.h"
 #include "providers/digitalocean/digitalocean.h"
-#include "providers/common/throttle.h"
+#include "applier/net/throttle.h"
 #include "providers/common/window.h"
 
 /* A reset further than this from now makes no sense (the window is an hour): ignored. */

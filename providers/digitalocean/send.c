@@ -1,6 +1,6 @@
 /*
  * send.c - a batch's requests side by side through the transport's
- * dnsb_http_many (providers/common/http.h): at most DNSB_DO_IN_FLIGHT at a time,
+ * dnsb_http_many (applier/net/http.h): at most DNSB_DO_IN_FLIGHT at a time,
  * each through the throttle chain (the shared budget, the ratelimit pacer),
  * each keeping its own reply whatever order they come in. One refused with
  * 429 did nothing and is sent again after the pacer's hold; one whose reply

@@ -9,7 +9,7 @@
 
 #include "dnsbatch/sys/log.h"
 #include "applier/core/clock.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 #include "providers/google/google.h"
 #include "providers/registry.h"
 

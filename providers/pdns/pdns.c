@@ -16,7 +16,7 @@
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
 #include "providers/pdns/pdns.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 #include "providers/registry.h"
 
 /* One request with the key; the body, when any, is JSON. */

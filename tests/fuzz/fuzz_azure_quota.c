@@ -23,8 +23,8 @@
 #include "applier/core/backoff.h"
 #include "providers/azure/internal.h"
 #include "providers/common/backend.h"
-#include "providers/common/http.h"
-#include "providers/common/throttle.h"
+#include "applier/net/http.h"
+#include "applier/net/throttle.h"
 #include "fuzz_common.h"
 
 #define REMAINING "x-ms-ratelimit-remaining-subscription-writes:"

@@ -19,7 +19,7 @@
 #include <strings.h>
 
 #include "providers/cloudflare/cloudflare.h"
-#include "providers/common/throttle.h"
+#include "applier/net/throttle.h"
 #include "fuzz_common.h"
 
 #ifndef WAIT_MAX

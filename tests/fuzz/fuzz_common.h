@@ -1,6 +1,6 @@
 /*
  * fuzz_common.h - the opening the libFuzzer harnesses share: libFuzzer's entry point declared, the input as a C
- * string, a change of a harness's fixed batch, a reply as the transport (providers/common/http.h) hands it to a backend,
+ * string, a change of a harness's fixed batch, a reply as the transport (applier/net/http.h) hands it to a backend,
  * and the two answers (unsigned, TSIG-signed) of the RFC 2136 harnesses. Header-only (static inline): each harness is one .c file
  * linked alone with libdnsbatch.a. The loopback TCP server of fuzz_http.c and fuzz_redis.c is loopback_server.h.
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "dnsbatch/change.h"
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 #include "providers/rfc2136/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

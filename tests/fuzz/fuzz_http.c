@@ -1,6 +1,6 @@
 /*
  * fuzz_http.c - libFuzzer: any bytes as what an HTTP server answers the
- * one HTTP client of the providers (providers/common/http.c over libcurl): up to 4
+ * one HTTP client of the providers (applier/net/http.c over libcurl): up to 4
  * whole answers (status line, headers, body), split at lines "=====", to
  * consecutive requests of one client (one handle, its connection reused
  * when an answer allows it, as a provider's is), served from a loopback
@@ -24,7 +24,7 @@
 
 #include <json-c/json.h>
 
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 #include "fuzz_common.h"
 #include "loopback_server.h"
 

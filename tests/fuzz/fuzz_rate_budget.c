@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "dnsbatch/config.h"
-#include "providers/common/ratelimit.h"
-#include "providers/common/ratelimit_redis.h"
+#include "applier/net/ratelimit.h"
+#include "applier/net/ratelimit_redis.h"
 #include "fuzz_common.h"
 
 #define URL_PASSWORD "Pw-0x5eCr3t-url"

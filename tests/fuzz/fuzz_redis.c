@@ -1,6 +1,6 @@
 /*
  * fuzz_redis.c - libFuzzer: any bytes as what Redis answers the rate
- * budget's connection (providers/common/ratelimit_redis.c, hiredis's RESP reader
+ * budget's connection (applier/net/ratelimit_redis.c, hiredis's RESP reader
  * underneath). dnsb_redis_connect speaks TCP to a host and port only, so a
  * thread of this program listens on loopback, waits for the first command,
  * answers the input (after its first byte) whole and closes its side; the
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "providers/common/ratelimit_redis.h"
+#include "applier/net/ratelimit_redis.h"
 #include "fuzz_common.h"
 #include "loopback_server.h"
 

@@ -44,16 +44,26 @@ else
 	grep -q '^INTERNAL: .*cli/apply.c$' "$T/internal" && ok "a planted include of the engine's internals is seen" ||
 		not_ok "the planted include is named: $(grep INTERNAL "$T/internal")"
 fi
-# Plant a call up: the drop log's explain.c (applier/obs/) calling the providers' HTTP transport.
+# Plant a call up: the drop log's explain.c (applier/obs/) calling the providers' shared window (providers/common/).
 mkdir -p "$T/applier"
 cp -r applier/obs "$T/applier/obs"
-printf '\nvoid planted(void);\nvoid planted(void) { dnsb_http_free(0); }\n' >>"$T/applier/obs/explain.c"
+printf '\nvoid planted(void);\nvoid planted(void) { dnsb_window_clear(0); }\n' >>"$T/applier/obs/explain.c"
 if sh scripts/engine-calls.sh "$T/applier" providers >"$T/up" 2>&1; then
-	not_ok "a planted call up from applier/ into providers/ (explain.c -> http.c) is not seen"
+	not_ok "a planted call up from applier/ into providers/ (explain.c -> window.c) is not seen"
 else
-	grep -q '^UP: .*applier/obs/explain -> providers/common/http: dnsb_http_free$' "$T/up" &&
-		ok "a planted call up from applier/ into providers/ is seen (explain -> http)" ||
+	grep -q '^UP: .*applier/obs/explain -> providers/common/window: dnsb_window_clear$' "$T/up" &&
+		ok "a planted call up from applier/ into providers/ is seen (explain -> window)" ||
 		not_ok "the planted call up is named: $(grep UP "$T/up")"
+fi
+# Plant an include up: the Events client including a provider header again (the transport is applier/net/ now).
+cp -r applier/obs "$T/applier/obs2"
+printf '#include "providers/common/backend.h"\n' >>"$T/applier/obs2/events_client.c"
+if sh scripts/engine-calls.sh "$T/applier/obs2" >"$T/upi" 2>&1; then
+	not_ok "a planted include of providers/ in applier/ (events_client.c) is not seen"
+else
+	grep -q '^UP: .*applier/obs2/events_client.c:#include "providers/common/backend.h"$' "$T/upi" &&
+		ok "a planted include of providers/ in applier/ is seen" ||
+		not_ok "the planted include up is named: $(grep UP "$T/upi")"
 fi
 echo "# $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_provider_wait_signals.sh - issue 38 §1 "signals end a wait at once", for the waits that
 # test_wait_signals.sh (a read's throttle wait) and the rate budget's do not cover: the engine's backoff
-# before a retry (applier/engine/retry.c), Google's submission interval (providers/common/interval.c),
+# before a retry (applier/engine/retry.c), Google's submission interval (applier/net/interval.c),
 # Cloudflare's hold after a 429 (providers/cloudflare/cloudflare.c), Azure's quota hold
 # (providers/azure/send.c) and Route53's INSYNC polling (providers/aws/insync.c). Each slept on through
 # SIGTERM (30 s or more here). Each apply below is in such a wait when SIGTERM comes: it must end within

@@ -25,7 +25,7 @@
 #include <hiredis/hiredis.h>
 
 #include "applier/core/clock.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 extern char **environ;
 

@@ -27,7 +27,7 @@
 
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 extern char **environ;
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 
 /* A reply of status with body (borrowed, NUL-terminated: the reply does not own it), Content-Type ctype ("" when
  * NULL) and Retry-After retry_after seconds (-1: none). */

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "applier/core/clock.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 #define RATE 5.0
 #define BURST 5.0

@@ -25,7 +25,7 @@
 #include <openssl/rsa.h>
 
 #include "providers/google/google.h"
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 #include "unit/change_fixture.h"
 #include "unit/http_fixture.h"
 #include "unit/config_fixture.h"

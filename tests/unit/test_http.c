@@ -1,5 +1,5 @@
 /*
- * test_http.c - the HTTP transport (providers/common/http.h) against a loopback
+ * test_http.c - the HTTP transport (applier/net/http.h) against a loopback
  * server (tests/fuzz/loopback_server.h): dnsb_http_many's replies read with
  * libcurl's header API (a 100 Continue's headers are not the reply's, as
  * Azure's own parser took them), a body over the cap kept truncated rather
@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "applier/core/clock.h"
-#include "providers/common/http.h"
-#include "providers/common/throttle.h"
+#include "applier/net/http.h"
+#include "applier/net/throttle.h"
 #include "tests/fuzz/loopback_server.h"
 
 static char url[64];

@@ -18,7 +18,7 @@
 
 #include "applier/core/clock.h"
 #include "applier/core/secret.h"
-#include "providers/common/ratelimit_redis.h"
+#include "applier/net/ratelimit_redis.h"
 #include "dnsbatch/sys/provider.h"
 
 /* The bucket's replies are a few dozen bytes: a reply past these bounds is refused before it is

@@ -1,5 +1,5 @@
 /*
- * providers/common/ratelimit_redis.h - the shared bucket's side in Redis: the URL,
+ * applier/net/ratelimit_redis.h - the shared bucket's side in Redis: the URL,
  * the connection (hiredis, with one timeout for the whole of every call, its
  * replies bounded in size) and the one Lua script that takes a token or
  * lowers the rate. Used by ratelimit.c only.

@@ -13,7 +13,7 @@
 
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/common/http_xfer.h"
+#include "applier/net/http_xfer.h"
 
 /* Longest sleep of one turn of the loop (ms): a stop (a signal) is seen within it. */
 #define TURN_MS 100

@@ -1,10 +1,10 @@
 /*
- * providers/common/interval.h - a provider's own submission interval (external-dns's
+ * applier/net/interval.h - a provider's own submission interval (external-dns's
  * --google-batch-change-interval, --aws-batch-change-interval): change
  * batches leave at least that far apart, so as not to meet the API's rate
  * limit at all. Not installed. It is the rate budget's local bucket
- * (providers/common/ratelimit.h, dnsb_budget_gcra) with burst 1, one link of the
- * throttle chain (providers/common/throttle.h) on batches. The engine's pacing
+ * (applier/net/ratelimit.h, dnsb_budget_gcra) with burst 1, one link of the
+ * throttle chain (applier/net/throttle.h) on batches. The engine's pacing
  * after a rate limit is another thing (applier/core/pacing.h).
  */
 #ifndef DNSBATCH_PROVIDERS_INTERVAL_H

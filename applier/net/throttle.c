@@ -1,6 +1,6 @@
-/* throttle.c - the transport's throttle chain: the header pacer, then the rate budget (providers/common/throttle.h). */
-#include "providers/common/ratelimit.h"
-#include "providers/common/throttle.h"
+/* throttle.c - the transport's throttle chain: the header pacer, then the rate budget (applier/net/throttle.h). */
+#include "applier/net/ratelimit.h"
+#include "applier/net/throttle.h"
 
 int dnsb_throttle_pace(dnsb_throttle *t, const char *method, double now, double give_up, double *wait,
 		       dnsb_error *err)

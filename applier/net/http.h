@@ -1,9 +1,9 @@
 /*
- * providers/common/http.h - the one HTTP transport: every HTTP backend (google, aws,
+ * applier/net/http.h - the one HTTP transport: every HTTP backend (google, aws,
  * pdns, cloudflare, azure) and `dnsbatch drops --url` send through it, and
  * nothing else calls curl_easy_init or curl_multi_init. libcurl underneath,
  * connections reused across requests. Not installed; a backend includes it
- * as "providers/common/http.h".
+ * as "applier/net/http.h".
  *
  * One dnsb_http is one libcurl share handle holding the connection cache
  * (and DNS cache, TLS sessions), with a fresh easy handle per request (no
@@ -18,7 +18,7 @@
  * where the server offers it), one dnsb_http_many at a time.
  *
  * Every counted request passes the client's throttle chain
- * (providers/common/throttle.h) first: it reserves a slot before the request
+ * (applier/net/throttle.h) first: it reserves a slot before the request
  * leaves, and notes the reply's headers after. A request the chain holds
  * past the caller's time left is not sent: DNSB_ERATELIMIT, the hold's
  * seconds in the response's retry_after (no thread-local).
@@ -134,8 +134,8 @@ int dnsb_http_do_uncounted(dnsb_http *h, const dnsb_http_request *req, dnsb_http
 
 struct dnsb_budget;
 /**
- * The budget of the client's throttle chain (providers/common/throttle.h): every
- * counted request takes its token from `budget` (providers/common/ratelimit.h)
+ * The budget of the client's throttle chain (applier/net/throttle.h): every
+ * counted request takes its token from `budget` (applier/net/ratelimit.h)
  * before it is sent, and a 429 is fed back to it. dnsb_http_do then also
  * returns DNSB_ERATELIMIT, nothing sent, when the budget has no slot within
  * the request's time left. Call before the first request.
@@ -145,7 +145,7 @@ void dnsb_http_set_budget(dnsb_http *h, struct dnsb_budget *budget);
 
 struct dnsb_pacer;
 /**
- * The header pacer of the client's throttle chain (providers/common/throttle.h):
+ * The header pacer of the client's throttle chain (applier/net/throttle.h):
  * a service's reading of its rate-limit headers (Cloudflare's RateLimit,
  * Azure's x-ms-ratelimit-remaining-*). Call before the first request.
  * @param pacer  copied; its state borrowed (it must outlive h); NULL = none

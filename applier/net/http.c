@@ -31,10 +31,10 @@
 #include "dnsbatch/version.h"
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/common/http.h"
-#include "providers/common/http_xfer.h"
-#include "providers/common/ratelimit.h"
-#include "providers/common/throttle.h"
+#include "applier/net/http.h"
+#include "applier/net/http_xfer.h"
+#include "applier/net/ratelimit.h"
+#include "applier/net/throttle.h"
 
 
 static void share_lock(CURL *c, curl_lock_data data, curl_lock_access access, void *userp)

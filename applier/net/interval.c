@@ -1,12 +1,12 @@
 /*
- * interval.c - a provider's own submission interval (providers/common/interval.h):
+ * interval.c - a provider's own submission interval (applier/net/interval.h):
  * the rate budget's local bucket (dnsb_budget_gcra) at one submission per
  * `every` seconds, burst 1.
  */
 #include "applier/core/clock.h"
 #include "applier/core/stop.h"
-#include "providers/common/interval.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/interval.h"
+#include "applier/net/ratelimit.h"
 
 void dnsb_interval_init(dnsb_interval *iv, double every, const char *flag)
 {

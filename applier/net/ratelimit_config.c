@@ -8,7 +8,7 @@
 
 #include "dnsbatch/sys/flag.h"
 #include "dnsbatch/sys/provider.h"
-#include "providers/common/ratelimit.h"
+#include "applier/net/ratelimit.h"
 
 #define DNSB_REDIS_PASSWORD_ENV "DNSBATCH_REDIS_PASSWORD"
 

@@ -15,7 +15,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 
 void dnsb_http_response_clear(dnsb_http_response *resp)
 {

@@ -1,8 +1,8 @@
 /*
- * providers/common/http_xfer.h - the inside of the HTTP transport, shared by
+ * applier/net/http_xfer.h - the inside of the HTTP transport, shared by
  * http.c (the client), http_xfer.c (one transfer: its easy handle, its
  * reply) and http_many.c (transfers side by side). Not installed; backends
- * use providers/common/http.h.
+ * use applier/net/http.h.
  */
 #ifndef DNSBATCH_PROVIDERS_HTTP_XFER_H
 #define DNSBATCH_PROVIDERS_HTTP_XFER_H
@@ -12,8 +12,8 @@
 
 #include <curl/curl.h>
 
-#include "providers/common/http.h"
-#include "providers/common/throttle.h"
+#include "applier/net/http.h"
+#include "applier/net/throttle.h"
 
 struct dnsb_http {
 	pthread_mutex_t lock;      /* one request at a time (dnsb_http_do) */

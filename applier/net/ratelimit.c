@@ -12,8 +12,8 @@
 #include "applier/core/stop.h"
 #include "dnsbatch/sys/log.h"
 #include "dnsbatch/sys/provider.h"
-#include "providers/common/ratelimit.h"
-#include "providers/common/ratelimit_redis.h"
+#include "applier/net/ratelimit.h"
+#include "applier/net/ratelimit_redis.h"
 
 /* After Redis is found away, it is tried again at most this often (seconds). */
 #define REDIS_RETRY_EVERY 1.0

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "applier/core/clock.h"
-#include "providers/common/http_xfer.h"
+#include "applier/net/http_xfer.h"
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *payload)
 {

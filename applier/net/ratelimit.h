@@ -1,7 +1,7 @@
 /*
- * providers/common/ratelimit.h - one rate budget for every instance writing to one
+ * applier/net/ratelimit.h - one rate budget for every instance writing to one
  * provider account (docs/design.md §3.6). Not installed; the HTTP backends
- * reach it through their client's throttle chain (providers/common/throttle.h).
+ * reach it through their client's throttle chain (applier/net/throttle.h).
  *
  * A provider's request limit belongs to the account (Route53: a token bucket
  * per AWS account; Cloudflare: 1,200 requests per 5 minutes per token), so N

@@ -1,6 +1,6 @@
 /*
- * providers/common/throttle.h - the one throttle chain of the HTTP transport
- * (providers/common/http.h). Not installed.
+ * applier/net/throttle.h - the one throttle chain of the HTTP transport
+ * (applier/net/http.h). Not installed.
  *
  * Every counted request of a client passes it: before the request leaves,
  * dnsb_throttle_pace (the pacer's slot) and, that wait over,
@@ -10,9 +10,9 @@
  * headers; a 429, or headers saying the quota just fell low, slow the
  * budget). Its links, in that order:
  *
- *   budget  the account's rate budget (providers/common/ratelimit.h), local or
+ *   budget  the account's rate budget (applier/net/ratelimit.h), local or
  *           shared through Redis; a provider's submission interval
- *           (providers/common/interval.h) is a local bucket of burst 1;
+ *           (applier/net/interval.h) is a local bucket of burst 1;
  *   pacer   one header pacer, the service's small parser of its rate-limit
  *           headers (Cloudflare's RateLimit and RateLimit-Policy, Azure's
  *           x-ms-ratelimit-remaining-subscription-*, a 429's Retry-After).
@@ -27,7 +27,7 @@
 #define DNSBATCH_PROVIDERS_THROTTLE_H
 
 #include "dnsbatch/common.h"
-#include "providers/common/http.h"
+#include "applier/net/http.h"
 
 /** Seconds: the longest wait the chain makes before a request (the budget's cap too); a longer one is a refusal. */
 #define DNSB_THROTTLE_CAP 60.0
