@@ -14,6 +14,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/cloudfake.bash"
 CFK_NAME=akamai
+DRV_TOOL=akamaifake.py # the fake's own client (cloudfake.bash's cfk_tool)
 
 DRV_CT=akab-conformance-client-dnsb-K2
 DRV_AT=akab-conformance-access-dnsb-V7
@@ -37,24 +38,6 @@ drv_start() {
 	DRV_PID=$CFK_PID
 	DRV_URL=https://127.0.0.1:$CFK_PORT
 	DRV_ENV=(CF_URL="$DRV_URL")
-}
-
-# cfk_tool: akamaifake.py (the fake's hooks) instead of cloudfake.py
-cfk_tool() {
-	shift
-	env "${DRV_ENV[@]}" CF_CA="$T/ca.pem" DNSBATCH="$DNSBATCH" python3 "$CFK_DIR/akamaifake.py" "$@"
-}
-
-# cfk_faults: as cloudfake.bash's, expire-credential W answered Akamai's 401 from W on (nothing renews EdgeGrid)
-cfk_faults() {
-	local in=$2 out=$3 line verb w
-	while IFS= read -r line; do
-		read -r verb w _ <<<"$line"
-		case $verb in
-		expire-credential) echo "expire-credential $w 401-auth.json 401" ;;
-		*) printf '%s\n' "$line" ;;
-		esac
-	done <"$in" >"$out"
 }
 
 # cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment) for the fake at ENDPOINT

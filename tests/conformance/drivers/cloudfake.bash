@@ -54,16 +54,23 @@ cfk_start() {
 }
 
 # cfk_tool PROVIDER VERB [ARG]: cloudfake.py with that provider's environment (the driver's DRV_ENV array, kept
-# with the other DRV_* state for run.sh's --oob entry)
+# with the other DRV_* state for run.sh's --oob entry); a driver whose fake has a client of its own names it in
+# DRV_TOOL (akamaifake.py, dofake.py), which takes VERB [ARG] alone
 cfk_tool() {
-	env "${DRV_ENV[@]}" CF_CA="$T/ca.pem" DNSBATCH="$DNSBATCH" python3 "$CFK_DIR/cloudfake.py" "$@"
+	local tool=cloudfake.py
+	if [ -n "${DRV_TOOL:-}" ]; then
+		tool=$DRV_TOOL
+		shift
+	fi
+	env "${DRV_ENV[@]}" CF_CA="$T/ca.pem" DNSBATCH="$DNSBATCH" python3 "$CFK_DIR/$tool" "$@"
 }
 
 # cfk_faults PROVIDER FAULTFILE OUT: the fault lines the proxy is to meet, the driver's hooks applied:
 # expire-credential W, for a provider whose credential is renewed on the refusal (Cloud DNS and Azure access tokens,
 # Route53 temporary credentials from STS), becomes a refusal of the W-th write with that provider's documented expiry
 # answer (the renewed credential works); for Cloudflare, whose API token cannot be renewed, every request from W on
-# is answered Cloudflare's authentication error. Every other line as it is (the proxy finds a body's extension).
+# is answered Cloudflare's authentication error, and for Akamai (EdgeGrid) and DigitalOcean (a token), neither
+# renewed either, their 401. Every other line as it is (the proxy finds a body's extension).
 cfk_faults() {
 	local prov=$1 in=$2 out=$3 line verb w
 	while IFS= read -r line; do
@@ -74,6 +81,7 @@ cfk_faults() {
 			google | azure) echo "refuse $w 401 401-expired.json" ;;
 			route53) echo "refuse $w 403 403-expired-token.xml" ;;
 			cloudflare) echo "expire-credential $w 403-auth.json" ;;
+			akamai | digitalocean) echo "expire-credential $w 401-auth.json 401" ;;
 			esac ;;
 		*) printf '%s\n' "$line" ;;
 		esac

@@ -15,6 +15,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/cloudfake.bash"
 CFK_NAME=digitalocean
+DRV_TOOL=dofake.py # the fake's own client (cloudfake.bash's cfk_tool)
 
 DRV_API_TOKEN=dop_v1_dnsbconformance0123456789abcdef0123456789abcdef0123456789abcdef01
 DRV_OWN_TOKEN=dop_v1_dnsbdriver0fedcba9876543210fedcba9876543210fedcba9876543210fedc
@@ -33,24 +34,6 @@ drv_start() {
 	DRV_PID=$CFK_PID
 	DRV_URL=https://127.0.0.1:$CFK_PORT
 	DRV_ENV=(CF_URL="$DRV_URL" CF_TOKEN="$DRV_OWN_TOKEN")
-}
-
-# cfk_tool: dofake.py (DigitalOcean's forms, the fake's hooks) instead of cloudfake.py
-cfk_tool() {
-	shift
-	env "${DRV_ENV[@]}" CF_CA="$T/ca.pem" DNSBATCH="$DNSBATCH" python3 "$CFK_DIR/dofake.py" "$@"
-}
-
-# cfk_faults: as cloudfake.bash's, expire-credential W answered DigitalOcean's 401 from W on (a token is not renewed)
-cfk_faults() {
-	local in=$2 out=$3 line verb w
-	while IFS= read -r line; do
-		read -r verb w _ <<<"$line"
-		case $verb in
-		expire-credential) echo "expire-credential $w 401-auth.json 401" ;;
-		*) printf '%s\n' "$line" ;;
-		esac
-	done <"$in" >"$out"
 }
 
 # cfk_args ENDPOINT: CFK_ARGS (dnsbatch's provider flags) and CFK_CREDS (its environment: none, the token is a file)
