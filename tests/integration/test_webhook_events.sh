@@ -140,9 +140,11 @@ sleep 1
 eq "after 10 loops: 6 Events (2 more: the held-back groups' RecordHeld), not 60" "$(requests 'POST 201')" 6
 eq "after 10 loops: 4 patches (each repeating Event's series started: count 2), not one per loop" \
 	"$(requests 'PATCH 200')" 4
-# The patch that starts a series carries the count seen by then (2 or more: the loops are quick).
+# The patch that starts a series carries the count seen by then: 2 or more, and no more than the 10 loops made (the
+# recorder posts from a queue of its own, so on a loaded machine it may see the count only once every loop is in;
+# the exact count is checked at the stop, below).
 eq "after 10 loops: RecordHeld on the Service and the HTTPRoute, each a series" \
-	"$(events 'select(.reason == "RecordHeld") | "\(.regarding.name) \(.series.count >= 2 and .series.count < 9)"')" \
+	"$(events 'select(.reason == "RecordHeld") | "\(.regarding.name) \(.series.count >= 2 and .series.count <= 10)"')" \
 	"$(printf '%s\n' 'mail true' 'sip-route true')"
 check "the rotated token is used" [ "$(kube stats | jq '.tokens["tok-2"] // 0')" -ge 1 ]
 extdns_stop
