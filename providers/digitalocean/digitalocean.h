@@ -120,9 +120,13 @@ int dnsb_do_record_parse(char **owner, uint16_t *type, char **rdata, uint32_t *t
 /**
  * Append the records of one listing page ({"domain_records": [...],
  * "links": {"pages": {"next"}}}) to `out` (those of keys when n > 0) and
- * their ids to `ids` (may be NULL), keyed by (owner, type, RDATA).
+ * their ids to `ids` (may be NULL), keyed by (owner, type, RDATA). With
+ * n 0 (a listing of the whole domain, never a change's read) a record that
+ * cannot be read is skipped with a warning naming it (owner, type, id);
+ * with n > 0 one of the keys' RRsets fails the page (DNSB_EPARSE).
  * @param next  receives the next page's URL (malloc'd) or NULL on the last page
- * @return 0; DNSB_EPARSE (not a listing, a record that is not one); DNSB_ENOMEM
+ * @return the number of records skipped (0 when n > 0); DNSB_EPARSE (not a
+ *         listing, an unreadable record of the keys); DNSB_ENOMEM
  */
 int dnsb_do_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *page, const char *apex,
 			  const dnsb_rrkey *keys, size_t n, char **next, dnsb_error *err);
@@ -296,6 +300,7 @@ typedef struct dnsb_do {
 	dnsb_do_config cfg;
 	dnsb_do_pace pace;
 	unsigned long writes, undone, settled; /**< writes sent, undone, lost replies read back (atomic) */
+	unsigned long skipped;                 /**< records a whole listing skipped, unreadable (atomic) */
 } dnsb_do;
 
 /** list.c: endpoint + "/domains/" + the domain + rest. @return malloc'd or NULL */

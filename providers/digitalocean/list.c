@@ -121,6 +121,10 @@ static int records_page(void *payload, const char *token, char **next, dnsb_erro
 	if ((rc = dnsb_hb_get_json(&l->d->base, url, l->what, l->give_up, &doc, NULL, err)) == 0 &&
 	    (rc = dnsb_do_records_parse(l->out, l->ids, doc, l->zone->apex, l->keys, l->n, next, err)) == DNSB_EPARSE)
 		rc = DNSB_ETRANSIENT; /* a reply we cannot read: maybe not the API's */
+	if (rc > 0) { /* records of a whole listing skipped (records.c warned of each) */
+		__atomic_fetch_add(&l->d->skipped, (unsigned long)rc, __ATOMIC_RELAXED);
+		rc = 0;
+	}
 	json_object_put(doc);
 	free(url);
 	return rc;
