@@ -53,8 +53,10 @@
 /** --digitalocean-api-page-size default (external-dns's) and the API's largest page. */
 #define DNSB_DO_PAGE_DEFAULT 50
 #define DNSB_DO_PAGE_MAX 200
-/** Pages followed at most in one listing. */
+/** Pages followed at most in one listing (list.c bounds it by the first page's meta.total). */
 #define DNSB_DO_PAGES_MAX 100000
+/** Pages a listing may run past what its first page's meta.total announced (records added meanwhile), besides a tenth. */
+#define DNSB_DO_PAGES_SLACK 2
 /** A read of at most this many distinct owner names lists each name (?name=); more lists the domain. */
 #define DNSB_DO_READ_BY_NAME_MAX 16
 /** Seconds one HTTP request may take at most. */

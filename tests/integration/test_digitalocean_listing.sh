@@ -54,5 +54,24 @@ eq "alien: a create of its RRset is failed, not applied" \
 clean_requests alien
 kill "$FAKE_PID"
 
+# ---- next links that never end (a hostile or buggy server): the walk stops at what meta.total announced, plus a
+# little slack (26 records at 20 a page: 2 pages, + 2), never at DNSB_DO_PAGES_MAX (100,000) ----
+for what in domain_records domains; do
+	start_do "endless-$what" --endless-next "$what" || exit 1
+	for i in $(seq 1 22); do echo "{\"name\":\"e$i\",\"type\":\"A\",\"ttl\":300,\"data\":\"192.0.2.$i\"}"; done |
+		jq -sc '{records: .}' | curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' \
+		--data-binary @- "$URL/_fake/load/example.com"
+	records --digitalocean-api-page-size 20
+	# domain_records: each domain's listing fails (exit 4, retryable): example.com's 26 records 2 pages + 2 read,
+	# example.org's 4 records 1 + 2, and the domains 1; domains: the open fails (exit 2) after 1 + 2 pages
+	eq "endless $what: records fails, naming the walk's bound" \
+		"$RC $(grep -c 'the next links run past [0-9]* pages' "$T/records.err")" \
+		"$([ "$what" = domains ] && echo '2 1' || echo '4 2')"
+	eq "endless $what: a few pages read, not 100,000" "$(stat .requests)" \
+		"$([ "$what" = domains ] && echo 3 || echo 8)"
+	clean_requests "endless-$what"
+	kill "$FAKE_PID"
+done
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]
