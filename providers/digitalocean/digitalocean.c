@@ -62,6 +62,9 @@ static void do_close(dnsb_hb *b)
 {
 	dnsb_do *d = (dnsb_do *)b;
 
+	if (d->skipped)
+		dnsb_log(DNSB_LOG_INFO, "digitalocean: %lu records skipped by listings (unreadable: see the warnings)",
+			 d->skipped);
 	if (d->writes)
 		dnsb_log(DNSB_LOG_DEBUG, "digitalocean: %lu writes, %lu undone, %lu lost replies read back; %lu requests "
 			 "paced, %lu 429s", d->writes, d->undone, d->settled, d->pace.slowed, d->pace.throttled);

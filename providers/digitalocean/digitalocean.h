@@ -53,8 +53,10 @@
 /** --digitalocean-api-page-size default (external-dns's) and the API's largest page. */
 #define DNSB_DO_PAGE_DEFAULT 50
 #define DNSB_DO_PAGE_MAX 200
-/** Pages followed at most in one listing. */
+/** Pages followed at most in one listing (list.c bounds it by the first page's meta.total). */
 #define DNSB_DO_PAGES_MAX 100000
+/** Pages a listing may run past what its first page's meta.total announced (records added meanwhile), besides a tenth. */
+#define DNSB_DO_PAGES_SLACK 2
 /** A read of at most this many distinct owner names lists each name (?name=); more lists the domain. */
 #define DNSB_DO_READ_BY_NAME_MAX 16
 /** Seconds one HTTP request may take at most. */
@@ -120,9 +122,13 @@ int dnsb_do_record_parse(char **owner, uint16_t *type, char **rdata, uint32_t *t
 /**
  * Append the records of one listing page ({"domain_records": [...],
  * "links": {"pages": {"next"}}}) to `out` (those of keys when n > 0) and
- * their ids to `ids` (may be NULL), keyed by (owner, type, RDATA).
+ * their ids to `ids` (may be NULL), keyed by (owner, type, RDATA). With
+ * n 0 (a listing of the whole domain, never a change's read) a record that
+ * cannot be read is skipped with a warning naming it (owner, type, id);
+ * with n > 0 one of the keys' RRsets fails the page (DNSB_EPARSE).
  * @param next  receives the next page's URL (malloc'd) or NULL on the last page
- * @return 0; DNSB_EPARSE (not a listing, a record that is not one); DNSB_ENOMEM
+ * @return the number of records skipped (0 when n > 0); DNSB_EPARSE (not a
+ *         listing, an unreadable record of the keys); DNSB_ENOMEM
  */
 int dnsb_do_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *page, const char *apex,
 			  const dnsb_rrkey *keys, size_t n, char **next, dnsb_error *err);
@@ -296,6 +302,7 @@ typedef struct dnsb_do {
 	dnsb_do_config cfg;
 	dnsb_do_pace pace;
 	unsigned long writes, undone, settled; /**< writes sent, undone, lost replies read back (atomic) */
+	unsigned long skipped;                 /**< records a whole listing skipped, unreadable (atomic) */
 } dnsb_do;
 
 /** list.c: endpoint + "/domains/" + the domain + rest. @return malloc'd or NULL */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "applier/core/clock.h"
 #include "providers/digitalocean/digitalocean.h"
 
 char *dnsb_do_url(const dnsb_do *d, const char *domain, const char *rest)
@@ -32,11 +33,48 @@ static int page_url(char **out, const dnsb_do *d, const char *token, const char 
 	return *out ? 0 : dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
 }
 
+/*
+ * How far a listing's next links are followed: the pages the first page's meta.total announced at per_page, plus
+ * DNSB_DO_PAGES_SLACK and a tenth for what is added meanwhile (DNSB_DO_PAGES_MAX without meta.total), and no page
+ * past give_up (0: no limit). A server whose next links never end (hostile, or a bug) fails the listing transient.
+ */
+typedef struct walk {
+	unsigned long pages, bound; /* pages read; at most this many (0 until the first page is read) */
+	size_t per_page;
+	double give_up;
+	const char *what;
+} walk;
+
+/* After a page (doc) with a next link: may the walk go on? @return 0, or DNSB_ETRANSIENT (err says why) */
+static int walk_on(walk *w, json_object *doc, dnsb_error *err)
+{
+	json_object *meta, *v;
+
+	if (w->pages++ == 0) {
+		w->bound = DNSB_DO_PAGES_MAX;
+		if (json_object_object_get_ex(doc, "meta", &meta) && json_object_object_get_ex(meta, "total", &v) &&
+		    json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0) {
+			unsigned long want = (unsigned long)((json_object_get_int64(v) + (int64_t)w->per_page - 1) /
+							     (int64_t)w->per_page);
+			if (want < DNSB_DO_PAGES_MAX)
+				w->bound = want + want / 10 + DNSB_DO_PAGES_SLACK;
+		}
+	}
+	if (w->pages >= w->bound)
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s: the next links run past %lu pages (meta.total said fewer "
+				      "at %zu a page): the listing is not followed further", w->what, w->bound, w->per_page);
+	if (w->give_up > 0 && dnsb_monotonic() >= w->give_up)
+		return dnsb_error_set(err, DNSB_ETRANSIENT, "%s: out of time after %lu pages: the listing is not complete",
+				      w->what, w->pages);
+	return 0;
+}
+
 /* ---- the domains ---- */
 
 typedef struct domains {
 	dnsb_do *d;
 	char *first;
+	walk w;
 } domains;
 
 static int take_domains(dnsb_do *d, json_object *doc, dnsb_error *err)
@@ -74,6 +112,8 @@ static int domains_page(void *payload, const char *token, char **next, dnsb_erro
 		    json_object_object_get_ex(pages, "next", &v) && json_object_is_type(v, json_type_string) &&
 		    (*next = strdup(json_object_get_string(v))) == NULL)
 			rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
+		if (rc == 0 && *next)
+			rc = walk_on(&l->w, doc, err);
 	}
 	json_object_put(doc);
 	free(url);
@@ -82,7 +122,7 @@ static int domains_page(void *payload, const char *token, char **next, dnsb_erro
 
 int dnsb_do_list_domains(dnsb_do *d, dnsb_error *err)
 {
-	domains l = { d, NULL };
+	domains l = { d, NULL, { 0, 0, d->cfg.page_size, 0, "GET /v2/domains" } };
 	int rc;
 
 	if (asprintf(&l.first, "%s/domains?per_page=%zu", d->cfg.endpoint, d->cfg.page_size) < 0)
@@ -105,7 +145,7 @@ typedef struct listing {
 	double give_up;
 	dnsb_rrset_list *out;
 	dnsb_hb_tags *ids;
-	const char *what;
+	walk w;
 } listing;
 
 static int records_page(void *payload, const char *token, char **next, dnsb_error *err)
@@ -118,9 +158,17 @@ static int records_page(void *payload, const char *token, char **next, dnsb_erro
 	*next = NULL;
 	if ((rc = page_url(&url, l->d, token, l->first, err)) != 0)
 		return rc;
-	if ((rc = dnsb_hb_get_json(&l->d->base, url, l->what, l->give_up, &doc, NULL, err)) == 0 &&
+	if ((rc = dnsb_hb_get_json(&l->d->base, url, l->w.what, l->give_up, &doc, NULL, err)) == 0 &&
 	    (rc = dnsb_do_records_parse(l->out, l->ids, doc, l->zone->apex, l->keys, l->n, next, err)) == DNSB_EPARSE)
 		rc = DNSB_ETRANSIENT; /* a reply we cannot read: maybe not the API's */
+	if (rc > 0) { /* records of a whole listing skipped (records.c warned of each) */
+		__atomic_fetch_add(&l->d->skipped, (unsigned long)rc, __ATOMIC_RELAXED);
+		rc = 0;
+	}
+	if (rc == 0 && *next && (rc = walk_on(&l->w, doc, err)) != 0) {
+		free(*next);
+		*next = NULL;
+	}
 	json_object_put(doc);
 	free(url);
 	return rc;
@@ -132,7 +180,7 @@ static int list_records(dnsb_hb *b, const dnsb_hb_zone *zone, const char *owner,
 {
 	dnsb_do *d = (dnsb_do *)b;
 	char what[400], *query = NULL, *rest = NULL;
-	listing l = { d, zone, NULL, keys, n, give_up, out, ids, what };
+	listing l = { d, zone, NULL, keys, n, give_up, out, ids, { 0, 0, d->cfg.page_size, give_up, what } };
 	int rc;
 
 	snprintf(what, sizeof(what), "GET records of domain %s%s%s", zone->id, owner ? " at " : "", owner ? owner : "");

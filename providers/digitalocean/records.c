@@ -12,6 +12,7 @@
 
 #include <ldns/ldns.h>
 
+#include "dnsbatch/sys/log.h"
 #include "providers/digitalocean/digitalocean.h"
 
 /* RDATA text of one record at most (a TXT string of a few KiB, escaped). */
@@ -263,7 +264,28 @@ static int wanted(json_object *rec, const char *apex, const dnsb_rrkey *keys, si
 	return want;
 }
 
-/* One record into out and ids. */
+/*
+ * A record a listing of the whole domain (n 0: `records`, the sidecar's GET /records) cannot read: skipped with a
+ * warning naming it, as a keyed read skips the records of other RRsets. Only there: a read of keys fails on an
+ * unreadable record of its own RRsets, so that a change is never judged against an RRset missing a record.
+ */
+static int skip_record(json_object *rec, const char *apex, const dnsb_error *why)
+{
+	const char *name = str_member(rec, "name"), *tname = str_member(rec, "type");
+	json_object *v;
+	char *owner = NULL;
+
+	if (name)
+		(void)record_owner(&owner, name, apex, NULL);
+	dnsb_log(DNSB_LOG_WARN, "digitalocean: %s: skipped a record this listing cannot read: %s %s id %s (%s)", apex,
+		 owner ? owner : name ? name : "(no name)", tname ? tname : "(no type)",
+		 json_object_object_get_ex(rec, "id", &v) ? json_object_get_string(v) : "(none)",
+		 why ? why->message : "unreadable");
+	free(owner);
+	return 1;
+}
+
+/* One record into out and ids. @return 0; 1 skipped (unreadable, in a whole listing); DNSB_EPARSE; DNSB_ENOMEM */
 static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec, const char *apex,
 		       const dnsb_rrkey *keys, size_t n, dnsb_error *err)
 {
@@ -272,6 +294,8 @@ static int take_record(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *rec
 	uint32_t ttl;
 	int rc = wanted(rec, apex, keys, n) ? dnsb_do_record_parse(&owner, &type, &rdata, &ttl, id, rec, apex, err) : 1;
 
+	if (rc == DNSB_EPARSE && n == 0)
+		return skip_record(rec, apex, err);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (n == 0 || dnsb_rrkeys_want(keys, n, owner, type)) {
@@ -295,16 +319,17 @@ int dnsb_do_records_parse(dnsb_rrset_list *out, dnsb_hb_tags *ids, json_object *
 			  const dnsb_rrkey *keys, size_t n, char **next, dnsb_error *err)
 {
 	json_object *list;
-	int rc = 0;
+	int rc = 0, skipped = 0;
 
 	*next = NULL;
 	if (!json_object_object_get_ex(page, "domain_records", &list) || !json_object_is_type(list, json_type_array))
 		return dnsb_error_set(err, DNSB_EPARSE, "not a domain record listing (no domain_records array)");
-	for (size_t i = 0; rc == 0 && i < json_object_array_length(list); i++)
-		rc = take_record(out, ids, json_object_array_get_idx(list, i), apex, keys, n, err);
-	if (rc == 0 && next_link(page, next) != 0)
+	for (size_t i = 0; rc >= 0 && i < json_object_array_length(list); i++)
+		if ((rc = take_record(out, ids, json_object_array_get_idx(list, i), apex, keys, n, err)) > 0)
+			skipped++;
+	if (rc >= 0 && next_link(page, next) != 0)
 		rc = dnsb_error_set(err, DNSB_ENOMEM, "out of memory");
-	return rc;
+	return rc < 0 ? rc : skipped;
 }
 
 /* ---- writing ---- */

@@ -67,6 +67,8 @@ POST /_fake/fault/KIND[/KIND...]): ok; 429 (retry-after --fault-retry-after seco
 written); 500after / 502after (written, then the error); drop (written, then the connection closed without a reply:
 a lost reply); delay (--fault-delay ms, then as ok); refuse (422, nothing written). --status-at N=STATUS answers the
 N-th API request (any method, counted from 1) STATUS with DigitalOcean's error body for it, nothing done.
+--endless-next KEY (domains, domain_records): every page of that listing, the last and past it (empty), links a next
+page (a server whose pages never end).
 
 Unauthenticated test hooks (no rate limit): GET /_fake/stats; GET /_fake/zone/D (every record as stored, by id);
 POST /_fake/load/D {"records": [{type, name, data, ttl, priority, port, weight, flags, tag}]} (the domain holds
@@ -542,6 +544,8 @@ class Handler(fakehttp.Handler):
             pages.update(first=link(1), prev=link(min(page - 1, last)))
         if page < last:
             pages.update(next=link(page + 1), last=link(last))
+        elif key in self.state.args.endless_next:  # a buggy or hostile server: next never ends
+            pages.update(next=link(page + 1))
         return self.reply(200, {key: chunk, "links": {"pages": pages} if pages else {}, "meta": {"total": len(items)}})
 
     def list_records(self, zone, records, query):
@@ -618,6 +622,8 @@ def main():
     ap.add_argument("--fault", action="append", default=[], help="KIND or KIND*N, in order, one per record write")
     ap.add_argument("--fault-retry-after", type=int, default=1, help="seconds: the retry-after of a 429 fault")
     ap.add_argument("--fault-delay", type=float, default=1000, help="milliseconds a delay fault waits")
+    ap.add_argument("--endless-next", action="append", default=[], choices=["domains", "domain_records"],
+                    help="every page of this listing links a next page (past the last)")
     ap.add_argument("--status-at", action="append", default=[], help="N=STATUS: the N-th API request answered STATUS")
     args = ap.parse_args()
     ALLOW_DUPLICATES = args.allow_duplicates
