@@ -269,6 +269,26 @@ static void test_rate_limit_exhausted_fails_rate_limited(void **state)
 	run_free(&r);
 }
 
+/* A rate limit whose Retry-After passes the deadline ends the apply at once (failed, deadline): the provider will
+ * refuse until then, so resubmitting at 10 x a small --backoff-cap only spends submissions (DigitalOcean's spent
+ * hour, 3,600 s: 8 submissions in 4 s, a log line each, nothing sent). */
+static void test_rate_limit_past_deadline_ends_at_once(void **state)
+{
+	run r;
+
+	(void)state;
+	run_init(&r, "*:rate-limit=3600", 3, 0);
+	r.o.backoff_base = 0.01;
+	r.o.backoff_cap = 0.05;
+	r.o.timeout = 4;
+	run_apply(&r);
+	assert_int_equal(r.rep.failed, 3);
+	assert_int_equal(r.rep.submissions, 1);
+	assert_int_equal(r.c.sleeps, 0);
+	assert_int_equal(run_change(&r, 0)->reason, DNSB_REASON_DEADLINE);
+	run_free(&r);
+}
+
 static void test_shared_pacing_waits_for_provider(void **state)
 {
 	run r;
@@ -707,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_transient_exhausted_fails_with_bounded_retries),
 		cmocka_unit_test(test_transient_before_commit_then_ok),
 		cmocka_unit_test(test_retry_after_is_a_floor),
+		cmocka_unit_test(test_rate_limit_past_deadline_ends_at_once),
 		cmocka_unit_test(test_rate_limit_exhausted_fails_rate_limited),
 		cmocka_unit_test(test_shared_pacing_waits_for_provider),
 		cmocka_unit_test(test_backoff_deterministic_with_seed),
