@@ -3,10 +3,10 @@
 # caller's EXIT trap kills every PID in PIDS). The fake checks every request against DigitalOcean's published
 # OpenAPI description (tests/fakes/digitalocean-domains-openapi.json).
 #
-# Needs: T (the caller's temp dir), PIDS (an array), eq and fake_started (checks.sh), and the certificates of
+# Needs: T (the caller's temp dir), PIDS (an array), eq, fake_started and clean_run (checks.sh), and the certificates of
 # tls_pki (checks.sh).
 # Gives: the tokens the fake accepts (TOKEN, in $T/do.token; OTHER_TOKEN, another client), start_do, stat, zone,
-# clean_requests, req, run, apply.
+# clean_requests, req, run, apply, load, rec, fault.
 # shellcheck shell=bash
 
 DO_FAKE=$PWD/tests/fakes/fake_digitalocean.py
@@ -27,6 +27,21 @@ start_do() {
 	fake_started "$name" $! || return 1
 	URL=https://127.0.0.1:$PORT
 }
+# load < JSON-LINES: example.com holds exactly these records (and its SOA and apex NS), ids in this order; the
+# records {type, name, data, ttl, ...} one a line (rec writes one)
+load() {
+	jq -sc '{records: .}' | curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' \
+		--data-binary @- "$URL/_fake/load/example.com"
+}
+# rec NAME TYPE TTL DATA [FIELD=VALUE...]: one record of a load
+rec() {
+	local name=$1 type=$2 ttl=$3 data=$4
+	shift 4
+	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" --arg d "$data" '{name: $n, type: $t, ttl: $ttl, data: $d} +
+		([$ARGS.positional[] | split("=") | {(.[0]): (.[1] | tonumber? // .)}] | add // {})' --args "$@"
+}
+# fault KIND...: the next record writes meet these faults, in order
+fault() { local IFS=/; curl -s -o /dev/null -X POST --cacert "$T/ca.pem" "$URL/_fake/fault/$*"; }
 # stat JQ: a field of the fake's statistics
 stat() { curl -s --cacert "$T/ca.pem" "$URL/_fake/stats" | jq -r "$1"; }
 # zone [DOMAIN]: the fake's records of example.com (or DOMAIN) but the SOA, one a line, "NAME TTL TYPE [FIELDS] DATA",
@@ -55,10 +70,7 @@ header() { sed -n "s/^$1: //p" "$T/h" | head -n1; }
 
 # run CMD...: dnsbatch in a clean environment (no DO_TOKEN unless the caller's DO_ENV array gives it)
 DO_ENV=()
-run() {
-	env -i PATH="$PATH" HOME="$T" LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${DO_ENV[@]}" "$DNSBATCH" "$@"
-}
+run() { clean_run "$T" "${DO_ENV[@]}" -- "$@"; }
 # apply NAME PLAN [flags...]: dnsbatch apply to the fake with the token file; RC, $T/NAME.{json,err,drops}
 apply() {
 	local name=$1 planfile=$2

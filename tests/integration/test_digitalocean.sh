@@ -10,28 +10,11 @@
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
 # Env: DNSBATCH (default build/dnsbatch), DNSB_KEEP_TMP=1 to keep the temp dir.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-ROOT=$PWD
-DNSBATCH=${DNSBATCH:-$ROOT/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/digitalocean_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-	if [ "${DNSB_KEEP_TMP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-if ! tls_pki >"$T/pki.log" 2>&1; then
-	not_ok "openssl makes the test CA and certificate" "$(tail -3 "$T/pki.log")"
-	exit 1
-fi
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 
 # no_secret NAME: nothing apply NAME printed holds the token
 no_secret() {
@@ -43,21 +26,6 @@ no_secret() {
 }
 # zone_: example.com's records (zone) without the apex NS DigitalOcean keeps
 zone_() { zone | grep -v '^@ [0-9]* NS '; }
-# load < JSON-LINES: example.com holds exactly these records ({type, name, data, ttl, ...} one a line)
-load() {
-	jq -sc '{records: .}' | curl -s -o /dev/null -w '%{http_code}' --cacert "$T/ca.pem" \
-		-H 'Content-Type: application/json' --data-binary @- "$URL/_fake/load/example.com"
-}
-# fault KIND...: the next record writes meet these faults, in order
-fault() { local IFS=/; curl -s -o /dev/null -X POST --cacert "$T/ca.pem" "$URL/_fake/fault/$*"; }
-# rec NAME TYPE TTL DATA [FIELD=VALUE...]: one record of a load
-rec() {
-	local name=$1 type=$2 ttl=$3 data=$4
-	shift 4
-	jq -cn --arg n "$name" --arg t "$type" --argjson ttl "$ttl" --arg d "$data" '{name: $n, type: $t, ttl: $ttl, data: $d} +
-		([$ARGS.positional[] | split("=") | {(.[0]): (.[1] | tonumber? // .)}] | add // {})' --args "$@"
-}
-
 # ---- the token and the domains at start ----
 start_do auth || exit 1
 plan "$T/one.plan.json" create="$(list "$(ep one.example.com A 300 192.0.2.5)")"

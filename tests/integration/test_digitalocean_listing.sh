@@ -6,17 +6,11 @@
 # a change to its RRset still fails its read (never applied or already_applied on an RRset missing a record).
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/digitalocean_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
-PIDS=()
-trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done; [ "${DNSB_KEEP_TMP:-0}" = 1 ] && echo "# kept $T" || rm -rf "$T"' EXIT
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 
 # records [flags...]: what `dnsbatch records` lists of example.com into $T/records.txt, "OWNER TYPE RDATA" one a
 # line; RC; $T/records.err
@@ -59,8 +53,7 @@ kill "$FAKE_PID"
 for what in domain_records domains; do
 	start_do "endless-$what" --endless-next "$what" || exit 1
 	for i in $(seq 1 22); do echo "{\"name\":\"e$i\",\"type\":\"A\",\"ttl\":300,\"data\":\"192.0.2.$i\"}"; done |
-		jq -sc '{records: .}' | curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' \
-		--data-binary @- "$URL/_fake/load/example.com"
+		load
 	records --digitalocean-api-page-size 20
 	# domain_records: each domain's listing fails (exit 4, retryable): example.com's 26 records 2 pages + 2 read,
 	# example.org's 4 records 1 + 2, and the domains 1; domains: the open fails (exit 2) after 1 + 2 pages

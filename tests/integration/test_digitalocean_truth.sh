@@ -8,27 +8,12 @@
 # a race by a read-back (docs/provider-author.md: "read back after the write to count races").
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/digitalocean_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
-PIDS=()
-trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done; [ "${DNSB_KEEP_TMP:-0}" = 1 ] && echo "# kept $T" || rm -rf "$T"' EXIT
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 
-# load < JSON-LINES: example.com holds exactly these records (and its SOA and apex NS), ids in this order
-load() {
-	jq -sc '{records: .}' | curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' \
-		--data-binary @- "$URL/_fake/load/example.com"
-}
-# rec NAME TYPE TTL DATA: one record of a load
-rec() { jq -cn --arg n "$1" --arg t "$2" --argjson ttl "$3" --arg d "$4" '{name: $n, type: $t, ttl: $ttl, data: $d}'; }
-# fault KIND...: the next record writes meet these faults, in order
-fault() { local IFS=/; curl -s -o /dev/null -X POST --cacert "$T/ca.pem" "$URL/_fake/fault/$*"; }
 # records: what `dnsbatch records` lists of example.com, "OWNER TTL TYPE RDATA" one a line
 records() {
 	run records --provider digitalocean --digitalocean-api-endpoint "$URL" --digitalocean-ca-file "$T/ca.pem" \

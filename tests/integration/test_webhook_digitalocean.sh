@@ -7,19 +7,14 @@
 # creating one write nothing (1,0,0,0,0); an update is one loop's write, made in place.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/digitalocean_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 start_do hook || exit 1
-curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' \
-	--data-binary '{"records":[{"type":"A","name":"taken","data":"198.51.100.7","ttl":300}]}' "$URL/_fake/load/example.com"
+rec taken A 300 198.51.100.7 | load
 
 extdns_serve "$T/serve.log" --provider digitalocean --digitalocean-api-endpoint "$URL" --digitalocean-ca-file "$T/ca.pem" \
 	--digitalocean-token-file "$T/do.token" --digitalocean-api-page-size 3 --drop-log "$T/drops.jsonl" ||

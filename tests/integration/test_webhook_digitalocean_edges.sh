@@ -8,20 +8,14 @@
 # external-dns does not own are left alone.
 #
 # Prints "ok - NAME" or "not ok - NAME" per check; exits 1 if any failed.
-set -u
-export LC_ALL=C
-cd "$(dirname "$0")/../.." || exit 1
-DNSBATCH=${DNSBATCH:-$PWD/build/dnsbatch}
-. tests/integration/checks.sh
+. "$(dirname "$0")/checks.sh"
+test_begin
 . tests/integration/extdns_client.sh
 . tests/integration/digitalocean_fake.sh
 
-fake_needs jsonschema python3-jsonschema openssl jq curl python3
-fake_scratch
+fake_begin jsonschema python3-jsonschema openssl jq curl python3
 start_do edges || exit 1
-curl -s -o /dev/null --cacert "$T/ca.pem" -H 'Content-Type: application/json' --data-binary \
-	'{"records":[{"type":"A","name":"@","data":"198.51.100.1","ttl":300},{"type":"TXT","name":"@","data":"google-site-verification=abc","ttl":300}]}' \
-	"$URL/_fake/load/example.com"
+{ rec @ A 300 198.51.100.1; rec @ TXT 300 google-site-verification=abc; } | load
 
 extdns_serve "$T/serve.log" --provider digitalocean --digitalocean-api-endpoint "$URL" --digitalocean-ca-file "$T/ca.pem" \
 	--digitalocean-token-file "$T/do.token" --drop-log "$T/drops.jsonl" ||
